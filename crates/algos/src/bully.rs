@@ -1,0 +1,361 @@
+//! # The Bully algorithm, textbook form (S001, S003; S000's variant as a parameter)
+//!
+//! **Model.** A complete graph: every process knows every id and can message every process, but not which are
+//! alive. The system is synchronous: one-way delay is at most `T`, processing takes no time, so a timeout is a
+//! perfect failure detector. Processes crash and recover; channels are reliable.
+//!
+//! **Messages.** `election` goes to every stronger process; `ok` answers it ("I am alive and take over";
+//! S001 calls it *disagree*, S003 *reply*); `coordinator{leader}` goes to every weaker process.
+//!
+//! **Rules (S001/S003).** To start an election a process sends `election` to every stronger process and waits
+//! `2T + ε`: with no `ok` it becomes coordinator and bullies every weaker process with `coordinator`; with an `ok`
+//! it waits `4T + ε` for a `coordinator` and starts over if none comes (the stronger candidate died). A process
+//! that receives `election` answers `ok` and starts its own election. A process that learns of a weaker
+//! coordinator starts an election and bullies it.
+//!
+//! **Epochs.** Each message carries an election epoch. An `initiate` command (start-up, a detected failure,
+//! recovery) or a missing `coordinator` opens a new epoch; within an epoch each process sends `election` at most
+//! once (ALGORITHMS.md §2.1.5), and messages of older epochs are stale. This is what keeps late `election`
+//! messages of a finished run from restarting it, and lets a fresh election reach processes that took part in
+//! an older one.
+//!
+//! **Variants.** `variant=s000`: the strongest id does not answer `ok`; it answers by announcing itself
+//! coordinator at once (S000). `known-dead=ID,...`: ids this process knows to be down (S001's "knows its id is
+//! the highest"): it sends them nothing, and skips the election when every stronger id is known dead.
+//!
+//! **Guarantees.** When no process fails during the election, every live process ends with the strongest live
+//! process as coordinator (A2). A1 does *not* hold: while `coordinator` messages are in flight, processes that
+//! never heard the election still follow the old coordinator; Garcia-Molina's HALT step closes that gap.
+//!
+//! **Cost.** One election started by `s` among the live set `A` (ids `0..N−1`): `Σ_{k∈A, k≥s} (N−1−k)`
+//! elections, `Σ_{k∈A, k≥s} |{j ∈ A : j > k}|` oks and `max(A)` coordinators. The strongest crashed and the
+//! weakest detecting it: `N² − N − 1` messages in time `4T + ε`; everybody alive: `N² − 1` (`N(N−1)` with S000's
+//! variant) in `2T`; best cases `N − 1` (`3T + ε`) and `N − 2` (`T`).
+
+use std::collections::BTreeSet;
+use std::str::FromStr;
+
+use elect_core::{
+    Check, Command, Cx, Duration, Message, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, Status,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::params::{ParamError, ParamInfo, Params};
+use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+
+const VARIANT: ParamInfo = ParamInfo {
+    name: "variant",
+    values: "s001|s000",
+    default: "s001",
+    help: "s000: the strongest id answers an election by announcing itself instead of with ok",
+};
+
+const KNOWN_DEAD: ParamInfo = ParamInfo {
+    name: "known-dead",
+    values: "comma-separated ids",
+    default: "",
+    help: "ids every process knows to be down: they get no election, and a process whose stronger ids are all \
+           known dead announces itself at once (S001's best case)",
+};
+
+/// Whose reply rule the stronger processes follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Every stronger live process answers `ok` and starts its own election (S001, S003).
+    #[default]
+    S001,
+    /// The strongest id answers by announcing itself coordinator, without `ok` (S000).
+    S000,
+}
+
+impl FromStr for Variant {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "s001" => Ok(Self::S001),
+            "s000" => Ok(Self::S000),
+            _ => Err(format!("unknown variant '{s}'")),
+        }
+    }
+}
+
+/// The algorithm's configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bully {
+    /// The reply rule.
+    pub variant: Variant,
+    /// Ids known to be down.
+    pub known_dead: BTreeSet<NodeId>,
+}
+
+/// Bully messages. Each carries the sender's election epoch.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Msg {
+    /// "I am running; are stronger processes alive?"
+    Election {
+        /// The sender's epoch.
+        epoch: u64,
+    },
+    /// "I am alive and stronger; I take over."
+    Ok {
+        /// The sender's epoch.
+        epoch: u64,
+    },
+    /// "I am the coordinator."
+    Coordinator {
+        /// The epoch the leader was elected in.
+        epoch: u64,
+        /// The new coordinator (the sender).
+        leader: Rank,
+    },
+}
+
+impl Message for Msg {
+    const KINDS: &'static [&'static str] = &["election", "ok", "coordinator"];
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::Election { .. } => 0,
+            Self::Ok { .. } => 1,
+            Self::Coordinator { .. } => 2,
+        }
+    }
+}
+
+/// Bully timers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timer {
+    /// `2T + ε` after sending `election`: no `ok` means no stronger process is alive.
+    OkDeadline,
+    /// `4T + ε` after an `ok`: no `coordinator` means the stronger candidate died.
+    CoordinatorDeadline,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Phase {
+    Idle,
+    Electing,
+    AwaitingCoordinator,
+}
+
+/// One process of the Bully algorithm.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    me: Rank,
+    /// Ports of stronger processes not known to be dead.
+    stronger: Vec<Port>,
+    /// Ports of every weaker process.
+    weaker: Vec<Port>,
+    /// No id at all is stronger (S000's "process with the highest ID").
+    strongest_id: bool,
+    ok_wait: Duration,
+    coordinator_wait: Duration,
+    variant: Variant,
+    epoch: u64,
+    /// Whether this process has run its election in `epoch`.
+    participated: bool,
+    phase: Phase,
+    coordinator: Option<Rank>,
+}
+
+impl Node {
+    /// The coordinator this process believes in.
+    pub fn coordinator(&self) -> Option<NodeId> {
+        self.coordinator.map(Rank::id)
+    }
+
+    /// Moves to `epoch` if it is newer: the previous epoch's election is abandoned.
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        if epoch > self.epoch {
+            self.epoch = epoch;
+            self.participated = false;
+            self.set_phase(cx, Phase::Idle);
+        }
+    }
+
+    /// Opens a new epoch and runs this process's election in it.
+    fn new_epoch(&mut self, cx: &mut Cx<'_, Self>) {
+        self.adopt(cx, self.epoch + 1);
+        self.coordinator = None;
+        self.start_election(cx);
+    }
+
+    fn start_election(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.participated {
+            return;
+        }
+        self.participated = true;
+        if self.stronger.is_empty() {
+            return self.become_coordinator(cx);
+        }
+        for i in 0..self.stronger.len() {
+            cx.send(self.stronger[i], Msg::Election { epoch: self.epoch });
+        }
+        self.set_phase(cx, Phase::Electing);
+    }
+
+    fn become_coordinator(&mut self, cx: &mut Cx<'_, Self>) {
+        self.coordinator = Some(self.me);
+        self.set_phase(cx, Phase::Idle);
+        cx.notify(Notice::Elected { epoch: self.epoch });
+        for i in 0..self.weaker.len() {
+            cx.send(self.weaker[i], Msg::Coordinator { epoch: self.epoch, leader: self.me });
+        }
+    }
+
+    /// Enters `phase`, arming the timer that guards it and disarming the one that guarded the last.
+    fn set_phase(&mut self, cx: &mut Cx<'_, Self>, phase: Phase) {
+        match self.phase {
+            Phase::Idle => {}
+            Phase::Electing => cx.cancel_timer(Timer::OkDeadline),
+            Phase::AwaitingCoordinator => cx.cancel_timer(Timer::CoordinatorDeadline),
+        }
+        match phase {
+            Phase::Idle => {}
+            Phase::Electing => cx.set_timer(Timer::OkDeadline, Span::exactly(self.ok_wait)),
+            Phase::AwaitingCoordinator => {
+                cx.set_timer(Timer::CoordinatorDeadline, Span::exactly(self.coordinator_wait))
+            }
+        }
+        self.phase = phase;
+    }
+
+    fn on_election(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64) {
+        self.adopt(cx, epoch);
+        if !(self.variant == Variant::S000 && self.strongest_id) {
+            cx.send(from, Msg::Ok { epoch: self.epoch });
+        }
+        self.start_election(cx);
+    }
+
+    fn on_ok(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        if epoch > self.epoch {
+            self.adopt(cx, epoch);
+            self.participated = true;
+            self.coordinator = None;
+            self.set_phase(cx, Phase::AwaitingCoordinator);
+        } else if epoch == self.epoch && self.phase == Phase::Electing {
+            self.set_phase(cx, Phase::AwaitingCoordinator);
+        }
+    }
+
+    fn on_coordinator(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, leader: Rank) {
+        if epoch < self.epoch {
+            return; // A stale announcement of an older election.
+        }
+        self.adopt(cx, epoch);
+        self.participated = true;
+        self.coordinator = Some(leader);
+        self.set_phase(cx, Phase::Idle);
+        if leader < self.me {
+            self.new_epoch(cx); // A weaker coordinator: bully it.
+        }
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = Timer;
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
+        match msg {
+            Msg::Election { epoch } => self.on_election(cx, from, epoch),
+            Msg::Ok { epoch } => self.on_ok(cx, epoch),
+            Msg::Coordinator { epoch, leader } => self.on_coordinator(cx, epoch, leader),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Timer) {
+        match (timer, self.phase) {
+            (Timer::OkDeadline, Phase::Electing) => {
+                self.phase = Phase::Idle;
+                self.become_coordinator(cx);
+            }
+            (Timer::CoordinatorDeadline, Phase::AwaitingCoordinator) => {
+                self.phase = Phase::Idle;
+                self.new_epoch(cx);
+            }
+            _ => {} // A deadline that no longer guards anything.
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        match cmd {
+            Command::Initiate => self.new_epoch(cx),
+            // The textbook Bully has no hand-over: the strongest live process always wins again.
+            Command::Resign => {}
+        }
+    }
+
+    fn status(&self) -> Status {
+        match self.phase {
+            Phase::Idle => Status::normal(self.coordinator(), self.epoch),
+            Phase::Electing | Phase::AwaitingCoordinator => Status::election(self.epoch),
+        }
+    }
+}
+
+static INFO: Info = Info {
+    name: "bully",
+    aliases: &[],
+    title: "Bully (textbook)",
+    model: "complete graph, synchronous (delay bound T), crash-recovery, reliable links",
+    seed: "S000, S001, S003",
+    needs: Needs::Complete,
+    timing: Timing::Synchronous,
+    params: &[VARIANT, KNOWN_DEAD],
+    showcase: Showcase {
+        initiators: Initiators::Weakest,
+        crash_strongest: true,
+        describe: "the strongest crashed, the weakest detects it",
+    },
+};
+
+impl Algorithm for Bully {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        Ok(Self { variant: params.value(&VARIANT)?, known_dead: params.ids(&KNOWN_DEAD)?.into_iter().collect() })
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        let t = setup.delay_bound.expect("bully needs a delay bound; drivers check Timing::Synchronous");
+        let stronger = setup.neighbors.iter().filter(|n| n.rank > setup.rank);
+        Node {
+            me: setup.rank,
+            strongest_id: stronger.clone().next().is_none(),
+            stronger: stronger.filter(|n| !self.known_dead.contains(&n.id)).map(|n| n.port).collect(),
+            weaker: setup.neighbors.iter().filter(|n| n.rank < setup.rank).map(|n| n.port).collect(),
+            ok_wait: t * 2 + Duration::TICK,
+            coordinator_wait: t * 4 + Duration::TICK,
+            variant: self.variant,
+            epoch: 0,
+            participated: false,
+            phase: Phase::Idle,
+            coordinator: None,
+        }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        vec![
+            Check::at_end(Property::Safety),
+            Check::at_end(Property::Liveness),
+            Check::at_end(Property::Validity),
+            Check::at_end(Property::Agreement),
+            Check::at_end(Property::LiveLeader),
+            Check::at_end(Property::A2),
+        ]
+    }
+
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        let n = f.nodes;
+        let (name, value) = match self.variant {
+            Variant::S001 => ("one election: at most N^2-1", n * n - 1),
+            Variant::S000 => ("one election: at most N(N-1)", n * (n - 1)),
+        };
+        vec![Bound { name: name.into(), measure: Measure::Messages, value }]
+    }
+}

@@ -1,0 +1,230 @@
+//! # Chang–Roberts (S003; Lynch's LCR when every process initiates)
+//!
+//! **Model.** A unidirectional ring: every process sends only to its clockwise neighbour. Ids are unique and
+//! compared through the run's ranking; `n` is unknown; channels are asynchronous and reliable (FIFO is not
+//! needed); no process fails during a run.
+//!
+//! **Messages.** `token{id}` travels clockwise carrying a candidate; `elected{leader}` announces the winner once
+//! around the ring.
+//!
+//! **Rules (S003).** An initiator sends its own token. An initiator receiving a token swallows it if the token's
+//! id is weaker than its own, forwards it (and stops competing) if stronger, and wins when its own token comes
+//! back. A process that did not initiate only relays. So the winner is the strongest *initiator*; with every
+//! process initiating this is Lynch's LCR and the strongest process wins.
+//!
+//! The leader variable `L(i)` is set by the announcement (`on elected{x}: leader := x`, also at the winner when
+//! its announcement comes home), so under unit delays every process, the winner included, knows at `2n`.
+//!
+//! **Guarantees.** At most one process declares itself leader (P-Unique); nobody ever elects anything but the
+//! strongest initiator (S001 safety, checked after every event); every process learns the leader (liveness).
+//!
+//! **Cost.** With every process initiating, `n + Σ_{p ≠ max} dist(p)` tokens, where `dist(p)` is the number of
+//! hops from `p`, clockwise, to the first stronger id: `2n − 1` on an ascending ring, `n(n+1)/2` on a descending
+//! one, `n·H_n` on average over all arrangements. The announcement adds `n`. Under unit delays the leader knows at
+//! time `n` and everybody at `2n`.
+//!
+//! **Deliberate bug.** `--param bug=forward-smaller` makes initiators forward weaker tokens instead of swallowing
+//! them, so every initiator's token comes home and several processes declare themselves leader: a way to watch the
+//! property checker catch a broken algorithm.
+
+use std::str::FromStr;
+
+use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Property, Rank, Setup, Status, Winner};
+use serde::{Deserialize, Serialize};
+
+use crate::params::{ParamError, ParamInfo, Params};
+use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::ring_ports;
+
+const BUG: ParamInfo = ParamInfo {
+    name: "bug",
+    values: "none|forward-smaller",
+    default: "none",
+    help: "forward-smaller: a deliberately broken variant that forwards weaker tokens (P-Unique and safety fail)",
+};
+
+/// The algorithm's configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChangRoberts {
+    /// Run the deliberately broken variant that forwards weaker tokens.
+    pub forward_smaller: bool,
+}
+
+/// A deliberately broken variant, selected with `bug=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bug {
+    None,
+    ForwardSmaller,
+}
+
+impl FromStr for Bug {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(Self::None),
+            "forward-smaller" => Ok(Self::ForwardSmaller),
+            _ => Err(format!("unknown bug '{s}'")),
+        }
+    }
+}
+
+/// Chang–Roberts messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Msg {
+    /// A candidate travelling clockwise.
+    Token {
+        /// The candidate.
+        id: Rank,
+    },
+    /// The winner, announced once around the ring.
+    Elected {
+        /// The winner.
+        leader: Rank,
+    },
+}
+
+impl Message for Msg {
+    const KINDS: &'static [&'static str] = &["token", "elected"];
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::Token { .. } => 0,
+            Self::Elected { .. } => 1,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Role {
+    /// Has not initiated: relays everything.
+    Relay,
+    /// Initiated and still competing ("red" in S003).
+    Candidate,
+    /// Initiated, then saw a stronger token ("black").
+    Lost,
+    /// Its own token came back.
+    Leader,
+}
+
+/// One process of Chang–Roberts.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    me: Rank,
+    next: Port,
+    role: Role,
+    leader: Option<Rank>,
+    forward_smaller: bool,
+}
+
+impl Node {
+    fn on_token(&mut self, cx: &mut Cx<'_, Self>, id: Rank) {
+        if self.role == Role::Relay {
+            cx.send(self.next, Msg::Token { id });
+        } else if id == self.me {
+            self.role = Role::Leader;
+            cx.notify(Notice::Elected { epoch: 0 });
+            cx.send(self.next, Msg::Elected { leader: self.me });
+        } else if id > self.me {
+            self.role = Role::Lost;
+            cx.send(self.next, Msg::Token { id });
+        } else if self.forward_smaller {
+            cx.send(self.next, Msg::Token { id });
+        }
+        // Otherwise a weaker token dies here, whether this initiator still competes or not.
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = ();
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, _from: Port, msg: Msg) {
+        match msg {
+            Msg::Token { id } => self.on_token(cx, id),
+            Msg::Elected { leader } => {
+                self.leader = Some(leader);
+                if leader != self.me {
+                    cx.send(self.next, Msg::Elected { leader });
+                }
+            }
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate && self.role == Role::Relay {
+            self.role = Role::Candidate;
+            cx.send(self.next, Msg::Token { id: self.me });
+        }
+    }
+
+    fn status(&self) -> Status {
+        match (self.leader, self.role) {
+            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
+            (None, Role::Relay) => Status::normal(None, 0),
+            (None, _) => Status::election(0),
+        }
+    }
+}
+
+static INFO: Info = Info {
+    name: "chang-roberts",
+    aliases: &["cr", "lcr"],
+    title: "Chang-Roberts",
+    model: "unidirectional ring, asynchronous reliable links, no failures during a run",
+    seed: "S003 (Lynch's LCR)",
+    needs: Needs::Ring,
+    timing: Timing::Asynchronous,
+    params: &[BUG],
+    showcase: Showcase {
+        initiators: Initiators::All,
+        crash_strongest: false,
+        describe: "random ids, every process initiates",
+    },
+};
+
+impl Algorithm for ChangRoberts {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        Ok(Self { forward_smaller: params.value::<Bug>(&BUG)? == Bug::ForwardSmaller })
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        Node {
+            me: setup.rank,
+            next: ring_ports(setup).next,
+            role: Role::Relay,
+            leader: None,
+            forward_smaller: self.forward_smaller,
+        }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        vec![
+            Check::always(Property::Safety),
+            Check::always(Property::Uniqueness),
+            Check::at_end(Property::Liveness),
+            Check::at_end(Property::Validity),
+            Check::at_end(Property::Agreement),
+            Check::at_end(Property::LiveLeader),
+        ]
+    }
+
+    fn winner(&self) -> Winner {
+        Winner::StrongestLiveInitiator
+    }
+
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        let n = f.nodes;
+        vec![
+            Bound {
+                name: "worst case n(n+1)/2 tokens".into(),
+                measure: Measure::Kinds(&["token"]),
+                value: n * (n + 1) / 2,
+            },
+            Bound { name: "announcement n elected".into(), measure: Measure::Kinds(&["elected"]), value: n },
+        ]
+    }
+}

@@ -1,0 +1,170 @@
+//! # Ring election with a participating flag and `(attr, id)` keys (S001)
+//!
+//! **Model.** A unidirectional ring; processes are ranked by `(attr, id)` compared lexicographically (`--attr`);
+//! channels are asynchronous and reliable; no failures during a run (S001's recipe on failure: repair the ring and
+//! start a new run).
+//!
+//! **Messages.** `election{key}` carries the best key seen; `elected{key}` announces the winner once around.
+//!
+//! **Rules (S001).** An initiator that is not yet participating marks itself participating and sends its own key.
+//! On `election{x}`: a stronger `x` is forwarded (and the process participates); a weaker `x` is replaced by the
+//! process's own key if it was not participating, and swallowed otherwise; its own key back means it is the
+//! leader, and it sends `elected`. On `elected{x}` a process stops participating, records `x`, and forwards it
+//! unless it is its own.
+//!
+//! **Guarantees.** The strongest key always wins (non-participants substitute their own key), safety holds after
+//! every event, and every process learns the winner.
+//!
+//! **Cost.** One initiator `d` hops upstream of the strongest process: exactly `n + d` election and `n` elected
+//! messages, `2n + d` in all, between `2n` and `3n − 1` (S001's figures). Every process initiating at once:
+//! Chang–Roberts's count plus `n`.
+
+use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Property, Rank, Setup, Status};
+use serde::{Deserialize, Serialize};
+
+use crate::params::{ParamError, Params};
+use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::ring_ports;
+
+/// The algorithm's configuration (it has no parameters; keys come from the run's ranking).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RingParticipant;
+
+/// Participating-flag ring messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Msg {
+    /// The best key seen on this pass.
+    Election {
+        /// The key.
+        key: Rank,
+    },
+    /// The winner.
+    Elected {
+        /// The winner's key.
+        key: Rank,
+    },
+}
+
+impl Message for Msg {
+    const KINDS: &'static [&'static str] = &["election", "elected"];
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::Election { .. } => 0,
+            Self::Elected { .. } => 1,
+        }
+    }
+}
+
+/// One process of the participating-flag ring.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    me: Rank,
+    next: Port,
+    participating: bool,
+    leader: Option<Rank>,
+}
+
+impl Node {
+    fn participate(&mut self, cx: &mut Cx<'_, Self>) {
+        self.participating = true;
+        cx.send(self.next, Msg::Election { key: self.me });
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = ();
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, _from: Port, msg: Msg) {
+        match msg {
+            Msg::Election { key } if key > self.me => {
+                self.participating = true;
+                cx.send(self.next, Msg::Election { key });
+            }
+            Msg::Election { key } if key < self.me => {
+                if !self.participating {
+                    self.participate(cx);
+                }
+            }
+            Msg::Election { .. } => {
+                self.participating = false;
+                self.leader = Some(self.me);
+                cx.notify(Notice::Elected { epoch: 0 });
+                cx.send(self.next, Msg::Elected { key: self.me });
+            }
+            Msg::Elected { key } => {
+                self.participating = false;
+                self.leader = Some(key);
+                if key != self.me {
+                    cx.send(self.next, Msg::Elected { key });
+                }
+            }
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate && !self.participating {
+            self.participate(cx);
+        }
+    }
+
+    fn status(&self) -> Status {
+        match self.leader {
+            _ if self.participating => Status::election(0),
+            Some(leader) => Status::normal(Some(leader.id()), 0),
+            None => Status::normal(None, 0),
+        }
+    }
+}
+
+static INFO: Info = Info {
+    name: "ring-participant",
+    aliases: &["participant", "s001-ring"],
+    title: "Ring with participating flag",
+    model: "unidirectional ring, (attr, id) keys, asynchronous reliable links, no failures during a run",
+    seed: "S001",
+    needs: Needs::Ring,
+    timing: Timing::Asynchronous,
+    params: &[],
+    showcase: Showcase {
+        initiators: Initiators::OneRandom,
+        crash_strongest: false,
+        describe: "random ids, one initiator",
+    },
+};
+
+impl Algorithm for RingParticipant {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(_: &Params) -> Result<Self, ParamError> {
+        Ok(Self)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        Node { me: setup.rank, next: ring_ports(setup).next, participating: false, leader: None }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        vec![
+            Check::always(Property::Safety),
+            Check::always(Property::Uniqueness),
+            Check::at_end(Property::Liveness),
+            Check::at_end(Property::Validity),
+            Check::at_end(Property::Agreement),
+            Check::at_end(Property::LiveLeader),
+        ]
+    }
+
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        let n = f.nodes;
+        if f.initiators <= 1 {
+            vec![Bound { name: "one initiator: at most 3n-1".into(), measure: Measure::Messages, value: 3 * n - 1 }]
+        } else {
+            let value = n * (n + 1) / 2 + n;
+            vec![Bound { name: "n(n+1)/2 + n".into(), measure: Measure::Messages, value }]
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! `elect list`: the algorithms.
+
+use std::io::{self, Write};
+
+use clap::Args;
+use elect_algos::{Timing, registry};
+
+use crate::Outcome;
+use crate::table::Table;
+
+#[derive(Args)]
+pub(crate) struct ListArgs {
+    /// Also show each algorithm's parameters.
+    #[arg(long, short)]
+    long: bool,
+}
+
+pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
+    let mut table = Table::new(vec!["ALGORITHM", "ALIASES", "TOPOLOGY", "TIMING", "SEED", "MODEL"]);
+    for info in registry::all() {
+        table.row(vec![
+            info.name.to_owned(),
+            info.aliases.join(","),
+            info.needs.natural_topology().to_owned(),
+            match info.timing {
+                Timing::Asynchronous => "async",
+                Timing::Synchronous => "sync (T)",
+            }
+            .to_owned(),
+            info.seed.to_owned(),
+            info.model.to_owned(),
+        ]);
+    }
+    let mut out = io::stdout().lock();
+    table.write(&mut out)?;
+    if args.long {
+        for info in registry::all() {
+            writeln!(out, "\n{} ({})", info.name, info.title)?;
+            if info.params.is_empty() {
+                writeln!(out, "  no parameters")?;
+            }
+            for p in info.params {
+                let default = if p.default.is_empty() { "none" } else { p.default };
+                writeln!(out, "  --param {}={}  (default {default})\n      {}", p.name, p.values, p.help)?;
+            }
+        }
+    }
+    Ok(Outcome::Held)
+}

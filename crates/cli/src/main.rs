@@ -1,0 +1,84 @@
+//! `elect`: run, count, check and look at leader-election algorithms.
+//!
+//! Exit status: 0 when every checked property held, 1 when one was violated (the violation is printed with the
+//! seed and the command that reproduces it), 2 for bad input.
+
+mod bench;
+mod list;
+mod sim;
+mod table;
+mod tour;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Leader election, every classic algorithm: simulate, count messages against the textbook bounds, check the
+/// safety and liveness properties.
+#[derive(Parser)]
+#[command(name = "elect", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Every algorithm on its natural topology, in one table: leader, messages against the closed-form bound,
+    /// time, properties.
+    Tour(tour::TourArgs),
+    /// Simulate one run of one algorithm.
+    Sim(Box<sim::SimArgs>),
+    /// The algorithms, with their model, topology, seed and parameters.
+    List(list::ListArgs),
+    /// Measure the simulator: message deliveries per second on one core, and peak memory.
+    Bench(bench::BenchArgs),
+}
+
+/// Bad input: printed as one line, exit status 2.
+#[derive(Debug)]
+pub(crate) struct BadInput(pub(crate) String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// How a command ended, when it did not fail.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Every checked property held.
+    Held,
+    /// Some property was violated.
+    Violated,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Tour(args) => tour::run(&args),
+        Cmd::Sim(args) => sim::run(&args),
+        Cmd::List(args) => list::run(&args),
+        Cmd::Bench(args) => bench::run(&args),
+    };
+    match result {
+        Ok(Outcome::Held) => ExitCode::SUCCESS,
+        Ok(Outcome::Violated) => ExitCode::from(1),
+        Err(e)
+            if e.chain()
+                .any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let _ = io::stdout().flush();
+            let message = e.chain().map(ToString::to_string).collect::<Vec<_>>().join(": ");
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

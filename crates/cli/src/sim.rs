@@ -1,0 +1,180 @@
+//! `elect sim`: one run, reported as text or as the JSON object of DESIGN.md.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use elect_algos::Params;
+use elect_core::Prefer;
+use elect_sim::{
+    Attrs, Crash, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, Report, SimConfig, SimError, TopologyKind,
+};
+
+use crate::{BadInput, Outcome};
+
+#[derive(Args)]
+pub(crate) struct SimArgs {
+    /// The algorithm (see `elect list`).
+    #[arg(long, short)]
+    algorithm: String,
+    /// The number of processes (optional when --ids lists them).
+    #[arg(long, short)]
+    nodes: Option<usize>,
+    /// ring, complete, line or star (default: the algorithm's own).
+    #[arg(long, short)]
+    topology: Option<TopologyKind>,
+    /// ascending (position i gets id i+1), descending, random, or a list like 3,1,2.
+    #[arg(long, default_value = "ascending")]
+    ids: Ids,
+    /// Who starts: all, random:K, weakest, strongest, or ids like 1,5.
+    #[arg(long, default_value = "all")]
+    initiators: InitiatorSpec,
+    /// The root seed of every random choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Message delay: a constant (time units), uniform:A..B, or exp:MEAN.
+    #[arg(long, default_value = "1")]
+    delay: Delay,
+    /// Crash process ID at time T (repeatable): 8@0 means down from the start.
+    #[arg(long = "crash", value_name = "ID@T")]
+    crashes: Vec<Crash>,
+    /// Which end of the order wins: highest (default) or lowest.
+    #[arg(long, value_parser = parse_prefer, default_value = "highest")]
+    prefer: Prefer,
+    /// (attr, id) ranking: ID=VALUE,... or random:MAX; the attribute decides first, the id breaks ties.
+    #[arg(long)]
+    attr: Option<Attrs>,
+    /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    params: Vec<String>,
+    /// Stop after this many events and report the run as not terminating.
+    #[arg(long, default_value_t = DEFAULT_MAX_EVENTS)]
+    max_events: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write the JSON-lines trace of every event to FILE (- for standard output).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+}
+
+fn parse_prefer(s: &str) -> Result<Prefer, String> {
+    match s {
+        "highest" => Ok(Prefer::Highest),
+        "lowest" => Ok(Prefer::Lowest),
+        _ => Err(format!("'{s}' is neither highest nor lowest")),
+    }
+}
+
+impl SimArgs {
+    fn config(&self) -> anyhow::Result<SimConfig> {
+        let nodes = match (self.nodes, &self.ids) {
+            (Some(n), _) => n,
+            (None, Ids::List(ids)) => ids.len(),
+            (None, _) => return Err(BadInput("--nodes is required unless --ids lists the ids".into()).into()),
+        };
+        let mut cfg = SimConfig::new(&self.algorithm, nodes);
+        cfg.params = Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
+        cfg.topology = self.topology;
+        cfg.ids = self.ids.clone();
+        cfg.initiators = self.initiators.clone();
+        cfg.seed = self.seed;
+        cfg.delay = self.delay;
+        cfg.crashes = self.crashes.clone();
+        cfg.prefer = self.prefer;
+        cfg.attrs = self.attr.clone().unwrap_or_default();
+        cfg.max_events = self.max_events;
+        Ok(cfg)
+    }
+}
+
+pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
+    let cfg = args.config()?;
+    let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if to_stdout && args.json {
+        return Err(BadInput("--trace - and --json both write to standard output; give --trace a file".into()).into());
+    }
+    let trace: Option<Box<dyn Write + Send>> = match &args.trace {
+        None => None,
+        Some(_) if to_stdout => Some(Box::new(BufWriter::new(io::stdout()))),
+        Some(path) => {
+            let file =
+                File::create(path).with_context(|| format!("cannot create the trace file {}", path.display()))?;
+            Some(Box::new(BufWriter::new(file)))
+        }
+    };
+    let report = match elect_sim::simulate(&cfg, trace) {
+        Ok(report) => report,
+        Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
+        Err(e) => return Err(e.into()),
+    };
+    let mut out = io::stdout().lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &report)?;
+        writeln!(out)?;
+    } else if !to_stdout {
+        write_text(&mut out, &cfg, &report)?;
+    }
+    out.flush()?;
+    if !report.ok() {
+        for v in &report.properties.violations {
+            eprintln!("violation: {} ({}) at t={}: {}", v.property, v.source, v.time, v.detail);
+        }
+        eprintln!("seed {}; reproduce with: {}", report.seed, report.reproduce);
+        return Ok(Outcome::Violated);
+    }
+    Ok(Outcome::Held)
+}
+
+fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<()> {
+    let shape = if r.topology == "complete" { "complete graph" } else { r.topology };
+    writeln!(
+        out,
+        "{} on a {shape} of {} (ids {}, {} initiator{}, delay {}, seed {})",
+        r.algorithm,
+        r.nodes,
+        cfg.ids,
+        r.initiators,
+        if r.initiators == 1 { "" } else { "s" },
+        r.delay,
+        r.seed
+    )?;
+    match (r.leader, r.elected_at) {
+        (Some(leader), Some(at)) => {
+            writeln!(out, "leader      {leader} (all {} live processes agree; the last learned it at t={at})", r.live)?
+        }
+        _ => writeln!(out, "leader      none agreed ({} live processes)", r.live)?,
+    }
+    let kinds: Vec<String> = r.messages.by_kind.iter().map(|(k, c)| format!("{k} {c}")).collect();
+    writeln!(
+        out,
+        "messages    {} ({}), {} bits, {} events, ended at t={}{}",
+        r.messages.total,
+        kinds.join(", "),
+        r.bits,
+        r.events,
+        r.end_time,
+        if r.terminated { "" } else { " without terminating" }
+    )?;
+    for (i, b) in r.bounds.iter().enumerate() {
+        let label = if i == 0 { "bounds" } else { "" };
+        let verdict = if b.held { "held" } else { "EXCEEDED" };
+        writeln!(out, "{label:<12}{}: {} <= {} {verdict}", b.name, b.measured, b.value)?;
+    }
+    let verdict = |v| if v == elect_sim::Verdict::Held { "held" } else { "VIOLATED" };
+    let checked: Vec<String> = r
+        .properties
+        .checked
+        .iter()
+        .map(|(name, when)| format!("{name} {}", if *when == elect_core::When::Always { "always" } else { "at end" }))
+        .collect();
+    writeln!(
+        out,
+        "properties  safety {}, liveness {} (checked: {})",
+        verdict(r.properties.safety),
+        verdict(r.properties.liveness),
+        checked.join(", ")
+    )
+}

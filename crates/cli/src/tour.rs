@@ -1,0 +1,77 @@
+//! `elect tour`: every algorithm in its showcase scenario, in one table.
+
+use std::io::{self, Write};
+
+use clap::Args;
+use elect_algos::registry;
+use elect_sim::{SimConfig, SimError};
+
+use crate::table::Table;
+use crate::{BadInput, Outcome};
+
+#[derive(Args)]
+pub(crate) struct TourArgs {
+    /// Processes per run.
+    #[arg(long, short, default_value_t = 16)]
+    nodes: usize,
+    /// The root seed (ids are a random arrangement drawn from it).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print a JSON array of the runs' reports instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn run(args: &TourArgs) -> anyhow::Result<Outcome> {
+    let mut reports = Vec::new();
+    for info in registry::all() {
+        let cfg = SimConfig::showcase(info, args.nodes, args.seed);
+        match elect_sim::simulate(&cfg, None) {
+            Ok(report) => reports.push((info, report)),
+            Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let mut out = io::stdout().lock();
+    if args.json {
+        let all: Vec<_> = reports.iter().map(|(_, r)| r).collect();
+        serde_json::to_writer_pretty(&mut out, &all)?;
+        writeln!(out)?;
+    } else {
+        let mut table = Table::new(vec![
+            "ALGORITHM",
+            "TOPOLOGY",
+            "SCENARIO",
+            "LEADER",
+            "MESSAGES",
+            "BOUND",
+            "HELD",
+            "TIME",
+            "PROPERTIES",
+        ]);
+        for (info, r) in &reports {
+            let bound = r.bounds.first();
+            let violated: Vec<String> = r.properties.violations.iter().map(|v| v.property.to_string()).collect();
+            table.row(vec![
+                r.algorithm.to_owned(),
+                format!("{} n={}", r.topology, r.nodes),
+                info.showcase.describe.to_owned(),
+                r.leader.map_or_else(|| "none".to_owned(), |l| l.to_string()),
+                r.messages.total.to_string(),
+                bound.map_or_else(String::new, |b| format!("{} = {}", b.name, b.value)),
+                bound.map_or("", |b| if b.held { "yes" } else { "NO" }).to_owned(),
+                r.elected_at.map_or_else(|| "-".to_owned(), |t| t.to_string()),
+                if violated.is_empty() { "held".to_owned() } else { format!("VIOLATED: {}", violated.join(", ")) },
+            ]);
+        }
+        table.write(&mut out)?;
+        writeln!(
+            out,
+            "\nseed {}; times in message-delay units; `elect sim --help` runs any of these your way.",
+            args.seed
+        )?;
+    }
+    out.flush()?;
+    let violated = reports.iter().any(|(_, r)| !r.ok());
+    Ok(if violated { Outcome::Violated } else { Outcome::Held })
+}

@@ -1,0 +1,156 @@
+//! The `elect` binary end to end: output contract, exit statuses, error messages.
+
+use std::process::{Command, Output};
+
+fn elect(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_elect")).args(args).output().expect("elect runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn json(args: &[&str]) -> (i32, serde_json::Value) {
+    let o = elect(args);
+    let value = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    (o.status.code().unwrap(), value)
+}
+
+#[test]
+fn the_tour_runs_every_algorithm_and_everything_holds() {
+    let o = elect(&["tour"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    for info in elect_algos::registry::all() {
+        let row = out.lines().find(|l| l.starts_with(info.name)).unwrap_or_else(|| panic!("no row for {}", info.name));
+        assert!(row.ends_with("held"), "{row}");
+        assert!(row.contains(" yes "), "bound held: {row}");
+    }
+    assert!(out.contains("bully") && out.contains("239"), "W2 on 16 nodes costs 16^2-16-1 = 239:\n{out}");
+}
+
+#[test]
+fn sim_json_follows_the_contract() {
+    let (code, v) = json(&["sim", "--algorithm", "chang-roberts", "--nodes", "8", "--ids", "descending", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["algorithm"], "chang-roberts");
+    assert_eq!(v["topology"], "ring");
+    assert_eq!(v["nodes"], 8);
+    assert_eq!(v["edges"], 8);
+    assert_eq!(v["seed"], 1);
+    assert_eq!(v["leader"], 8);
+    assert_eq!(v["agreed"], true);
+    assert_eq!(v["elected_at"], 16);
+    assert_eq!(v["messages"], serde_json::json!({"total": 44, "by_kind": {"token": 36, "elected": 8}}));
+    assert_eq!(v["bits"], 44 * 16, "a token or an elected message is two bytes on the wire");
+    assert_eq!(v["events"], 52);
+    assert_eq!(v["properties"]["safety"], "held");
+    assert_eq!(v["properties"]["liveness"], "held");
+    assert_eq!(v["properties"]["violations"], serde_json::json!([]));
+    assert_eq!(
+        v["bounds"][0],
+        serde_json::json!({"name": "worst case n(n+1)/2 tokens", "value": 36, "measured": 36, "held": true})
+    );
+}
+
+#[test]
+fn aliases_are_accepted_and_the_canonical_name_reported() {
+    let (_, v) = json(&["sim", "-a", "lcr", "-n", "4", "--json"]);
+    assert_eq!(v["algorithm"], "chang-roberts");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_naming_the_problem() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["sim", "--algorithm", "paxos", "--nodes", "3"], "unknown algorithm 'paxos'"),
+        (&["sim", "--algorithm", "bully", "--nodes", "0"], "--nodes must be at least 1"),
+        (
+            &["sim", "--algorithm", "chang-roberts", "--nodes", "5", "--topology", "star"],
+            "runs on a ring topology, not on a star",
+        ),
+        (&["sim", "--algorithm", "chang-roberts", "--nodes", "3", "--ids", "1,2,x"], "'x' is not a node id"),
+        (&["sim", "--algorithm", "chang-roberts", "--nodes", "3", "--ids", "1,2,2"], "duplicate id 2"),
+        (&["sim", "--algorithm", "chang-roberts", "--nodes", "3", "--initiators", "9"], "initiator 9 is not a node"),
+        (&["sim", "--algorithm", "bully", "--nodes", "3", "--crash", "7@1"], "crashed node 7 is not a node"),
+        (&["sim", "--algorithm", "bully", "--nodes", "3", "--param", "variant=s999"], "unknown variant 's999'"),
+        (&["sim", "--algorithm", "bully", "--nodes", "3", "--delay", "exp:1"], "unbounded"),
+        (&["sim", "--algorithm", "lelann", "--nodes", "3", "--delay", "uniform:5..1"], "the range is empty"),
+        (&["sim", "--algorithm", "lelann"], "--nodes is required"),
+        (
+            &["sim", "--algorithm", "lelann", "--nodes", "3", "--trace", "/nonexistent/dir/trace.jsonl"],
+            "cannot create the trace file",
+        ),
+    ];
+    for (args, expected) in cases {
+        let o = elect(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err:?} does not name {expected:?}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{args:?}: {err}");
+        assert!(stdout(&o).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_violation_exits_1_with_the_seed_and_a_command_that_reproduces_it() {
+    let args =
+        ["sim", "-a", "chang-roberts", "-n", "8", "--ids", "random", "--seed", "3", "--param", "bug=forward-smaller"];
+    let o = elect(&args);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("violation: safety (S001)"), "{err}");
+    assert!(err.contains("violation: uniqueness"), "{err}");
+    let reproduce = err.lines().find_map(|l| l.split_once("reproduce with: ")).map(|(_, cmd)| cmd.to_owned()).unwrap();
+    assert!(err.contains("seed 3;"), "{err}");
+    // The printed command reproduces the run exactly.
+    let mut again: Vec<&str> = reproduce.split_whitespace().skip(1).collect();
+    again.push("--json");
+    let (code, replay) = json(&again);
+    let mut original: Vec<&str> = args.to_vec();
+    original.push("--json");
+    let (_, first) = json(&original);
+    assert_eq!(code, 1);
+    assert_eq!(replay, first);
+}
+
+#[test]
+fn the_trace_is_written_as_json_lines() {
+    let dir = std::env::temp_dir().join(format!("elect-cli-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.jsonl");
+    let o = elect(&[
+        "sim",
+        "-a",
+        "bully",
+        "-n",
+        "4",
+        "--crash",
+        "4@0",
+        "--initiators",
+        "1",
+        "--trace",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.iter().any(|l| l["ev"] == "crash" && l["node"] == 4));
+    assert!(lines.iter().any(|l| l["ev"] == "drop" && l["node"] == 4), "messages to the crashed node are dropped");
+    assert!(lines.iter().any(|l| l["ev"] == "timer" && l["timer"] == "ok-deadline"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn list_names_every_algorithm_with_its_parameters() {
+    let o = elect(&["list", "--long"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    for name in ["bully", "lelann", "chang-roberts", "ring-participant", "--param variant=s001|s000"] {
+        assert!(out.contains(name), "{name} missing from:\n{out}");
+    }
+}

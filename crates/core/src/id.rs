@@ -1,0 +1,260 @@
+//! Process identities and the one priority order of the code base.
+//!
+//! Algorithms never compare raw ids. They compare [`Rank`]s, which a [`Ranking`] derives from an id and an
+//! optional attribute. "Larger id wins", "smaller id wins" (S004) and `(attr, id)` keys (S001, ad hoc values) are
+//! all configurations of the same comparator, so no algorithm has a special case for them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The identity of a process, as users name it (`--ids 3,1,2`, `--crash 8@0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct NodeId(pub u32);
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Which end of the `(attr, id)` order is the strongest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Prefer {
+    /// The largest key wins (S000, S001, S003, Garcia-Molina's paper, Lynch). The default.
+    #[default]
+    Highest,
+    /// The smallest key wins (S004's convention).
+    Lowest,
+}
+
+/// The strength of a process: a larger `Rank` is a stronger process, whatever the configured order.
+///
+/// A rank packs the direction, the attribute and the id into one `u64`, so comparing two ranks is one integer
+/// comparison and the id can always be recovered with [`Rank::id`]. Ranks are only comparable with ranks made by
+/// the same [`Ranking`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rank(u64);
+
+const LOWEST_BIT: u64 = 1 << 63;
+const PAYLOAD: u64 = LOWEST_BIT - 1;
+
+impl Rank {
+    /// The largest attribute a rank can carry.
+    pub const MAX_ATTR: u32 = (1 << 31) - 1;
+
+    /// The rank of `id` with attribute `attr` under the order `prefer`.
+    ///
+    /// # Panics
+    /// If `attr` exceeds [`Rank::MAX_ATTR`]; [`Ranking`] validates attributes before building ranks.
+    pub fn new(prefer: Prefer, attr: u32, id: NodeId) -> Self {
+        assert!(attr <= Self::MAX_ATTR, "attribute {attr} exceeds {}", Self::MAX_ATTR);
+        let payload = (u64::from(attr) << 32) | u64::from(id.0);
+        match prefer {
+            Prefer::Highest => Self(payload),
+            Prefer::Lowest => Self(LOWEST_BIT | (!payload & PAYLOAD)),
+        }
+    }
+
+    fn payload(self) -> u64 {
+        if self.0 & LOWEST_BIT == 0 { self.0 } else { !self.0 & PAYLOAD }
+    }
+
+    /// The id this rank belongs to.
+    pub fn id(self) -> NodeId {
+        NodeId(self.payload() as u32)
+    }
+
+    /// The attribute (0 when the ranking has none).
+    pub fn attr(self) -> u32 {
+        (self.payload() >> 32) as u32
+    }
+
+    /// The order this rank was made with.
+    pub fn prefer(self) -> Prefer {
+        if self.0 & LOWEST_BIT == 0 { Prefer::Highest } else { Prefer::Lowest }
+    }
+
+    /// The raw packed value (for compact encodings).
+    pub fn to_bits(self) -> u64 {
+        self.0
+    }
+
+    /// Rebuilds a rank from [`Rank::to_bits`].
+    pub fn from_bits(bits: u64) -> Self {
+        Self(bits)
+    }
+}
+
+impl fmt::Debug for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.attr(), self.prefer()) {
+            (0, Prefer::Highest) => write!(f, "#{}", self.id()),
+            (attr, Prefer::Highest) => write!(f, "#{}<{attr}>", self.id()),
+            (attr, Prefer::Lowest) => write!(f, "#{}<{attr},lowest>", self.id()),
+        }
+    }
+}
+
+impl fmt::Display for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.attr() {
+            0 => write!(f, "{}", self.id()),
+            attr => write!(f, "({attr}, {})", self.id()),
+        }
+    }
+}
+
+/// Human-readable formats (JSON traces) show a rank as its id, or as `{"attr": a, "id": i}` when it has an
+/// attribute; compact formats (the wire) carry the packed `u64`.
+impl Serialize for Rank {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !s.is_human_readable() {
+            return s.serialize_u64(self.0);
+        }
+        if self.attr() == 0 {
+            return s.serialize_u32(self.id().0);
+        }
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Rank", 2)?;
+        st.serialize_field("attr", &self.attr())?;
+        st.serialize_field("id", &self.id())?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Rank {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Readable {
+            Id(u32),
+            Keyed { attr: u32, id: NodeId },
+        }
+        if !d.is_human_readable() {
+            return u64::deserialize(d).map(Self);
+        }
+        let (attr, id) = match Readable::deserialize(d)? {
+            Readable::Id(id) => (0, NodeId(id)),
+            Readable::Keyed { attr, id } => (attr, id),
+        };
+        if attr > Self::MAX_ATTR {
+            return Err(serde::de::Error::custom(format!("attribute {attr} exceeds {}", Self::MAX_ATTR)));
+        }
+        Ok(Self::new(Prefer::Highest, attr, id))
+    }
+}
+
+/// The configured priority order: a direction and optional per-id attributes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ranking {
+    prefer: Prefer,
+    attrs: BTreeMap<NodeId, u32>,
+}
+
+/// An attribute that does not fit in a [`Rank`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttrTooLarge {
+    /// The node the attribute was given for.
+    pub id: NodeId,
+    /// The value given.
+    pub attr: u32,
+}
+
+impl fmt::Display for AttrTooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "attribute {} of node {} exceeds the maximum {}", self.attr, self.id, Rank::MAX_ATTR)
+    }
+}
+
+impl std::error::Error for AttrTooLarge {}
+
+impl Ranking {
+    /// The default order: the larger id wins, no attributes.
+    pub fn new(prefer: Prefer) -> Self {
+        Self { prefer, attrs: BTreeMap::new() }
+    }
+
+    /// Adds `(attr, id)` keys; ids without an attribute get 0.
+    pub fn with_attrs(mut self, attrs: BTreeMap<NodeId, u32>) -> Result<Self, AttrTooLarge> {
+        if let Some((&id, &attr)) = attrs.iter().find(|&(_, &a)| a > Rank::MAX_ATTR) {
+            return Err(AttrTooLarge { id, attr });
+        }
+        self.attrs = attrs;
+        Ok(self)
+    }
+
+    /// The direction of this order.
+    pub fn prefer(&self) -> Prefer {
+        self.prefer
+    }
+
+    /// The attributes given explicitly.
+    pub fn attrs(&self) -> &BTreeMap<NodeId, u32> {
+        &self.attrs
+    }
+
+    /// The rank of `id`.
+    pub fn rank(&self, id: NodeId) -> Rank {
+        Rank::new(self.prefer, self.attrs.get(&id).copied().unwrap_or(0), id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highest_is_the_default_order_and_ids_round_trip() {
+        let r = Ranking::default();
+        assert!(r.rank(NodeId(8)) > r.rank(NodeId(7)));
+        assert_eq!(r.rank(NodeId(8)).id(), NodeId(8));
+        assert_eq!(r.rank(NodeId(u32::MAX)).id(), NodeId(u32::MAX));
+    }
+
+    #[test]
+    fn lowest_reverses_the_order_and_keeps_the_id() {
+        let r = Ranking::new(Prefer::Lowest);
+        assert!(r.rank(NodeId(1)) > r.rank(NodeId(2)));
+        assert!(r.rank(NodeId(0)) > r.rank(NodeId(u32::MAX)));
+        assert_eq!(r.rank(NodeId(5)).id(), NodeId(5));
+        assert_eq!(r.rank(NodeId(5)).prefer(), Prefer::Lowest);
+    }
+
+    #[test]
+    fn attributes_come_first_and_ids_break_ties() {
+        let attrs = BTreeMap::from([(NodeId(1), 9), (NodeId(2), 9), (NodeId(3), 1)]);
+        let r = Ranking::new(Prefer::Highest).with_attrs(attrs.clone()).unwrap();
+        assert!(r.rank(NodeId(1)) > r.rank(NodeId(3)));
+        assert!(r.rank(NodeId(2)) > r.rank(NodeId(1)));
+        assert!(r.rank(NodeId(3)) > r.rank(NodeId(100)));
+        assert_eq!(r.rank(NodeId(2)).attr(), 9);
+        let low = Ranking::new(Prefer::Lowest).with_attrs(attrs).unwrap();
+        assert!(low.rank(NodeId(100)) > low.rank(NodeId(3)));
+        assert!(low.rank(NodeId(1)) > low.rank(NodeId(2)));
+        assert_eq!(low.rank(NodeId(2)).attr(), 9);
+    }
+
+    #[test]
+    fn oversized_attributes_are_rejected() {
+        let attrs = BTreeMap::from([(NodeId(4), Rank::MAX_ATTR + 1)]);
+        let err = Ranking::default().with_attrs(attrs).unwrap_err();
+        assert_eq!(err, AttrTooLarge { id: NodeId(4), attr: Rank::MAX_ATTR + 1 });
+    }
+
+    #[test]
+    fn ranks_are_readable_in_json_and_compact_on_the_wire() {
+        let plain = Ranking::default().rank(NodeId(7));
+        assert_eq!(serde_json::to_string(&plain).unwrap(), "7");
+        assert_eq!(serde_json::from_str::<Rank>("7").unwrap(), plain);
+        let keyed = Ranking::default().with_attrs(BTreeMap::from([(NodeId(7), 3)])).unwrap().rank(NodeId(7));
+        assert_eq!(serde_json::to_string(&keyed).unwrap(), r#"{"attr":3,"id":7}"#);
+        assert_eq!(serde_json::from_str::<Rank>(r#"{"attr":3,"id":7}"#).unwrap(), keyed);
+        let low = Ranking::new(Prefer::Lowest).rank(NodeId(7));
+        let bytes = postcard::to_allocvec(&low).unwrap();
+        assert_eq!(postcard::from_bytes::<Rank>(&bytes).unwrap(), low);
+    }
+}

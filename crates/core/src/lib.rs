@@ -1,0 +1,56 @@
+//! The vocabulary every part of elect shares: process identities and ranks, virtual time, the sans-IO
+//! [`Process`] trait with its [`Cx`], [`Effect`]s and [`Event`]s, the algorithm-agnostic [`Status`], and the
+//! election properties as reusable predicates.
+//!
+//! Nothing in this crate does I/O, reads a clock or draws a random number.
+//!
+//! ```
+//! use elect_core::{Command, Cx, Message, NodeId, Port, Process, Ranking, Status};
+//!
+//! /// A process that declares itself leader when told to initiate.
+//! #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+//! struct Selfish { me: NodeId, leader: Option<NodeId> }
+//!
+//! #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+//! enum Msg { Hello }
+//!
+//! impl Message for Msg {
+//!     const KINDS: &'static [&'static str] = &["hello"];
+//!     fn kind_index(&self) -> usize { 0 }
+//! }
+//!
+//! impl Process for Selfish {
+//!     type Msg = Msg;
+//!     type Timer = ();
+//!     type Durable = ();
+//!     fn on_message(&mut self, _: &mut Cx<'_, Self>, _: Port, _: Msg) {}
+//!     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+//!         if cmd == Command::Initiate {
+//!             self.leader = Some(self.me);
+//!             cx.send(Port(0), Msg::Hello);
+//!         }
+//!     }
+//!     fn status(&self) -> Status { Status::normal(self.leader, 0) }
+//! }
+//!
+//! let mut p = Selfish { me: NodeId(7), leader: None };
+//! let mut effects = Vec::new();
+//! p.on_command(&mut Cx::new(elect_core::Instant::ZERO, &mut effects), Command::Initiate);
+//! assert_eq!(p.status().leader, Some(NodeId(7)));
+//! assert_eq!(effects.len(), 1);
+//! # let _ = Ranking::default();
+//! ```
+
+mod id;
+mod process;
+pub mod property;
+mod status;
+mod time;
+
+pub use id::{AttrTooLarge, NodeId, Prefer, Rank, Ranking};
+pub use process::{
+    Command, Cx, Effect, EffectOf, Event, EventOf, Message, Neighbor, Notice, Port, Process, RingPorts, Setup, step,
+};
+pub use property::{Check, Monitor, Property, Violation, When, Winner, World};
+pub use status::{State, Status};
+pub use time::{Duration, Instant, Span};

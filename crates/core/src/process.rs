@@ -1,0 +1,252 @@
+//! The sans-IO `Process` trait: every algorithm is a deterministic state machine that the simulator, the model
+//! checker and the network runtime drive unchanged.
+//!
+//! A handler takes `&mut self`, one input and a [`Cx`] that records the effects; it never does I/O, reads a clock,
+//! spawns, or holds a random generator. Randomized timeouts are a [`Span`] the driver draws from.
+//!
+//! # The driver contract
+//!
+//! 1. Effects are applied in the order they were recorded. A [`Effect::Persist`] is durable before any later
+//!    [`Effect::Send`] of the same step leaves the process.
+//! 2. [`Effect::SetTimer`] replaces the pending deadline of the same timer kind (the same `Timer` value);
+//!    [`Effect::CancelTimer`] is idempotent. Processes tolerate a timer that fires after they stopped caring.
+//! 3. `now` never goes backwards for a process.
+//! 4. The network delivers what the driver's network model says (the simulator: reliable FIFO links by default).
+//! 5. A crash drops the process value, its timers and its undelivered inputs. A restart builds a fresh process
+//!    from its [`Setup`] and calls [`Process::on_start`] with the last persisted durable state.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::{Duration, Instant, NodeId, Rank, Span, Status};
+
+/// A local link end: the index of a neighbour in [`Setup::neighbors`].
+///
+/// Links are named by ports, not by the peer's id, because two distinct links may join the same pair of processes
+/// (a bidirectional ring of two nodes) or a process to itself (a ring of one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Port(pub u32);
+
+impl Port {
+    /// The position of this port in [`Setup::neighbors`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One end of a link as the process sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Neighbor {
+    /// The local port of the link.
+    pub port: Port,
+    /// The process at the other end.
+    pub id: NodeId,
+    /// Its rank.
+    pub rank: Rank,
+}
+
+/// Ring orientation, given to processes on a ring: unidirectional algorithms send to `next`
+/// (from position `i` to `i + 1`); bidirectional ones use both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RingPorts {
+    /// The clockwise neighbour's port.
+    pub next: Port,
+    /// The counter-clockwise neighbour's port.
+    pub prev: Port,
+}
+
+/// What a driver tells a process when it builds it. Borrowed: a process keeps only what it needs.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup<'a> {
+    /// Own id.
+    pub id: NodeId,
+    /// Own rank under the run's ranking.
+    pub rank: Rank,
+    /// Every link of this process, indexed by [`Port`]. On a complete graph this is the list of all other
+    /// processes (the Bully model's "ids known to everybody").
+    pub neighbors: &'a [Neighbor],
+    /// The ring orientation, when the topology is a ring.
+    pub ring: Option<RingPorts>,
+    /// The bound `T` on one-way message delay, when the network model has one. Timeout-based algorithms derive
+    /// their timeouts from it.
+    pub delay_bound: Option<Duration>,
+}
+
+/// A local request from outside the algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Command {
+    /// Start an election: at initialization, after detecting a leader failure, or after recovering.
+    Initiate,
+    /// Give up leadership (processes that do not lead ignore it).
+    Resign,
+}
+
+/// Something a process wants its environment to know, besides its [`Status`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "notice")]
+pub enum Notice {
+    /// This process performed the algorithm's "I am the leader" action (P-Unique counts these).
+    Elected {
+        /// The epoch it was elected in.
+        epoch: u64,
+    },
+}
+
+/// An effect recorded by a handler, for the driver to carry out.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Effect<M, T, D> {
+    /// Send `msg` over the link at `to`.
+    Send {
+        /// The local port of the link.
+        to: Port,
+        /// The message.
+        msg: M,
+    },
+    /// Arm `timer` to fire after a duration drawn from `after`, replacing its pending deadline.
+    SetTimer {
+        /// The timer kind.
+        timer: T,
+        /// The range the driver draws the duration from.
+        after: Span,
+    },
+    /// Disarm `timer` (no effect if it is not armed).
+    CancelTimer {
+        /// The timer kind.
+        timer: T,
+    },
+    /// Make `D` durable: it survives a crash and is handed back to [`Process::on_start`] on recovery.
+    Persist(D),
+    /// Tell the environment something.
+    Notify(Notice),
+}
+
+/// An input to a process, as drivers store, trace and replay it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Event<M, T, D> {
+    /// The process starts (or restarts, with its durable state).
+    Start {
+        /// The last persisted state, on recovery.
+        restored: Option<D>,
+    },
+    /// A message arrived on a link.
+    Message {
+        /// The local port it arrived on.
+        from: Port,
+        /// The message.
+        msg: M,
+    },
+    /// A timer fired.
+    Timer(T),
+    /// A local command.
+    Command(Command),
+}
+
+/// A message type: one enum per algorithm with struct variants.
+pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + DeserializeOwned + 'static {
+    /// The stable, lower-case kind names used for counting (`election`, `ok`, `token`, ...), in a fixed order.
+    const KINDS: &'static [&'static str];
+
+    /// The index of this message's kind in [`Message::KINDS`].
+    fn kind_index(&self) -> usize;
+
+    /// This message's kind name.
+    fn kind(&self) -> &'static str {
+        Self::KINDS[self.kind_index()]
+    }
+}
+
+/// The effect type of process `P`.
+pub type EffectOf<P> = Effect<<P as Process>::Msg, <P as Process>::Timer, <P as Process>::Durable>;
+/// The event type of process `P`.
+pub type EventOf<P> = Event<<P as Process>::Msg, <P as Process>::Timer, <P as Process>::Durable>;
+
+/// An election algorithm at one process.
+///
+/// The bounds are those of all three drivers together (the model checker clones, hashes and compares processes;
+/// the runtime sends them across threads and serializes messages), so that every algorithm runs under every
+/// driver by construction.
+pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
+    /// The algorithm's messages.
+    type Msg: Message;
+    /// Timer kinds; one pending deadline per value.
+    type Timer: Copy + Debug + Eq + Ord + Hash + Send + Sync + Serialize + DeserializeOwned + 'static;
+    /// State that survives crashes (`()` if none).
+    type Durable: Clone + Debug + Eq + Hash + Send + Sync + Serialize + DeserializeOwned + 'static;
+
+    /// The process starts, or restarts with `restored` after a crash.
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Self::Durable>) {
+        let _ = (cx, restored);
+    }
+
+    /// A message arrived on port `from`.
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg);
+
+    /// A timer fired.
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Self::Timer) {
+        let _ = (cx, timer);
+    }
+
+    /// A local command arrived.
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command);
+
+    /// The algorithm-agnostic view of this process.
+    fn status(&self) -> Status;
+}
+
+/// The context of one handler call: the current time and the effect buffer.
+pub struct Cx<'a, P: Process> {
+    now: Instant,
+    effects: &'a mut Vec<EffectOf<P>>,
+}
+
+impl<'a, P: Process> Cx<'a, P> {
+    /// A context at `now` that appends effects to `effects`.
+    pub fn new(now: Instant, effects: &'a mut Vec<EffectOf<P>>) -> Self {
+        Self { now, effects }
+    }
+
+    /// The current virtual time.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Sends `msg` over the link at `to`.
+    pub fn send(&mut self, to: Port, msg: P::Msg) {
+        self.effects.push(Effect::Send { to, msg });
+    }
+
+    /// Arms `timer` to fire after `after`, replacing its pending deadline.
+    pub fn set_timer(&mut self, timer: P::Timer, after: Span) {
+        self.effects.push(Effect::SetTimer { timer, after });
+    }
+
+    /// Disarms `timer`.
+    pub fn cancel_timer(&mut self, timer: P::Timer) {
+        self.effects.push(Effect::CancelTimer { timer });
+    }
+
+    /// Makes `durable` survive crashes.
+    pub fn persist(&mut self, durable: P::Durable) {
+        self.effects.push(Effect::Persist(durable));
+    }
+
+    /// Tells the environment something.
+    pub fn notify(&mut self, notice: Notice) {
+        self.effects.push(Effect::Notify(notice));
+    }
+}
+
+/// Feeds one event to a process: the single entry point drivers that store events (the checker, replays) use.
+pub fn step<P: Process>(process: &mut P, cx: &mut Cx<'_, P>, event: EventOf<P>) {
+    match event {
+        Event::Start { restored } => process.on_start(cx, restored),
+        Event::Message { from, msg } => process.on_message(cx, from, msg),
+        Event::Timer(timer) => process.on_timer(cx, timer),
+        Event::Command(cmd) => process.on_command(cx, cmd),
+    }
+}

@@ -1,0 +1,150 @@
+//! Virtual time. Nothing here reads a clock: drivers pass `now` in with every input.
+//!
+//! Time is counted in integer *ticks*. What a tick is belongs to the driver: the simulator uses a thousandth of a
+//! message-delay unit (so `T + ε` is representable with `ε` = one tick), the network runtime a microsecond.
+//! Algorithms only ever express durations as multiples of the delay bound `T` they are given, plus [`Duration::TICK`]
+//! where a timeout must be strictly larger than the round trip it guards.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Mul, Sub};
+
+use serde::{Deserialize, Serialize};
+
+/// A point in virtual time, in ticks since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Instant(u64);
+
+/// A span of virtual time, in ticks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Duration(u64);
+
+impl Instant {
+    /// The start of every run.
+    pub const ZERO: Self = Self(0);
+
+    /// The instant `ticks` after the start.
+    pub const fn from_ticks(ticks: u64) -> Self {
+        Self(ticks)
+    }
+
+    /// Ticks since the start.
+    pub const fn ticks(self) -> u64 {
+        self.0
+    }
+
+    /// The time elapsed since `earlier`, or zero if `earlier` is later.
+    pub fn saturating_since(self, earlier: Self) -> Duration {
+        Duration(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Duration {
+    /// No time.
+    pub const ZERO: Self = Self(0);
+    /// The smallest positive duration: the `ε` of "strictly longer than the round trip".
+    pub const TICK: Self = Self(1);
+
+    /// A duration of `ticks` ticks.
+    pub const fn from_ticks(ticks: u64) -> Self {
+        Self(ticks)
+    }
+
+    /// Its length in ticks.
+    pub const fn ticks(self) -> u64 {
+        self.0
+    }
+}
+
+impl Add<Duration> for Instant {
+    type Output = Self;
+    fn add(self, d: Duration) -> Self {
+        Self(self.0.checked_add(d.0).expect("virtual time overflow"))
+    }
+}
+
+impl AddAssign<Duration> for Instant {
+    fn add_assign(&mut self, d: Duration) {
+        *self = *self + d;
+    }
+}
+
+impl Sub for Instant {
+    type Output = Duration;
+    fn sub(self, earlier: Self) -> Duration {
+        Duration(self.0.checked_sub(earlier.0).expect("instant subtracted from an earlier one"))
+    }
+}
+
+impl Add for Duration {
+    type Output = Self;
+    fn add(self, d: Self) -> Self {
+        Self(self.0.checked_add(d.0).expect("duration overflow"))
+    }
+}
+
+impl Mul<u64> for Duration {
+    type Output = Self;
+    fn mul(self, k: u64) -> Self {
+        Self(self.0.checked_mul(k).expect("duration overflow"))
+    }
+}
+
+impl fmt::Display for Instant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}t", self.0)
+    }
+}
+
+impl fmt::Display for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}t", self.0)
+    }
+}
+
+/// How long a timer runs: the driver picks a duration in `min..=max` (from its seeded generator in the simulator,
+/// from a logged one in the runtime), so an algorithm can ask for a randomized timeout without holding an RNG.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    /// The shortest duration the driver may pick.
+    pub min: Duration,
+    /// The longest duration the driver may pick.
+    pub max: Duration,
+}
+
+impl Span {
+    /// Exactly `d`, no jitter.
+    pub const fn exactly(d: Duration) -> Self {
+        Self { min: d, max: d }
+    }
+
+    /// Anything in `min..=max`.
+    ///
+    /// # Panics
+    /// If `min > max`.
+    pub fn between(min: Duration, max: Duration) -> Self {
+        assert!(min <= max, "empty timer span {min}..={max}");
+        Self { min, max }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_is_in_ticks() {
+        let t = Duration::from_ticks(1000);
+        let deadline = Instant::ZERO + t * 2 + Duration::TICK;
+        assert_eq!(deadline.ticks(), 2001);
+        assert_eq!(deadline - Instant::from_ticks(1), Duration::from_ticks(2000));
+        assert_eq!(Instant::from_ticks(3).saturating_since(Instant::from_ticks(9)), Duration::ZERO);
+    }
+
+    #[test]
+    #[should_panic(expected = "empty timer span")]
+    fn an_empty_span_is_a_programming_error() {
+        let _ = Span::between(Duration::from_ticks(2), Duration::from_ticks(1));
+    }
+}

@@ -1,0 +1,477 @@
+//! What a simulation run is made of, as users write it on the command line.
+//!
+//! Every type here parses from the command-line syntax of DESIGN.md (`FromStr`) and prints back to it
+//! (`Display`), so a run can always be turned into the command that reproduces it
+//! ([`SimConfig::command_line`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use elect_algos::Params;
+use elect_core::{NodeId, Prefer};
+
+/// Virtual-time ticks per time unit (one unit = the default message delay). A tick is the `ε` of timeouts.
+pub const TICKS_PER_UNIT: u64 = 1000;
+
+/// The largest time a user may write, in units (keeps tick arithmetic far from overflow).
+const MAX_UNITS: f64 = 1e12;
+
+/// Parses a time in units (`2`, `0.5`, `1e3`) into ticks.
+pub fn parse_time(s: &str) -> Result<u64, String> {
+    let units: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a time (a number of time units)"))?;
+    if !(0.0..=MAX_UNITS).contains(&units) {
+        return Err(format!("time '{s}' must be a number between 0 and {MAX_UNITS}"));
+    }
+    Ok((units * TICKS_PER_UNIT as f64).round() as u64)
+}
+
+/// Formats ticks as units, the way [`parse_time`] reads them back.
+pub fn format_time(ticks: u64) -> String {
+    let whole = ticks / TICKS_PER_UNIT;
+    match ticks % TICKS_PER_UNIT {
+        0 => whole.to_string(),
+        frac => format!("{whole}.{frac:03}").trim_end_matches('0').to_owned(),
+    }
+}
+
+/// How processes are linked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TopologyKind {
+    /// A ring: position `i` links to `i + 1` (its `next`) and `i − 1` (its `prev`).
+    Ring,
+    /// Every pair linked.
+    Complete,
+    /// A path `0 – 1 – … – n−1`.
+    Line,
+    /// Position 0 linked to every other.
+    Star,
+}
+
+impl TopologyKind {
+    /// Every topology, for help texts.
+    pub const ALL: [Self; 4] = [Self::Ring, Self::Complete, Self::Line, Self::Star];
+
+    /// Its command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ring => "ring",
+            Self::Complete => "complete",
+            Self::Line => "line",
+            Self::Star => "star",
+        }
+    }
+}
+
+impl FromStr for TopologyKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|k| k.name() == s.trim()).ok_or_else(|| {
+            let known: Vec<_> = Self::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown topology '{s}' (known: {})", known.join(", "))
+        })
+    }
+}
+
+impl fmt::Display for TopologyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+fn parse_id_list(s: &str, what: &str) -> Result<Vec<NodeId>, String> {
+    s.split(',')
+        .map(str::trim)
+        .map(|part| part.parse().map(NodeId).map_err(|_| format!("malformed {what} '{s}': '{part}' is not a node id")))
+        .collect()
+}
+
+fn show_ids(ids: &[NodeId]) -> String {
+    ids.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Which id sits at each position.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Ids {
+    /// Position `i` gets id `i + 1`.
+    #[default]
+    Ascending,
+    /// Position `i` gets id `n − i`.
+    Descending,
+    /// A permutation of `1..=n` drawn from the seed.
+    Random,
+    /// Exactly these ids, by position.
+    List(Vec<NodeId>),
+}
+
+impl FromStr for Ids {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "ascending" | "asc" => Ok(Self::Ascending),
+            "descending" | "desc" => Ok(Self::Descending),
+            "random" => Ok(Self::Random),
+            list => parse_id_list(list, "id list")
+                .map(Self::List)
+                .map_err(|e| format!("{e} (expected ascending, descending, random or a comma-separated list of ids)")),
+        }
+    }
+}
+
+impl fmt::Display for Ids {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Ascending => f.write_str("ascending"),
+            Self::Descending => f.write_str("descending"),
+            Self::Random => f.write_str("random"),
+            Self::List(ids) => f.write_str(&show_ids(ids)),
+        }
+    }
+}
+
+/// Which processes receive the `Initiate` command at time 0.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum InitiatorSpec {
+    /// Every process.
+    #[default]
+    All,
+    /// `k` processes drawn from the seed.
+    Random(usize),
+    /// The weakest process alive at time 0.
+    Weakest,
+    /// The strongest process alive at time 0.
+    Strongest,
+    /// These ids.
+    List(Vec<NodeId>),
+}
+
+impl FromStr for InitiatorSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if let Some(k) = s.strip_prefix("random:") {
+            return k
+                .trim()
+                .parse()
+                .map(Self::Random)
+                .map_err(|_| format!("malformed initiators '{s}': random:K needs a count K"));
+        }
+        match s {
+            "all" => Ok(Self::All),
+            "weakest" => Ok(Self::Weakest),
+            "strongest" => Ok(Self::Strongest),
+            list => parse_id_list(list, "initiator list").map(Self::List).map_err(|e| {
+                format!("{e} (expected all, random:K, weakest, strongest or a comma-separated list of ids)")
+            }),
+        }
+    }
+}
+
+impl fmt::Display for InitiatorSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::All => f.write_str("all"),
+            Self::Random(k) => write!(f, "random:{k}"),
+            Self::Weakest => f.write_str("weakest"),
+            Self::Strongest => f.write_str("strongest"),
+            Self::List(ids) => f.write_str(&show_ids(ids)),
+        }
+    }
+}
+
+/// The message delay model, in ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delay {
+    /// Every message takes exactly this long (`1` by default).
+    Constant(u64),
+    /// Uniform in `a..=b`.
+    Uniform(u64, u64),
+    /// Exponential with this mean (at least one tick); unbounded.
+    Exp(u64),
+}
+
+impl Default for Delay {
+    fn default() -> Self {
+        Self::Constant(TICKS_PER_UNIT)
+    }
+}
+
+impl Delay {
+    /// The bound `T` on one-way delay, if the model has one.
+    pub fn bound(self) -> Option<u64> {
+        match self {
+            Self::Constant(d) => Some(d),
+            Self::Uniform(_, b) => Some(b),
+            Self::Exp(_) => None,
+        }
+    }
+
+    /// Whether delays vary from message to message.
+    pub fn is_random(self) -> bool {
+        !matches!(self, Self::Constant(_))
+    }
+}
+
+impl FromStr for Delay {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        let positive = |v: &str| match parse_time(v) {
+            Ok(0) => Err(format!("delay '{s}' must be positive")),
+            other => other.map_err(|e| format!("malformed delay '{s}': {e}")),
+        };
+        if let Some(range) = s.strip_prefix("uniform:") {
+            let (a, b) =
+                range.split_once("..").ok_or_else(|| format!("malformed delay '{s}': expected uniform:A..B"))?;
+            let (a, b) = (positive(a)?, positive(b)?);
+            if a > b {
+                return Err(format!("malformed delay '{s}': the range is empty"));
+            }
+            return Ok(Self::Uniform(a, b));
+        }
+        if let Some(mean) = s.strip_prefix("exp:") {
+            return positive(mean).map(Self::Exp);
+        }
+        positive(s).map(Self::Constant).map_err(|e| format!("{e} (expected a number, uniform:A..B or exp:MEAN)"))
+    }
+}
+
+impl fmt::Display for Delay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Constant(d) => f.write_str(&format_time(d)),
+            Self::Uniform(a, b) => write!(f, "uniform:{}..{}", format_time(a), format_time(b)),
+            Self::Exp(m) => write!(f, "exp:{}", format_time(m)),
+        }
+    }
+}
+
+/// A process crashing at a time (`ID@T`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crash {
+    /// The process.
+    pub id: NodeId,
+    /// When, in ticks.
+    pub at: u64,
+}
+
+impl FromStr for Crash {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (id, at) = s.trim().split_once('@').ok_or_else(|| format!("malformed crash '{s}': expected ID@TIME"))?;
+        let id =
+            id.trim().parse().map(NodeId).map_err(|_| format!("malformed crash '{s}': '{id}' is not a node id"))?;
+        let at = parse_time(at).map_err(|e| format!("malformed crash '{s}': {e}"))?;
+        Ok(Self { id, at })
+    }
+}
+
+impl fmt::Display for Crash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}", self.id, format_time(self.at))
+    }
+}
+
+/// Attributes for `(attr, id)` ranking.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Attrs {
+    /// No attributes: processes are ranked by id.
+    #[default]
+    None,
+    /// `ID=VALUE` pairs; unlisted ids get 0.
+    List(BTreeMap<NodeId, u32>),
+    /// Attributes drawn uniformly from `0..=MAX` by the seed.
+    Random(u32),
+}
+
+impl FromStr for Attrs {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if let Some(max) = s.strip_prefix("random:") {
+            return max
+                .trim()
+                .parse()
+                .map(Self::Random)
+                .map_err(|_| format!("malformed attributes '{s}': random:MAX needs a number"));
+        }
+        let mut attrs = BTreeMap::new();
+        for pair in s.split(',') {
+            let parsed =
+                pair.split_once('=').and_then(|(id, v)| Some((id.trim().parse().ok()?, v.trim().parse().ok()?)));
+            let (id, value) =
+                parsed.ok_or_else(|| format!("malformed attributes '{s}': expected ID=VALUE,... or random:MAX"))?;
+            if attrs.insert(NodeId(id), value).is_some() {
+                return Err(format!("malformed attributes '{s}': node {id} has two attributes"));
+            }
+        }
+        Ok(Self::List(attrs))
+    }
+}
+
+impl fmt::Display for Attrs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::None => Ok(()),
+            Self::Random(max) => write!(f, "random:{max}"),
+            Self::List(attrs) => {
+                let pairs: Vec<String> = attrs.iter().map(|(id, v)| format!("{id}={v}")).collect();
+                f.write_str(&pairs.join(","))
+            }
+        }
+    }
+}
+
+/// One simulation run, as the user describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimConfig {
+    /// The algorithm's name (canonical or alias).
+    pub algorithm: String,
+    /// Its parameters.
+    pub params: Params,
+    /// `n`.
+    pub nodes: usize,
+    /// The topology; `None` means the algorithm's natural one.
+    pub topology: Option<TopologyKind>,
+    /// The id arrangement.
+    pub ids: Ids,
+    /// Who initiates.
+    pub initiators: InitiatorSpec,
+    /// The root seed every random choice derives from.
+    pub seed: u64,
+    /// Message delays.
+    pub delay: Delay,
+    /// Crashes.
+    pub crashes: Vec<Crash>,
+    /// The direction of the priority order.
+    pub prefer: Prefer,
+    /// `(attr, id)` attributes.
+    pub attrs: Attrs,
+    /// Stop after this many events (the run is then reported as not terminating).
+    pub max_events: u64,
+}
+
+impl SimConfig {
+    /// The default run of `algorithm` on `nodes` processes.
+    pub fn new(algorithm: &str, nodes: usize) -> Self {
+        Self {
+            algorithm: algorithm.to_owned(),
+            params: Params::new(),
+            nodes,
+            topology: None,
+            ids: Ids::default(),
+            initiators: InitiatorSpec::default(),
+            seed: 1,
+            delay: Delay::default(),
+            crashes: Vec::new(),
+            prefer: Prefer::Highest,
+            attrs: Attrs::None,
+            max_events: DEFAULT_MAX_EVENTS,
+        }
+    }
+
+    /// The showcase scenario of `info` (see [`elect_algos::Showcase`]) on `nodes` processes with random ids.
+    pub fn showcase(info: &elect_algos::Info, nodes: usize, seed: u64) -> Self {
+        let mut cfg = Self::new(info.name, nodes);
+        cfg.ids = Ids::Random;
+        cfg.seed = seed;
+        cfg.initiators = match info.showcase.initiators {
+            elect_algos::Initiators::All => InitiatorSpec::All,
+            elect_algos::Initiators::OneRandom => InitiatorSpec::Random(1),
+            elect_algos::Initiators::Weakest => InitiatorSpec::Weakest,
+        };
+        if info.showcase.crash_strongest {
+            cfg.crashes.push(Crash { id: NodeId(nodes as u32), at: 0 });
+        }
+        cfg
+    }
+
+    /// The `elect sim` arguments that reproduce this run, seed included.
+    pub fn command_line(&self) -> String {
+        let mut args =
+            vec!["elect sim".to_owned(), format!("--algorithm {}", self.algorithm), format!("--nodes {}", self.nodes)];
+        if let Some(t) = self.topology {
+            args.push(format!("--topology {t}"));
+        }
+        args.push(format!("--ids {}", self.ids));
+        args.push(format!("--initiators {}", self.initiators));
+        args.push(format!("--seed {}", self.seed));
+        if self.delay != Delay::default() {
+            args.push(format!("--delay {}", self.delay));
+        }
+        args.extend(self.crashes.iter().map(|c| format!("--crash {c}")));
+        if self.prefer == Prefer::Lowest {
+            args.push("--prefer lowest".to_owned());
+        }
+        if self.attrs != Attrs::None {
+            args.push(format!("--attr {}", self.attrs));
+        }
+        args.extend(self.params.iter().map(|(k, v)| format!("--param {k}={v}")));
+        if self.max_events != DEFAULT_MAX_EVENTS {
+            args.push(format!("--max-events {}", self.max_events));
+        }
+        args.join(" ")
+    }
+}
+
+/// The default event budget of a run.
+pub const DEFAULT_MAX_EVENTS: u64 = 1_000_000_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_units_with_tick_resolution() {
+        assert_eq!(parse_time("2").unwrap(), 2000);
+        assert_eq!(parse_time("0.001").unwrap(), 1);
+        assert_eq!(format_time(4001), "4.001");
+        assert_eq!(format_time(2500), "2.5");
+        assert_eq!(format_time(3000), "3");
+        assert!(parse_time("-1").is_err());
+        assert!(parse_time("soon").unwrap_err().contains("'soon' is not a time"));
+    }
+
+    #[test]
+    fn every_spec_prints_back_to_what_it_parses_from() {
+        for s in ["ascending", "descending", "random", "3,1,2"] {
+            assert_eq!(s.parse::<Ids>().unwrap().to_string(), s);
+        }
+        for s in ["all", "random:3", "weakest", "strongest", "1,5"] {
+            assert_eq!(s.parse::<InitiatorSpec>().unwrap().to_string(), s);
+        }
+        for s in ["1", "2.5", "uniform:1..9", "exp:1"] {
+            assert_eq!(s.parse::<Delay>().unwrap().to_string(), s);
+        }
+        for s in ["8@0", "3@2.5"] {
+            assert_eq!(s.parse::<Crash>().unwrap().to_string(), s);
+        }
+        for s in ["1=5,2=7", "random:9"] {
+            assert_eq!(s.parse::<Attrs>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn malformed_specs_name_the_problem() {
+        assert!("1,x,3".parse::<Ids>().unwrap_err().contains("'x' is not a node id"));
+        assert!("random:".parse::<InitiatorSpec>().unwrap_err().contains("random:K needs a count"));
+        assert!("uniform:9..1".parse::<Delay>().unwrap_err().contains("empty"));
+        assert!("0".parse::<Delay>().unwrap_err().contains("must be positive"));
+        assert!("8".parse::<Crash>().unwrap_err().contains("expected ID@TIME"));
+        assert!("8@later".parse::<Crash>().unwrap_err().contains("'later' is not a time"));
+        assert!("1=2,1=3".parse::<Attrs>().unwrap_err().contains("two attributes"));
+        assert!("hexagon".parse::<TopologyKind>().unwrap_err().contains("unknown topology 'hexagon'"));
+    }
+
+    #[test]
+    fn the_command_line_names_everything_that_shapes_the_run() {
+        let mut cfg = SimConfig::new("bully", 8);
+        cfg.crashes.push(Crash { id: NodeId(8), at: 0 });
+        cfg.initiators = InitiatorSpec::List(vec![NodeId(1)]);
+        cfg.seed = 42;
+        assert_eq!(
+            cfg.command_line(),
+            "elect sim --algorithm bully --nodes 8 --ids ascending --initiators 1 --seed 42 --crash 8@0"
+        );
+    }
+}

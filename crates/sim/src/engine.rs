@@ -1,0 +1,502 @@
+//! The simulation loop, monomorphized per algorithm.
+//!
+//! Per delivered message the loop pops the queue, calls the handler, applies its effects (a send is a counter
+//! increment, a delay draw and a push), and compares the process's status with the cached one; properties are
+//! re-evaluated only when a status changes. Messages travel by value: no allocation, boxing or hashing per
+//! message.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use elect_algos::{Algorithm, Facts, Measure};
+use elect_core::{
+    Command, Cx, Effect, EffectOf, Instant, Message, Monitor, NodeId, Notice, Port, Process, Property, Rank, Setup,
+    Status, Violation, World,
+};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::Delay;
+use crate::queue::EventQueue;
+use crate::report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
+use crate::scenario::{Scenario, Stream, rng};
+use crate::topology::End;
+use crate::trace::{Record, Trace};
+
+/// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,
+/// commands come next, then messages, and timers last (a reply arriving exactly at a deadline beats it).
+const CRASH: usize = 0;
+const COMMAND: usize = 1;
+const MESSAGE: usize = 2;
+const TIMER: usize = 3;
+
+enum Ev<M, T> {
+    Deliver { to: u32, port: u32, id: u64, msg: M },
+    Timer { node: u32, timer: T, seq: u64 },
+    Command { node: u32, cmd: Command },
+    Crash { node: u32 },
+}
+
+type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
+type TimerOf<A> = <<A as Algorithm>::Process as Process>::Timer;
+type DurableOf<A> = <<A as Algorithm>::Process as Process>::Durable;
+
+/// The read-only view of all processes that properties evaluate.
+struct View<'a> {
+    ids: &'a [NodeId],
+    ranks: &'a [Rank],
+    initiators: &'a [bool],
+    status: &'a [Status],
+}
+
+impl World for View<'_> {
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+    fn id(&self, i: usize) -> NodeId {
+        self.ids[i]
+    }
+    fn rank(&self, i: usize) -> Rank {
+        self.ranks[i]
+    }
+    fn status(&self, i: usize) -> Status {
+        self.status[i]
+    }
+    fn is_initiator(&self, i: usize) -> bool {
+        self.initiators[i]
+    }
+}
+
+macro_rules! view {
+    ($sim:expr) => {
+        View {
+            ids: &$sim.scenario.ids,
+            ranks: &$sim.scenario.ranks,
+            initiators: &$sim.scenario.initiators,
+            status: &$sim.status,
+        }
+    };
+}
+
+/// One simulation of algorithm `A`.
+pub struct Sim<A: Algorithm> {
+    algorithm: A,
+    scenario: Scenario,
+    procs: Vec<A::Process>,
+    up: Vec<bool>,
+    status: Vec<Status>,
+    learned_at: Vec<u64>,
+    queue: EventQueue<Ev<Msg<A>, TimerOf<A>>>,
+    timers: BTreeMap<(u32, TimerOf<A>), u64>,
+    timer_seq: u64,
+    durable: Vec<Option<DurableOf<A>>>,
+    effects: Vec<EffectOf<A::Process>>,
+    delays: ChaCha8Rng,
+    jitter: ChaCha8Rng,
+    /// Per directed link, the latest delivery time scheduled, to keep links FIFO under random delays.
+    link_clock: Vec<u64>,
+    by_kind: Vec<u64>,
+    bits: u64,
+    events: u64,
+    sent: u64,
+    monitor: Monitor,
+    found: Vec<Violation>,
+    violations: Vec<ViolationReport>,
+    trace: Option<Trace>,
+    now: u64,
+    /// The time of the last event processed (stale timers and drops are not events).
+    last_event: u64,
+    terminated: bool,
+    ran: bool,
+}
+
+impl<A: Algorithm> Sim<A> {
+    /// Builds every process of `scenario` (none has started yet).
+    pub fn new(algorithm: A, scenario: Scenario) -> Self {
+        let n = scenario.len();
+        let mut neighbors = Vec::new();
+        let procs: Vec<A::Process> = (0..n as u32)
+            .map(|i| {
+                neighbors.clear();
+                neighbors.extend((0..scenario.graph.degree(i)).map(|p| {
+                    let End { node, .. } = scenario.graph.far_end(i, p);
+                    elect_core::Neighbor {
+                        port: Port(p),
+                        id: scenario.ids[node as usize],
+                        rank: scenario.ranks[node as usize],
+                    }
+                }));
+                algorithm.build(&Setup {
+                    id: scenario.ids[i as usize],
+                    rank: scenario.ranks[i as usize],
+                    neighbors: &neighbors,
+                    ring: scenario.graph.ring_ports(i),
+                    delay_bound: scenario.delay_bound,
+                })
+            })
+            .collect();
+        let status = procs.iter().map(Process::status).collect();
+        let link_clock =
+            if scenario.config.delay.is_random() { vec![0; scenario.graph.link_slots()] } else { Vec::new() };
+        let seed = scenario.config.seed;
+        Self {
+            monitor: Monitor::new(algorithm.checks(), algorithm.winner()),
+            algorithm,
+            procs,
+            up: vec![true; n],
+            status,
+            learned_at: vec![0; n],
+            queue: EventQueue::new(),
+            timers: BTreeMap::new(),
+            timer_seq: 0,
+            durable: vec![None; n],
+            effects: Vec::new(),
+            delays: rng(seed, Stream::Delays),
+            jitter: rng(seed, Stream::Timers),
+            link_clock,
+            by_kind: vec![0; Msg::<A>::KINDS.len()],
+            bits: 0,
+            events: 0,
+            sent: 0,
+            found: Vec::new(),
+            violations: Vec::new(),
+            trace: None,
+            now: 0,
+            last_event: 0,
+            terminated: false,
+            ran: false,
+            scenario,
+        }
+    }
+
+    /// Writes a JSON-lines trace of the run to `out`.
+    pub fn trace_to(&mut self, out: Box<dyn Write + Send>) {
+        self.trace = Some(Trace::new(out));
+    }
+
+    /// The processes, by position (their final states after [`Sim::run`]).
+    pub fn processes(&self) -> &[A::Process] {
+        &self.procs
+    }
+
+    /// The scenario being run.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The last durable state each process persisted, by position.
+    pub fn durable(&self) -> &[Option<DurableOf<A>>] {
+        &self.durable
+    }
+
+    fn record(&mut self, record: Record<'_, Msg<A>, TimerOf<A>>) {
+        if let Some(trace) = &mut self.trace {
+            trace.record(&record);
+        }
+    }
+
+    fn id(&self, position: u32) -> NodeId {
+        self.scenario.ids[position as usize]
+    }
+
+    fn t(&self) -> Time {
+        Time(self.now)
+    }
+
+    /// Runs to quiescence or until the event budget is spent. Returns the trace's write error, if any.
+    pub fn run(&mut self) -> std::io::Result<()> {
+        assert!(!self.ran, "a simulation runs once");
+        self.ran = true;
+        self.begin();
+        let budget = self.scenario.config.max_events;
+        self.terminated = loop {
+            if self.events >= budget {
+                break self.queue.len() == 0;
+            }
+            let Some((time, event)) = self.queue.pop() else { break true };
+            self.now = time;
+            self.dispatch(event);
+        };
+        self.end();
+        self.trace.take().map_or(Ok(()), Trace::finish)
+    }
+
+    fn begin(&mut self) {
+        let sc = &self.scenario;
+        let initiators: Vec<NodeId> = (0..sc.len()).filter(|&i| sc.initiators[i]).map(|i| sc.ids[i]).collect();
+        let header = Record::Run {
+            algorithm: sc.info.name,
+            topology: sc.graph.kind().name(),
+            nodes: sc.len(),
+            seed: sc.config.seed,
+            delay: sc.config.delay.to_string(),
+            ids: &sc.ids,
+            initiators,
+        };
+        if let Some(trace) = &mut self.trace {
+            trace.record::<Msg<A>, TimerOf<A>>(&header);
+        }
+        let mut found = std::mem::take(&mut self.found);
+        self.monitor.reset(&view!(self), &mut found);
+        self.found = found;
+        self.flush_found();
+        let crashes = self.scenario.crashes.clone();
+        for &(node, at) in crashes.iter().filter(|&&(_, at)| at == 0) {
+            debug_assert_eq!(at, 0);
+            self.crash(node);
+        }
+        for node in 0..self.scenario.len() as u32 {
+            if self.up[node as usize] {
+                let node_id = self.id(node);
+                self.record(Record::Start { t: self.t(), node: node_id });
+                self.handle(node, |p, cx| p.on_start(cx, None));
+            }
+        }
+        for node in 0..self.scenario.len() as u32 {
+            if self.scenario.initiators[node as usize] {
+                self.queue.push(0, COMMAND, Ev::Command { node, cmd: Command::Initiate });
+            }
+        }
+        for &(node, at) in crashes.iter().filter(|&&(_, at)| at > 0) {
+            self.queue.push(at, CRASH, Ev::Crash { node });
+        }
+    }
+
+    fn dispatch(&mut self, event: Ev<Msg<A>, TimerOf<A>>) {
+        match event {
+            Ev::Deliver { to, port, id, msg } => {
+                let sender = |sim: &Self| sim.id(sim.scenario.graph.far_end(to, port).node);
+                if !self.up[to as usize] {
+                    let from = sender(self);
+                    self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "down" });
+                    return;
+                }
+                self.count_event();
+                if self.trace.is_some() {
+                    let from = sender(self);
+                    self.record(Record::Deliver {
+                        t: self.t(),
+                        node: self.id(to),
+                        from,
+                        id,
+                        kind: msg.kind(),
+                        msg: &msg,
+                    });
+                }
+                self.handle(to, |p, cx| p.on_message(cx, Port(port), msg));
+            }
+            Ev::Timer { node, timer, seq } => {
+                if self.timers.get(&(node, timer)) != Some(&seq) {
+                    return; // Cancelled or re-armed since.
+                }
+                self.timers.remove(&(node, timer));
+                self.count_event();
+                self.record(Record::Timer { t: self.t(), node: self.id(node), timer: &timer });
+                self.handle(node, |p, cx| p.on_timer(cx, timer));
+            }
+            Ev::Command { node, cmd } => {
+                if !self.up[node as usize] {
+                    return;
+                }
+                self.count_event();
+                self.record(Record::Command { t: self.t(), node: self.id(node), cmd });
+                self.handle(node, |p, cx| p.on_command(cx, cmd));
+            }
+            Ev::Crash { node } => self.crash(node),
+        }
+    }
+
+    fn count_event(&mut self) {
+        self.events += 1;
+        self.last_event = self.now;
+    }
+
+    fn crash(&mut self, node: u32) {
+        if !self.up[node as usize] {
+            return;
+        }
+        self.count_event();
+        self.up[node as usize] = false;
+        self.status[node as usize] = Status::DOWN;
+        self.timers.retain(|&(n, _), _| n != node);
+        self.record(Record::Crash { t: self.t(), node: self.id(node) });
+        let mut found = std::mem::take(&mut self.found);
+        self.monitor.reset(&view!(self), &mut found);
+        self.found = found;
+        self.flush_found();
+    }
+
+    /// Calls one handler of process `node` and carries out its effects.
+    fn handle(&mut self, node: u32, f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>)) {
+        let mut effects = std::mem::take(&mut self.effects);
+        f(&mut self.procs[node as usize], &mut Cx::new(Instant::from_ticks(self.now), &mut effects));
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::Send { to, msg } => self.send(node, to, msg),
+                Effect::SetTimer { timer, after } => {
+                    let (min, max) = (after.min.ticks(), after.max.ticks());
+                    let after = if min == max { min } else { self.jitter.random_range(min..=max) };
+                    self.timer_seq += 1;
+                    self.timers.insert((node, timer), self.timer_seq);
+                    self.queue.push(self.now + after, TIMER, Ev::Timer { node, timer, seq: self.timer_seq });
+                }
+                Effect::CancelTimer { timer } => {
+                    self.timers.remove(&(node, timer));
+                }
+                Effect::Persist(durable) => self.durable[node as usize] = Some(durable),
+                Effect::Notify(notice) => self.notice(node, notice),
+            }
+        }
+        self.effects = effects;
+        self.observe(node);
+    }
+
+    fn send(&mut self, node: u32, port: Port, msg: Msg<A>) {
+        let graph = self.scenario.graph;
+        let end = graph.far_end(node, port.0);
+        self.by_kind[msg.kind_index()] += 1;
+        self.bits += 8 * postcard::experimental::serialized_size(&msg).expect("messages serialize") as u64;
+        let mut at = self.now + self.draw_delay();
+        if !self.link_clock.is_empty() {
+            let link = graph.link_index(node, port.0);
+            at = at.max(self.link_clock[link]);
+            self.link_clock[link] = at;
+        }
+        self.sent += 1;
+        let id = self.sent;
+        if self.trace.is_some() {
+            let (t, from, to, at) = (self.t(), self.id(node), self.id(end.node), Time(at));
+            self.record(Record::Send { t, node: from, to, id, at, kind: msg.kind(), msg: &msg });
+        }
+        self.queue.push(at, MESSAGE, Ev::Deliver { to: end.node, port: end.port, id, msg });
+    }
+
+    fn draw_delay(&mut self) -> u64 {
+        match self.scenario.config.delay {
+            Delay::Constant(d) => d,
+            Delay::Uniform(a, b) => self.delays.random_range(a..=b),
+            Delay::Exp(mean) => {
+                let u: f64 = self.delays.random();
+                ((-(1.0 - u).ln() * mean as f64).round() as u64).max(1)
+            }
+        }
+    }
+
+    fn notice(&mut self, node: u32, notice: Notice) {
+        self.record(Record::Notice { t: self.t(), node: self.id(node), notice });
+        let mut found = std::mem::take(&mut self.found);
+        self.monitor.on_notice(&view!(self), node as usize, notice, &mut found);
+        self.found = found;
+        self.flush_found();
+    }
+
+    /// Re-reads process `node`'s status and checks the properties if it changed.
+    fn observe(&mut self, node: u32) {
+        let i = node as usize;
+        let new = self.procs[i].status();
+        let old = self.status[i];
+        if new == old {
+            return;
+        }
+        self.status[i] = new;
+        if new.leader != old.leader {
+            self.learned_at[i] = self.now;
+        }
+        self.record(Record::Status { t: self.t(), node: self.id(node), status: new });
+        let mut found = std::mem::take(&mut self.found);
+        self.monitor.on_change(&view!(self), i, old, new, &mut found);
+        self.found = found;
+        self.flush_found();
+    }
+
+    fn flush_found(&mut self) {
+        let mut found = std::mem::take(&mut self.found);
+        for v in found.drain(..) {
+            let t = self.t();
+            self.record(Record::Violation { t, property: v.property, node: v.node, detail: &v.detail });
+            self.violations.push(ViolationReport::new(self.now, v));
+        }
+        self.found = found;
+    }
+
+    fn end(&mut self) {
+        self.now = self.last_event;
+        let mut found = std::mem::take(&mut self.found);
+        if self.terminated {
+            self.monitor.at_end(&view!(self), &mut found);
+        } else if self.monitor.checks().iter().any(|c| c.property == Property::Liveness) {
+            let detail = format!(
+                "the run did not terminate within {} events ({} still queued)",
+                self.scenario.config.max_events,
+                self.queue.len()
+            );
+            found.push(Violation { property: Property::Liveness, node: None, detail });
+        }
+        self.found = found;
+        self.flush_found();
+        let record = Record::End { t: self.t(), events: self.events, messages: self.sent, terminated: self.terminated };
+        self.record(record);
+    }
+
+    /// What the run measured and checked. Call after [`Sim::run`].
+    pub fn report(&self) -> Report {
+        let sc = &self.scenario;
+        let live: Vec<usize> = (0..sc.len()).filter(|&i| self.up[i]).collect();
+        let first = live.first().and_then(|&i| self.status[i].leader);
+        let agreed = first.is_some() && live.iter().all(|&i| self.status[i].leader == first);
+        let leader = if agreed { first } else { None };
+        let elected_at = agreed.then(|| Time(live.iter().map(|&i| self.learned_at[i]).max().unwrap_or(0)));
+        let kinds = Msg::<A>::KINDS;
+        let by_kind: Vec<(&'static str, u64)> = kinds.iter().copied().zip(self.by_kind.iter().copied()).collect();
+        let facts = Facts {
+            nodes: sc.len() as u64,
+            edges: sc.graph.edges(),
+            initiators: sc.initiators.iter().filter(|&&b| b).count() as u64,
+            live: live.len() as u64,
+        };
+        let bounds = self
+            .algorithm
+            .bounds(&facts)
+            .into_iter()
+            .map(|b| {
+                let measured = match b.measure {
+                    Measure::Messages => self.sent,
+                    Measure::Kinds(ks) => {
+                        ks.iter().map(|k| by_kind.iter().find(|(n, _)| n == k).map_or(0, |p| p.1)).sum()
+                    }
+                };
+                BoundReport { name: b.name, value: b.value, measured, held: measured <= b.value }
+            })
+            .collect();
+        let verdict = |class| {
+            if self.violations.iter().any(|v| v.property.class() == class) { Verdict::Violated } else { Verdict::Held }
+        };
+        Report {
+            algorithm: sc.info.name,
+            topology: sc.graph.kind().name(),
+            nodes: sc.len(),
+            edges: sc.graph.edges(),
+            seed: sc.config.seed,
+            leader,
+            agreed,
+            elected_at,
+            messages: Messages { total: self.sent, by_kind },
+            bits: self.bits,
+            events: self.events,
+            properties: Properties {
+                safety: verdict(elect_core::property::Class::Safety),
+                liveness: verdict(elect_core::property::Class::Liveness),
+                violations: self.violations.clone(),
+                checked: self.monitor.checks().iter().map(|c| (c.property.name(), c.when)).collect(),
+            },
+            bounds,
+            initiators: facts.initiators as usize,
+            live: live.len(),
+            delay: sc.config.delay.to_string(),
+            end_time: Time(self.last_event),
+            terminated: self.terminated,
+            expected_leader: self.monitor.expected(),
+            reproduce: sc.config.command_line(),
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! The result of a run: the JSON object of DESIGN.md's contract, plus a few more fields.
+
+use serde::{Serialize, Serializer};
+
+use elect_core::{NodeId, Property, Violation, When};
+
+use crate::config::{TICKS_PER_UNIT, format_time};
+
+/// A virtual time, shown in time units: an integer when whole (`16`), a decimal otherwise (`4.001`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+impl Time {
+    /// The time in ticks.
+    pub fn ticks(self) -> u64 {
+        self.0
+    }
+
+    /// The time in units, as a float.
+    pub fn units(self) -> f64 {
+        self.0 as f64 / TICKS_PER_UNIT as f64
+    }
+}
+
+impl std::fmt::Display for Time {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&format_time(self.0))
+    }
+}
+
+impl Serialize for Time {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 % TICKS_PER_UNIT == 0 {
+            s.serialize_u64(self.0 / TICKS_PER_UNIT)
+        } else {
+            s.serialize_f64(self.units())
+        }
+    }
+}
+
+/// Message counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Messages {
+    /// All messages sent.
+    pub total: u64,
+    /// Per kind, in the algorithm's order, zeros included.
+    #[serde(serialize_with = "as_map")]
+    pub by_kind: Vec<(&'static str, u64)>,
+}
+
+impl Messages {
+    /// The count of messages of `kind` (0 for a kind the algorithm does not have).
+    pub fn kind(&self, kind: &str) -> u64 {
+        self.by_kind.iter().find(|(k, _)| *k == kind).map_or(0, |&(_, c)| c)
+    }
+}
+
+fn as_map<S: Serializer, V: Serialize>(pairs: &[(&'static str, V)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}
+
+/// Whether a group of properties held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every property of the group held.
+    Held,
+    /// At least one was violated.
+    Violated,
+}
+
+/// A property violation, with when it was seen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ViolationReport {
+    /// The property's name.
+    pub property: Property,
+    /// The seed it comes from.
+    pub source: &'static str,
+    /// When it was seen.
+    pub time: Time,
+    /// A process whose state breaks it.
+    pub node: Option<NodeId>,
+    /// What went wrong.
+    pub detail: String,
+}
+
+impl ViolationReport {
+    pub(crate) fn new(time: u64, v: Violation) -> Self {
+        Self { property: v.property, source: v.property.source(), time: Time(time), node: v.node, detail: v.detail }
+    }
+}
+
+/// The property verdicts of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Properties {
+    /// Every safety property checked held.
+    pub safety: Verdict,
+    /// Every liveness property checked held.
+    pub liveness: Verdict,
+    /// What was violated, in the order it was seen.
+    pub violations: Vec<ViolationReport>,
+    /// The properties checked, and when (`always` or `at-end`).
+    #[serde(serialize_with = "as_map")]
+    pub checked: Vec<(&'static str, When)>,
+}
+
+/// A closed-form bound and whether the run kept it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BoundReport {
+    /// The formula.
+    pub name: String,
+    /// Its value for this run.
+    pub value: u64,
+    /// What the run counted.
+    pub measured: u64,
+    /// `measured <= value`.
+    pub held: bool,
+}
+
+/// Everything a run measured and checked.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The algorithm's canonical name.
+    pub algorithm: &'static str,
+    /// The topology.
+    pub topology: &'static str,
+    /// `n`.
+    pub nodes: usize,
+    /// `m`: undirected links.
+    pub edges: u64,
+    /// The root seed.
+    pub seed: u64,
+    /// The id every live process agrees on, if they do.
+    pub leader: Option<NodeId>,
+    /// Whether every live process has the same leader.
+    pub agreed: bool,
+    /// When the last live process learned the agreed leader.
+    pub elected_at: Option<Time>,
+    /// Message counts.
+    pub messages: Messages,
+    /// Bits sent: each message's size in the wire encoding (postcard), times 8.
+    pub bits: u64,
+    /// Events processed: message deliveries, timer expiries, commands and faults.
+    pub events: u64,
+    /// Property verdicts.
+    pub properties: Properties,
+    /// Closed-form bounds, headline first.
+    pub bounds: Vec<BoundReport>,
+    /// `k`: processes that received `Initiate`.
+    pub initiators: usize,
+    /// Processes alive at the end.
+    pub live: usize,
+    /// The delay model.
+    pub delay: String,
+    /// The time of the last event.
+    pub end_time: Time,
+    /// Whether the run became quiescent within its event budget.
+    pub terminated: bool,
+    /// The process the algorithm should have elected.
+    pub expected_leader: Option<NodeId>,
+    /// The command that reproduces this run.
+    pub reproduce: String,
+}
+
+impl Report {
+    /// Whether every checked property held.
+    pub fn ok(&self) -> bool {
+        self.properties.violations.is_empty()
+    }
+}

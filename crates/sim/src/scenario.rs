@@ -1,0 +1,321 @@
+//! A validated run: the user's [`SimConfig`] resolved into ids, ranks, initiators and faults by position.
+//!
+//! Everything random about the set-up (random ids, random initiators, random attributes) is drawn here, each from
+//! its own stream of the root seed, so changing one choice does not shift the others.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use elect_algos::{Info, Needs, Timing, lookup};
+use elect_core::{Duration, NodeId, Rank, Ranking};
+use rand::seq::{SliceRandom, index};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig, TopologyKind};
+use crate::topology::Graph;
+
+/// Bad input: the message names the problem, for a one-line error and exit status 2.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl From<elect_algos::RegistryError> for ConfigError {
+    fn from(e: elect_algos::RegistryError) -> Self {
+        Self(e.to_string())
+    }
+}
+
+/// Independent random streams of one root seed.
+#[derive(Clone, Copy, Debug)]
+#[repr(u64)]
+pub(crate) enum Stream {
+    Ids = 1,
+    Initiators = 2,
+    Attrs = 3,
+    Delays = 4,
+    Timers = 5,
+}
+
+/// The generator of `stream` under `seed`.
+pub(crate) fn rng(seed: u64, stream: Stream) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(stream as u64);
+    rng
+}
+
+/// A run ready to simulate.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// What the user asked for.
+    pub config: SimConfig,
+    /// The algorithm.
+    pub info: &'static Info,
+    /// The topology.
+    pub graph: Graph,
+    /// The id at each position.
+    pub ids: Vec<NodeId>,
+    /// The rank at each position.
+    pub ranks: Vec<Rank>,
+    /// Whether each position initiates at time 0.
+    pub initiators: Vec<bool>,
+    /// Crashes as (position, tick).
+    pub crashes: Vec<(u32, u64)>,
+    /// The delay bound processes are told.
+    pub delay_bound: Option<Duration>,
+}
+
+fn err<T>(message: impl Into<String>) -> Result<T, ConfigError> {
+    Err(ConfigError(message.into()))
+}
+
+impl Scenario {
+    /// Validates `config` and resolves it.
+    pub fn build(config: &SimConfig) -> Result<Self, ConfigError> {
+        let info = lookup(&config.algorithm)?;
+        let n = config.nodes;
+        if n == 0 {
+            return err("--nodes must be at least 1");
+        }
+        let graph = Graph::new(topology(info, config.topology)?, n).map_err(ConfigError)?;
+        let ids = arrange(config, n)?;
+        let position: BTreeMap<NodeId, u32> = ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
+        let find = |id: NodeId, what: &str| {
+            position
+                .get(&id)
+                .copied()
+                .ok_or_else(|| ConfigError(format!("{what} {id} is not a node ({})", describe(&ids))))
+        };
+        let ranking = ranking(config, &ids, &find)?;
+        let ranks: Vec<Rank> = ids.iter().map(|&id| ranking.rank(id)).collect();
+        let crashes = config
+            .crashes
+            .iter()
+            .map(|c| Ok((find(c.id, "crashed node")?, c.at)))
+            .collect::<Result<Vec<_>, ConfigError>>()?;
+        let down_at_start: BTreeSet<u32> = crashes.iter().filter(|&&(_, at)| at == 0).map(|&(p, _)| p).collect();
+        let initiators = initiators(config, &ranks, &down_at_start, &find)?;
+        let delay_bound = config.delay.bound().map(Duration::from_ticks);
+        if info.timing == Timing::Synchronous && delay_bound.is_none() {
+            return err(format!(
+                "{} relies on a delay bound T for its timeouts, but --delay {} is unbounded; use a constant or uniform:A..B delay",
+                info.name, config.delay
+            ));
+        }
+        Ok(Self { config: config.clone(), info, graph, ids, ranks, initiators, crashes, delay_bound })
+    }
+
+    /// `n`.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether the run has no processes (never: [`Scenario::build`] refuses it).
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+fn topology(info: &Info, asked: Option<TopologyKind>) -> Result<TopologyKind, ConfigError> {
+    let natural = match info.needs {
+        Needs::Ring => TopologyKind::Ring,
+        Needs::Complete => TopologyKind::Complete,
+    };
+    match asked {
+        None => Ok(natural),
+        Some(kind) if kind == natural => Ok(kind),
+        Some(kind) => err(format!("{} runs on a {natural} topology, not on a {kind} (see elect list)", info.name)),
+    }
+}
+
+fn arrange(config: &SimConfig, n: usize) -> Result<Vec<NodeId>, ConfigError> {
+    let upto = |n: usize| (1..=n as u32).map(NodeId);
+    Ok(match &config.ids {
+        Ids::Ascending => upto(n).collect(),
+        Ids::Descending => upto(n).rev().collect(),
+        Ids::Random => {
+            let mut ids: Vec<NodeId> = upto(n).collect();
+            ids.shuffle(&mut rng(config.seed, Stream::Ids));
+            ids
+        }
+        Ids::List(list) => {
+            if list.len() != n {
+                return err(format!("--ids lists {} ids but --nodes is {n}", list.len()));
+            }
+            let mut seen = BTreeSet::new();
+            if let Some(dup) = list.iter().find(|&&id| !seen.insert(id)) {
+                return err(format!("duplicate id {dup} in --ids"));
+            }
+            list.clone()
+        }
+    })
+}
+
+fn ranking(
+    config: &SimConfig,
+    ids: &[NodeId],
+    find: &impl Fn(NodeId, &str) -> Result<u32, ConfigError>,
+) -> Result<Ranking, ConfigError> {
+    let attrs = match &config.attrs {
+        Attrs::None => BTreeMap::new(),
+        Attrs::List(attrs) => {
+            for &id in attrs.keys() {
+                find(id, "--attr names node")?;
+            }
+            attrs.clone()
+        }
+        Attrs::Random(max) => {
+            if *max > Rank::MAX_ATTR {
+                return err(format!("--attr random:{max} exceeds the largest attribute {}", Rank::MAX_ATTR));
+            }
+            let mut rng = rng(config.seed, Stream::Attrs);
+            ids.iter().map(|&id| (id, rng.random_range(0..=*max))).collect()
+        }
+    };
+    Ranking::new(config.prefer).with_attrs(attrs).map_err(|e| ConfigError(e.to_string()))
+}
+
+fn initiators(
+    config: &SimConfig,
+    ranks: &[Rank],
+    down_at_start: &BTreeSet<u32>,
+    find: &impl Fn(NodeId, &str) -> Result<u32, ConfigError>,
+) -> Result<Vec<bool>, ConfigError> {
+    let n = ranks.len();
+    let mut chosen = vec![false; n];
+    let live = || (0..n as u32).filter(|p| !down_at_start.contains(p));
+    let mut pick = |p: Option<u32>| {
+        let p = p.ok_or_else(|| ConfigError("every node is crashed at time 0, so none can initiate".into()))?;
+        chosen[p as usize] = true;
+        Ok::<(), ConfigError>(())
+    };
+    match &config.initiators {
+        InitiatorSpec::All => chosen.fill(true),
+        InitiatorSpec::Weakest => pick(live().min_by_key(|&p| ranks[p as usize]))?,
+        InitiatorSpec::Strongest => pick(live().max_by_key(|&p| ranks[p as usize]))?,
+        InitiatorSpec::Random(k) => {
+            if *k == 0 || *k > n {
+                return err(format!("--initiators random:{k} needs 1 <= K <= {n}"));
+            }
+            for p in index::sample(&mut rng(config.seed, Stream::Initiators), n, *k) {
+                chosen[p] = true;
+            }
+        }
+        InitiatorSpec::List(list) => {
+            for &id in list {
+                let p = find(id, "initiator")? as usize;
+                if std::mem::replace(&mut chosen[p], true) {
+                    return err(format!("initiator {id} is listed twice"));
+                }
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+/// The ids of a run in a few words, for error messages.
+fn describe(ids: &[NodeId]) -> String {
+    let contiguous = ids.iter().map(|id| id.0 as usize).collect::<BTreeSet<_>>() == (1..=ids.len()).collect();
+    match ids.len() {
+        _ if contiguous => format!("ids are 1..={}", ids.len()),
+        0..=16 => format!("ids are {}", ids.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")),
+        n => format!("{n} ids"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Crash, Delay};
+
+    fn build(f: impl FnOnce(&mut SimConfig)) -> Result<Scenario, String> {
+        let mut cfg = SimConfig::new("chang-roberts", 8);
+        f(&mut cfg);
+        Scenario::build(&cfg).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn ids_are_arranged_by_position() {
+        assert_eq!(build(|_| {}).unwrap().ids[0], NodeId(1));
+        assert_eq!(build(|c| c.ids = Ids::Descending).unwrap().ids[0], NodeId(8));
+        let random = build(|c| c.ids = Ids::Random).unwrap().ids;
+        let mut sorted = random.clone();
+        sorted.sort();
+        assert_eq!(sorted, (1..=8).map(NodeId).collect::<Vec<_>>());
+        assert_eq!(random, build(|c| c.ids = Ids::Random).unwrap().ids, "same seed, same arrangement");
+    }
+
+    #[test]
+    fn initiators_are_named_by_id() {
+        let s = build(|c| {
+            c.ids = Ids::List(vec![NodeId(10), NodeId(20), NodeId(30)]);
+            c.nodes = 3;
+            c.initiators = InitiatorSpec::List(vec![NodeId(30)]);
+        })
+        .unwrap();
+        assert_eq!(s.initiators, [false, false, true]);
+        let weakest = build(|c| {
+            c.algorithm = "bully".into();
+            c.crashes.push(Crash { id: NodeId(1), at: 0 });
+            c.initiators = InitiatorSpec::Weakest;
+        })
+        .unwrap();
+        assert_eq!(
+            weakest.initiators.iter().position(|&b| b),
+            Some(1),
+            "node 1 is down at 0, so node 2 is the weakest"
+        );
+        assert_eq!(
+            build(|c| c.initiators = InitiatorSpec::Random(3)).unwrap().initiators.iter().filter(|&&b| b).count(),
+            3
+        );
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_a_reason() {
+        type Edit = Box<dyn FnOnce(&mut SimConfig)>;
+        let cases: Vec<(Edit, &str)> = vec![
+            (Box::new(|c| c.nodes = 0), "--nodes must be at least 1"),
+            (Box::new(|c| c.algorithm = "paxos".into()), "unknown algorithm 'paxos'"),
+            (
+                Box::new(|c| c.topology = Some(TopologyKind::Star)),
+                "chang-roberts runs on a ring topology, not on a star",
+            ),
+            (Box::new(|c| c.ids = Ids::List(vec![NodeId(1), NodeId(2)])), "--ids lists 2 ids but --nodes is 8"),
+            (
+                Box::new(|c| {
+                    c.nodes = 3;
+                    c.ids = Ids::List(vec![NodeId(1), NodeId(2), NodeId(1)]);
+                }),
+                "duplicate id 1 in --ids",
+            ),
+            (
+                Box::new(|c| c.initiators = InitiatorSpec::List(vec![NodeId(9)])),
+                "initiator 9 is not a node (ids are 1..=8)",
+            ),
+            (
+                Box::new(|c| c.initiators = InitiatorSpec::List(vec![NodeId(2), NodeId(2)])),
+                "initiator 2 is listed twice",
+            ),
+            (Box::new(|c| c.initiators = InitiatorSpec::Random(9)), "random:9 needs 1 <= K <= 8"),
+            (Box::new(|c| c.crashes.push(Crash { id: NodeId(0), at: 5 })), "crashed node 0 is not a node"),
+            (
+                Box::new(|c| {
+                    c.algorithm = "bully".into();
+                    c.delay = Delay::Exp(1000);
+                }),
+                "bully relies on a delay bound T",
+            ),
+            (
+                Box::new(|c| {
+                    c.algorithm = "bully".into();
+                    c.nodes = 5000;
+                }),
+                "complete graphs of up to 4096 nodes",
+            ),
+        ];
+        for (f, expected) in cases {
+            let e = build(f).unwrap_err();
+            assert!(e.contains(expected), "{e:?} does not contain {expected:?}");
+        }
+    }
+}

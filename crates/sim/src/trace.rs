@@ -1,0 +1,137 @@
+//! The JSON-lines trace: one object per event, with a field `ev` naming what happened.
+//!
+//! | `ev`        | fields                                                     |
+//! |-------------|------------------------------------------------------------|
+//! | `run`       | algorithm, topology, nodes, seed, delay, ids (by position), initiators (ids) |
+//! | `crash`     | t, node                                                    |
+//! | `start`     | t, node                                                    |
+//! | `command`   | t, node, cmd                                               |
+//! | `send`      | t, node, to, id (message number), at (delivery time), kind, msg |
+//! | `deliver`   | t, node, from, id, kind, msg                               |
+//! | `drop`      | t, node, from, id, reason                                  |
+//! | `timer`     | t, node, timer                                             |
+//! | `status`    | t, node, state, leader, epoch                              |
+//! | `notice`    | t, node, notice                                            |
+//! | `violation` | t, property, node, detail                                  |
+//! | `end`       | t, events, messages, terminated                            |
+//!
+//! Times are in time units; nodes are named by id. The same seed and flags give the same bytes.
+
+use std::io::{self, Write};
+
+use elect_core::{Command, NodeId, Notice, Property, Status};
+use serde::Serialize;
+
+use crate::report::Time;
+
+/// One trace line.
+#[derive(Serialize)]
+#[serde(tag = "ev", rename_all = "kebab-case")]
+pub(crate) enum Record<'a, M, T> {
+    Run {
+        algorithm: &'static str,
+        topology: &'static str,
+        nodes: usize,
+        seed: u64,
+        delay: String,
+        ids: &'a [NodeId],
+        initiators: Vec<NodeId>,
+    },
+    Crash {
+        t: Time,
+        node: NodeId,
+    },
+    Start {
+        t: Time,
+        node: NodeId,
+    },
+    Command {
+        t: Time,
+        node: NodeId,
+        cmd: Command,
+    },
+    Send {
+        t: Time,
+        node: NodeId,
+        to: NodeId,
+        id: u64,
+        at: Time,
+        kind: &'static str,
+        msg: &'a M,
+    },
+    Deliver {
+        t: Time,
+        node: NodeId,
+        from: NodeId,
+        id: u64,
+        kind: &'static str,
+        msg: &'a M,
+    },
+    Drop {
+        t: Time,
+        node: NodeId,
+        from: NodeId,
+        id: u64,
+        reason: &'static str,
+    },
+    Timer {
+        t: Time,
+        node: NodeId,
+        timer: &'a T,
+    },
+    Status {
+        t: Time,
+        node: NodeId,
+        #[serde(flatten)]
+        status: Status,
+    },
+    Notice {
+        t: Time,
+        node: NodeId,
+        #[serde(flatten)]
+        notice: Notice,
+    },
+    Violation {
+        t: Time,
+        property: Property,
+        node: Option<NodeId>,
+        detail: &'a str,
+    },
+    End {
+        t: Time,
+        events: u64,
+        messages: u64,
+        terminated: bool,
+    },
+}
+
+/// Where trace lines go. The first write error stops tracing and is reported when the run ends.
+pub(crate) struct Trace {
+    out: Box<dyn Write + Send>,
+    error: Option<io::Error>,
+}
+
+impl Trace {
+    pub(crate) fn new(out: Box<dyn Write + Send>) -> Self {
+        Self { out, error: None }
+    }
+
+    pub(crate) fn record<M: Serialize, T: Serialize>(&mut self, record: &Record<'_, M, T>) {
+        if self.error.is_some() {
+            return;
+        }
+        let written = serde_json::to_writer(&mut self.out, record)
+            .map_err(io::Error::from)
+            .and_then(|()| self.out.write_all(b"\n"));
+        if let Err(e) = written {
+            self.error = Some(e);
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Helpers shared by the simulator's integration tests.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use elect_core::NodeId;
+use elect_sim::{Ids, InitiatorSpec, Report, Scenario, SimConfig, simulate};
+
+/// A config for `algorithm` on `n` nodes, adjusted by `f`.
+pub fn config(algorithm: &str, n: usize, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
+    let mut cfg = SimConfig::new(algorithm, n);
+    f(&mut cfg);
+    cfg
+}
+
+/// Runs `cfg` and checks that the run terminated.
+pub fn run(cfg: &SimConfig) -> Report {
+    let report = simulate(cfg, None).unwrap_or_else(|e| panic!("{}: {e}", cfg.command_line()));
+    assert!(report.terminated, "{} did not terminate", cfg.command_line());
+    report
+}
+
+/// Runs `cfg` and checks that every property held, naming the reproducing command otherwise.
+pub fn run_ok(cfg: &SimConfig) -> Report {
+    let report = run(cfg);
+    assert!(report.ok(), "violations {:?}\nreproduce: {}", report.properties.violations, report.reproduce);
+    report
+}
+
+/// The ids by position that `cfg` resolves to.
+pub fn ids_of(cfg: &SimConfig) -> Vec<NodeId> {
+    Scenario::build(cfg).unwrap().ids
+}
+
+/// Explicit ids.
+pub fn ids(list: &[u32]) -> Ids {
+    Ids::List(list.iter().copied().map(NodeId).collect())
+}
+
+/// Explicit initiators.
+pub fn initiators(list: &[u32]) -> InitiatorSpec {
+    InitiatorSpec::List(list.iter().copied().map(NodeId).collect())
+}
+
+/// Time units as ticks.
+pub fn units(u: u64) -> u64 {
+    u * elect_sim::TICKS_PER_UNIT
+}
+
+/// Every permutation of `items`, in lexicographic order of positions (Heap's algorithm would do; this is clearer).
+pub fn permutations(items: &[u32]) -> Vec<Vec<u32>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut all = Vec::new();
+    for (i, &first) in items.iter().enumerate() {
+        let mut rest = items.to_vec();
+        rest.remove(i);
+        for mut tail in permutations(&rest) {
+            tail.insert(0, first);
+            all.push(tail);
+        }
+    }
+    all
+}
+
+/// A writer whose bytes can be read after the simulator consumed the boxed writer.
+#[derive(Clone, Default)]
+pub struct SharedBuf(pub Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedBuf {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl SharedBuf {
+    pub fn bytes(&self) -> Vec<u8> {
+        self.0.lock().unwrap().clone()
+    }
+}
