@@ -36,10 +36,11 @@ use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Message, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, Status,
+    Check, Command, Cx, Duration, Message, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, Status, When,
 };
 use serde::{Deserialize, Serialize};
 
+use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
 use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
@@ -340,14 +341,9 @@ impl Algorithm for Bully {
     }
 
     fn checks(&self) -> Vec<Check> {
-        vec![
-            Check::at_end(Property::Safety),
-            Check::at_end(Property::Liveness),
-            Check::at_end(Property::Validity),
-            Check::at_end(Property::Agreement),
-            Check::at_end(Property::LiveLeader),
-            Check::at_end(Property::A2),
-        ]
+        let mut checks = election_checks(When::AtEnd, false);
+        checks.push(Check::at_end(Property::A2));
+        checks
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

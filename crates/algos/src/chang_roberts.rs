@@ -29,12 +29,12 @@
 
 use std::str::FromStr;
 
-use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Property, Rank, Setup, Status, Winner};
+use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, Setup, Status, When, Winner};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, ParamInfo, Params};
 use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
-use crate::ring_ports;
+use crate::{election_checks, ring_ports};
 
 const BUG: ParamInfo = ParamInfo {
     name: "bug",
@@ -202,14 +202,7 @@ impl Algorithm for ChangRoberts {
     }
 
     fn checks(&self) -> Vec<Check> {
-        vec![
-            Check::always(Property::Safety),
-            Check::always(Property::Uniqueness),
-            Check::at_end(Property::Liveness),
-            Check::at_end(Property::Validity),
-            Check::at_end(Property::Agreement),
-            Check::at_end(Property::LiveLeader),
-        ]
+        election_checks(When::Always, true)
     }
 
     fn winner(&self) -> Winner {

@@ -18,12 +18,12 @@
 //! **Cost.** Exactly `2·L` messages per initiator on a ring of `L` live processes (S000: "always 2N", best = worst),
 //! `2k·L` for `k` concurrent initiators. Messages grow to `L` ids, so the bit complexity is Θ(L²) per election.
 
-use elect_core::{Check, Command, Cx, Message, NodeId, Port, Process, Property, Rank, Setup, Status};
+use elect_core::{Check, Command, Cx, Message, NodeId, Port, Process, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
 use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
-use crate::ring_ports;
+use crate::{election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -159,13 +159,7 @@ impl Algorithm for LeLann {
     }
 
     fn checks(&self) -> Vec<Check> {
-        vec![
-            Check::always(Property::Safety),
-            Check::at_end(Property::Liveness),
-            Check::at_end(Property::Validity),
-            Check::at_end(Property::Agreement),
-            Check::at_end(Property::LiveLeader),
-        ]
+        election_checks(When::Always, false)
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

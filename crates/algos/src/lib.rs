@@ -17,7 +17,7 @@ pub use registry::{
     lookup,
 };
 
-use elect_core::{RingPorts, Setup};
+use elect_core::{Check, Property, RingPorts, Setup, When};
 
 /// The ring orientation of a process of a ring algorithm.
 ///
@@ -25,4 +25,16 @@ use elect_core::{RingPorts, Setup};
 /// If the driver built a ring algorithm on a topology without one; drivers check [`Needs::Ring`] first.
 fn ring_ports(setup: &Setup<'_>) -> RingPorts {
     setup.ring.expect("a ring algorithm was built on a topology without ring ports")
+}
+
+/// The properties every election here promises: S001 safety (after every event or at the end), P-Unique when
+/// the algorithm has an "I am leader" action, and, once quiescent, S001 liveness and S003's `L(i)` conditions.
+fn election_checks(safety: When, unique: bool) -> Vec<Check> {
+    let mut checks = vec![Check { property: Property::Safety, when: safety }];
+    if unique {
+        checks.push(Check::always(Property::Uniqueness));
+    }
+    checks
+        .extend([Property::Liveness, Property::Validity, Property::Agreement, Property::LiveLeader].map(Check::at_end));
+    checks
 }

@@ -19,12 +19,12 @@
 //! messages, `2n + d` in all, between `2n` and `3n − 1` (S001's figures). Every process initiating at once:
 //! Chang–Roberts's count plus `n`.
 
-use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Property, Rank, Setup, Status};
+use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
 use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
-use crate::ring_ports;
+use crate::{election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters; keys come from the run's ranking).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -148,14 +148,7 @@ impl Algorithm for RingParticipant {
     }
 
     fn checks(&self) -> Vec<Check> {
-        vec![
-            Check::always(Property::Safety),
-            Check::always(Property::Uniqueness),
-            Check::at_end(Property::Liveness),
-            Check::at_end(Property::Validity),
-            Check::at_end(Property::Agreement),
-            Check::at_end(Property::LiveLeader),
-        ]
+        election_checks(When::Always, true)
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

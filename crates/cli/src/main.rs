@@ -5,6 +5,7 @@
 
 mod bench;
 mod list;
+mod progress;
 mod sim;
 mod table;
 mod tour;

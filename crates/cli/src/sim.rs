@@ -12,7 +12,7 @@ use elect_sim::{
     Attrs, Crash, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, Report, SimConfig, SimError, TopologyKind,
 };
 
-use crate::{BadInput, Outcome};
+use crate::{BadInput, Outcome, progress};
 
 #[derive(Args)]
 pub(crate) struct SimArgs {
@@ -49,6 +49,9 @@ pub(crate) struct SimArgs {
     /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     params: Vec<String>,
+    /// fifo: every directed link delivers in sending order; unordered: random delays may reorder messages.
+    #[arg(long, value_parser = ["fifo", "unordered"], default_value = "fifo")]
+    links: String,
     /// Stop after this many events and report the run as not terminating.
     #[arg(long, default_value_t = DEFAULT_MAX_EVENTS)]
     max_events: u64,
@@ -86,6 +89,7 @@ impl SimArgs {
         cfg.prefer = self.prefer;
         cfg.attrs = self.attr.clone().unwrap_or_default();
         cfg.max_events = self.max_events;
+        cfg.fifo = self.links == "fifo";
         Ok(cfg)
     }
 }
@@ -105,7 +109,11 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
             Some(Box::new(BufWriter::new(file)))
         }
     };
-    let report = match elect_sim::simulate(&cfg, trace) {
+    let spinner = progress::spinner();
+    let observers = elect_sim::Observers { trace, progress: Some(progress::reporter(&spinner)) };
+    let result = elect_sim::simulate_with(&cfg, observers);
+    spinner.finish_and_clear();
+    let report = match result {
         Ok(report) => report,
         Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
         Err(e) => return Err(e.into()),

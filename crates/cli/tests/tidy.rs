@@ -56,8 +56,7 @@ fn dependencies_point_one_way() {
     let manifest = |krate: &str| fs::read_to_string(root().join("crates").join(krate).join("Cargo.toml")).unwrap();
     let deps = |krate: &str| {
         let text = manifest(krate);
-        let section = text.split("[dependencies]").nth(1).unwrap_or("").split("\n[").next().unwrap().to_owned();
-        section
+        text.split("[dependencies]").nth(1).unwrap_or("").split("\n[").next().unwrap().to_owned()
     };
     assert!(!deps("core").contains("elect-"), "core depends on no other elect crate");
     let algos = deps("algos");

@@ -349,6 +349,8 @@ pub struct SimConfig {
     pub attrs: Attrs,
     /// Stop after this many events (the run is then reported as not terminating).
     pub max_events: u64,
+    /// Whether each directed link delivers in sending order (the default). Without it, random delays reorder.
+    pub fifo: bool,
 }
 
 impl SimConfig {
@@ -367,6 +369,7 @@ impl SimConfig {
             prefer: Prefer::Highest,
             attrs: Attrs::None,
             max_events: DEFAULT_MAX_EVENTS,
+            fifo: true,
         }
     }
 
@@ -407,6 +410,9 @@ impl SimConfig {
             args.push(format!("--attr {}", self.attrs));
         }
         args.extend(self.params.iter().map(|(k, v)| format!("--param {k}={v}")));
+        if !self.fifo {
+            args.push("--links unordered".to_owned());
+        }
         if self.max_events != DEFAULT_MAX_EVENTS {
             args.push(format!("--max-events {}", self.max_events));
         }

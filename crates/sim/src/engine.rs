@@ -41,6 +41,25 @@ type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
 type TimerOf<A> = <<A as Algorithm>::Process as Process>::Timer;
 type DurableOf<A> = <<A as Algorithm>::Process as Process>::Durable;
 
+/// How far a run has got, for progress displays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Events processed so far.
+    pub events: u64,
+    /// Messages sent so far.
+    pub messages: u64,
+    /// The current virtual time.
+    pub time: Time,
+    /// Events still queued.
+    pub queued: usize,
+}
+
+/// A progress callback.
+pub type ProgressFn = Box<dyn FnMut(&Progress) + Send>;
+
+/// Events between two progress reports.
+const PROGRESS_EVERY: u64 = 1 << 22;
+
 /// The read-only view of all processes that properties evaluate.
 struct View<'a> {
     ids: &'a [NodeId],
@@ -103,6 +122,8 @@ pub struct Sim<A: Algorithm> {
     found: Vec<Violation>,
     violations: Vec<ViolationReport>,
     trace: Option<Trace>,
+    progress: Option<ProgressFn>,
+    next_progress: u64,
     now: u64,
     /// The time of the last event processed (stale timers and drops are not events).
     last_event: u64,
@@ -136,8 +157,11 @@ impl<A: Algorithm> Sim<A> {
             })
             .collect();
         let status = procs.iter().map(Process::status).collect();
-        let link_clock =
-            if scenario.config.delay.is_random() { vec![0; scenario.graph.link_slots()] } else { Vec::new() };
+        let link_clock = if scenario.config.fifo && scenario.config.delay.is_random() {
+            vec![0; scenario.graph.link_slots()]
+        } else {
+            Vec::new()
+        };
         let seed = scenario.config.seed;
         Self {
             monitor: Monitor::new(algorithm.checks(), algorithm.winner()),
@@ -161,6 +185,8 @@ impl<A: Algorithm> Sim<A> {
             found: Vec::new(),
             violations: Vec::new(),
             trace: None,
+            progress: None,
+            next_progress: PROGRESS_EVERY,
             now: 0,
             last_event: 0,
             terminated: false,
@@ -172,6 +198,11 @@ impl<A: Algorithm> Sim<A> {
     /// Writes a JSON-lines trace of the run to `out`.
     pub fn trace_to(&mut self, out: Box<dyn Write + Send>) {
         self.trace = Some(Trace::new(out));
+    }
+
+    /// Calls `f` every few million events while the run goes on.
+    pub fn on_progress(&mut self, f: ProgressFn) {
+        self.progress = Some(f);
     }
 
     /// The processes, by position (their final states after [`Sim::run`]).
@@ -216,9 +247,21 @@ impl<A: Algorithm> Sim<A> {
             let Some((time, event)) = self.queue.pop() else { break true };
             self.now = time;
             self.dispatch(event);
+            if self.events >= self.next_progress {
+                self.report_progress();
+            }
         };
         self.end();
         self.trace.take().map_or(Ok(()), Trace::finish)
+    }
+
+    fn report_progress(&mut self) {
+        self.next_progress = self.events + PROGRESS_EVERY;
+        let progress =
+            Progress { events: self.events, messages: self.sent, time: Time(self.now), queued: self.queue.len() };
+        if let Some(f) = &mut self.progress {
+            f(&progress);
+        }
     }
 
     fn begin(&mut self) {
@@ -493,6 +536,7 @@ impl<A: Algorithm> Sim<A> {
             initiators: facts.initiators as usize,
             live: live.len(),
             delay: sc.config.delay.to_string(),
+            links: if sc.config.fifo { "fifo" } else { "unordered" },
             end_time: Time(self.last_event),
             terminated: self.terminated,
             expected_leader: self.monitor.expected(),

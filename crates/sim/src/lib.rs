@@ -33,7 +33,7 @@ pub use config::{
     Attrs, Crash, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig, TICKS_PER_UNIT, TopologyKind, format_time,
     parse_time,
 };
-pub use engine::Sim;
+pub use engine::{Progress, ProgressFn, Sim};
 pub use report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
 pub use scenario::{ConfigError, Scenario};
 pub use topology::{End, Graph, MAX_COMPLETE_NODES};
@@ -49,17 +49,29 @@ pub enum SimError {
     Trace(#[from] std::io::Error),
 }
 
+/// What watches a run besides its report.
+#[derive(Default)]
+pub struct Observers {
+    /// Where to write the JSON-lines trace.
+    pub trace: Option<Box<dyn Write + Send>>,
+    /// What to call every few million events.
+    pub progress: Option<ProgressFn>,
+}
+
 struct Run {
     scenario: Scenario,
-    trace: Option<Box<dyn Write + Send>>,
+    observers: Observers,
 }
 
 impl Driver for Run {
     type Output = Result<Report, SimError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         let mut sim = Sim::new(algorithm, self.scenario);
-        if let Some(out) = self.trace {
+        if let Some(out) = self.observers.trace {
             sim.trace_to(out);
+        }
+        if let Some(progress) = self.observers.progress {
+            sim.on_progress(progress);
         }
         sim.run()?;
         Ok(sim.report())
@@ -68,6 +80,11 @@ impl Driver for Run {
 
 /// Validates `config`, runs it, and reports; with `trace`, writes the JSON-lines trace there.
 pub fn simulate(config: &SimConfig, trace: Option<Box<dyn Write + Send>>) -> Result<Report, SimError> {
+    simulate_with(config, Observers { trace, progress: None })
+}
+
+/// [`simulate`] with every observer.
+pub fn simulate_with(config: &SimConfig, observers: Observers) -> Result<Report, SimError> {
     let scenario = Scenario::build(config)?;
-    dispatch(&config.algorithm, &config.params, Run { scenario, trace }).map_err(ConfigError::from)?
+    dispatch(&config.algorithm, &config.params, Run { scenario, observers }).map_err(ConfigError::from)?
 }

@@ -152,6 +152,8 @@ pub struct Report {
     pub live: usize,
     /// The delay model.
     pub delay: String,
+    /// `fifo` or `unordered` links.
+    pub links: &'static str,
     /// The time of the last event.
     pub end_time: Time,
     /// Whether the run became quiescent within its event budget.

@@ -66,3 +66,32 @@ fn the_trace_names_every_event_in_order() {
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "time never goes backwards");
     assert_eq!(lines.last().unwrap()["ev"], "end");
 }
+
+#[test]
+fn links_are_fifo_by_default_and_unordered_on_request() {
+    // A trace shows, per directed link, the order of sends and of deliveries.
+    let order = |fifo: bool, seed: u64| {
+        let buf = SharedBuf::default();
+        let cfg = config("lelann", 12, |c| {
+            c.delay = Delay::Uniform(units(1), units(9));
+            c.fifo = fifo;
+            c.seed = seed;
+        });
+        simulate(&cfg, Some(Box::new(buf.clone()))).unwrap();
+        let lines: Vec<serde_json::Value> =
+            String::from_utf8(buf.bytes()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let delivered: Vec<(u64, u64, u64)> = lines
+            .iter()
+            .filter(|l| l["ev"] == "deliver")
+            .map(|l| (l["from"].as_u64().unwrap(), l["node"].as_u64().unwrap(), l["id"].as_u64().unwrap()))
+            .collect();
+        // Reordered if some link delivers a later-sent message (higher id) before an earlier one.
+        delivered
+            .iter()
+            .enumerate()
+            .any(|(i, a)| delivered[i + 1..].iter().any(|b| (b.0, b.1) == (a.0, a.1) && b.2 < a.2))
+    };
+    assert!((1..=5).all(|seed| !order(true, seed)), "FIFO links never reorder");
+    let reordered = (1..=5).any(|seed| order(false, seed));
+    assert!(reordered, "unordered links with random delays reorder some messages");
+}
