@@ -6,8 +6,11 @@
 
 pub mod bully;
 pub mod chang_roberts;
+pub mod franklin;
+pub mod hirschberg_sinclair;
 pub mod lelann;
 pub mod params;
+pub mod peterson;
 pub mod registry;
 pub mod ring_participant;
 
@@ -37,4 +40,28 @@ fn election_checks(safety: When, unique: bool) -> Vec<Check> {
     checks
         .extend([Property::Liveness, Property::Validity, Property::Agreement, Property::LiveLeader].map(Check::at_end));
     checks
+}
+
+/// `⌊lg n⌋` (0 for `n ≤ 1`).
+pub fn floor_lg(n: u64) -> u64 {
+    u64::from(n.max(1).ilog2())
+}
+
+/// `⌈lg n⌉` (0 for `n ≤ 1`).
+pub fn ceil_lg(n: u64) -> u64 {
+    u64::from(n.max(1).next_power_of_two().trailing_zeros())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logarithms_round_as_named() {
+        let cases =
+            [(1, 0, 0), (2, 1, 1), (3, 1, 2), (4, 2, 2), (5, 2, 3), (8, 3, 3), (1000, 9, 10), (1 << 20, 20, 20)];
+        for (n, floor, ceil) in cases {
+            assert_eq!((floor_lg(n), ceil_lg(n)), (floor, ceil), "n = {n}");
+        }
+    }
 }

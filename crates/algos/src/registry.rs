@@ -189,6 +189,9 @@ registry!(
     crate::lelann::LeLann,
     crate::chang_roberts::ChangRoberts,
     crate::ring_participant::RingParticipant,
+    crate::hirschberg_sinclair::HirschbergSinclair,
+    crate::franklin::Franklin,
+    crate::peterson::Peterson,
 );
 
 /// The algorithm called `name` (canonical or alias).

@@ -1,7 +1,7 @@
 //! The simulation loop, monomorphized per algorithm.
 //!
 //! Per delivered message the loop pops the queue, calls the handler, applies its effects (a send is a counter
-//! increment, a delay draw and a push), and compares the process's status with the cached one; properties are
+//! increment, a delay draw and a push), and compares the process's status before and after; properties are
 //! re-evaluated only when a status changes. Messages travel by value: no allocation, boxing or hashing per
 //! message.
 
@@ -41,6 +41,14 @@ type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
 type TimerOf<A> = <<A as Algorithm>::Process as Process>::Timer;
 type DurableOf<A> = <<A as Algorithm>::Process as Process>::Durable;
 
+/// How far ahead the event queue's wheel should reach: twice the longest likely delay.
+fn horizon(delay: Delay) -> u64 {
+    2 * match delay {
+        Delay::Constant(d) | Delay::Uniform(_, d) => d,
+        Delay::Exp(mean) => 4 * mean,
+    }
+}
+
 /// How far a run has got, for progress displays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
@@ -61,14 +69,15 @@ pub type ProgressFn = Box<dyn FnMut(&Progress) + Send>;
 const PROGRESS_EVERY: u64 = 1 << 22;
 
 /// The read-only view of all processes that properties evaluate.
-struct View<'a> {
+struct View<'a, P> {
     ids: &'a [NodeId],
     ranks: &'a [Rank],
     initiators: &'a [bool],
-    status: &'a [Status],
+    procs: &'a [P],
+    up: &'a [bool],
 }
 
-impl World for View<'_> {
+impl<P: Process> World for View<'_, P> {
     fn len(&self) -> usize {
         self.ids.len()
     }
@@ -79,7 +88,7 @@ impl World for View<'_> {
         self.ranks[i]
     }
     fn status(&self, i: usize) -> Status {
-        self.status[i]
+        if self.up[i] { self.procs[i].status() } else { Status::DOWN }
     }
     fn is_initiator(&self, i: usize) -> bool {
         self.initiators[i]
@@ -92,7 +101,8 @@ macro_rules! view {
             ids: &$sim.scenario.ids,
             ranks: &$sim.scenario.ranks,
             initiators: &$sim.scenario.initiators,
-            status: &$sim.status,
+            procs: &$sim.procs,
+            up: &$sim.up,
         }
     };
 }
@@ -103,7 +113,6 @@ pub struct Sim<A: Algorithm> {
     scenario: Scenario,
     procs: Vec<A::Process>,
     up: Vec<bool>,
-    status: Vec<Status>,
     learned_at: Vec<u64>,
     queue: EventQueue<Ev<Msg<A>, TimerOf<A>>>,
     timers: BTreeMap<(u32, TimerOf<A>), u64>,
@@ -119,6 +128,8 @@ pub struct Sim<A: Algorithm> {
     events: u64,
     sent: u64,
     monitor: Monitor,
+    /// When a process last performed the "I am the leader" action.
+    declared: Option<u64>,
     found: Vec<Violation>,
     violations: Vec<ViolationReport>,
     trace: Option<Trace>,
@@ -156,7 +167,6 @@ impl<A: Algorithm> Sim<A> {
                 })
             })
             .collect();
-        let status = procs.iter().map(Process::status).collect();
         let link_clock = if scenario.config.fifo && scenario.config.delay.is_random() {
             vec![0; scenario.graph.link_slots()]
         } else {
@@ -168,9 +178,8 @@ impl<A: Algorithm> Sim<A> {
             algorithm,
             procs,
             up: vec![true; n],
-            status,
             learned_at: vec![0; n],
-            queue: EventQueue::new(),
+            queue: EventQueue::new(horizon(scenario.config.delay)),
             timers: BTreeMap::new(),
             timer_seq: 0,
             durable: vec![None; n],
@@ -182,6 +191,7 @@ impl<A: Algorithm> Sim<A> {
             bits: 0,
             events: 0,
             sent: 0,
+            declared: None,
             found: Vec::new(),
             violations: Vec::new(),
             trace: None,
@@ -360,7 +370,6 @@ impl<A: Algorithm> Sim<A> {
         }
         self.count_event();
         self.up[node as usize] = false;
-        self.status[node as usize] = Status::DOWN;
         self.timers.retain(|&(n, _), _| n != node);
         self.record(Record::Crash { t: self.t(), node: self.id(node) });
         let mut found = std::mem::take(&mut self.found);
@@ -369,8 +378,10 @@ impl<A: Algorithm> Sim<A> {
         self.flush_found();
     }
 
-    /// Calls one handler of process `node` and carries out its effects.
+    /// Calls one handler of process `node`, carries out its effects, and checks the properties if its status
+    /// changed.
     fn handle(&mut self, node: u32, f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>)) {
+        let before = self.procs[node as usize].status();
         let mut effects = std::mem::take(&mut self.effects);
         f(&mut self.procs[node as usize], &mut Cx::new(Instant::from_ticks(self.now), &mut effects));
         for effect in effects.drain(..) {
@@ -391,7 +402,10 @@ impl<A: Algorithm> Sim<A> {
             }
         }
         self.effects = effects;
-        self.observe(node);
+        let after = self.procs[node as usize].status();
+        if after != before {
+            self.changed(node, before, after);
+        }
     }
 
     fn send(&mut self, node: u32, port: Port, msg: Msg<A>) {
@@ -426,6 +440,8 @@ impl<A: Algorithm> Sim<A> {
     }
 
     fn notice(&mut self, node: u32, notice: Notice) {
+        let Notice::Elected { .. } = notice;
+        self.declared = Some(self.now);
         self.record(Record::Notice { t: self.t(), node: self.id(node), notice });
         let mut found = std::mem::take(&mut self.found);
         self.monitor.on_notice(&view!(self), node as usize, notice, &mut found);
@@ -433,15 +449,10 @@ impl<A: Algorithm> Sim<A> {
         self.flush_found();
     }
 
-    /// Re-reads process `node`'s status and checks the properties if it changed.
-    fn observe(&mut self, node: u32) {
+    /// Process `node`'s status went from `old` to `new`.
+    #[cold]
+    fn changed(&mut self, node: u32, old: Status, new: Status) {
         let i = node as usize;
-        let new = self.procs[i].status();
-        let old = self.status[i];
-        if new == old {
-            return;
-        }
-        self.status[i] = new;
         if new.leader != old.leader {
             self.learned_at[i] = self.now;
         }
@@ -485,10 +496,11 @@ impl<A: Algorithm> Sim<A> {
     pub fn report(&self) -> Report {
         let sc = &self.scenario;
         let live: Vec<usize> = (0..sc.len()).filter(|&i| self.up[i]).collect();
-        let first = live.first().and_then(|&i| self.status[i].leader);
-        let agreed = first.is_some() && live.iter().all(|&i| self.status[i].leader == first);
+        let first = live.first().and_then(|&i| self.procs[i].status().leader);
+        let agreed = first.is_some() && live.iter().all(|&i| self.procs[i].status().leader == first);
         let leader = if agreed { first } else { None };
         let elected_at = agreed.then(|| Time(live.iter().map(|&i| self.learned_at[i]).max().unwrap_or(0)));
+        let declared_at = self.declared.map(Time);
         let kinds = Msg::<A>::KINDS;
         let by_kind: Vec<(&'static str, u64)> = kinds.iter().copied().zip(self.by_kind.iter().copied()).collect();
         let facts = Facts {
@@ -523,6 +535,7 @@ impl<A: Algorithm> Sim<A> {
             leader,
             agreed,
             elected_at,
+            declared_at,
             messages: Messages { total: self.sent, by_kind },
             bits: self.bits,
             events: self.events,

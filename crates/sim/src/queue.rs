@@ -1,38 +1,22 @@
 //! The event queue: events ordered by (time, class, insertion order).
 //!
 //! Delays are small integers of ticks, and time only moves forward, so the near future is a timing wheel: one slot
-//! per tick of a window of [`WINDOW`] ticks, each slot a FIFO list per class, and a bitmap to find the next
-//! occupied slot. The lists are threaded through one arena of entries with a free list, so memory follows the
-//! number of events in flight, not the number of slots ever used, and pushing or popping allocates nothing once
-//! the arena has grown. Events beyond the window (long timers, exponential tails) wait in a binary heap and move
-//! into the wheel when the window reaches them, before anything else can be pushed at their time, so the order
-//! stays exact.
+//! per tick of a window of a few message delays, each slot a FIFO lane per class, and a bitmap to find the next
+//! occupied slot. A lane's events sit contiguously, so popping a slot reads memory in order; a lane that empties
+//! hands its buffer to a pool and the next lane to fill takes it back, so memory follows the events in flight, not
+//! the slots ever used, and nothing is allocated once the buffers have grown. Events beyond the window (long
+//! timers, exponential tails) wait in a binary heap and move into the wheel when the window reaches them, before
+//! anything else can be pushed at their time, so the order stays exact.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Event classes, in the order they run at equal times.
 pub(crate) const CLASSES: usize = 4;
 
-/// Ticks covered by the wheel (a power of two).
-const WINDOW: u64 = 1 << 14;
-const WORDS: usize = (WINDOW / 64) as usize;
-const NIL: u32 = u32::MAX;
-
-/// An arena entry: an event and the next entry of its list.
-struct Entry<E> {
-    next: u32,
-    event: Option<E>,
-}
-
-/// A FIFO list of arena entries.
-#[derive(Clone, Copy)]
-struct List {
-    head: u32,
-    tail: u32,
-}
-
-const EMPTY: List = List { head: NIL, tail: NIL };
+/// The range of wheel sizes, in ticks (powers of two).
+const MIN_WINDOW: u64 = 1 << 10;
+const MAX_WINDOW: u64 = 1 << 16;
 
 struct Far<E> {
     time: u64,
@@ -69,24 +53,32 @@ impl<E> Ord for Far<E> {
 pub(crate) struct EventQueue<E> {
     /// No queued event is earlier than this.
     now: u64,
-    /// `lists[slot * CLASSES + class]`.
-    lists: Vec<List>,
-    occupied: Box<[u64; WORDS]>,
-    arena: Vec<Entry<E>>,
-    free: u32,
+    /// Ticks covered by the wheel, a power of two.
+    window: u64,
+    /// `window - 1`: slot of a time `t` is `t & mask`.
+    mask: u64,
+    /// `lanes[slot * CLASSES + class]`.
+    lanes: Vec<VecDeque<E>>,
+    occupied: Vec<u64>,
+    /// Buffers of emptied lanes, kept for reuse.
+    spare: Vec<VecDeque<E>>,
     near: usize,
     far: BinaryHeap<Far<E>>,
     far_seq: u64,
 }
 
 impl<E> EventQueue<E> {
-    pub(crate) fn new() -> Self {
+    /// A queue whose wheel covers at least `horizon` ticks (within fixed limits): events further ahead wait in
+    /// the heap. Twice the longest message delay keeps every delivery in the wheel.
+    pub(crate) fn new(horizon: u64) -> Self {
+        let window = horizon.clamp(MIN_WINDOW, MAX_WINDOW).next_power_of_two();
         Self {
             now: 0,
-            lists: vec![EMPTY; WINDOW as usize * CLASSES],
-            occupied: Box::new([0; WORDS]),
-            arena: Vec::new(),
-            free: NIL,
+            window,
+            mask: window - 1,
+            lanes: (0..window as usize * CLASSES).map(|_| VecDeque::new()).collect(),
+            occupied: vec![0; window as usize / 64],
+            spare: Vec::new(),
             near: 0,
             far: BinaryHeap::new(),
             far_seq: 0,
@@ -99,10 +91,11 @@ impl<E> EventQueue<E> {
     }
 
     /// Queues `event` at `time` (never earlier than the last popped event) in `class`.
+    #[inline]
     pub(crate) fn push(&mut self, time: u64, class: usize, event: E) {
         debug_assert!(time >= self.now, "event at {time} pushed into the past ({})", self.now);
         debug_assert!(class < CLASSES);
-        if time - self.now < WINDOW {
+        if time - self.now < self.window {
             self.push_near(time, class, event);
         } else {
             self.far_seq += 1;
@@ -110,31 +103,28 @@ impl<E> EventQueue<E> {
         }
     }
 
+    #[inline]
     fn push_near(&mut self, time: u64, class: usize, event: E) {
-        let entry = if self.free == NIL {
-            let index = u32::try_from(self.arena.len()).ok().filter(|&i| i != NIL).expect("too many events in flight");
-            self.arena.push(Entry { next: NIL, event: Some(event) });
-            index
-        } else {
-            let index = self.free;
-            let slot = &mut self.arena[index as usize];
-            self.free = slot.next;
-            *slot = Entry { next: NIL, event: Some(event) };
-            index
-        };
-        let slot = (time % WINDOW) as usize;
-        let list = &mut self.lists[slot * CLASSES + class];
-        match list.tail {
-            NIL => list.head = entry,
-            tail => self.arena[tail as usize].next = entry,
+        let slot = (time & self.mask) as usize;
+        let lane = &mut self.lanes[slot * CLASSES + class];
+        if lane.capacity() == 0
+            && let Some(buffer) = self.spare.pop()
+        {
+            *lane = buffer;
         }
-        list.tail = entry;
+        lane.push_back(event);
         self.occupied[slot / 64] |= 1 << (slot % 64);
         self.near += 1;
     }
 
     /// The earliest event with its time.
+    #[inline]
     pub(crate) fn pop(&mut self) -> Option<(u64, E)> {
+        // Fast path: more events at the current time (the far heap holds nothing this early).
+        let slot = (self.now & self.mask) as usize;
+        if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
+            return Some((self.now, self.pop_slot(slot)));
+        }
         let next = match (self.next_near(), self.far.peek()) {
             (None, None) => return None,
             (Some(t), Some(f)) => t.min(f.time),
@@ -142,27 +132,27 @@ impl<E> EventQueue<E> {
             (None, Some(f)) => f.time,
         };
         self.now = next;
-        while self.far.peek().is_some_and(|f| f.time - self.now < WINDOW) {
+        while self.far.peek().is_some_and(|f| f.time - self.now < self.window) {
             let Far { time, class, event, .. } = self.far.pop().expect("peeked");
             self.push_near(time, class.into(), event);
         }
-        let slot = (next % WINDOW) as usize;
-        let lists = &mut self.lists[slot * CLASSES..(slot + 1) * CLASSES];
-        let list = lists.iter_mut().find(|l| l.head != NIL).expect("an occupied slot has an event");
-        let index = list.head;
-        let entry = &mut self.arena[index as usize];
-        let event = entry.event.take().expect("a listed entry holds an event");
-        list.head = entry.next;
-        if list.head == NIL {
-            list.tail = NIL;
-            if lists.iter().all(|l| l.head == NIL) {
+        Some((next, self.pop_slot((next & self.mask) as usize)))
+    }
+
+    /// Pops the first event of the first non-empty lane of an occupied `slot`.
+    #[inline]
+    fn pop_slot(&mut self, slot: usize) -> E {
+        let lanes = &mut self.lanes[slot * CLASSES..(slot + 1) * CLASSES];
+        let lane = lanes.iter_mut().find(|l| !l.is_empty()).expect("an occupied slot has an event");
+        let event = lane.pop_front().expect("a non-empty lane");
+        if lane.is_empty() {
+            self.spare.push(std::mem::take(lane));
+            if lanes.iter().all(VecDeque::is_empty) {
                 self.occupied[slot / 64] &= !(1 << (slot % 64));
             }
         }
-        entry.next = self.free;
-        self.free = index;
         self.near -= 1;
-        Some((next, event))
+        event
     }
 
     /// The time of the earliest event in the wheel.
@@ -170,19 +160,21 @@ impl<E> EventQueue<E> {
         if self.near == 0 {
             return None;
         }
-        let start = (self.now % WINDOW) as usize;
+        let window = self.window as usize;
+        let words = self.occupied.len();
+        let start = (self.now & self.mask) as usize;
         let (word, bit) = (start / 64, start % 64);
         let first = self.occupied[word] & (!0u64 << bit);
         let found = if first != 0 {
             word * 64 + first.trailing_zeros() as usize
         } else {
-            (1..=WORDS)
-                .map(|k| (word + k) % WORDS)
+            (1..=words)
+                .map(|k| (word + k) & (words - 1))
                 .find(|&w| self.occupied[w] != 0)
                 .map(|w| w * 64 + self.occupied[w].trailing_zeros() as usize)
                 .expect("a non-empty wheel has an occupied slot")
         };
-        let offset = (found + WINDOW as usize - start) % WINDOW as usize;
+        let offset = (found + window - start) & (window - 1);
         Some(self.now + offset as u64)
     }
 }
@@ -194,7 +186,7 @@ mod tests {
 
     #[test]
     fn classes_order_equal_times_and_insertion_orders_equal_classes() {
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::new(0);
         q.push(5, 3, "timer");
         q.push(5, 2, "message a");
         q.push(5, 2, "message b");
@@ -206,8 +198,8 @@ mod tests {
 
     #[test]
     fn far_events_keep_their_place_among_near_ones_at_the_same_time() {
-        let mut q = EventQueue::new();
-        let t = WINDOW * 3 + 7;
+        let mut q = EventQueue::new(0);
+        let t = MIN_WINDOW * 3 + 7;
         q.push(t, 2, 1); // Far when pushed.
         q.push(1, 2, 0);
         assert_eq!(q.pop(), Some((1, 0)));
@@ -221,8 +213,8 @@ mod tests {
     proptest! {
         /// Against a reference: a sort by (time, class, insertion order), with pushes between pops.
         #[test]
-        fn matches_a_sorted_reference(ops in prop::collection::vec((0u64..3 * WINDOW, 0usize..CLASSES, any::<bool>()), 1..400)) {
-            let mut q = EventQueue::new();
+        fn matches_a_sorted_reference(ops in prop::collection::vec((0u64..3 * MIN_WINDOW, 0usize..CLASSES, any::<bool>()), 1..400)) {
+            let mut q = EventQueue::new(0);
             let mut reference: Vec<(u64, usize, usize)> = Vec::new();
             let mut now = 0;
             for (seq, &(delay, class, pop)) in ops.iter().enumerate() {

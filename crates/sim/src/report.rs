@@ -136,6 +136,8 @@ pub struct Report {
     pub agreed: bool,
     /// When the last live process learned the agreed leader.
     pub elected_at: Option<Time>,
+    /// When a process last performed the algorithm's "I am the leader" action (detection), if it has one.
+    pub declared_at: Option<Time>,
     /// Message counts.
     pub messages: Messages,
     /// Bits sent: each message's size in the wire encoding (postcard), times 8.

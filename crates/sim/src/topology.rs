@@ -73,6 +73,7 @@ impl Graph {
     }
 
     /// The number of ports of position `i`.
+    #[inline]
     pub fn degree(&self, i: u32) -> u32 {
         let n = self.n;
         match self.kind {
@@ -88,13 +89,14 @@ impl Graph {
     ///
     /// # Panics
     /// If `port` is not a port of `i` (an algorithm sent on a port it was not given).
+    #[inline]
     pub fn far_end(&self, i: u32, port: u32) -> End {
         let degree = self.degree(i);
         assert!(port < degree, "node at position {i} sent on port {port} but has {degree} ports");
         let n = self.n;
         match self.kind {
-            TopologyKind::Ring if port == 0 => End { node: (i + 1) % n, port: 1 },
-            TopologyKind::Ring => End { node: (i + n - 1) % n, port: 0 },
+            TopologyKind::Ring if port == 0 => End { node: if i + 1 == n { 0 } else { i + 1 }, port: 1 },
+            TopologyKind::Ring => End { node: if i == 0 { n - 1 } else { i - 1 }, port: 0 },
             TopologyKind::Complete => {
                 let j = if port < i { port } else { port + 1 };
                 End { node: j, port: if i < j { i } else { i - 1 } }
@@ -107,6 +109,7 @@ impl Graph {
     }
 
     /// A dense index of the directed link leaving `(i, port)`, below [`Graph::link_slots`].
+    #[inline]
     pub fn link_index(&self, i: u32, port: u32) -> usize {
         let (i, port, n) = (i as usize, port as usize, self.n as usize);
         match self.kind {

@@ -1,0 +1,222 @@
+//! # Hirschberg–Sinclair (S000; Lynch's HS)
+//!
+//! **Model.** A bidirectional ring: each process tells its two ports apart (no global orientation is needed);
+//! `n` and the other ids are unknown; channels are asynchronous and reliable; every process takes part (one
+//! that did not initiate wakes up on its first message).
+//!
+//! **Messages.** `probe{id, phase, hop}` travels away from its candidate (S000's SendBoth/SendPass),
+//! `reply{id, phase}` travels back (SendEcho), `leader{id}` announces the winner once around the ring.
+//!
+//! **Rules.** In phase `k` a candidate sends a probe both ways to distance `2^k`. A process swallows a probe
+//! carrying a weaker id, relays a stronger one, and answers it with a reply when it is the probe's last hop. A
+//! candidate that gets both replies goes to phase `k + 1`. A candidate whose own probe comes back round the ring
+//! is the strongest: it declares itself on the first of its two returning probes (the second is still counted)
+//! and sends `leader` clockwise; every other process records the leader and passes it on; the winner drops it
+//! when it comes back.
+//!
+//! **Guarantees.** Exactly the strongest process declares itself; safety holds after every event; every process
+//! learns the leader.
+//!
+//! **Cost.** At most `8n(1 + ⌈lg n⌉)` probes and replies (Lynch). Exactly, per arrangement: for each process `p`
+//! and phase `k` it reaches, in each direction with `δ` hops to the first stronger id and `R = 2^k`, add `δ` if
+//! `δ ≤ R` (swallowed), `n` if `p` is the strongest and `R ≥ n` (full circle), else `2R` (out and back, one reply
+//! received); `p` reaches phase `k + 1` when it received both replies. Ascending or descending rings:
+//! `5n + 2^(⌈lg n⌉+2) − 8`. Under unit delays the leader declares itself at `n + 2^(⌈lg n⌉+1) − 2` (`n ≥ 2`).
+//! The announcement adds `n` messages.
+
+use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
+use serde::{Deserialize, Serialize};
+
+use crate::params::{ParamError, Params};
+use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::{ceil_lg, election_checks, ring_ports};
+
+/// The algorithm's configuration (it has no parameters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HirschbergSinclair;
+
+/// Hirschberg–Sinclair messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Msg {
+    /// A candidate's token travelling away from it.
+    Probe {
+        /// The candidate.
+        id: Rank,
+        /// Its phase.
+        phase: u32,
+        /// Hops travelled, this one included.
+        hop: u32,
+    },
+    /// The echo of a probe that reached distance `2^phase`, travelling back.
+    Reply {
+        /// The candidate.
+        id: Rank,
+        /// Its phase.
+        phase: u32,
+    },
+    /// The winner, announced once around the ring.
+    Leader {
+        /// The winner.
+        id: Rank,
+    },
+}
+
+impl Message for Msg {
+    const KINDS: &'static [&'static str] = &["probe", "reply", "leader"];
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::Probe { .. } => 0,
+            Self::Reply { .. } => 1,
+            Self::Leader { .. } => 2,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Role {
+    /// Not started yet.
+    Asleep,
+    /// Competing in `phase`.
+    Candidate,
+    /// Declared itself leader.
+    Winner,
+}
+
+/// One process of Hirschberg–Sinclair.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    me: Rank,
+    ports: RingPorts,
+    role: Role,
+    phase: u32,
+    replies: u8,
+    leader: Option<Rank>,
+}
+
+impl Node {
+    fn other(&self, port: Port) -> Port {
+        if port == self.ports.next { self.ports.prev } else { self.ports.next }
+    }
+
+    fn wake(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.role == Role::Asleep {
+            self.role = Role::Candidate;
+            self.start_phase(cx);
+        }
+    }
+
+    fn start_phase(&mut self, cx: &mut Cx<'_, Self>) {
+        self.replies = 0;
+        for port in [self.ports.next, self.ports.prev] {
+            cx.send(port, Msg::Probe { id: self.me, phase: self.phase, hop: 1 });
+        }
+    }
+
+    fn on_probe(&mut self, cx: &mut Cx<'_, Self>, from: Port, id: Rank, phase: u32, hop: u32) {
+        if id == self.me {
+            if self.role != Role::Winner {
+                self.role = Role::Winner;
+                self.leader = Some(self.me);
+                cx.notify(Notice::Elected { epoch: 0 });
+                cx.send(self.ports.next, Msg::Leader { id: self.me });
+            }
+        } else if id > self.me {
+            match 1u64.checked_shl(phase).is_some_and(|reach| u64::from(hop) < reach) {
+                true => cx.send(self.other(from), Msg::Probe { id, phase, hop: hop + 1 }),
+                false => cx.send(from, Msg::Reply { id, phase }),
+            }
+        }
+        // A weaker candidate's probe is swallowed.
+    }
+
+    fn on_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, id: Rank, phase: u32) {
+        if id != self.me {
+            cx.send(self.other(from), Msg::Reply { id, phase });
+        } else if self.role == Role::Candidate && phase == self.phase {
+            self.replies += 1;
+            if self.replies == 2 {
+                self.phase += 1;
+                self.start_phase(cx);
+            }
+        }
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = ();
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
+        self.wake(cx);
+        match msg {
+            Msg::Probe { id, phase, hop } => self.on_probe(cx, from, id, phase, hop),
+            Msg::Reply { id, phase } => self.on_reply(cx, from, id, phase),
+            Msg::Leader { id } if id == self.me => {} // It has gone round once.
+            Msg::Leader { id } => {
+                self.leader = Some(id);
+                cx.send(self.other(from), Msg::Leader { id });
+            }
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate {
+            self.wake(cx);
+        }
+    }
+
+    fn status(&self) -> Status {
+        match (self.leader, self.role) {
+            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
+            (None, Role::Asleep) => Status::normal(None, 0),
+            (None, _) => Status::election(0),
+        }
+    }
+}
+
+static INFO: Info = Info {
+    name: "hirschberg-sinclair",
+    aliases: &["hs"],
+    title: "Hirschberg-Sinclair",
+    model: "bidirectional ring, asynchronous reliable links, n unknown",
+    seed: "S000 (Lynch's HS)",
+    needs: Needs::Ring,
+    timing: Timing::Asynchronous,
+    params: &[],
+    showcase: Showcase {
+        initiators: Initiators::All,
+        crash_strongest: false,
+        describe: "random ids, every process initiates",
+    },
+};
+
+impl Algorithm for HirschbergSinclair {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(_: &Params) -> Result<Self, ParamError> {
+        Ok(Self)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        Node { me: setup.rank, ports: ring_ports(setup), role: Role::Asleep, phase: 0, replies: 0, leader: None }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        election_checks(When::Always, true)
+    }
+
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        let n = f.nodes;
+        vec![
+            Bound {
+                name: "8n(1+ceil(lg n)) probes and replies".into(),
+                measure: Measure::Kinds(&["probe", "reply"]),
+                value: 8 * n * (1 + ceil_lg(n)),
+            },
+            Bound { name: "announcement n leader".into(), measure: Measure::Kinds(&["leader"]), value: n },
+        ]
+    }
+}

@@ -1,0 +1,198 @@
+//! # Peterson / Dolev–Klawe–Rodeh (S003; Peterson 1982)
+//!
+//! **Model.** A unidirectional ring with FIFO links; `n` unknown; every process takes part (one that did not
+//! initiate wakes up on its first message).
+//!
+//! **Messages.** `one{alias}` opens a phase, `two{alias}` relays the alias received in `one`; `leader{id}`
+//! announces the winner once around the ring.
+//!
+//! **Rules.** Each active process carries an alias, initially its own id. In each phase it sends `one{alias}`;
+//! on `one{v}` from upstream it remembers `v` and sends `two{v}`; on `two{w}` it compares: if the upstream alias
+//! `v` beats both its own alias and `w` (the alias two active processes upstream), `v` is a local maximum and the
+//! process adopts it and starts the next phase; otherwise it becomes a relay and forwards everything. When
+//! `one{v}` carries the process's own alias, it is the last active process and its alias is the strongest id: it
+//! announces `leader{alias}` (the alias holder, generally not the strongest process itself, announces).
+//!
+//! **Guarantees.** Exactly one process declares the strongest id; safety holds after every event; every process
+//! learns the leader.
+//!
+//! **Cost.** Each phase with two or more active processes costs exactly `2n`; the final phase costs `n`; the
+//! number of active processes at least halves (survivors hold the local maxima of the alias cycle). So
+//! `2n·R + n` where `R` counts phases with two or more active processes: at most `2n⌊lg n⌋ + n`, at least `3n`.
+//! The announcement adds `n`. Under unit delays the alias holder declares by `n(⌊lg n⌋ + 1)`.
+//! Dolev, Klawe and Rodeh's basic unidirectional algorithm is the same two-message-per-phase state machine.
+
+use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, Setup, Status, When};
+use serde::{Deserialize, Serialize};
+
+use crate::params::{ParamError, Params};
+use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::{election_checks, floor_lg, ring_ports};
+
+/// The algorithm's configuration (it has no parameters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Peterson;
+
+/// Peterson messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Msg {
+    /// Opens a phase with the sender's alias.
+    One {
+        /// The alias.
+        alias: Rank,
+    },
+    /// Relays the alias the sender received in `one`.
+    Two {
+        /// That alias.
+        alias: Rank,
+    },
+    /// The winner, announced once around the ring by the alias holder.
+    Leader {
+        /// The winner.
+        id: Rank,
+    },
+}
+
+impl Message for Msg {
+    const KINDS: &'static [&'static str] = &["one", "two", "leader"];
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::One { .. } => 0,
+            Self::Two { .. } => 1,
+            Self::Leader { .. } => 2,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Role {
+    Asleep,
+    Active,
+    Relay,
+    /// Announced the leader.
+    Announcer,
+}
+
+/// One process of Peterson's algorithm.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    next: Port,
+    role: Role,
+    alias: Rank,
+    /// The alias received in this phase's `one`.
+    upstream: Option<Rank>,
+    leader: Option<Rank>,
+}
+
+impl Node {
+    fn wake(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.role == Role::Asleep {
+            self.role = Role::Active;
+            cx.send(self.next, Msg::One { alias: self.alias });
+        }
+    }
+
+    fn on_one(&mut self, cx: &mut Cx<'_, Self>, alias: Rank) {
+        if alias == self.alias {
+            self.role = Role::Announcer;
+            self.leader = Some(alias);
+            cx.notify(Notice::Elected { epoch: 0 });
+            cx.send(self.next, Msg::Leader { id: alias });
+        } else {
+            self.upstream = Some(alias);
+            cx.send(self.next, Msg::Two { alias });
+        }
+    }
+
+    fn on_two(&mut self, cx: &mut Cx<'_, Self>, two: Rank) {
+        // On FIFO links `two` always follows this phase's `one`.
+        let Some(upstream) = self.upstream.take() else { return };
+        if upstream > self.alias && upstream > two {
+            self.alias = upstream;
+            cx.send(self.next, Msg::One { alias: self.alias });
+        } else {
+            self.role = Role::Relay;
+        }
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = ();
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, _from: Port, msg: Msg) {
+        self.wake(cx);
+        match (self.role, msg) {
+            (Role::Announcer, Msg::Leader { .. }) => {} // It has gone round once.
+            (_, Msg::Leader { id }) => {
+                self.leader = Some(id);
+                cx.send(self.next, Msg::Leader { id });
+            }
+            (Role::Relay, msg) => cx.send(self.next, msg),
+            (Role::Active, Msg::One { alias }) => self.on_one(cx, alias),
+            (Role::Active, Msg::Two { alias }) => self.on_two(cx, alias),
+            (Role::Asleep | Role::Announcer, _) => {}
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate {
+            self.wake(cx);
+        }
+    }
+
+    fn status(&self) -> Status {
+        match (self.leader, self.role) {
+            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
+            (None, Role::Asleep) => Status::normal(None, 0),
+            (None, _) => Status::election(0),
+        }
+    }
+}
+
+static INFO: Info = Info {
+    name: "peterson",
+    aliases: &["dkr"],
+    title: "Peterson / Dolev-Klawe-Rodeh",
+    model: "unidirectional ring, FIFO links, n unknown",
+    seed: "S003",
+    needs: Needs::Ring,
+    timing: Timing::Asynchronous,
+    params: &[],
+    showcase: Showcase {
+        initiators: Initiators::All,
+        crash_strongest: false,
+        describe: "random ids, every process initiates",
+    },
+};
+
+impl Algorithm for Peterson {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(_: &Params) -> Result<Self, ParamError> {
+        Ok(Self)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        Node { next: ring_ports(setup).next, role: Role::Asleep, alias: setup.rank, upstream: None, leader: None }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        election_checks(When::Always, true)
+    }
+
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        let n = f.nodes;
+        vec![
+            Bound {
+                name: "2n floor(lg n) + n one and two".into(),
+                measure: Measure::Kinds(&["one", "two"]),
+                value: 2 * n * floor_lg(n) + n,
+            },
+            Bound { name: "announcement n leader".into(), measure: Measure::Kinds(&["leader"]), value: n },
+        ]
+    }
+}
