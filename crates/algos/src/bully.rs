@@ -322,6 +322,17 @@ impl Algorithm for Bully {
         Ok(Self { variant: params.value(&VARIANT)?, known_dead: params.ids(&KNOWN_DEAD)?.into_iter().collect() })
     }
 
+    fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {
+        match self.known_dead.iter().find(|id| !ids.contains(id)) {
+            Some(id) => Err(ParamError::Invalid {
+                key: KNOWN_DEAD.name,
+                value: self.known_dead.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),
+                reason: format!("{id} is not a node"),
+            }),
+            None => Ok(()),
+        }
+    }
+
     fn build(&self, setup: &Setup<'_>) -> Node {
         let t = setup.delay_bound.expect("bully needs a delay bound; drivers check Timing::Synchronous");
         let stronger = setup.neighbors.iter().filter(|n| n.rank > setup.rank);
@@ -347,6 +358,9 @@ impl Algorithm for Bully {
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        if f.crashes_during_run > 0 {
+            return Vec::new(); // Each crash can start another election: no closed form for the run.
+        }
         let n = f.nodes;
         let (name, value) = match self.variant {
             Variant::S001 => ("one election: at most N^2-1", n * n - 1),

@@ -6,7 +6,7 @@
 
 use std::fmt::Debug;
 
-use elect_core::{Check, Process, Setup, Winner};
+use elect_core::{Check, NodeId, Process, Setup, Winner};
 
 use crate::params::{ParamError, ParamInfo, Params};
 
@@ -94,6 +94,8 @@ pub struct Facts {
     pub initiators: u64,
     /// Processes alive at the end.
     pub live: u64,
+    /// Crashes after time 0 (each can start another election).
+    pub crashes_during_run: u64,
 }
 
 /// What a bound constrains.
@@ -126,6 +128,12 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
 
     /// Builds the configuration from validated parameters.
     fn from_params(params: &Params) -> Result<Self, ParamError>;
+
+    /// Checks the parameters against the run's ids (a parameter naming a process that does not exist).
+    fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {
+        let _ = ids;
+        Ok(())
+    }
 
     /// Builds one process.
     fn build(&self, setup: &Setup<'_>) -> Self::Process;

@@ -1,8 +1,10 @@
 //! # Ring election with a participating flag and `(attr, id)` keys (S001)
 //!
 //! **Model.** A unidirectional ring; processes are ranked by `(attr, id)` compared lexicographically (`--attr`);
-//! channels are asynchronous and reliable; no failures during a run (S001's recipe on failure: repair the ring and
-//! start a new run).
+//! channels are asynchronous, reliable and FIFO; no failures during a run (S001's recipe on failure: repair the
+//! ring and start a new run). FIFO matters: on reordering links a weaker `election` can reach a process after the
+//! announcement has passed it, and since the algorithm has no run numbers that process starts a second election
+//! (the same winner is elected again, at up to twice the cost).
 //!
 //! **Messages.** `election{key}` carries the best key seen; `elected{key}` announces the winner once around.
 //!
@@ -123,7 +125,7 @@ static INFO: Info = Info {
     name: "ring-participant",
     aliases: &["participant", "s001-ring"],
     title: "Ring with participating flag",
-    model: "unidirectional ring, (attr, id) keys, asynchronous reliable links, no failures during a run",
+    model: "unidirectional ring, (attr, id) keys, asynchronous reliable FIFO links, no failures during a run",
     seed: "S001",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,

@@ -71,6 +71,7 @@ struct Measurement {
     scenario: &'static str,
     describe: &'static str,
     messages: u64,
+    delivered: u64,
     events: u64,
     seconds: f64,
     deliveries_per_second: f64,
@@ -114,9 +115,10 @@ fn measure(s: &Scenario, repeat: u32) -> anyhow::Result<Measurement> {
         scenario: s.name,
         describe: s.describe,
         messages: report.messages.total,
+        delivered: report.delivered,
         events: report.events,
         seconds,
-        deliveries_per_second: report.messages.total as f64 / seconds,
+        deliveries_per_second: report.delivered as f64 / seconds,
         peak_rss_mib: peak_rss_mib(),
     })
 }
@@ -147,11 +149,11 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
         serde_json::to_writer_pretty(&mut out, &results)?;
         writeln!(out)?;
     } else {
-        let mut table = Table::new(vec!["SCENARIO", "MESSAGES", "SECONDS", "DELIVERIES/S", "PEAK RSS"]);
+        let mut table = Table::new(vec!["SCENARIO", "DELIVERED", "SECONDS", "DELIVERIES/S", "PEAK RSS"]);
         for m in &results {
             table.row(vec![
                 m.scenario.to_owned(),
-                m.messages.to_string(),
+                m.delivered.to_string(),
                 format!("{:.3}", m.seconds),
                 format!("{:.1} M", m.deliveries_per_second / 1e6),
                 m.peak_rss_mib.map_or_else(|| "n/a".to_owned(), |mib| format!("{mib:.1} MiB")),

@@ -20,7 +20,7 @@ pub(crate) struct SimArgs {
     #[arg(long, short)]
     algorithm: String,
     /// The number of processes (optional when --ids lists them).
-    #[arg(long, short)]
+    #[arg(long, short, allow_negative_numbers = true)]
     nodes: Option<usize>,
     /// ring, complete, line or star (default: the algorithm's own).
     #[arg(long, short)]
@@ -32,13 +32,13 @@ pub(crate) struct SimArgs {
     #[arg(long, default_value = "all")]
     initiators: InitiatorSpec,
     /// The root seed of every random choice.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     seed: u64,
     /// Message delay: a constant (time units), uniform:A..B, or exp:MEAN.
     #[arg(long, default_value = "1")]
     delay: Delay,
     /// Crash process ID at time T (repeatable): 8@0 means down from the start.
-    #[arg(long = "crash", value_name = "ID@T")]
+    #[arg(long = "crash", value_name = "ID@T", allow_hyphen_values = true)]
     crashes: Vec<Crash>,
     /// Which end of the order wins: highest (default) or lowest.
     #[arg(long, value_parser = parse_prefer, default_value = "highest")]
@@ -53,7 +53,7 @@ pub(crate) struct SimArgs {
     #[arg(long, value_parser = ["fifo", "unordered"], default_value = "fifo")]
     links: String,
     /// Stop after this many events and report the run as not terminating.
-    #[arg(long, default_value_t = DEFAULT_MAX_EVENTS)]
+    #[arg(long, default_value_t = DEFAULT_MAX_EVENTS, allow_negative_numbers = true)]
     max_events: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -166,6 +166,9 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
         r.end_time,
         if r.terminated { "" } else { " without terminating" }
     )?;
+    if r.bounds.is_empty() {
+        writeln!(out, "bounds      none apply to this run (a crash during the run can start another election)")?;
+    }
     for (i, b) in r.bounds.iter().enumerate() {
         let label = if i == 0 { "bounds" } else { "" };
         let verdict = if b.held { "held" } else { "EXCEEDED" };

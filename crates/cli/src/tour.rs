@@ -11,8 +11,8 @@ use crate::{BadInput, Outcome};
 
 #[derive(Args)]
 pub(crate) struct TourArgs {
-    /// Processes per run.
-    #[arg(long, short, default_value_t = 16)]
+    /// Processes per run (at least 2).
+    #[arg(long, short, default_value_t = 16, allow_negative_numbers = true)]
     nodes: usize,
     /// The root seed (ids are a random arrangement drawn from it).
     #[arg(long, default_value_t = 1)]
@@ -23,8 +23,16 @@ pub(crate) struct TourArgs {
 }
 
 pub(crate) fn run(args: &TourArgs) -> anyhow::Result<Outcome> {
+    if args.nodes < 2 {
+        return Err(BadInput("the tour needs at least 2 nodes".into()).into());
+    }
     let mut reports = Vec::new();
+    let mut skipped = Vec::new();
     for info in registry::all() {
+        if info.needs == elect_algos::Needs::Complete && args.nodes > elect_sim::MAX_COMPLETE_NODES {
+            skipped.push(info.name);
+            continue;
+        }
         let cfg = SimConfig::showcase(info, args.nodes, args.seed);
         match elect_sim::simulate(&cfg, None) {
             Ok(report) => reports.push((info, report)),
@@ -65,6 +73,10 @@ pub(crate) fn run(args: &TourArgs) -> anyhow::Result<Outcome> {
             ]);
         }
         table.write(&mut out)?;
+        if !skipped.is_empty() {
+            let max = elect_sim::MAX_COMPLETE_NODES;
+            writeln!(out, "\nskipped (complete graphs go up to {max} nodes): {}", skipped.join(", "))?;
+        }
         writeln!(
             out,
             "\nseed {}; times in message-delay units; `elect sim --help` runs any of these your way.",

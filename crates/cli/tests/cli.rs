@@ -154,3 +154,26 @@ fn list_names_every_algorithm_with_its_parameters() {
         assert!(out.contains(name), "{name} missing from:\n{out}");
     }
 }
+
+#[test]
+fn a_run_that_needs_exactly_its_event_budget_terminates() {
+    // W2 on 8 nodes takes 51 events; cancelled timers left in the queue are not pending work.
+    let args = ["sim", "-a", "bully", "-n", "8", "--crash", "8@0", "--initiators", "1", "--json", "--max-events"];
+    let (code, v) = json(&[&args[..], &["51"]].concat());
+    assert_eq!((code, &v["terminated"]), (0, &serde_json::json!(true)));
+    let (code, v) = json(&[&args[..], &["50"]].concat());
+    assert_eq!((code, &v["terminated"]), (1, &serde_json::json!(false)));
+}
+
+#[test]
+fn clap_errors_are_one_line_too() {
+    for args in [
+        &["sim", "-a", "cr", "-n", "-5"][..],
+        &["sim", "-a", "cr", "-n", "3", "--ids", "1,,3"],
+        &["sim", "--frobnicate"],
+    ] {
+        let o = elect(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+}

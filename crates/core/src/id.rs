@@ -108,43 +108,66 @@ impl fmt::Display for Rank {
     }
 }
 
-/// Human-readable formats (JSON traces) show a rank as its id, or as `{"attr": a, "id": i}` when it has an
-/// attribute; compact formats (the wire) carry the packed `u64`.
+/// Human-readable formats (JSON traces) show a rank as its id when it has no attribute and the larger key wins,
+/// and as `{"attr": a, "id": i, "prefer": "lowest"}` (the fields that apply) otherwise. Compact formats (the wire)
+/// carry the key shifted left by one with the direction in the low bit, so a rank costs as many bytes as its
+/// `(attr, id)` key whichever end wins.
 impl Serialize for Rank {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let lowest = self.prefer() == Prefer::Lowest;
         if !s.is_human_readable() {
-            return s.serialize_u64(self.0);
+            return s.serialize_u64((self.payload() << 1) | u64::from(lowest));
         }
-        if self.attr() == 0 {
+        if self.attr() == 0 && !lowest {
             return s.serialize_u32(self.id().0);
         }
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Rank", 2)?;
-        st.serialize_field("attr", &self.attr())?;
-        st.serialize_field("id", &self.id())?;
-        st.end()
+        Readable { attr: self.attr(), id: self.id(), prefer: self.prefer() }.serialize(s)
     }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Readable {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    attr: u32,
+    id: NodeId,
+    #[serde(default, skip_serializing_if = "is_highest")]
+    prefer: Prefer,
+}
+
+fn is_zero(attr: &u32) -> bool {
+    *attr == 0
+}
+
+fn is_highest(prefer: &Prefer) -> bool {
+    *prefer == Prefer::Highest
 }
 
 impl<'de> Deserialize<'de> for Rank {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         #[serde(untagged)]
-        enum Readable {
+        enum Form {
             Id(u32),
-            Keyed { attr: u32, id: NodeId },
+            Keyed(Readable),
         }
         if !d.is_human_readable() {
-            return u64::deserialize(d).map(Self);
+            let bits = u64::deserialize(d)?;
+            let prefer = if bits & 1 == 0 { Prefer::Highest } else { Prefer::Lowest };
+            let payload = bits >> 1;
+            let attr = (payload >> 32) as u32;
+            if attr > Self::MAX_ATTR {
+                return Err(serde::de::Error::custom(format!("attribute {attr} exceeds {}", Self::MAX_ATTR)));
+            }
+            return Ok(Self::new(prefer, attr, NodeId(payload as u32)));
         }
-        let (attr, id) = match Readable::deserialize(d)? {
-            Readable::Id(id) => (0, NodeId(id)),
-            Readable::Keyed { attr, id } => (attr, id),
+        let Readable { attr, id, prefer } = match Form::deserialize(d)? {
+            Form::Id(id) => Readable { attr: 0, id: NodeId(id), prefer: Prefer::Highest },
+            Form::Keyed(keyed) => keyed,
         };
         if attr > Self::MAX_ATTR {
             return Err(serde::de::Error::custom(format!("attribute {attr} exceeds {}", Self::MAX_ATTR)));
         }
-        Ok(Self::new(Prefer::Highest, attr, id))
+        Ok(Self::new(prefer, attr, id))
     }
 }
 
@@ -254,7 +277,20 @@ mod tests {
         assert_eq!(serde_json::to_string(&keyed).unwrap(), r#"{"attr":3,"id":7}"#);
         assert_eq!(serde_json::from_str::<Rank>(r#"{"attr":3,"id":7}"#).unwrap(), keyed);
         let low = Ranking::new(Prefer::Lowest).rank(NodeId(7));
-        let bytes = postcard::to_allocvec(&low).unwrap();
-        assert_eq!(postcard::from_bytes::<Rank>(&bytes).unwrap(), low);
+        assert_eq!(serde_json::to_string(&low).unwrap(), r#"{"id":7,"prefer":"lowest"}"#);
+        assert_eq!(serde_json::from_str::<Rank>(r#"{"id":7,"prefer":"lowest"}"#).unwrap(), low);
+        for rank in [
+            plain,
+            keyed,
+            low,
+            Ranking::new(Prefer::Lowest).with_attrs(BTreeMap::from([(NodeId(7), 9)])).unwrap().rank(NodeId(7)),
+        ] {
+            let bytes = postcard::to_allocvec(&rank).unwrap();
+            assert_eq!(postcard::from_bytes::<Rank>(&bytes).unwrap(), rank);
+        }
+        // A rank costs the same on the wire whichever end wins.
+        let size = |r: Rank| postcard::to_allocvec(&r).unwrap().len();
+        assert_eq!(size(plain), 1);
+        assert_eq!(size(low), size(plain));
     }
 }

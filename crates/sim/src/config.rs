@@ -17,6 +17,9 @@ pub const TICKS_PER_UNIT: u64 = 1000;
 /// The largest time a user may write, in units (keeps tick arithmetic far from overflow).
 const MAX_UNITS: f64 = 1e12;
 
+/// The longest message delay a user may ask for, in units.
+const MAX_DELAY_UNITS: u64 = 1_000_000;
+
 /// Parses a time in units (`2`, `0.5`, `1e3`) into ticks.
 pub fn parse_time(s: &str) -> Result<u64, String> {
     let units: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a time (a number of time units)"))?;
@@ -217,7 +220,10 @@ impl FromStr for Delay {
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.trim();
         let positive = |v: &str| match parse_time(v) {
-            Ok(0) => Err(format!("delay '{s}' must be positive")),
+            Ok(0) => Err(format!("delay '{s}' must be at least 0.001, the simulator's time resolution")),
+            Ok(d) if d > MAX_DELAY_UNITS * TICKS_PER_UNIT => {
+                Err(format!("delay '{s}' must be at most {MAX_DELAY_UNITS} time units"))
+            }
             other => other.map_err(|e| format!("malformed delay '{s}': {e}")),
         };
         if let Some(range) = s.strip_prefix("uniform:") {
@@ -409,7 +415,7 @@ impl SimConfig {
         if self.attrs != Attrs::None {
             args.push(format!("--attr {}", self.attrs));
         }
-        args.extend(self.params.iter().map(|(k, v)| format!("--param {k}={v}")));
+        args.extend(self.params.iter().map(|(k, v)| format!("--param {}", shell_quote(&format!("{k}={v}")))));
         if !self.fifo {
             args.push("--links unordered".to_owned());
         }
@@ -418,6 +424,12 @@ impl SimConfig {
         }
         args.join(" ")
     }
+}
+
+/// `s` as one shell word: unchanged when it is plain, single-quoted otherwise.
+fn shell_quote(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_.,:=@/+-".contains(c);
+    if !s.is_empty() && s.chars().all(plain) { s.to_owned() } else { format!("'{}'", s.replace('\'', "'\\''")) }
 }
 
 /// The default event budget of a run.
@@ -462,7 +474,9 @@ mod tests {
         assert!("1,x,3".parse::<Ids>().unwrap_err().contains("'x' is not a node id"));
         assert!("random:".parse::<InitiatorSpec>().unwrap_err().contains("random:K needs a count"));
         assert!("uniform:9..1".parse::<Delay>().unwrap_err().contains("empty"));
-        assert!("0".parse::<Delay>().unwrap_err().contains("must be positive"));
+        assert!("0".parse::<Delay>().unwrap_err().contains("at least 0.001"));
+        assert!("0.0001".parse::<Delay>().unwrap_err().contains("at least 0.001"));
+        assert!("1e7".parse::<Delay>().unwrap_err().contains("at most 1000000"));
         assert!("8".parse::<Crash>().unwrap_err().contains("expected ID@TIME"));
         assert!("8@later".parse::<Crash>().unwrap_err().contains("'later' is not a time"));
         assert!("1=2,1=3".parse::<Attrs>().unwrap_err().contains("two attributes"));
@@ -479,5 +493,7 @@ mod tests {
             cfg.command_line(),
             "elect sim --algorithm bully --nodes 8 --ids ascending --initiators 1 --seed 42 --crash 8@0"
         );
+        cfg.params = Params::parse(["known-dead=1, 2"]).unwrap();
+        assert!(cfg.command_line().ends_with("--param 'known-dead=1, 2'"), "{}", cfg.command_line());
     }
 }

@@ -49,6 +49,15 @@ fn horizon(delay: Delay) -> u64 {
     }
 }
 
+/// Why a run stopped short of a report.
+#[derive(Debug)]
+pub enum RunError {
+    /// The trace could not be written.
+    Trace(std::io::Error),
+    /// Virtual time would pass the largest representable instant.
+    TimeOverflow(Time),
+}
+
 /// How far a run has got, for progress displays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
@@ -127,6 +136,7 @@ pub struct Sim<A: Algorithm> {
     bits: u64,
     events: u64,
     sent: u64,
+    delivered: u64,
     monitor: Monitor,
     /// When a process last performed the "I am the leader" action.
     declared: Option<u64>,
@@ -139,6 +149,8 @@ pub struct Sim<A: Algorithm> {
     /// The time of the last event processed (stale timers and drops are not events).
     last_event: u64,
     terminated: bool,
+    /// Set when a deadline would pass the largest instant; the run stops.
+    overflowed: bool,
     ran: bool,
 }
 
@@ -191,6 +203,7 @@ impl<A: Algorithm> Sim<A> {
             bits: 0,
             events: 0,
             sent: 0,
+            delivered: 0,
             declared: None,
             found: Vec::new(),
             violations: Vec::new(),
@@ -200,6 +213,7 @@ impl<A: Algorithm> Sim<A> {
             now: 0,
             last_event: 0,
             terminated: false,
+            overflowed: false,
             ran: false,
             scenario,
         }
@@ -244,15 +258,18 @@ impl<A: Algorithm> Sim<A> {
         Time(self.now)
     }
 
-    /// Runs to quiescence or until the event budget is spent. Returns the trace's write error, if any.
-    pub fn run(&mut self) -> std::io::Result<()> {
+    /// Runs to quiescence or until the event budget is spent.
+    pub fn run(&mut self) -> Result<(), RunError> {
         assert!(!self.ran, "a simulation runs once");
         self.ran = true;
         self.begin();
         let budget = self.scenario.config.max_events;
         self.terminated = loop {
+            if self.overflowed {
+                return Err(RunError::TimeOverflow(Time(self.now)));
+            }
             if self.events >= budget {
-                break self.queue.len() == 0;
+                break self.pending_work() == 0;
             }
             let Some((time, event)) = self.queue.pop() else { break true };
             self.now = time;
@@ -262,7 +279,28 @@ impl<A: Algorithm> Sim<A> {
             }
         };
         self.end();
-        self.trace.take().map_or(Ok(()), Trace::finish)
+        self.trace.take().map_or(Ok(()), Trace::finish).map_err(RunError::Trace)
+    }
+
+    /// Empties the queue and counts the events that would still have done something (cancelled timers and
+    /// messages to crashed processes do not count).
+    fn pending_work(&mut self) -> usize {
+        let mut live = 0;
+        while let Some((_, event)) = self.queue.pop() {
+            live += usize::from(match event {
+                Ev::Deliver { to, .. } | Ev::Command { node: to, .. } | Ev::Crash { node: to } => self.up[to as usize],
+                Ev::Timer { node, timer, seq } => self.timers.get(&(node, timer)) == Some(&seq),
+            });
+        }
+        live
+    }
+
+    /// `self.now + after`, or the end of the run if that would overflow.
+    fn later(&mut self, after: u64) -> u64 {
+        self.now.checked_add(after).unwrap_or_else(|| {
+            self.overflowed = true;
+            self.now
+        })
     }
 
     fn report_progress(&mut self) {
@@ -325,6 +363,7 @@ impl<A: Algorithm> Sim<A> {
                     return;
                 }
                 self.count_event();
+                self.delivered += 1;
                 if self.trace.is_some() {
                     let from = sender(self);
                     self.record(Record::Deliver {
@@ -392,7 +431,8 @@ impl<A: Algorithm> Sim<A> {
                     let after = if min == max { min } else { self.jitter.random_range(min..=max) };
                     self.timer_seq += 1;
                     self.timers.insert((node, timer), self.timer_seq);
-                    self.queue.push(self.now + after, TIMER, Ev::Timer { node, timer, seq: self.timer_seq });
+                    let at = self.later(after);
+                    self.queue.push(at, TIMER, Ev::Timer { node, timer, seq: self.timer_seq });
                 }
                 Effect::CancelTimer { timer } => {
                     self.timers.remove(&(node, timer));
@@ -413,7 +453,8 @@ impl<A: Algorithm> Sim<A> {
         let end = graph.far_end(node, port.0);
         self.by_kind[msg.kind_index()] += 1;
         self.bits += 8 * postcard::experimental::serialized_size(&msg).expect("messages serialize") as u64;
-        let mut at = self.now + self.draw_delay();
+        let delay = self.draw_delay();
+        let mut at = self.later(delay);
         if !self.link_clock.is_empty() {
             let link = graph.link_index(node, port.0);
             at = at.max(self.link_clock[link]);
@@ -479,11 +520,7 @@ impl<A: Algorithm> Sim<A> {
         if self.terminated {
             self.monitor.at_end(&view!(self), &mut found);
         } else if self.monitor.checks().iter().any(|c| c.property == Property::Liveness) {
-            let detail = format!(
-                "the run did not terminate within {} events ({} still queued)",
-                self.scenario.config.max_events,
-                self.queue.len()
-            );
+            let detail = format!("the run did not terminate within {} events", self.scenario.config.max_events);
             found.push(Violation { property: Property::Liveness, node: None, detail });
         }
         self.found = found;
@@ -508,6 +545,7 @@ impl<A: Algorithm> Sim<A> {
             edges: sc.graph.edges(),
             initiators: sc.initiators.iter().filter(|&&b| b).count() as u64,
             live: live.len() as u64,
+            crashes_during_run: sc.crashes.iter().filter(|&&(_, at)| at > 0).count() as u64,
         };
         let bounds = self
             .algorithm
@@ -538,6 +576,7 @@ impl<A: Algorithm> Sim<A> {
             declared_at,
             messages: Messages { total: self.sent, by_kind },
             bits: self.bits,
+            delivered: self.delivered,
             events: self.events,
             properties: Properties {
                 safety: verdict(elect_core::property::Class::Safety),

@@ -33,10 +33,10 @@ pub use config::{
     Attrs, Crash, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig, TICKS_PER_UNIT, TopologyKind, format_time,
     parse_time,
 };
-pub use engine::{Progress, ProgressFn, Sim};
+pub use engine::{Progress, ProgressFn, RunError, Sim};
 pub use report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
 pub use scenario::{ConfigError, Scenario};
-pub use topology::{End, Graph, MAX_COMPLETE_NODES};
+pub use topology::{End, Graph, MAX_COMPLETE_NODES, MAX_NODES};
 
 /// Why a run could not produce a report.
 #[derive(Debug, thiserror::Error)]
@@ -45,8 +45,11 @@ pub enum SimError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     /// The trace could not be written.
-    #[error("cannot write the trace: {0}")]
+    #[error("cannot write the trace")]
     Trace(#[from] std::io::Error),
+    /// Virtual time would pass the largest representable instant.
+    #[error("virtual time overflowed at {0}: use shorter delays or fewer events")]
+    TimeOverflow(Time),
 }
 
 /// What watches a run besides its report.
@@ -63,9 +66,19 @@ struct Run {
     observers: Observers,
 }
 
+impl From<RunError> for SimError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Trace(e) => Self::Trace(e),
+            RunError::TimeOverflow(t) => Self::TimeOverflow(t),
+        }
+    }
+}
+
 impl Driver for Run {
     type Output = Result<Report, SimError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+        algorithm.validate(&self.scenario.ids).map_err(|e| ConfigError(e.to_string()))?;
         let mut sim = Sim::new(algorithm, self.scenario);
         if let Some(out) = self.observers.trace {
             sim.trace_to(out);

@@ -142,6 +142,8 @@ pub struct Report {
     pub messages: Messages,
     /// Bits sent: each message's size in the wire encoding (postcard), times 8.
     pub bits: u64,
+    /// Messages delivered to a live process (messages to crashed processes are sent but not delivered).
+    pub delivered: u64,
     /// Events processed: message deliveries, timer expiries, commands and faults.
     pub events: u64,
     /// Property verdicts.

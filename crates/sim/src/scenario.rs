@@ -76,6 +76,9 @@ impl Scenario {
         if n == 0 {
             return err("--nodes must be at least 1");
         }
+        if config.max_events == 0 {
+            return err("--max-events must be at least 1");
+        }
         let graph = Graph::new(topology(info, config.topology)?, n).map_err(ConfigError)?;
         let ids = arrange(config, n)?;
         let position: BTreeMap<NodeId, u32> = ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
@@ -174,6 +177,7 @@ fn ranking(
     Ranking::new(config.prefer).with_attrs(attrs).map_err(|e| ConfigError(e.to_string()))
 }
 
+/// Who receives `Initiate` at time 0: only processes that are up then.
 fn initiators(
     config: &SimConfig,
     ranks: &[Rank],
@@ -181,29 +185,32 @@ fn initiators(
     find: &impl Fn(NodeId, &str) -> Result<u32, ConfigError>,
 ) -> Result<Vec<bool>, ConfigError> {
     let n = ranks.len();
+    let live: Vec<u32> = (0..n as u32).filter(|p| !down_at_start.contains(p)).collect();
+    if live.is_empty() {
+        return err("every node is crashed at time 0");
+    }
     let mut chosen = vec![false; n];
-    let live = || (0..n as u32).filter(|p| !down_at_start.contains(p));
-    let mut pick = |p: Option<u32>| {
-        let p = p.ok_or_else(|| ConfigError("every node is crashed at time 0, so none can initiate".into()))?;
-        chosen[p as usize] = true;
-        Ok::<(), ConfigError>(())
-    };
+    let strength = |p: &&u32| ranks[**p as usize];
     match &config.initiators {
-        InitiatorSpec::All => chosen.fill(true),
-        InitiatorSpec::Weakest => pick(live().min_by_key(|&p| ranks[p as usize]))?,
-        InitiatorSpec::Strongest => pick(live().max_by_key(|&p| ranks[p as usize]))?,
+        InitiatorSpec::All => live.iter().for_each(|&p| chosen[p as usize] = true),
+        InitiatorSpec::Weakest => chosen[*live.iter().min_by_key(strength).expect("some node is up") as usize] = true,
+        InitiatorSpec::Strongest => chosen[*live.iter().max_by_key(strength).expect("some node is up") as usize] = true,
         InitiatorSpec::Random(k) => {
-            if *k == 0 || *k > n {
-                return err(format!("--initiators random:{k} needs 1 <= K <= {n}"));
+            if *k == 0 || *k > live.len() {
+                let up = if live.len() == n { String::new() } else { " nodes up at time 0".to_owned() };
+                return err(format!("--initiators random:{k} needs 1 <= K <= {}{up}", live.len()));
             }
-            for p in index::sample(&mut rng(config.seed, Stream::Initiators), n, *k) {
-                chosen[p] = true;
+            for i in index::sample(&mut rng(config.seed, Stream::Initiators), live.len(), *k) {
+                chosen[live[i] as usize] = true;
             }
         }
         InitiatorSpec::List(list) => {
             for &id in list {
-                let p = find(id, "initiator")? as usize;
-                if std::mem::replace(&mut chosen[p], true) {
+                let p = find(id, "initiator")?;
+                if down_at_start.contains(&p) {
+                    return err(format!("initiator {id} is crashed at time 0 (--crash {id}@0)"));
+                }
+                if std::mem::replace(&mut chosen[p as usize], true) {
                     return err(format!("initiator {id} is listed twice"));
                 }
             }
@@ -297,6 +304,24 @@ mod tests {
                 "initiator 2 is listed twice",
             ),
             (Box::new(|c| c.initiators = InitiatorSpec::Random(9)), "random:9 needs 1 <= K <= 8"),
+            (
+                Box::new(|c| {
+                    c.crashes.push(Crash { id: NodeId(1), at: 0 });
+                    c.initiators = InitiatorSpec::Random(8);
+                }),
+                "random:8 needs 1 <= K <= 7 nodes up at time 0",
+            ),
+            (
+                Box::new(|c| {
+                    c.crashes.push(Crash { id: NodeId(2), at: 0 });
+                    c.initiators = InitiatorSpec::List(vec![NodeId(2)]);
+                }),
+                "initiator 2 is crashed at time 0",
+            ),
+            (
+                Box::new(|c| c.crashes = (1..=8).map(|id| Crash { id: NodeId(id), at: 0 }).collect()),
+                "every node is crashed at time 0",
+            ),
             (Box::new(|c| c.crashes.push(Crash { id: NodeId(0), at: 5 })), "crashed node 0 is not a node"),
             (
                 Box::new(|c| {

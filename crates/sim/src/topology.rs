@@ -10,8 +10,8 @@ use crate::config::TopologyKind;
 /// The largest complete graph simulated: its directed links must stay addressable in memory.
 pub const MAX_COMPLETE_NODES: usize = 4096;
 
-/// The largest number of processes of any run (positions are `u32`).
-pub(crate) const MAX_NODES: usize = 1 << 30;
+/// The largest number of processes of any run: a run costs a few hundred bytes per process.
+pub const MAX_NODES: usize = 1 << 25;
 
 /// A link end: a process position and its local port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,7 +36,7 @@ impl Graph {
             return Err("a topology needs at least one node".to_owned());
         }
         if n > MAX_NODES {
-            return Err(format!("{n} nodes is more than the {MAX_NODES} the simulator addresses"));
+            return Err(format!("{n} nodes is more than the {MAX_NODES} the simulator runs"));
         }
         if kind == TopologyKind::Complete && n > MAX_COMPLETE_NODES {
             return Err(format!(

@@ -141,17 +141,45 @@ proptest! {
         let r = run_ok(&cfg);
         let strongest = if crash_top { n - 1 } else { n };
         prop_assert_eq!(r.leader, Some(NodeId(strongest as u32)), "{}", r.reproduce);
+        let (election, ok, coordinator) = counts(&r);
+        let pairs = (n * (n - 1) / 2) as u64;
+        prop_assert!(election <= pairs && ok <= pairs, "{}", r.reproduce);
+        prop_assert_eq!(coordinator, strongest as u64 - 1, "{}", r.reproduce);
     }
 }
 
 #[test]
 fn a_candidate_that_dies_between_ok_and_coordinator_is_replaced_by_the_next_strongest() {
-    // W2, but 7 crashes at t=2: it has answered ok at t=1 and would announce at 3T + ε.
-    let r = bully(|c| {
+    // W2, but 7 crashes at t=3: it answered ok at t=1 and t=2 and would announce at 3T + ε.
+    let r = run_ok(&config("bully", N, |c| {
         c.crashes.push(crash_at_start(8));
-        c.crashes.push(Crash { id: NodeId(7), at: units(2) });
+        c.crashes.push(Crash { id: NodeId(7), at: units(3) });
         c.initiators = initiators(&[1]);
-    });
+    }));
     assert_eq!(r.leader, Some(NodeId(6)));
     assert_eq!(r.live, 6);
+    // Epoch 1: 28 elections, 21 oks, no coordinator. Node 1's 4T + ε wait for a coordinator expires at
+    // 2 + 4.001; epoch 2 costs 27 elections, 15 oks and 5 coordinators, and 6's announcement lands 4T + ε later.
+    assert_eq!(counts(&r), (28 + 27, 21 + 15, 5));
+    assert_eq!(r.elected_at.unwrap().ticks(), units(6) + 1 + units(4) + 1);
+    assert!(r.bounds.is_empty(), "no one-election bound applies to a run with two elections");
+}
+
+#[test]
+fn concurrent_initiators_agree_on_the_strongest_live_process() {
+    for seed in 1..=40 {
+        let n = 10;
+        let r = run_ok(&config("bully", n, |c| {
+            c.seed = seed;
+            c.ids = elect_sim::Ids::Random;
+            c.crashes.push(crash_at_start(10));
+            c.initiators = elect_sim::InitiatorSpec::Random(1 + seed as usize % 9);
+            c.delay = Delay::Uniform(units(1) / 2, units(1));
+        }));
+        assert_eq!(r.leader, Some(NodeId(9)), "{}", r.reproduce);
+        let (election, ok, coordinator) = counts(&r);
+        let pairs = (n * (n - 1) / 2) as u64;
+        assert!(election <= pairs && ok <= pairs, "{}", r.reproduce);
+        assert_eq!(coordinator, 8, "the winner addresses every weaker id once ({})", r.reproduce);
+    }
 }
