@@ -1,61 +1,86 @@
-//! `elect bench`: the simulator's speed and memory on fixed scenarios, one core.
+//! `elect bench`: the simulator's speed and memory on fixed scenarios.
 //!
 //! Each scenario runs `--repeat` times and the fastest run is reported (the others only absorb noise from the
-//! machine). Peak memory is the process's resident high-water mark (`VmHWM`), reset before each scenario where
-//! the kernel allows it.
+//! machine). Single runs use one core; the sweep scenarios compare one thread with every core. Each scenario runs
+//! in a child process of its own, so its peak memory (the resident high-water mark, `VmHWM`) is its own.
 
 use std::fs;
 use std::io::{self, Write};
 use std::time::Instant;
 
 use clap::Args;
-use elect_sim::{Ids, Report, SimConfig, SimError};
+use elect_core::NodeId;
+use elect_sim::{Crash, Ids, InitiatorSpec, SimConfig, SimError, Sweep};
 use serde::Serialize;
 
 use crate::table::Table;
 use crate::{BadInput, Outcome};
 
+/// What a benchmark scenario runs.
+enum Work {
+    /// One simulation, on one core.
+    Single(fn() -> SimConfig),
+    /// A sweep (Chang-Roberts, Hirschberg-Sinclair, Franklin, Peterson; n = 8..131072; 4 seeds) on this many
+    /// threads (`None`: every core).
+    Sweep(Option<usize>),
+}
+
 /// A named benchmark scenario.
 struct Scenario {
     name: &'static str,
     describe: &'static str,
-    config: fn() -> SimConfig,
+    work: Work,
+}
+
+fn ring(algorithm: &str, n: usize, ids: Ids) -> SimConfig {
+    let mut cfg = SimConfig::new(algorithm, n);
+    cfg.ids = ids;
+    cfg
 }
 
 const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "cr-worst",
         describe: "chang-roberts, n=10000, descending ids, all initiate (50,005,000 tokens)",
-        config: || {
-            let mut cfg = SimConfig::new("chang-roberts", 10_000);
-            cfg.ids = Ids::Descending;
-            cfg
-        },
+        work: Work::Single(|| ring("chang-roberts", 10_000, Ids::Descending)),
+    },
+    Scenario {
+        name: "hs-2^20",
+        describe: "hirschberg-sinclair, n=2^20, random ids",
+        work: Work::Single(|| ring("hirschberg-sinclair", 1 << 20, Ids::Random)),
+    },
+    Scenario {
+        name: "franklin-2^20",
+        describe: "franklin, n=2^20, random ids",
+        work: Work::Single(|| ring("franklin", 1 << 20, Ids::Random)),
+    },
+    Scenario {
+        name: "peterson-2^20",
+        describe: "peterson, n=2^20, random ids",
+        work: Work::Single(|| ring("peterson", 1 << 20, Ids::Random)),
     },
     Scenario {
         name: "bully-w2",
         describe: "bully, n=1000, the strongest crashed, the weakest detects it",
-        config: || {
+        work: Work::Single(|| {
             let mut cfg = SimConfig::new("bully", 1000);
-            cfg.crashes.push(elect_sim::Crash { id: elect_core::NodeId(1000), at: 0 });
-            cfg.initiators = elect_sim::InitiatorSpec::Weakest;
+            cfg.crashes.push(Crash { id: NodeId(1000), at: 0 });
+            cfg.initiators = InitiatorSpec::Weakest;
             cfg
-        },
+        }),
     },
     Scenario {
-        name: "cr-random-1m",
-        describe: "chang-roberts, n=1000000, random ids, all initiate",
-        config: || {
-            let mut cfg = SimConfig::new("chang-roberts", 1_000_000);
-            cfg.ids = Ids::Random;
-            cfg
-        },
+        name: "sweep-1-thread",
+        describe: "sweep of 4 rings, n=8..131072, 4 seeds, one thread",
+        work: Work::Sweep(Some(1)),
     },
+    Scenario { name: "sweep-all-cores", describe: "the same sweep on every core", work: Work::Sweep(None) },
 ];
 
 #[derive(Args)]
 pub(crate) struct BenchArgs {
-    /// Run only these scenarios (repeatable): cr-worst, bully-w2, cr-random-1m.
+    /// Run only these scenarios (repeatable): cr-worst, hs-2^20, franklin-2^20, peterson-2^20, bully-w2,
+    /// sweep-1-thread, sweep-all-cores.
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
     /// Runs per scenario; the fastest is reported.
@@ -64,15 +89,18 @@ pub(crate) struct BenchArgs {
     /// Print a JSON array instead of a table.
     #[arg(long)]
     json: bool,
+    /// Run the scenarios in this process (what each child process does).
+    #[arg(long, hide = true)]
+    in_process: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, serde::Deserialize)]
 struct Measurement {
-    scenario: &'static str,
-    describe: &'static str,
+    scenario: String,
+    describe: String,
+    threads: usize,
     messages: u64,
     delivered: u64,
-    events: u64,
     seconds: f64,
     deliveries_per_second: f64,
     peak_rss_mib: Option<f64>,
@@ -86,41 +114,70 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-/// Resets the high-water mark to the current resident set, so each scenario's peak is its own.
-fn reset_peak_rss() {
-    let _ = fs::write("/proc/self/clear_refs", "5");
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Runs `work` once: (messages, delivered, threads).
+fn run_once(work: &Work) -> anyhow::Result<(u64, u64, usize)> {
+    let config_error = |e: SimError| -> anyhow::Error {
+        match e {
+            SimError::Config(e) => BadInput(e.0).into(),
+            e => e.into(),
+        }
+    };
+    match work {
+        Work::Single(config) => {
+            let report = elect_sim::simulate(&config(), None).map_err(config_error)?;
+            anyhow::ensure!(report.ok(), "a property was violated: {:?}", report.properties.violations);
+            Ok((report.messages.total, report.delivered, 1))
+        }
+        Work::Sweep(threads) => {
+            let sweep = Sweep {
+                algorithms: ["chang-roberts", "hirschberg-sinclair", "franklin", "peterson"].map(String::from).to_vec(),
+                sizes: "8..131072".parse().expect("a valid size range"),
+                seeds: 4,
+                template: ring("", 1, Ids::Random),
+            };
+            let rows = sweep.run(*threads, &|_| {}).map_err(config_error)?;
+            anyhow::ensure!(rows.iter().all(|r| r.ok), "a property was violated in the sweep");
+            let sum = |f: fn(&elect_sim::Row) -> u64| rows.iter().map(f).sum();
+            Ok((sum(|r| r.messages), sum(|r| r.delivered), threads.unwrap_or_else(cores)))
+        }
+    }
 }
 
 fn measure(s: &Scenario, repeat: u32) -> anyhow::Result<Measurement> {
-    let mut best: Option<(f64, Report)> = None;
-    reset_peak_rss();
+    let mut best: Option<(f64, (u64, u64, usize))> = None;
     for _ in 0..repeat.max(1) {
-        let cfg = (s.config)();
         let start = Instant::now();
-        let report = match elect_sim::simulate(&cfg, None) {
-            Ok(r) => r,
-            Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
-            Err(e) => return Err(e.into()),
-        };
+        let counts = run_once(&s.work)?;
         let seconds = start.elapsed().as_secs_f64();
-        if !report.ok() {
-            anyhow::bail!("benchmark {} violated a property: {:?}", s.name, report.properties.violations);
-        }
         if best.as_ref().is_none_or(|(b, _)| seconds < *b) {
-            best = Some((seconds, report));
+            best = Some((seconds, counts));
         }
     }
-    let (seconds, report) = best.expect("at least one run");
+    let (seconds, (messages, delivered, threads)) = best.expect("at least one run");
     Ok(Measurement {
-        scenario: s.name,
-        describe: s.describe,
-        messages: report.messages.total,
-        delivered: report.delivered,
-        events: report.events,
+        scenario: s.name.to_owned(),
+        describe: s.describe.to_owned(),
+        threads,
+        messages,
+        delivered,
         seconds,
-        deliveries_per_second: report.delivered as f64 / seconds,
+        deliveries_per_second: delivered as f64 / seconds,
         peak_rss_mib: peak_rss_mib(),
     })
+}
+
+/// Runs scenario `name` in a child process and reads its measurement.
+fn in_child(name: &str, repeat: u32) -> anyhow::Result<Vec<Measurement>> {
+    let exe = std::env::current_exe()?;
+    let repeat = repeat.to_string();
+    let args = ["bench", "--in-process", "--json", "--scenario", name, "--repeat", &repeat];
+    let output = std::process::Command::new(exe).args(args).stderr(std::process::Stdio::inherit()).output()?;
+    anyhow::ensure!(output.status.success(), "benchmark {name} failed ({})", output.status);
+    Ok(serde_json::from_slice(&output.stdout)?)
 }
 
 pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
@@ -139,20 +196,25 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
     };
     let mut results = Vec::new();
     for s in chosen {
+        if args.in_process {
+            results.push(measure(s, args.repeat)?);
+            continue;
+        }
         if !args.json {
             eprintln!("running {} ({} runs): {}", s.name, args.repeat.max(1), s.describe);
         }
-        results.push(measure(s, args.repeat)?);
+        results.extend(in_child(s.name, args.repeat)?);
     }
     let mut out = io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &results)?;
         writeln!(out)?;
     } else {
-        let mut table = Table::new(vec!["SCENARIO", "DELIVERED", "SECONDS", "DELIVERIES/S", "PEAK RSS"]);
+        let mut table = Table::new(vec!["SCENARIO", "THREADS", "DELIVERED", "SECONDS", "DELIVERIES/S", "PEAK RSS"]);
         for m in &results {
             table.row(vec![
-                m.scenario.to_owned(),
+                m.scenario.clone(),
+                m.threads.to_string(),
                 m.delivered.to_string(),
                 format!("{:.3}", m.seconds),
                 format!("{:.1} M", m.deliveries_per_second / 1e6),

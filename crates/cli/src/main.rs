@@ -7,6 +7,7 @@ mod bench;
 mod list;
 mod progress;
 mod sim;
+mod sweep;
 mod table;
 mod tour;
 
@@ -33,6 +34,10 @@ enum Cmd {
     Sim(Box<sim::SimArgs>),
     /// The algorithms, with their model, topology, seed and parameters.
     List(list::ListArgs),
+    /// Many runs in parallel (algorithms × sizes × seeds), as CSV, optionally plotted against the bounds.
+    Sweep(sweep::SweepArgs),
+    /// Plot a sweep's CSV: messages per process against n, with each algorithm's bound (.svg or .png).
+    Plot(sweep::PlotArgs),
     /// Measure the simulator: message deliveries per second on one core, and peak memory.
     Bench(bench::BenchArgs),
 }
@@ -77,6 +82,8 @@ fn main() -> ExitCode {
         Cmd::Tour(args) => tour::run(&args),
         Cmd::Sim(args) => sim::run(&args),
         Cmd::List(args) => list::run(&args),
+        Cmd::Sweep(args) => sweep::sweep(&args),
+        Cmd::Plot(args) => sweep::plot(&args),
         Cmd::Bench(args) => bench::run(&args),
     };
     match result {

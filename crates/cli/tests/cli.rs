@@ -177,3 +177,53 @@ fn clap_errors_are_one_line_too() {
         assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn sweep_writes_csv_and_a_plot() {
+    let dir = std::env::temp_dir().join(format!("elect-cli-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, svg, png) = (dir.join("s.csv"), dir.join("s.svg"), dir.join("s.png"));
+    let o = elect(&[
+        "sweep",
+        "--algorithms",
+        "hs,franklin,peterson",
+        "--nodes",
+        "8..64",
+        "--seeds",
+        "2",
+        "--out",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 1 + 3 * 4 * 2);
+    assert!(text.lines().skip(1).all(|l| l.ends_with(",true")), "{text}");
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("franklin"));
+    let o = elect(&["plot", "--input", csv.to_str().unwrap(), "--out", png.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    // Standard output gets the CSV when there is no --out.
+    let o = elect(&["sweep", "--algorithms", "cr", "--nodes", "4,8", "--seeds", "1"]);
+    assert_eq!(stdout(&o).lines().count(), 3);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn sweep_and_plot_refuse_bad_input_with_one_line() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["sweep", "--algorithms", "bully", "--nodes", "8..8192"], "complete graphs of up to 4096"),
+        (&["sweep", "--algorithms", "paxos", "--nodes", "8"], "unknown algorithm 'paxos'"),
+        (&["sweep", "--algorithms", "cr", "--nodes", "64..8"], "is empty"),
+        (&["sweep", "--algorithms", "cr", "--nodes", "8", "--ids", "1,2"], "not a list"),
+        (&["sweep", "--algorithms", "cr", "--nodes", "8", "--plot", "x.gif"], "use a .svg or .png"),
+        (&["plot", "--input", "/nonexistent.csv", "--out", "x.svg"], "cannot open /nonexistent.csv"),
+    ];
+    for (args, expected) in cases {
+        let o = elect(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected) && err.lines().count() == 1, "{args:?}: {err:?}");
+    }
+}

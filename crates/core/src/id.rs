@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::num::NonZeroU64;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -35,16 +36,20 @@ pub enum Prefer {
 ///
 /// A rank packs the direction, the attribute and the id into one `u64`, so comparing two ranks is one integer
 /// comparison and the id can always be recovered with [`Rank::id`]. Ranks are only comparable with ranks made by
-/// the same [`Ranking`].
+/// the same [`Ranking`]. The packing never produces zero, so `Option<Rank>` is as small as `Rank`.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Rank(u64);
+pub struct Rank(NonZeroU64);
 
+/// Bit 63 marks "smaller is stronger"; the 62 bits below hold `(attr << 32) | id`, complemented for that order.
 const LOWEST_BIT: u64 = 1 << 63;
-const PAYLOAD: u64 = LOWEST_BIT - 1;
+const PAYLOAD: u64 = (1 << 62) - 1;
+/// Bit 62 is 0 in every packed highest-wins rank and 1 in every lowest-wins one; flipping it makes both non-zero
+/// without changing the order among ranks of one direction.
+const FLIP: u64 = 1 << 62;
 
 impl Rank {
     /// The largest attribute a rank can carry.
-    pub const MAX_ATTR: u32 = (1 << 31) - 1;
+    pub const MAX_ATTR: u32 = (1 << 30) - 1;
 
     /// The rank of `id` with attribute `attr` under the order `prefer`.
     ///
@@ -53,14 +58,20 @@ impl Rank {
     pub fn new(prefer: Prefer, attr: u32, id: NodeId) -> Self {
         assert!(attr <= Self::MAX_ATTR, "attribute {attr} exceeds {}", Self::MAX_ATTR);
         let payload = (u64::from(attr) << 32) | u64::from(id.0);
-        match prefer {
-            Prefer::Highest => Self(payload),
-            Prefer::Lowest => Self(LOWEST_BIT | (!payload & PAYLOAD)),
-        }
+        let packed = match prefer {
+            Prefer::Highest => payload,
+            Prefer::Lowest => LOWEST_BIT | FLIP | (!payload & PAYLOAD),
+        };
+        Self(NonZeroU64::new(packed ^ FLIP).expect("bit 62 or 63 is set"))
+    }
+
+    fn packed(self) -> u64 {
+        self.0.get() ^ FLIP
     }
 
     fn payload(self) -> u64 {
-        if self.0 & LOWEST_BIT == 0 { self.0 } else { !self.0 & PAYLOAD }
+        let packed = self.packed();
+        if packed & LOWEST_BIT == 0 { packed } else { !packed & PAYLOAD }
     }
 
     /// The id this rank belongs to.
@@ -75,17 +86,7 @@ impl Rank {
 
     /// The order this rank was made with.
     pub fn prefer(self) -> Prefer {
-        if self.0 & LOWEST_BIT == 0 { Prefer::Highest } else { Prefer::Lowest }
-    }
-
-    /// The raw packed value (for compact encodings).
-    pub fn to_bits(self) -> u64 {
-        self.0
-    }
-
-    /// Rebuilds a rank from [`Rank::to_bits`].
-    pub fn from_bits(bits: u64) -> Self {
-        Self(bits)
+        if self.packed() & LOWEST_BIT == 0 { Prefer::Highest } else { Prefer::Lowest }
     }
 }
 
@@ -259,6 +260,19 @@ mod tests {
         assert!(low.rank(NodeId(100)) > low.rank(NodeId(3)));
         assert!(low.rank(NodeId(1)) > low.rank(NodeId(2)));
         assert_eq!(low.rank(NodeId(2)).attr(), 9);
+    }
+
+    #[test]
+    fn an_optional_rank_costs_no_more_than_a_rank() {
+        assert_eq!(std::mem::size_of::<Option<Rank>>(), 8);
+        let extremes = [(Prefer::Highest, 0, 0), (Prefer::Highest, Rank::MAX_ATTR, u32::MAX), (Prefer::Lowest, 0, 0)];
+        for (prefer, attr, id) in extremes.into_iter().chain([(Prefer::Lowest, Rank::MAX_ATTR, u32::MAX)]) {
+            let r = Rank::new(prefer, attr, NodeId(id));
+            assert_eq!((r.prefer(), r.attr(), r.id()), (prefer, attr, NodeId(id)));
+        }
+        let lowest = Ranking::new(Prefer::Lowest);
+        assert!(lowest.rank(NodeId(0)) > lowest.rank(NodeId(u32::MAX)));
+        assert!(Ranking::default().rank(NodeId(u32::MAX)) > Ranking::default().rank(NodeId(0)));
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod engine;
 mod queue;
 mod report;
 mod scenario;
+mod sweep;
 mod topology;
 mod trace;
 
@@ -36,6 +37,7 @@ pub use config::{
 pub use engine::{Progress, ProgressFn, RunError, Sim};
 pub use report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
 pub use scenario::{ConfigError, Scenario};
+pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
 pub use topology::{End, Graph, MAX_COMPLETE_NODES, MAX_NODES};
 
 /// Why a run could not produce a report.

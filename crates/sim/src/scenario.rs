@@ -107,6 +107,11 @@ impl Scenario {
         Ok(Self { config: config.clone(), info, graph, ids, ranks, initiators, crashes, delay_bound })
     }
 
+    /// Validates `config` without keeping the result.
+    pub fn check(config: &SimConfig) -> Result<(), ConfigError> {
+        Self::build(config).map(drop)
+    }
+
     /// `n`.
     pub fn len(&self) -> usize {
         self.ids.len()

@@ -1,0 +1,296 @@
+//! Parameter sweeps: many runs (algorithms × sizes × seeds) in parallel on every core, one CSV row each.
+
+use std::fmt;
+use std::io::Write;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use elect_algos::lookup;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::report::{Report, Time};
+use crate::scenario::ConfigError;
+use crate::topology::MAX_NODES;
+use crate::{SimConfig, SimError, simulate};
+
+/// Process counts: a list of sizes and doubling ranges, e.g. `8..1048576` (8, 16, ..., 1048576) or `10,100,1000`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sizes(pub Vec<usize>);
+
+impl FromStr for Sizes {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let number =
+            |v: &str| {
+                v.trim().parse::<usize>().ok().filter(|&n| (1..=MAX_NODES).contains(&n)).ok_or_else(|| {
+                    format!("malformed sizes '{s}': '{v}' is not a process count between 1 and {MAX_NODES}")
+                })
+            };
+        let mut sizes = Vec::new();
+        for part in s.split(',') {
+            match part.split_once("..") {
+                Some((from, to)) => {
+                    let (mut n, to) = (number(from)?, number(to)?);
+                    if n > to {
+                        return Err(format!("malformed sizes '{s}': the range {part} is empty"));
+                    }
+                    while n <= to {
+                        sizes.push(n);
+                        n *= 2;
+                    }
+                }
+                None => sizes.push(number(part)?),
+            }
+        }
+        sizes.sort_unstable();
+        sizes.dedup();
+        Ok(Self(sizes))
+    }
+}
+
+impl fmt::Display for Sizes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))
+    }
+}
+
+/// A sweep: every algorithm at every size with every seed, the rest of each run as in `template`.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// Algorithm names.
+    pub algorithms: Vec<String>,
+    /// Process counts.
+    pub sizes: Sizes,
+    /// Seeds `1..=seeds`.
+    pub seeds: u64,
+    /// Everything else (ids, initiators, delays): `algorithm`, `nodes` and `seed` are replaced per run.
+    pub template: SimConfig,
+}
+
+/// One run of a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// The algorithm's canonical name.
+    pub algorithm: &'static str,
+    /// `n`.
+    pub n: usize,
+    /// The seed.
+    pub seed: u64,
+    /// All messages.
+    pub messages: u64,
+    /// Messages delivered to a live process.
+    #[serde(skip)]
+    pub delivered: u64,
+    /// Messages per kind, in the algorithm's order.
+    pub by_kind: Vec<(&'static str, u64)>,
+    /// When the last process learned the leader.
+    pub elected_at: Option<Time>,
+    /// When the winner declared itself.
+    pub declared_at: Option<Time>,
+    /// The time of the last event.
+    pub end_time: Time,
+    /// The headline bound's formula.
+    pub bound: Option<String>,
+    /// Its value for this run.
+    pub bound_value: Option<u64>,
+    /// Its measured count.
+    pub bound_measured: Option<u64>,
+    /// Whether every checked property held.
+    pub ok: bool,
+}
+
+impl Row {
+    fn new(r: &Report) -> Self {
+        let bound = r.bounds.first();
+        Self {
+            algorithm: r.algorithm,
+            n: r.nodes,
+            seed: r.seed,
+            messages: r.messages.total,
+            delivered: r.delivered,
+            by_kind: r.messages.by_kind.clone(),
+            elected_at: r.elected_at,
+            declared_at: r.declared_at,
+            end_time: r.end_time,
+            bound: bound.map(|b| b.name.clone()),
+            bound_value: bound.map(|b| b.value),
+            bound_measured: bound.map(|b| b.measured),
+            ok: r.ok(),
+        }
+    }
+}
+
+/// Progress of a sweep: work done and total, where a run of `n` processes weighs `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SweepProgress {
+    /// Runs finished.
+    pub runs: u64,
+    /// Total runs.
+    pub total_runs: u64,
+    /// Processes simulated in finished runs.
+    pub work: u64,
+    /// Processes in all runs.
+    pub total_work: u64,
+}
+
+impl Sweep {
+    /// The runs of the sweep, in output order.
+    pub fn configs(&self) -> Result<Vec<SimConfig>, ConfigError> {
+        if self.algorithms.is_empty() || self.sizes.0.is_empty() || self.seeds == 0 {
+            return Err(ConfigError("a sweep needs at least one algorithm, one size and one seed".into()));
+        }
+        let mut configs = Vec::new();
+        for name in &self.algorithms {
+            let info = lookup(name)?;
+            for &n in &self.sizes.0 {
+                for seed in 1..=self.seeds {
+                    let mut cfg = self.template.clone();
+                    cfg.algorithm = info.name.to_owned();
+                    cfg.nodes = n;
+                    cfg.seed = seed;
+                    configs.push(cfg);
+                }
+            }
+        }
+        // Fail fast on a bad combination (a size too large for a topology, say) before any long run starts.
+        for cfg in &configs {
+            if cfg.seed == 1 {
+                crate::Scenario::check(cfg)?;
+            }
+        }
+        Ok(configs)
+    }
+
+    /// Runs the sweep on `threads` threads (all cores if `None`), calling `progress` after each run.
+    /// Rows come back in output order whatever order the runs finish in.
+    pub fn run(&self, threads: Option<usize>, progress: &(dyn Fn(SweepProgress) + Sync)) -> Result<Vec<Row>, SimError> {
+        let configs = self.configs()?;
+        let total_work: u64 = configs.iter().map(|c| c.nodes as u64).sum();
+        let (runs, work) = (AtomicU64::new(0), AtomicU64::new(0));
+        // Largest runs first, so that the last minutes are not spent waiting on one core.
+        let mut order: Vec<usize> = (0..configs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(configs[i].nodes));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.unwrap_or(0))
+            .build()
+            .map_err(|e| ConfigError(format!("cannot start the sweep's threads: {e}")))?;
+        let mut done: Vec<(usize, Row)> = pool.install(|| {
+            order
+                .par_iter()
+                // Every item is a whole simulation: one per task, so that an idle thread can always steal.
+                .with_max_len(1)
+                .map(|&i| {
+                    let report = simulate(&configs[i], None)?;
+                    let update = SweepProgress {
+                        runs: runs.fetch_add(1, Ordering::Relaxed) + 1,
+                        total_runs: configs.len() as u64,
+                        work: work.fetch_add(configs[i].nodes as u64, Ordering::Relaxed) + configs[i].nodes as u64,
+                        total_work,
+                    };
+                    progress(update);
+                    Ok((i, Row::new(&report)))
+                })
+                .collect::<Result<_, SimError>>()
+        })?;
+        done.sort_by_key(|&(i, _)| i);
+        Ok(done.into_iter().map(|(_, row)| row).collect())
+    }
+}
+
+/// Writes `rows` as CSV: fixed columns, then one column per message kind of any algorithm (empty where an
+/// algorithm has no such kind).
+pub fn write_csv(rows: &[Row], out: impl Write) -> Result<(), csv::Error> {
+    let mut kinds: Vec<&str> = Vec::new();
+    for (kind, _) in rows.iter().flat_map(|r| &r.by_kind) {
+        if !kinds.contains(kind) {
+            kinds.push(kind);
+        }
+    }
+    let mut w = csv::Writer::from_writer(out);
+    let mut header = vec!["algorithm", "n", "seed", "messages"];
+    header.extend(&kinds);
+    header.extend(["elected_at", "declared_at", "end_time", "bound", "bound_value", "bound_measured", "ok"]);
+    w.write_record(&header)?;
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    for r in rows {
+        let mut record = vec![r.algorithm.to_owned(), r.n.to_string(), r.seed.to_string(), r.messages.to_string()];
+        for kind in &kinds {
+            record.push(opt(r.by_kind.iter().find(|(k, _)| k == kind).map(|(_, c)| c.to_string())));
+        }
+        record.push(opt(r.elected_at.map(|t| t.to_string())));
+        record.push(opt(r.declared_at.map(|t| t.to_string())));
+        record.push(r.end_time.to_string());
+        record.push(opt(r.bound.clone()));
+        record.push(opt(r.bound_value.map(|v| v.to_string())));
+        record.push(opt(r.bound_measured.map(|v| v.to_string())));
+        record.push(r.ok.to_string());
+        w.write_record(&record)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Ids;
+
+    #[test]
+    fn sizes_are_lists_and_doubling_ranges() {
+        assert_eq!("8..64".parse::<Sizes>().unwrap(), Sizes(vec![8, 16, 32, 64]));
+        assert_eq!("10,3..12,10".parse::<Sizes>().unwrap(), Sizes(vec![3, 6, 10, 12]));
+        assert!("64..8".parse::<Sizes>().unwrap_err().contains("empty"));
+        assert!("0..8".parse::<Sizes>().unwrap_err().contains("'0' is not a process count"));
+        assert!("8..x".parse::<Sizes>().unwrap_err().contains("'x'"));
+    }
+
+    #[test]
+    fn a_sweep_runs_every_combination_and_keeps_its_order_whatever_the_threads() {
+        let mut template = SimConfig::new("chang-roberts", 1);
+        template.ids = Ids::Random;
+        let sweep = Sweep {
+            algorithms: vec!["cr".into(), "peterson".into()],
+            sizes: "4..32".parse().unwrap(),
+            seeds: 3,
+            template,
+        };
+        let calls = AtomicU64::new(0);
+        let rows = sweep
+            .run(Some(2), &|p| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                assert!(p.runs <= p.total_runs && p.work <= p.total_work);
+            })
+            .unwrap();
+        assert_eq!(rows.len(), 2 * 4 * 3);
+        assert_eq!(calls.into_inner(), 24);
+        assert_eq!((rows[0].algorithm, rows[0].n, rows[0].seed), ("chang-roberts", 4, 1));
+        assert_eq!((rows[23].algorithm, rows[23].n, rows[23].seed), ("peterson", 32, 3));
+        assert!(rows.iter().all(|r| r.ok));
+        assert_eq!(rows, sweep.run(Some(1), &|_| {}).unwrap(), "one thread or two, same rows");
+        let mut csv = Vec::new();
+        write_csv(&rows, &mut csv).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        let header = text.lines().next().unwrap();
+        assert_eq!(
+            header,
+            "algorithm,n,seed,messages,token,elected,one,two,leader,elected_at,declared_at,end_time,bound,bound_value,bound_measured,ok"
+        );
+        assert!(text.lines().nth(1).unwrap().starts_with("chang-roberts,4,1,"));
+        assert_eq!(text.lines().count(), 25);
+    }
+
+    #[test]
+    fn a_bad_combination_is_refused_before_anything_runs() {
+        let sweep = Sweep {
+            algorithms: vec!["bully".into()],
+            sizes: "8..8192".parse().unwrap(),
+            seeds: 1,
+            template: SimConfig::new("bully", 1),
+        };
+        let err = sweep.configs().unwrap_err();
+        assert!(err.0.contains("complete graphs of up to 4096"), "{err}");
+        let unknown = Sweep { algorithms: vec!["paxos".into()], ..sweep };
+        assert!(unknown.configs().unwrap_err().0.contains("unknown algorithm"));
+    }
+}

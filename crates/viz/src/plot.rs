@@ -1,0 +1,312 @@
+//! Message complexity against `n`: per algorithm, the measured election messages per process (mean over seeds,
+//! with the range as a band) and the closed-form bound, on log–log axes.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::sync::Once;
+
+use elect_sim::Row;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+/// Why a plot could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// The output name has no known picture format.
+    #[error("cannot tell the picture format of {0}: use a .svg or .png file name")]
+    Format(String),
+    /// Nothing to plot.
+    #[error("no runs to plot")]
+    Empty,
+    /// The CSV lacks a column or has a bad value.
+    #[error("{0}")]
+    Input(String),
+    /// Reading the CSV failed.
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+    /// Drawing failed.
+    #[error("cannot draw {path}: {message}")]
+    Draw {
+        /// The output file.
+        path: String,
+        /// What the backend said.
+        message: String,
+    },
+}
+
+/// One run, reduced to what the plot shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// The algorithm.
+    pub algorithm: String,
+    /// `n`.
+    pub n: usize,
+    /// Election messages, as the headline bound counts them (all messages when there is no bound).
+    pub measured: u64,
+    /// The headline bound's formula and value.
+    pub bound: Option<(String, u64)>,
+}
+
+impl Point {
+    /// The plot's view of a sweep row.
+    pub fn from_row(row: &Row) -> Self {
+        Self {
+            algorithm: row.algorithm.to_owned(),
+            n: row.n,
+            measured: row.bound_measured.unwrap_or(row.messages),
+            bound: row.bound.clone().zip(row.bound_value),
+        }
+    }
+}
+
+/// Reads the points of a sweep CSV (as written by `elect sweep`).
+pub fn read_csv(input: impl Read) -> Result<Vec<Point>, PlotError> {
+    let mut reader = csv::Reader::from_reader(input);
+    let header = reader.headers()?.clone();
+    let column = |name: &str| {
+        header.iter().position(|h| h == name).ok_or_else(|| PlotError::Input(format!("the CSV has no '{name}' column")))
+    };
+    let (algorithm, n, messages) = (column("algorithm")?, column("n")?, column("messages")?);
+    let (bound, value, measured) = (column("bound")?, column("bound_value")?, column("bound_measured")?);
+    let mut points = Vec::new();
+    for (line, record) in reader.records().enumerate() {
+        let record = record?;
+        let number = |i: usize| -> Result<Option<u64>, PlotError> {
+            match record.get(i).unwrap_or("") {
+                "" => Ok(None),
+                v => v.parse().map(Some).map_err(|_| {
+                    PlotError::Input(format!("row {}: '{v}' in column '{}' is not a count", line + 2, &header[i]))
+                }),
+            }
+        };
+        let n = number(n)?.ok_or_else(|| PlotError::Input(format!("row {}: no n", line + 2)))?;
+        let messages = number(messages)?.unwrap_or(0);
+        points.push(Point {
+            algorithm: record.get(algorithm).unwrap_or("").to_owned(),
+            n: n as usize,
+            measured: number(measured)?.unwrap_or(messages),
+            bound: number(value)?.map(|v| (record.get(bound).unwrap_or("").to_owned(), v)),
+        });
+    }
+    Ok(points)
+}
+
+/// The points of one algorithm at one `n`, per process.
+struct Summary {
+    n: f64,
+    mean: f64,
+    min: f64,
+    max: f64,
+    bound: Option<f64>,
+}
+
+/// Per algorithm (in order of first appearance): its bound's name and the summaries by `n`.
+fn summarize(points: &[Point]) -> Vec<(String, Option<String>, Vec<Summary>)> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut groups: BTreeMap<(&str, usize), Vec<&Point>> = BTreeMap::new();
+    for p in points {
+        if !order.contains(&p.algorithm.as_str()) {
+            order.push(&p.algorithm);
+        }
+        groups.entry((&p.algorithm, p.n)).or_default().push(p);
+    }
+    order
+        .into_iter()
+        .map(|algorithm| {
+            let mut bound_name = None;
+            let summaries = groups
+                .range((algorithm, 0)..=(algorithm, usize::MAX))
+                .map(|(&(_, n), runs)| {
+                    let per = |m: u64| m as f64 / n as f64;
+                    let values: Vec<f64> = runs.iter().map(|p| per(p.measured)).collect();
+                    let bound = runs.iter().filter_map(|p| p.bound.as_ref()).map(|(name, v)| {
+                        bound_name.get_or_insert_with(|| name.clone());
+                        per(*v)
+                    });
+                    Summary {
+                        n: n as f64,
+                        mean: values.iter().sum::<f64>() / values.len() as f64,
+                        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+                        max: values.iter().copied().fold(0.0, f64::max),
+                        bound: bound.fold(None, |acc: Option<f64>, b| Some(acc.map_or(b, |a| a.max(b)))),
+                    }
+                })
+                .collect();
+            (algorithm.to_owned(), bound_name, summaries)
+        })
+        .collect()
+}
+
+const SIZE: (u32, u32) = (1100, 700);
+
+/// Distinct, readable line colors (the Tableau 10 palette).
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+];
+
+static FONT: Once = Once::new();
+
+/// Makes the embedded font the `sans-serif` family.
+fn register_font() {
+    FONT.call_once(|| {
+        let font = include_bytes!("../assets/DejaVuSans.ttf");
+        // Registration only fails on a malformed font, and this one is fixed at build time.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, font);
+    });
+}
+
+/// Draws the complexity plot of `points` to `path` (`.svg` or `.png`).
+pub fn complexity_plot(points: &[Point], title: &str, path: &Path) -> Result<(), PlotError> {
+    if points.is_empty() {
+        return Err(PlotError::Empty);
+    }
+    let draw_error =
+        |e: &dyn std::fmt::Display| PlotError::Draw { path: path.display().to_string(), message: e.to_string() };
+    register_font(); // Both backends lay text out with it.
+    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("svg") => {
+            let root = SVGBackend::new(path, SIZE).into_drawing_area();
+            draw(&root, points, title).map_err(|e| draw_error(&e))?;
+            root.present().map_err(|e| draw_error(&e))
+        }
+        Some("png") => {
+            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+            draw(&root, points, title).map_err(|e| draw_error(&e))?;
+            root.present().map_err(|e| draw_error(&e))
+        }
+        _ => Err(PlotError::Format(path.display().to_string())),
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    points: &[Point],
+    title: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let series = summarize(points);
+    let all = series.iter().flat_map(|(_, _, s)| s);
+    let (x_min, x_max) = all.clone().fold((f64::INFINITY, 0f64), |(lo, hi), s| (lo.min(s.n), hi.max(s.n)));
+    let y_max = all.clone().map(|s| s.max.max(s.bound.unwrap_or(0.0))).fold(1.0, f64::max);
+    let y_min = all.map(|s| s.min).fold(f64::INFINITY, f64::min).max(0.1);
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 26))
+        .margin(20)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d((x_min * 0.8..x_max * 1.25).log_scale(), (y_min * 0.8..y_max * 1.5).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("n (processes)")
+        .y_desc("election messages per process")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| if *y >= 10.0 { format!("{y:.0}") } else { format!("{y:.1}") })
+        .label_style(("sans-serif", 16))
+        .draw()?;
+    for (i, (algorithm, bound_name, summaries)) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()].to_rgba();
+        let band: Vec<(f64, f64)> =
+            summaries.iter().map(|s| (s.n, s.max)).chain(summaries.iter().rev().map(|s| (s.n, s.min))).collect();
+        chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.15))))?;
+        chart
+            .draw_series(LineSeries::new(summaries.iter().map(|s| (s.n, s.mean)), color.stroke_width(2)))?
+            .label(algorithm.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], color.stroke_width(2)));
+        chart.draw_series(summaries.iter().map(|s| Circle::new((s.n, s.mean), 3, color.filled())))?;
+        let bound: Vec<(f64, f64)> = summaries.iter().filter_map(|s| s.bound.map(|b| (s.n, b))).collect();
+        if let (Some(name), false) = (bound_name, bound.is_empty()) {
+            chart
+                .draw_series(DashedLineSeries::new(bound, 6, 5, color.stroke_width(1)))?
+                .label(format!("{algorithm} bound: {name}"))
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y), (x + 14, y), (x + 24, y)], color));
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .label_font(("sans-serif", 15))
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points() -> Vec<Point> {
+        let mut points = Vec::new();
+        for n in [8usize, 16, 32, 64] {
+            for seed in 0..3u64 {
+                let lg = n.ilog2() as u64;
+                points.push(Point {
+                    algorithm: "peterson".into(),
+                    n,
+                    measured: 2 * n as u64 * (lg - 1) + n as u64 + seed,
+                    bound: Some(("2n floor(lg n) + n".into(), 2 * n as u64 * lg + n as u64)),
+                });
+                points.push(Point { algorithm: "lelann".into(), n, measured: 2 * n as u64, bound: None });
+            }
+        }
+        points
+    }
+
+    #[test]
+    fn summaries_are_per_process_means_and_ranges_with_the_bound() {
+        let series = summarize(&points());
+        assert_eq!(series.len(), 2);
+        let (name, bound, summaries) = &series[0];
+        assert_eq!((name.as_str(), bound.as_deref()), ("peterson", Some("2n floor(lg n) + n")));
+        let at8 = &summaries[0];
+        assert_eq!(at8.n, 8.0);
+        assert_eq!((at8.min, at8.max), (5.0, 5.25));
+        assert_eq!(at8.mean, 5.125);
+        assert_eq!(at8.bound, Some(7.0));
+        assert_eq!(series[1].1, None);
+    }
+
+    #[test]
+    fn svg_and_png_are_written_and_other_names_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = dir.path().join("plot.svg");
+        complexity_plot(&points(), "test", &svg).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.starts_with("<svg") && text.contains("peterson") && text.contains("bound"));
+        let png = dir.path().join("plot.png");
+        complexity_plot(&points(), "test", &png).unwrap();
+        let bytes = std::fs::read(&png).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        assert!(matches!(complexity_plot(&points(), "t", &dir.path().join("x.gif")), Err(PlotError::Format(_))));
+        assert!(matches!(complexity_plot(&[], "t", &svg), Err(PlotError::Empty)));
+    }
+
+    #[test]
+    fn csv_round_trips_through_the_sweep_format() {
+        let csv = "algorithm,n,seed,messages,one,two,leader,elected_at,declared_at,end_time,bound,bound_value,bound_measured,ok\n\
+                   peterson,8,1,32,12,12,8,30,21,30,2n floor(lg n) + n one and two,56,24,true\n";
+        let points = read_csv(csv.as_bytes()).unwrap();
+        assert_eq!(
+            points,
+            [Point {
+                algorithm: "peterson".into(),
+                n: 8,
+                measured: 24,
+                bound: Some(("2n floor(lg n) + n one and two".into(), 56))
+            }]
+        );
+        let bad = "algorithm,n\nx,1\n";
+        assert!(read_csv(bad.as_bytes()).unwrap_err().to_string().contains("no 'messages' column"));
+    }
+}
