@@ -13,18 +13,25 @@
 //! that receives `election` answers `ok` and starts its own election. A process that learns of a weaker
 //! coordinator starts an election and bullies it.
 //!
-//! **Epochs.** Each message carries an election epoch. An `initiate` command (start-up, a detected failure,
-//! recovery) or a missing `coordinator` opens a new epoch; within an epoch each process sends `election` at most
-//! once (ALGORITHMS.md §2.1.5), and messages of older epochs are stale. This is what keeps late `election`
-//! messages of a finished run from restarting it, and lets a fresh election reach processes that took part in
-//! an older one.
+//! **Epochs.** Each message carries an election epoch (a round and the id of the process that opened it, see
+//! [`elect_core::epoch`]). An `initiate` command (start-up, a detected failure, recovery) or a missing
+//! `coordinator` opens a new round; within a round each process sends `election` at most once (ALGORITHMS.md
+//! §2.1.5), and messages of older rounds are stale. This keeps late `election` messages of a finished run from
+//! restarting it, lets a fresh election reach processes that took part in an older one, and makes sure two
+//! coordinators never share an epoch, even when a recovering process missed rounds.
+//!
+//! **Recovery.** The epoch is on stable storage: a process persists it when it starts and whenever it changes,
+//! and restores it when it recovers; the driver then tells it to initiate (S000: "if a process that was
+//! previously down comes back up, it holds an election"), in a newer epoch, so epochs never go backwards.
 //!
 //! **Variants.** `variant=s000`: the strongest id does not answer `ok`; it answers by announcing itself
 //! coordinator at once (S000). `known-dead=ID,...`: ids this process knows to be down (S001's "knows its id is
 //! the highest"): it sends them nothing, and skips the election when every stronger id is known dead.
 //!
 //! **Guarantees.** When no process fails during the election, every live process ends with the strongest live
-//! process as coordinator (A2). A1 does *not* hold: while `coordinator` messages are in flight, processes that
+//! process as coordinator (A2). At most one process declares itself coordinator per epoch (P-Unique) as long as
+//! the failure detector is accurate, i.e. delays stay within the `T` the timeouts assume; `--delay-bound` below
+//! the real delays shows two processes leading at once (S001: an inaccurate detector breaks safety). A1 does *not* hold: while `coordinator` messages are in flight, processes that
 //! never heard the election still follow the old coordinator; Garcia-Molina's HALT step closes that gap.
 //!
 //! **Cost.** One election started by `s` among the live set `A` (ids `0..N−1`): `Σ_{k∈A, k≥s} (N−1−k)`
@@ -36,7 +43,7 @@ use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Message, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, Status, When,
+    Check, Command, Cx, Duration, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, Status, When, epoch,
 };
 use serde::{Deserialize, Serialize};
 
@@ -112,16 +119,7 @@ pub enum Msg {
     },
 }
 
-impl Message for Msg {
-    const KINDS: &'static [&'static str] = &["election", "ok", "coordinator"];
-    fn kind_index(&self) -> usize {
-        match self {
-            Self::Election { .. } => 0,
-            Self::Ok { .. } => 1,
-            Self::Coordinator { .. } => 2,
-        }
-    }
-}
+elect_core::message_kinds!(Msg { Election => "election", Ok => "ok", Coordinator => "coordinator" });
 
 /// Bully timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -166,18 +164,28 @@ impl Node {
         self.coordinator.map(Rank::id)
     }
 
-    /// Moves to `epoch` if it is newer: the previous epoch's election is abandoned.
+    /// Moves to `epoch` if it is newer. A newer round abandons this process's part in the previous election; a
+    /// newer epoch of the same round (another initiator of the same election) keeps it.
     fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
         if epoch > self.epoch {
+            let new_round = epoch::round(epoch) > epoch::round(self.epoch);
             self.epoch = epoch;
-            self.participated = false;
-            self.set_phase(cx, Phase::Idle);
+            if new_round {
+                self.participated = false;
+                self.set_phase(cx, Phase::Idle);
+            }
+            cx.persist(epoch);
         }
     }
 
-    /// Opens a new epoch and runs this process's election in it.
+    /// Whether `epoch` belongs to an election round older than this process's.
+    fn stale(&self, epoch: u64) -> bool {
+        epoch::round(epoch) < epoch::round(self.epoch)
+    }
+
+    /// Opens a new election round, in an epoch of this process's own, and runs its election in it.
     fn new_epoch(&mut self, cx: &mut Cx<'_, Self>) {
-        self.adopt(cx, self.epoch + 1);
+        self.adopt(cx, epoch::next(self.epoch, self.me.id()));
         self.coordinator = None;
         self.start_election(cx);
     }
@@ -231,19 +239,25 @@ impl Node {
     }
 
     fn on_ok(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
-        if epoch > self.epoch {
+        if self.stale(epoch) {
+            return;
+        }
+        if epoch::round(epoch) > epoch::round(self.epoch) {
             self.adopt(cx, epoch);
             self.participated = true;
             self.coordinator = None;
             self.set_phase(cx, Phase::AwaitingCoordinator);
-        } else if epoch == self.epoch && self.phase == Phase::Electing {
-            self.set_phase(cx, Phase::AwaitingCoordinator);
+        } else {
+            self.adopt(cx, epoch);
+            if self.phase == Phase::Electing {
+                self.set_phase(cx, Phase::AwaitingCoordinator);
+            }
         }
     }
 
     fn on_coordinator(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, leader: Rank) {
-        if epoch < self.epoch {
-            return; // A stale announcement of an older election.
+        if self.stale(epoch) {
+            return; // An announcement of an older election.
         }
         self.adopt(cx, epoch);
         self.participated = true;
@@ -258,7 +272,15 @@ impl Node {
 impl Process for Node {
     type Msg = Msg;
     type Timer = Timer;
-    type Durable = ();
+    /// The epoch.
+    type Durable = u64;
+
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<u64>) {
+        match restored {
+            Some(epoch) => self.epoch = epoch,
+            None => cx.persist(self.epoch),
+        }
+    }
 
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
         match msg {
@@ -352,9 +374,14 @@ impl Algorithm for Bully {
     }
 
     fn checks(&self) -> Vec<Check> {
-        let mut checks = election_checks(When::AtEnd, false);
+        let mut checks = election_checks(When::AtEnd, true);
         checks.push(Check::at_end(Property::A2));
         checks
+    }
+
+    fn election_time(&self, _: &Facts, t: Duration) -> Duration {
+        // One election: 4T + ε from the weakest initiator; one more T of slack for concurrent starts.
+        t * 5 + Duration::TICK
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

@@ -29,7 +29,7 @@
 
 use std::str::FromStr;
 
-use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, Setup, Status, When, Winner};
+use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When, Winner};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, ParamInfo, Params};
@@ -84,15 +84,7 @@ pub enum Msg {
     },
 }
 
-impl Message for Msg {
-    const KINDS: &'static [&'static str] = &["token", "elected"];
-    fn kind_index(&self) -> usize {
-        match self {
-            Self::Token { .. } => 0,
-            Self::Elected { .. } => 1,
-        }
-    }
-}
+elect_core::message_kinds!(Msg { Token => "token", Elected => "elected" });
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
@@ -207,6 +199,11 @@ impl Algorithm for ChangRoberts {
 
     fn winner(&self) -> Winner {
         Winner::StrongestLiveInitiator
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // The winner's token goes round once, then the announcement; initiators may start up to n apart.
+        t * (3 * facts.nodes)
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

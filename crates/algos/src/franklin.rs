@@ -23,7 +23,7 @@
 //! survivor after round 0, e.g. an ascending ring). The announcement adds `n` (Franklin's `2n⌊lg n⌋ + 3n`).
 //! Under unit delays the leader declares itself by `n(⌊lg n⌋ + 1)`.
 
-use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
+use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
@@ -63,15 +63,7 @@ pub enum Msg {
     },
 }
 
-impl Message for Msg {
-    const KINDS: &'static [&'static str] = &["probe", "leader"];
-    fn kind_index(&self) -> usize {
-        match self {
-            Self::Probe { .. } => 0,
-            Self::Leader { .. } => 1,
-        }
-    }
-}
+elect_core::message_kinds!(Msg { Probe => "probe", Leader => "leader" });
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
@@ -242,6 +234,11 @@ impl Algorithm for Franklin {
 
     fn checks(&self) -> Vec<Check> {
         election_checks(When::Always, true)
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // The leader declares by n(floor(lg n) + 1); the announcement takes n more.
+        t * (facts.nodes * (floor_lg(facts.nodes) + 2))
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

@@ -24,7 +24,7 @@
 //! `5n + 2^(⌈lg n⌉+2) − 8`. Under unit delays the leader declares itself at `n + 2^(⌈lg n⌉+1) − 2` (`n ≥ 2`).
 //! The announcement adds `n` messages.
 
-use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
+use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
@@ -62,16 +62,7 @@ pub enum Msg {
     },
 }
 
-impl Message for Msg {
-    const KINDS: &'static [&'static str] = &["probe", "reply", "leader"];
-    fn kind_index(&self) -> usize {
-        match self {
-            Self::Probe { .. } => 0,
-            Self::Reply { .. } => 1,
-            Self::Leader { .. } => 2,
-        }
-    }
-}
+elect_core::message_kinds!(Msg { Probe => "probe", Reply => "reply", Leader => "leader" });
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
@@ -206,6 +197,11 @@ impl Algorithm for HirschbergSinclair {
 
     fn checks(&self) -> Vec<Check> {
         election_checks(When::Always, true)
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // The leader declares by n + 2^(ceil(lg n)+1) - 2 < 5n; the announcement takes n more.
+        t * (6 * facts.nodes)
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

@@ -13,12 +13,14 @@
 //! stops at the initiator, as DESIGN.md decides).
 //!
 //! **Guarantees.** Every process ends knowing the strongest process as leader and the full member list, whatever
-//! the number of concurrent elections (they all compute the same maximum).
+//! the number of concurrent elections (they all compute the same maximum). When the membership changes during
+//! concurrent elections (a process crashes or recovers) they can announce different leaders; a process keeps the
+//! strongest leader announced to it.
 //!
 //! **Cost.** Exactly `2·L` messages per initiator on a ring of `L` live processes (S000: "always 2N", best = worst),
 //! `2k·L` for `k` concurrent initiators. Messages grow to `L` ids, so the bit complexity is Θ(L²) per election.
 
-use elect_core::{Check, Command, Cx, Message, NodeId, Port, Process, Rank, Setup, Status, When};
+use elect_core::{Check, Command, Cx, Duration, NodeId, Port, Process, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
@@ -51,15 +53,7 @@ pub enum Msg {
     },
 }
 
-impl Message for Msg {
-    const KINDS: &'static [&'static str] = &["election", "coordinator"];
-    fn kind_index(&self) -> usize {
-        match self {
-            Self::Election { .. } => 0,
-            Self::Coordinator { .. } => 1,
-        }
-    }
-}
+elect_core::message_kinds!(Msg { Election => "election", Coordinator => "coordinator" });
 
 /// One process of van Steen's ring election.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -88,8 +82,10 @@ impl Process for Node {
         match msg {
             Msg::Election { initiator, ids } if initiator == self.me => {
                 let leader = *ids.iter().max().expect("an election carries at least its initiator");
-                self.leader = Some(leader);
-                self.members.clone_from(&ids);
+                if self.leader.is_none_or(|l| leader >= l) {
+                    self.leader = Some(leader);
+                    self.members.clone_from(&ids);
+                }
                 cx.send(self.next, Msg::Coordinator { initiator, leader, members: ids });
             }
             Msg::Election { initiator, mut ids } => {
@@ -99,8 +95,12 @@ impl Process for Node {
             }
             Msg::Coordinator { initiator, .. } if initiator == self.me => {} // It has gone round once.
             Msg::Coordinator { initiator, leader, members } => {
-                self.leader = Some(leader);
-                self.members.clone_from(&members);
+                // Concurrent elections over a changing membership can announce different leaders: keep the
+                // strongest announced (ALGORITHMS.md §3.1).
+                if self.leader.is_none_or(|l| leader >= l) {
+                    self.leader = Some(leader);
+                    self.members.clone_from(&members);
+                }
                 cx.send(self.next, Msg::Coordinator { initiator, leader, members });
             }
         }
@@ -160,6 +160,11 @@ impl Algorithm for LeLann {
 
     fn checks(&self) -> Vec<Check> {
         election_checks(When::Always, false)
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // The election message goes round once, then the announcement.
+        t * (2 * facts.nodes)
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

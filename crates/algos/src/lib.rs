@@ -9,6 +9,7 @@ pub mod chang_roberts;
 pub mod franklin;
 pub mod hirschberg_sinclair;
 pub mod lelann;
+pub mod monitor;
 pub mod params;
 pub mod peterson;
 pub mod registry;

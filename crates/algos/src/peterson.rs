@@ -22,7 +22,7 @@
 //! The announcement adds `n`. Under unit delays the alias holder declares by `n(⌊lg n⌋ + 1)`.
 //! Dolev, Klawe and Rodeh's basic unidirectional algorithm is the same two-message-per-phase state machine.
 
-use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, Setup, Status, When};
+use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
@@ -54,16 +54,7 @@ pub enum Msg {
     },
 }
 
-impl Message for Msg {
-    const KINDS: &'static [&'static str] = &["one", "two", "leader"];
-    fn kind_index(&self) -> usize {
-        match self {
-            Self::One { .. } => 0,
-            Self::Two { .. } => 1,
-            Self::Leader { .. } => 2,
-        }
-    }
-}
+elect_core::message_kinds!(Msg { One => "one", Two => "two", Leader => "leader" });
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
@@ -182,6 +173,11 @@ impl Algorithm for Peterson {
 
     fn checks(&self) -> Vec<Check> {
         election_checks(When::Always, true)
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // The alias holder declares by n(floor(lg n) + 1); the announcement takes n more.
+        t * (facts.nodes * (floor_lg(facts.nodes) + 2))
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

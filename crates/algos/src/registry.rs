@@ -6,7 +6,7 @@
 
 use std::fmt::Debug;
 
-use elect_core::{Check, NodeId, Process, Setup, Winner};
+use elect_core::{Check, Duration, NodeId, Process, Setup, Winner};
 
 use crate::params::{ParamError, ParamInfo, Params};
 
@@ -105,6 +105,8 @@ pub enum Measure {
     Messages,
     /// Messages of the listed kinds.
     Kinds(&'static [&'static str]),
+    /// Messages of every kind but the listed ones.
+    AllBut(&'static [&'static str]),
 }
 
 /// A closed-form bound from ALGORITHMS.md, evaluated for one run.
@@ -140,6 +142,19 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
 
     /// The properties it promises, and when.
     fn checks(&self) -> Vec<Check>;
+
+    /// An upper bound on how long one election takes, from its first initiation until every process knows the
+    /// leader, when no process fails and every message takes at most `t`. Used to size what waits for an
+    /// election (the leader monitor's settling time).
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration;
+
+    /// How long after the last fault the algorithm is guaranteed to have settled, given the delay bound `T`
+    /// processes are told (the `τ` of Stoller's A4′): "at end" properties of a run stopped at `--until` are
+    /// judged only if it was stable that long. `None` for algorithms that settle by falling silent.
+    fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
+        let _ = (facts, delay_bound);
+        None
+    }
 
     /// Whom it elects.
     fn winner(&self) -> Winner {

@@ -21,7 +21,7 @@
 //! messages, `2n + d` in all, between `2n` and `3n − 1` (S001's figures). Every process initiating at once:
 //! Chang–Roberts's count plus `n`.
 
-use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Rank, Setup, Status, When};
+use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
@@ -48,15 +48,7 @@ pub enum Msg {
     },
 }
 
-impl Message for Msg {
-    const KINDS: &'static [&'static str] = &["election", "elected"];
-    fn kind_index(&self) -> usize {
-        match self {
-            Self::Election { .. } => 0,
-            Self::Elected { .. } => 1,
-        }
-    }
-}
+elect_core::message_kinds!(Msg { Election => "election", Elected => "elected" });
 
 /// One process of the participating-flag ring.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -151,6 +143,11 @@ impl Algorithm for RingParticipant {
 
     fn checks(&self) -> Vec<Check> {
         election_checks(When::Always, true)
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // One initiator d hops upstream of the winner: 2n + d messages in a row.
+        t * (3 * facts.nodes)
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

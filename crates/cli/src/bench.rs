@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use clap::Args;
 use elect_core::NodeId;
-use elect_sim::{Crash, Ids, InitiatorSpec, SimConfig, SimError, Sweep};
+use elect_sim::{Ids, InitiatorSpec, NodeAt, SimConfig, SimError, Sweep};
 use serde::Serialize;
 
 use crate::table::Table;
@@ -64,7 +64,7 @@ const SCENARIOS: &[Scenario] = &[
         describe: "bully, n=1000, the strongest crashed, the weakest detects it",
         work: Work::Single(|| {
             let mut cfg = SimConfig::new("bully", 1000);
-            cfg.crashes.push(Crash { id: NodeId(1000), at: 0 });
+            cfg.crashes.push(NodeAt { id: NodeId(1000), at: 0 });
             cfg.initiators = InitiatorSpec::Weakest;
             cfg
         }),

@@ -9,7 +9,8 @@ use clap::Args;
 use elect_algos::Params;
 use elect_core::Prefer;
 use elect_sim::{
-    Attrs, Crash, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, Report, SimConfig, SimError, TopologyKind,
+    Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, LinkDown, Loss, NodeAt, Partition, Probability, Report,
+    SimConfig, SimError, TopologyKind, parse_time,
 };
 
 use crate::{BadInput, Outcome, progress};
@@ -39,7 +40,39 @@ pub(crate) struct SimArgs {
     delay: Delay,
     /// Crash process ID at time T (repeatable): 8@0 means down from the start.
     #[arg(long = "crash", value_name = "ID@T", allow_hyphen_values = true)]
-    crashes: Vec<Crash>,
+    crashes: Vec<NodeAt>,
+    /// Restart process ID at time T from what it persisted (repeatable).
+    #[arg(long = "recover", value_name = "ID@T", allow_hyphen_values = true)]
+    recoveries: Vec<NodeAt>,
+    /// Crash whoever leads at time T (repeatable).
+    #[arg(long = "crash-leader-at", value_name = "T", value_parser = parse_time)]
+    crash_leader_at: Vec<u64>,
+    /// Lose messages: P everywhere, A-B:P on one link (both ways), A>B:P one way (repeatable).
+    #[arg(long = "loss", value_name = "P|A-B:P|A>B:P")]
+    losses: Vec<Loss>,
+    /// Deliver each message twice with probability P.
+    #[arg(long, value_name = "P", default_value = "0")]
+    duplicate: Probability,
+    /// Take a link down: A-B@T (both ways) or A>B@T (one way), healing at U with @T..U (repeatable).
+    #[arg(long = "link-down", value_name = "A-B@T..U")]
+    link_downs: Vec<LinkDown>,
+    /// Partition: 1,2|3,4@T..U (groups cannot talk) or 1,2>3,4@T..U (the first cannot reach the second).
+    #[arg(long = "partition", value_name = "GROUPS@T..U")]
+    partitions: Vec<Partition>,
+    /// Stop at time T; properties promised "at end" are judged then if the run has settled.
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    until: Option<u64>,
+    /// Wrap the algorithm in the leader monitor: the leader sends heartbeats, and a process that stops hearing
+    /// them starts a new election in a new epoch (re-election after a leader failure, for any algorithm).
+    #[arg(long)]
+    monitor: bool,
+    /// With --monitor: a heartbeat every K times the delay bound T.
+    #[arg(long, value_name = "K", default_value_t = 2, requires = "monitor")]
+    heartbeat: u64,
+    /// The delay bound T timeout-based algorithms are told (default: the delay model's); smaller than the real
+    /// delays, it makes their failure detector inaccurate.
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    delay_bound: Option<u64>,
     /// Which end of the order wins: highest (default) or lowest.
     #[arg(long, value_parser = parse_prefer, default_value = "highest")]
     prefer: Prefer,
@@ -86,6 +119,15 @@ impl SimArgs {
         cfg.seed = self.seed;
         cfg.delay = self.delay;
         cfg.crashes = self.crashes.clone();
+        cfg.recoveries = self.recoveries.clone();
+        cfg.crash_leader_at = self.crash_leader_at.clone();
+        cfg.losses = self.losses.clone();
+        cfg.duplicate = self.duplicate;
+        cfg.link_downs = self.link_downs.clone();
+        cfg.partitions = self.partitions.clone();
+        cfg.until = self.until;
+        cfg.delay_bound = self.delay_bound;
+        cfg.monitor = self.monitor.then_some(self.heartbeat);
         cfg.prefer = self.prefer;
         cfg.attrs = self.attr.clone().unwrap_or_default();
         cfg.max_events = self.max_events;
@@ -164,8 +206,11 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
         r.bits,
         r.events,
         r.end_time,
-        if r.terminated { "" } else { " without terminating" }
+        if r.terminated { "" } else { " without becoming quiescent" }
     )?;
+    if r.lost > 0 || r.duplicated > 0 {
+        writeln!(out, "network     {} lost, {} duplicated, {} delivered", r.lost, r.duplicated, r.delivered)?;
+    }
     if r.bounds.is_empty() {
         writeln!(out, "bounds      none apply to this run (a crash during the run can start another election)")?;
     }
@@ -187,5 +232,9 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
         verdict(r.properties.safety),
         verdict(r.properties.liveness),
         checked.join(", ")
-    )
+    )?;
+    for s in &r.properties.skipped {
+        writeln!(out, "            {} not judged: {}", s.property, s.reason)?;
+    }
+    Ok(())
 }

@@ -5,7 +5,7 @@
 //! Nothing in this crate does I/O, reads a clock or draws a random number.
 //!
 //! ```
-//! use elect_core::{Command, Cx, Message, NodeId, Port, Process, Ranking, Status};
+//! use elect_core::{Command, Cx, NodeId, Port, Process, Ranking, Status};
 //!
 //! /// A process that declares itself leader when told to initiate.
 //! #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -14,10 +14,7 @@
 //! #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 //! enum Msg { Hello }
 //!
-//! impl Message for Msg {
-//!     const KINDS: &'static [&'static str] = &["hello"];
-//!     fn kind_index(&self) -> usize { 0 }
-//! }
+//! elect_core::message_kinds!(Msg { Hello => "hello" });
 //!
 //! impl Process for Selfish {
 //!     type Msg = Msg;
@@ -49,8 +46,9 @@ mod time;
 
 pub use id::{AttrTooLarge, NodeId, Prefer, Rank, Ranking};
 pub use process::{
-    Command, Cx, Effect, EffectOf, Event, EventOf, Message, Neighbor, Notice, Port, Process, RingPorts, Setup, step,
+    Command, Cx, Effect, EffectOf, Event, EventOf, Message, Neighbor, Notice, Port, Process, RingPorts, Setup, Shape,
+    step,
 };
-pub use property::{Check, Monitor, Property, Violation, When, Winner, World};
-pub use status::{State, Status};
+pub use property::{Check, Monitor, Property, Skipped, Violation, When, Winner, World};
+pub use status::{GroupId, State, Status, epoch};
 pub use time::{Duration, Instant, Span};

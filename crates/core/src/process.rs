@@ -15,6 +15,7 @@
 //! 5. A crash drops the process value, its timers and its undelivered inputs. A restart builds a fresh process
 //!    from its [`Setup`] and calls [`Process::on_start`] with the last persisted durable state.
 
+use std::borrow::Cow;
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -59,6 +60,18 @@ pub struct RingPorts {
     pub prev: Port,
 }
 
+/// The shape of the network a process is in: lets infrastructure (the leader monitor) pick how to spread a
+/// message to everybody.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// A ring: pass it on round the ring.
+    Ring,
+    /// A complete graph: everybody is a neighbour.
+    Complete,
+    /// Anything else: flood it.
+    Other,
+}
+
 /// What a driver tells a process when it builds it. Borrowed: a process keeps only what it needs.
 #[derive(Clone, Copy, Debug)]
 pub struct Setup<'a> {
@@ -69,8 +82,13 @@ pub struct Setup<'a> {
     /// Every link of this process, indexed by [`Port`]. On a complete graph this is the list of all other
     /// processes (the Bully model's "ids known to everybody").
     pub neighbors: &'a [Neighbor],
-    /// The ring orientation, when the topology is a ring.
+    /// The ring orientation, when the topology is a ring or a logical ring over a complete graph.
     pub ring: Option<RingPorts>,
+    /// On a logical ring over a complete graph, the ports of the other processes in ring order starting with
+    /// `ring.next`, so that a process can skip a dead successor (S000, S001); empty otherwise.
+    pub ring_order: &'a [Port],
+    /// The shape of the network.
+    pub shape: Shape,
     /// The bound `T` on one-way message delay, when the network model has one. Timeout-based algorithms derive
     /// their timeouts from it.
     pub delay_bound: Option<Duration>,
@@ -147,17 +165,59 @@ pub enum Event<M, T, D> {
 }
 
 /// A message type: one enum per algorithm with struct variants.
+///
+/// Leaf message enums implement it with [`message_kinds!`](crate::message_kinds); wrappers (the leader monitor,
+/// synchronizers) compose the kinds of the messages they carry with their own.
 pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + DeserializeOwned + 'static {
-    /// The stable, lower-case kind names used for counting (`election`, `ok`, `token`, ...), in a fixed order.
-    const KINDS: &'static [&'static str];
+    /// The stable, lower-case kind names used for counting (`election`, `ok`, `token`, ...), in
+    /// [`Message::kind_index`] order.
+    fn kinds() -> Cow<'static, [&'static str]>;
 
-    /// The index of this message's kind in [`Message::KINDS`].
+    /// The index of this message's kind in [`Message::kinds`].
     fn kind_index(&self) -> usize;
 
     /// This message's kind name.
-    fn kind(&self) -> &'static str {
-        Self::KINDS[self.kind_index()]
-    }
+    fn kind(&self) -> &'static str;
+}
+
+/// Implements [`Message`] for an enum, naming each variant's kind in order:
+///
+/// ```
+/// #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+/// enum Msg { Token { id: u32 }, Elected { id: u32 } }
+/// elect_core::message_kinds!(Msg { Token => "token", Elected => "elected" });
+///
+/// use elect_core::Message;
+/// assert_eq!(Msg::Elected { id: 1 }.kind(), "elected");
+/// assert_eq!(Msg::Elected { id: 1 }.kind_index(), 1);
+/// assert_eq!(&*Msg::kinds(), ["token", "elected"]);
+/// ```
+#[macro_export]
+macro_rules! message_kinds {
+    ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $crate::Message for $ty {
+            fn kinds() -> ::std::borrow::Cow<'static, [&'static str]> {
+                ::std::borrow::Cow::Borrowed(&[$($name),+])
+            }
+
+            fn kind_index(&self) -> usize {
+                let mut index = 0;
+                $(
+                    if let Self::$variant { .. } = self {
+                        return index;
+                    }
+                    index += 1;
+                )+
+                unreachable!("{index} kinds and no match")
+            }
+
+            fn kind(&self) -> &'static str {
+                match self {
+                    $(Self::$variant { .. } => $name),+
+                }
+            }
+        }
+    };
 }
 
 /// The effect type of process `P`.

@@ -11,6 +11,8 @@ use std::str::FromStr;
 use elect_algos::Params;
 use elect_core::{NodeId, Prefer};
 
+use crate::faults::{LinkDown, Loss, NodeAt, Partition, Probability};
+
 /// Virtual-time ticks per time unit (one unit = the default message delay). A tick is the `ε` of timeouts.
 pub const TICKS_PER_UNIT: u64 = 1000;
 
@@ -252,32 +254,6 @@ impl fmt::Display for Delay {
     }
 }
 
-/// A process crashing at a time (`ID@T`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Crash {
-    /// The process.
-    pub id: NodeId,
-    /// When, in ticks.
-    pub at: u64,
-}
-
-impl FromStr for Crash {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (id, at) = s.trim().split_once('@').ok_or_else(|| format!("malformed crash '{s}': expected ID@TIME"))?;
-        let id =
-            id.trim().parse().map(NodeId).map_err(|_| format!("malformed crash '{s}': '{id}' is not a node id"))?;
-        let at = parse_time(at).map_err(|e| format!("malformed crash '{s}': {e}"))?;
-        Ok(Self { id, at })
-    }
-}
-
-impl fmt::Display for Crash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}@{}", self.id, format_time(self.at))
-    }
-}
-
 /// Attributes for `(attr, id)` ranking.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Attrs {
@@ -347,8 +323,27 @@ pub struct SimConfig {
     pub seed: u64,
     /// Message delays.
     pub delay: Delay,
-    /// Crashes.
-    pub crashes: Vec<Crash>,
+    /// Crashes (`ID@T`).
+    pub crashes: Vec<NodeAt>,
+    /// Recoveries (`ID@T`): the process restarts from its persisted state.
+    pub recoveries: Vec<NodeAt>,
+    /// Crash whoever leads at each of these times.
+    pub crash_leader_at: Vec<u64>,
+    /// Message loss, everywhere or per link.
+    pub losses: Vec<Loss>,
+    /// The probability that a message is delivered twice.
+    pub duplicate: Probability,
+    /// Links that go down for a while.
+    pub link_downs: Vec<LinkDown>,
+    /// Partitions.
+    pub partitions: Vec<Partition>,
+    /// Stop at this time (ticks) even if events remain; "at end" properties are judged then.
+    pub until: Option<u64>,
+    /// The delay bound `T` processes are told, when it differs from the delay model's (an inaccurate failure
+    /// detector when smaller than the real delays).
+    pub delay_bound: Option<u64>,
+    /// Wrap the algorithm in the leader monitor, with heartbeats every this many `T`.
+    pub monitor: Option<u64>,
     /// The direction of the priority order.
     pub prefer: Prefer,
     /// `(attr, id)` attributes.
@@ -372,6 +367,15 @@ impl SimConfig {
             seed: 1,
             delay: Delay::default(),
             crashes: Vec::new(),
+            recoveries: Vec::new(),
+            crash_leader_at: Vec::new(),
+            losses: Vec::new(),
+            duplicate: Probability::NEVER,
+            link_downs: Vec::new(),
+            partitions: Vec::new(),
+            until: None,
+            delay_bound: None,
+            monitor: None,
             prefer: Prefer::Highest,
             attrs: Attrs::None,
             max_events: DEFAULT_MAX_EVENTS,
@@ -390,7 +394,7 @@ impl SimConfig {
             elect_algos::Initiators::Weakest => InitiatorSpec::Weakest,
         };
         if info.showcase.crash_strongest {
-            cfg.crashes.push(Crash { id: NodeId(nodes as u32), at: 0 });
+            cfg.crashes.push(NodeAt { id: NodeId(nodes as u32), at: 0 });
         }
         cfg
     }
@@ -409,6 +413,23 @@ impl SimConfig {
             args.push(format!("--delay {}", self.delay));
         }
         args.extend(self.crashes.iter().map(|c| format!("--crash {c}")));
+        args.extend(self.recoveries.iter().map(|c| format!("--recover {c}")));
+        args.extend(self.crash_leader_at.iter().map(|&t| format!("--crash-leader-at {}", format_time(t))));
+        args.extend(self.losses.iter().map(|l| format!("--loss {l}")));
+        if !self.duplicate.is_never() {
+            args.push(format!("--duplicate {}", self.duplicate));
+        }
+        args.extend(self.link_downs.iter().map(|l| format!("--link-down {l}")));
+        args.extend(self.partitions.iter().map(|p| format!("--partition '{p}'")));
+        if let Some(t) = self.until {
+            args.push(format!("--until {}", format_time(t)));
+        }
+        if let Some(t) = self.delay_bound {
+            args.push(format!("--delay-bound {}", format_time(t)));
+        }
+        if let Some(k) = self.monitor {
+            args.push(format!("--monitor --heartbeat {k}"));
+        }
         if self.prefer == Prefer::Lowest {
             args.push("--prefer lowest".to_owned());
         }
@@ -461,9 +482,6 @@ mod tests {
         for s in ["1", "2.5", "uniform:1..9", "exp:1"] {
             assert_eq!(s.parse::<Delay>().unwrap().to_string(), s);
         }
-        for s in ["8@0", "3@2.5"] {
-            assert_eq!(s.parse::<Crash>().unwrap().to_string(), s);
-        }
         for s in ["1=5,2=7", "random:9"] {
             assert_eq!(s.parse::<Attrs>().unwrap().to_string(), s);
         }
@@ -477,8 +495,8 @@ mod tests {
         assert!("0".parse::<Delay>().unwrap_err().contains("at least 0.001"));
         assert!("0.0001".parse::<Delay>().unwrap_err().contains("at least 0.001"));
         assert!("1e7".parse::<Delay>().unwrap_err().contains("at most 1000000"));
-        assert!("8".parse::<Crash>().unwrap_err().contains("expected ID@TIME"));
-        assert!("8@later".parse::<Crash>().unwrap_err().contains("'later' is not a time"));
+        assert!("8".parse::<NodeAt>().unwrap_err().contains("expected ID@TIME"));
+        assert!("8@later".parse::<NodeAt>().unwrap_err().contains("'later' is not a time"));
         assert!("1=2,1=3".parse::<Attrs>().unwrap_err().contains("two attributes"));
         assert!("hexagon".parse::<TopologyKind>().unwrap_err().contains("unknown topology 'hexagon'"));
     }
@@ -486,7 +504,7 @@ mod tests {
     #[test]
     fn the_command_line_names_everything_that_shapes_the_run() {
         let mut cfg = SimConfig::new("bully", 8);
-        cfg.crashes.push(Crash { id: NodeId(8), at: 0 });
+        cfg.crashes.push(NodeAt { id: NodeId(8), at: 0 });
         cfg.initiators = InitiatorSpec::List(vec![NodeId(1)]);
         cfg.seed = 42;
         assert_eq!(

@@ -10,22 +10,23 @@ use std::io::Write;
 
 use elect_algos::{Algorithm, Facts, Measure};
 use elect_core::{
-    Command, Cx, Effect, EffectOf, Instant, Message, Monitor, NodeId, Notice, Port, Process, Property, Rank, Setup,
-    Status, Violation, World,
+    Command, Cx, Effect, EffectOf, Instant, Message, Monitor, Neighbor, NodeId, Notice, Port, Process, Property, Rank,
+    Setup, Status, Violation, World,
 };
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::Delay;
+use crate::network::{Fate, Network};
 use crate::queue::EventQueue;
 use crate::report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
-use crate::scenario::{Scenario, Stream, rng};
+use crate::scenario::{PartitionFault, Scenario, Stream, rng};
 use crate::topology::End;
 use crate::trace::{Record, Trace};
 
 /// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,
 /// commands come next, then messages, and timers last (a reply arriving exactly at a deadline beats it).
-const CRASH: usize = 0;
+const FAULT: usize = 0;
 const COMMAND: usize = 1;
 const MESSAGE: usize = 2;
 const TIMER: usize = 3;
@@ -34,7 +35,19 @@ enum Ev<M, T> {
     Deliver { to: u32, port: u32, id: u64, msg: M },
     Timer { node: u32, timer: T, seq: u64 },
     Command { node: u32, cmd: Command },
-    Crash { node: u32 },
+    Fault(Fault),
+}
+
+/// A scheduled change to a process or the network.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    Crash(u32),
+    Recover(u32),
+    CrashLeader,
+    /// Link fault `index` starts (`true`) or ends.
+    Link(usize, bool),
+    /// Partition `index` starts or heals.
+    Partition(usize, bool),
 }
 
 type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
@@ -84,6 +97,8 @@ struct View<'a, P> {
     initiators: &'a [bool],
     procs: &'a [P],
     up: &'a [bool],
+    network: &'a Network,
+    partitions: &'a [PartitionFault],
 }
 
 impl<P: Process> World for View<'_, P> {
@@ -102,6 +117,9 @@ impl<P: Process> World for View<'_, P> {
     fn is_initiator(&self, i: usize) -> bool {
         self.initiators[i]
     }
+    fn connected(&self, i: usize, j: usize) -> bool {
+        self.network.connected(i as u32, j as u32, self.partitions)
+    }
 }
 
 macro_rules! view {
@@ -112,6 +130,8 @@ macro_rules! view {
             initiators: &$sim.scenario.initiators,
             procs: &$sim.procs,
             up: &$sim.up,
+            network: &$sim.network,
+            partitions: &$sim.scenario.partitions,
         }
     };
 }
@@ -137,6 +157,13 @@ pub struct Sim<A: Algorithm> {
     events: u64,
     sent: u64,
     delivered: u64,
+    lost: u64,
+    duplicated: u64,
+    network: Network,
+    /// The time of the last fault after time 0 (for the settling rule).
+    last_fault: Option<u64>,
+    /// Whether the run was stopped at `--until`.
+    stopped: bool,
     monitor: Monitor,
     /// When a process last performed the "I am the leader" action.
     declared: Option<u64>,
@@ -158,27 +185,7 @@ impl<A: Algorithm> Sim<A> {
     /// Builds every process of `scenario` (none has started yet).
     pub fn new(algorithm: A, scenario: Scenario) -> Self {
         let n = scenario.len();
-        let mut neighbors = Vec::new();
-        let procs: Vec<A::Process> = (0..n as u32)
-            .map(|i| {
-                neighbors.clear();
-                neighbors.extend((0..scenario.graph.degree(i)).map(|p| {
-                    let End { node, .. } = scenario.graph.far_end(i, p);
-                    elect_core::Neighbor {
-                        port: Port(p),
-                        id: scenario.ids[node as usize],
-                        rank: scenario.ranks[node as usize],
-                    }
-                }));
-                algorithm.build(&Setup {
-                    id: scenario.ids[i as usize],
-                    rank: scenario.ranks[i as usize],
-                    neighbors: &neighbors,
-                    ring: scenario.graph.ring_ports(i),
-                    delay_bound: scenario.delay_bound,
-                })
-            })
-            .collect();
+        let procs: Vec<A::Process> = (0..n as u32).map(|i| build(&algorithm, &scenario, i)).collect();
         let link_clock = if scenario.config.fifo && scenario.config.delay.is_random() {
             vec![0; scenario.graph.link_slots()]
         } else {
@@ -199,11 +206,16 @@ impl<A: Algorithm> Sim<A> {
             delays: rng(seed, Stream::Delays),
             jitter: rng(seed, Stream::Timers),
             link_clock,
-            by_kind: vec![0; Msg::<A>::KINDS.len()],
+            by_kind: vec![0; Msg::<A>::kinds().len()],
             bits: 0,
             events: 0,
             sent: 0,
             delivered: 0,
+            lost: 0,
+            duplicated: 0,
+            network: Network::new(scenario.losses.clone(), scenario.config.duplicate, seed),
+            last_fault: None,
+            stopped: false,
             declared: None,
             found: Vec::new(),
             violations: Vec::new(),
@@ -258,12 +270,13 @@ impl<A: Algorithm> Sim<A> {
         Time(self.now)
     }
 
-    /// Runs to quiescence or until the event budget is spent.
+    /// Runs to quiescence, to `--until`, or until the event budget is spent.
     pub fn run(&mut self) -> Result<(), RunError> {
         assert!(!self.ran, "a simulation runs once");
         self.ran = true;
         self.begin();
         let budget = self.scenario.config.max_events;
+        let until = self.scenario.config.until.unwrap_or(u64::MAX);
         self.terminated = loop {
             if self.overflowed {
                 return Err(RunError::TimeOverflow(Time(self.now)));
@@ -272,6 +285,11 @@ impl<A: Algorithm> Sim<A> {
                 break self.pending_work() == 0;
             }
             let Some((time, event)) = self.queue.pop() else { break true };
+            if time > until {
+                self.stopped = true;
+                self.now = until;
+                break false;
+            }
             self.now = time;
             self.dispatch(event);
             if self.events >= self.next_progress {
@@ -288,8 +306,9 @@ impl<A: Algorithm> Sim<A> {
         let mut live = 0;
         while let Some((_, event)) = self.queue.pop() {
             live += usize::from(match event {
-                Ev::Deliver { to, .. } | Ev::Command { node: to, .. } | Ev::Crash { node: to } => self.up[to as usize],
+                Ev::Deliver { to, .. } | Ev::Command { node: to, .. } => self.up[to as usize],
                 Ev::Timer { node, timer, seq } => self.timers.get(&(node, timer)) == Some(&seq),
+                Ev::Fault(_) => true,
             });
         }
         live
@@ -331,10 +350,10 @@ impl<A: Algorithm> Sim<A> {
         self.monitor.reset(&view!(self), &mut found);
         self.found = found;
         self.flush_found();
-        let crashes = self.scenario.crashes.clone();
-        for &(node, at) in crashes.iter().filter(|&&(_, at)| at == 0) {
-            debug_assert_eq!(at, 0);
-            self.crash(node);
+        // Faults at time 0 take effect before anything else, processes' start included.
+        let faults = self.schedule();
+        for fault in faults {
+            self.fault(fault);
         }
         for node in 0..self.scenario.len() as u32 {
             if self.up[node as usize] {
@@ -348,9 +367,32 @@ impl<A: Algorithm> Sim<A> {
                 self.queue.push(0, COMMAND, Ev::Command { node, cmd: Command::Initiate });
             }
         }
-        for &(node, at) in crashes.iter().filter(|&&(_, at)| at > 0) {
-            self.queue.push(at, CRASH, Ev::Crash { node });
+    }
+
+    /// Queues every fault after time 0 and returns those at time 0, in a fixed order.
+    fn schedule(&mut self) -> Vec<Fault> {
+        let sc = &self.scenario;
+        let mut faults: Vec<(u64, Fault)> = Vec::new();
+        faults.extend(sc.crashes.iter().map(|&(node, at)| (at, Fault::Crash(node))));
+        faults.extend(sc.recoveries.iter().map(|&(node, at)| (at, Fault::Recover(node))));
+        faults.extend(sc.config.crash_leader_at.iter().map(|&at| (at, Fault::CrashLeader)));
+        for (k, f) in sc.link_faults.iter().enumerate() {
+            faults.push((f.window.from, Fault::Link(k, true)));
+            faults.extend(f.window.until.map(|u| (u, Fault::Link(k, false))));
         }
+        for (k, p) in sc.partitions.iter().enumerate() {
+            faults.push((p.window.from, Fault::Partition(k, true)));
+            faults.extend(p.window.until.map(|u| (u, Fault::Partition(k, false))));
+        }
+        let mut at_start = Vec::new();
+        for (at, fault) in faults {
+            if at == 0 {
+                at_start.push(fault);
+            } else {
+                self.queue.push(at, FAULT, Ev::Fault(fault));
+            }
+        }
+        at_start
     }
 
     fn dispatch(&mut self, event: Ev<Msg<A>, TimerOf<A>>) {
@@ -394,13 +436,53 @@ impl<A: Algorithm> Sim<A> {
                 self.record(Record::Command { t: self.t(), node: self.id(node), cmd });
                 self.handle(node, |p, cx| p.on_command(cx, cmd));
             }
-            Ev::Crash { node } => self.crash(node),
+            Ev::Fault(fault) => self.fault(fault),
         }
     }
 
     fn count_event(&mut self) {
         self.events += 1;
         self.last_event = self.now;
+    }
+
+    fn fault(&mut self, fault: Fault) {
+        if self.now > 0 {
+            self.last_fault = Some(self.now);
+        }
+        match fault {
+            Fault::Crash(node) => self.crash(node),
+            Fault::Recover(node) => self.recover(node),
+            Fault::CrashLeader => match self.current_leader() {
+                Some(node) => self.crash(node),
+                None => self.record(Record::Note { t: self.t(), note: "crash-leader: no process leads now" }),
+            },
+            Fault::Link(k, down) => {
+                let directed = self.scenario.link_faults[k].directed.clone();
+                self.network.set_links(&directed, down);
+                self.count_event();
+                let (a, b) = directed[0];
+                let (from, to) = (self.id(a), self.id(b));
+                self.record(Record::Link { t: self.t(), from, to, both_ways: directed.len() == 2, up: !down });
+                self.recheck();
+            }
+            Fault::Partition(k, on) => {
+                self.network.set_partition(k, on);
+                self.count_event();
+                let groups = self.scenario.config.partitions[k].to_string();
+                self.record(Record::Partition { t: self.t(), partition: groups, healed: !on });
+                self.recheck();
+            }
+        }
+    }
+
+    /// The process that leads now: the live process that most others follow, among those that believe they lead.
+    fn current_leader(&self) -> Option<u32> {
+        let live = || (0..self.scenario.len()).filter(|&i| self.up[i]);
+        let followers = |l: NodeId| live().filter(|&j| self.procs[j].status().leader == Some(l)).count();
+        live()
+            .filter(|&i| self.procs[i].status().leader == Some(self.scenario.ids[i]))
+            .max_by_key(|&i| (followers(self.scenario.ids[i]), self.scenario.ranks[i]))
+            .map(|i| i as u32)
     }
 
     fn crash(&mut self, node: u32) {
@@ -411,6 +493,27 @@ impl<A: Algorithm> Sim<A> {
         self.up[node as usize] = false;
         self.timers.retain(|&(n, _), _| n != node);
         self.record(Record::Crash { t: self.t(), node: self.id(node) });
+        self.recheck();
+    }
+
+    /// A crashed process restarts: a fresh process, started with what it last persisted.
+    fn recover(&mut self, node: u32) {
+        let i = node as usize;
+        if self.up[i] {
+            return;
+        }
+        self.count_event();
+        self.procs[i] = build(&self.algorithm, &self.scenario, node);
+        self.up[i] = true;
+        self.record(Record::Recover { t: self.t(), node: self.id(node) });
+        self.recheck();
+        let restored = self.durable[i].clone();
+        self.handle(node, |p, cx| p.on_start(cx, restored));
+        self.queue.push(self.now, COMMAND, Ev::Command { node, cmd: Command::Initiate });
+    }
+
+    /// The set of live processes or the connectivity changed: re-evaluate everything.
+    fn recheck(&mut self) {
         let mut found = std::mem::take(&mut self.found);
         self.monitor.reset(&view!(self), &mut found);
         self.found = found;
@@ -449,24 +552,44 @@ impl<A: Algorithm> Sim<A> {
     }
 
     fn send(&mut self, node: u32, port: Port, msg: Msg<A>) {
-        let graph = self.scenario.graph;
-        let end = graph.far_end(node, port.0);
+        let end = self.scenario.graph.far_end(node, port.0);
         self.by_kind[msg.kind_index()] += 1;
         self.bits += 8 * postcard::experimental::serialized_size(&msg).expect("messages serialize") as u64;
-        let delay = self.draw_delay();
-        let mut at = self.later(delay);
-        if !self.link_clock.is_empty() {
-            let link = graph.link_index(node, port.0);
-            at = at.max(self.link_clock[link]);
-            self.link_clock[link] = at;
-        }
         self.sent += 1;
         let id = self.sent;
+        let fate = self.network.fate(node, end.node, &self.scenario.partitions);
+        let at = self.arrival(node, port);
         if self.trace.is_some() {
             let (t, from, to, at) = (self.t(), self.id(node), self.id(end.node), Time(at));
             self.record(Record::Send { t, node: from, to, id, at, kind: msg.kind(), msg: &msg });
         }
+        match fate {
+            Fate::Deliver => {}
+            Fate::Twice => {
+                self.duplicated += 1;
+                let again = self.arrival(node, port);
+                self.queue.push(again, MESSAGE, Ev::Deliver { to: end.node, port: end.port, id, msg: msg.clone() });
+            }
+            Fate::Lost(reason) => {
+                self.lost += 1;
+                let (t, from, to) = (self.t(), self.id(node), self.id(end.node));
+                self.record(Record::Drop { t, node: to, from, id, reason });
+                return;
+            }
+        }
         self.queue.push(at, MESSAGE, Ev::Deliver { to: end.node, port: end.port, id, msg });
+    }
+
+    /// When a message sent now on `(node, port)` arrives: a drawn delay, no earlier than the link's last arrival.
+    fn arrival(&mut self, node: u32, port: Port) -> u64 {
+        let delay = self.draw_delay();
+        let mut at = self.later(delay);
+        if !self.link_clock.is_empty() {
+            let link = self.scenario.graph.link_index(node, port.0);
+            at = at.max(self.link_clock[link]);
+            self.link_clock[link] = at;
+        }
+        at
     }
 
     fn draw_delay(&mut self) -> u64 {
@@ -515,18 +638,46 @@ impl<A: Algorithm> Sim<A> {
     }
 
     fn end(&mut self) {
-        self.now = self.last_event;
+        if !self.stopped {
+            self.now = self.last_event;
+        }
         let mut found = std::mem::take(&mut self.found);
-        if self.terminated {
-            self.monitor.at_end(&view!(self), &mut found);
-        } else if self.monitor.checks().iter().any(|c| c.property == Property::Liveness) {
-            let detail = format!("the run did not terminate within {} events", self.scenario.config.max_events);
-            found.push(Violation { property: Property::Liveness, node: None, detail });
+        if !self.terminated && !self.stopped {
+            if self.monitor.checks().iter().any(|c| c.property == Property::Liveness) {
+                let detail = format!("the run did not terminate within {} events", self.scenario.config.max_events);
+                found.push(Violation { property: Property::Liveness, node: None, detail });
+            }
+        } else {
+            let settled = self.settled();
+            self.monitor.at_end(&view!(self), settled, &mut found);
         }
         self.found = found;
         self.flush_found();
         let record = Record::End { t: self.t(), events: self.events, messages: self.sent, terminated: self.terminated };
         self.record(record);
+    }
+
+    /// Whether the run ended settled, so that its "at end" properties can be judged: quiescent, or stopped at
+    /// `--until` at least the algorithm's settling time after the last fault.
+    fn settled(&self) -> Result<(), String> {
+        if self.terminated {
+            return Ok(());
+        }
+        let since = self.last_fault.unwrap_or(0);
+        match self.algorithm.settle_time(&self.facts(), self.scenario.delay_bound) {
+            None => Err("the run was stopped at --until before it became quiescent".to_owned()),
+            Some(tau) if self.now.saturating_sub(since) >= tau.ticks() => Ok(()),
+            Some(tau) => Err(format!(
+                "the run ended {} after the last fault, less than the settling time {}",
+                Time(self.now.saturating_sub(since)),
+                Time(tau.ticks())
+            )),
+        }
+    }
+
+    /// The facts about this run that bounds and settling times are functions of.
+    fn facts(&self) -> Facts {
+        Facts { live: self.up.iter().filter(|&&up| up).count() as u64, ..self.scenario.facts() }
     }
 
     /// What the run measured and checked. Call after [`Sim::run`].
@@ -538,25 +689,19 @@ impl<A: Algorithm> Sim<A> {
         let leader = if agreed { first } else { None };
         let elected_at = agreed.then(|| Time(live.iter().map(|&i| self.learned_at[i]).max().unwrap_or(0)));
         let declared_at = self.declared.map(Time);
-        let kinds = Msg::<A>::KINDS;
+        let kinds = Msg::<A>::kinds();
         let by_kind: Vec<(&'static str, u64)> = kinds.iter().copied().zip(self.by_kind.iter().copied()).collect();
-        let facts = Facts {
-            nodes: sc.len() as u64,
-            edges: sc.graph.edges(),
-            initiators: sc.initiators.iter().filter(|&&b| b).count() as u64,
-            live: live.len() as u64,
-            crashes_during_run: sc.crashes.iter().filter(|&&(_, at)| at > 0).count() as u64,
-        };
+        let facts = self.facts();
         let bounds = self
             .algorithm
             .bounds(&facts)
             .into_iter()
             .map(|b| {
+                let count = |k: &str| by_kind.iter().find(|(n, _)| *n == k).map_or(0, |p| p.1);
                 let measured = match b.measure {
                     Measure::Messages => self.sent,
-                    Measure::Kinds(ks) => {
-                        ks.iter().map(|k| by_kind.iter().find(|(n, _)| n == k).map_or(0, |p| p.1)).sum()
-                    }
+                    Measure::Kinds(ks) => ks.iter().map(|k| count(k)).sum(),
+                    Measure::AllBut(ks) => self.sent - ks.iter().map(|k| count(k)).sum::<u64>(),
                 };
                 BoundReport { name: b.name, value: b.value, measured, held: measured <= b.value }
             })
@@ -577,22 +722,46 @@ impl<A: Algorithm> Sim<A> {
             messages: Messages { total: self.sent, by_kind },
             bits: self.bits,
             delivered: self.delivered,
+            lost: self.lost,
+            duplicated: self.duplicated,
             events: self.events,
             properties: Properties {
                 safety: verdict(elect_core::property::Class::Safety),
                 liveness: verdict(elect_core::property::Class::Liveness),
                 violations: self.violations.clone(),
                 checked: self.monitor.checks().iter().map(|c| (c.property.name(), c.when)).collect(),
+                skipped: self.monitor.skipped().to_vec(),
             },
             bounds,
             initiators: facts.initiators as usize,
             live: live.len(),
             delay: sc.config.delay.to_string(),
             links: if sc.config.fifo { "fifo" } else { "unordered" },
-            end_time: Time(self.last_event),
+            end_time: Time(self.now),
             terminated: self.terminated,
             expected_leader: self.monitor.expected(),
             reproduce: sc.config.command_line(),
         }
     }
+}
+
+/// Builds the process at position `i` of `scenario`: what `new` does for everyone, and a recovery for one.
+fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Process {
+    let graph = &scenario.graph;
+    let neighbors: Vec<Neighbor> = (0..graph.degree(i))
+        .map(|p| {
+            let End { node, .. } = graph.far_end(i, p);
+            Neighbor { port: Port(p), id: scenario.ids[node as usize], rank: scenario.ranks[node as usize] }
+        })
+        .collect();
+    let ring_order = graph.ring_order(i);
+    algorithm.build(&Setup {
+        id: scenario.ids[i as usize],
+        rank: scenario.ranks[i as usize],
+        neighbors: &neighbors,
+        ring: graph.ring_ports(i),
+        ring_order: &ring_order,
+        shape: graph.shape(),
+        delay_bound: scenario.delay_bound,
+    })
 }

@@ -19,6 +19,8 @@
 
 mod config;
 mod engine;
+mod faults;
+mod network;
 mod queue;
 mod report;
 mod scenario;
@@ -28,13 +30,15 @@ mod trace;
 
 use std::io::Write;
 
+use elect_algos::monitor::LeaderMonitor;
 use elect_algos::{Algorithm, Driver, dispatch};
 
 pub use config::{
-    Attrs, Crash, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig, TICKS_PER_UNIT, TopologyKind, format_time,
+    Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig, TICKS_PER_UNIT, TopologyKind, format_time,
     parse_time,
 };
 pub use engine::{Progress, ProgressFn, RunError, Sim};
+pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
 pub use report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
 pub use scenario::{ConfigError, Scenario};
 pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
@@ -81,6 +85,18 @@ impl Driver for Run {
     type Output = Result<Report, SimError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         algorithm.validate(&self.scenario.ids).map_err(|e| ConfigError(e.to_string()))?;
+        match self.scenario.config.monitor {
+            Some(heartbeat) => {
+                let config = self.scenario.monitor_config(&algorithm, heartbeat);
+                self.simulate(LeaderMonitor::new(algorithm, config))
+            }
+            None => self.simulate(algorithm),
+        }
+    }
+}
+
+impl Run {
+    fn simulate<A: Algorithm>(self, algorithm: A) -> Result<Report, SimError> {
         let mut sim = Sim::new(algorithm, self.scenario);
         if let Some(out) = self.observers.trace {
             sim.trace_to(out);

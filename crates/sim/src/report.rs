@@ -2,7 +2,7 @@
 
 use serde::{Serialize, Serializer};
 
-use elect_core::{NodeId, Property, Violation, When};
+use elect_core::{NodeId, Property, Skipped, Violation, When};
 
 use crate::config::{TICKS_PER_UNIT, format_time};
 
@@ -102,6 +102,8 @@ pub struct Properties {
     /// The properties checked, and when (`always` or `at-end`).
     #[serde(serialize_with = "as_map")]
     pub checked: Vec<(&'static str, When)>,
+    /// Promised properties that could not be judged, and why (e.g. the run ended before it settled).
+    pub skipped: Vec<Skipped>,
 }
 
 /// A closed-form bound and whether the run kept it.
@@ -144,6 +146,10 @@ pub struct Report {
     pub bits: u64,
     /// Messages delivered to a live process (messages to crashed processes are sent but not delivered).
     pub delivered: u64,
+    /// Messages lost (to loss, a link down or a partition).
+    pub lost: u64,
+    /// Messages the network delivered twice.
+    pub duplicated: u64,
     /// Events processed: message deliveries, timer expiries, commands and faults.
     pub events: u64,
     /// Property verdicts.

@@ -12,7 +12,9 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig, TopologyKind};
+use crate::faults::{Link, Probability, Window};
 use crate::topology::Graph;
+use elect_algos::monitor::MonitorConfig;
 
 /// Bad input: the message names the problem, for a one-line error and exit status 2.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -34,6 +36,7 @@ pub(crate) enum Stream {
     Attrs = 3,
     Delays = 4,
     Timers = 5,
+    Network = 6,
 }
 
 /// The generator of `stream` under `seed`.
@@ -60,8 +63,69 @@ pub struct Scenario {
     pub initiators: Vec<bool>,
     /// Crashes as (position, tick).
     pub crashes: Vec<(u32, u64)>,
+    /// Recoveries as (position, tick).
+    pub recoveries: Vec<(u32, u64)>,
+    /// Link faults, each on one or two directed links.
+    pub link_faults: Vec<LinkFault>,
+    /// Partitions.
+    pub partitions: Vec<PartitionFault>,
+    /// Loss probabilities.
+    pub losses: Losses,
     /// The delay bound processes are told.
     pub delay_bound: Option<Duration>,
+}
+
+/// A link fault resolved to directed links between positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkFault {
+    /// `(from, to)` positions: one pair, or both directions.
+    pub directed: Vec<(u32, u32)>,
+    /// When.
+    pub window: Window,
+}
+
+/// A partition resolved to positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionFault {
+    /// The group of each position, from 1; 0 for processes in no group.
+    pub group_of: Vec<u16>,
+    /// Whether only group 1 → group 2 is cut.
+    pub one_way: bool,
+    /// When.
+    pub window: Window,
+}
+
+impl PartitionFault {
+    /// Whether this partition stops messages from position `from` to `to`.
+    pub fn cuts(&self, from: u32, to: u32) -> bool {
+        let (a, b) = (self.group_of[from as usize], self.group_of[to as usize]);
+        a != 0 && b != 0 && a != b && (!self.one_way || (a, b) == (1, 2))
+    }
+}
+
+/// Loss probabilities: on every link, and per directed link.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Losses {
+    /// On every link.
+    pub everywhere: Probability,
+    /// On particular directed links, between positions (overrides `everywhere`).
+    pub links: BTreeMap<(u32, u32), Probability>,
+}
+
+impl Losses {
+    /// The loss probability from position `from` to `to`.
+    pub fn on(&self, from: u32, to: u32) -> Probability {
+        if self.links.is_empty() {
+            self.everywhere
+        } else {
+            self.links.get(&(from, to)).copied().unwrap_or(self.everywhere)
+        }
+    }
+
+    /// Whether any message can be lost.
+    pub fn any(&self) -> bool {
+        !self.everywhere.is_never() || !self.links.is_empty()
+    }
 }
 
 fn err<T>(message: impl Into<String>) -> Result<T, ConfigError> {
@@ -79,7 +143,7 @@ impl Scenario {
         if config.max_events == 0 {
             return err("--max-events must be at least 1");
         }
-        let graph = Graph::new(topology(info, config.topology)?, n).map_err(ConfigError)?;
+        let graph = Graph::new(topology(info, config.topology, n)?, n).map_err(ConfigError)?;
         let ids = arrange(config, n)?;
         let position: BTreeMap<NodeId, u32> = ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
         let find = |id: NodeId, what: &str| {
@@ -95,16 +159,117 @@ impl Scenario {
             .iter()
             .map(|c| Ok((find(c.id, "crashed node")?, c.at)))
             .collect::<Result<Vec<_>, ConfigError>>()?;
+        let recoveries = config
+            .recoveries
+            .iter()
+            .map(|c| Ok((find(c.id, "recovering node")?, c.at)))
+            .collect::<Result<Vec<_>, ConfigError>>()?;
         let down_at_start: BTreeSet<u32> = crashes.iter().filter(|&&(_, at)| at == 0).map(|&(p, _)| p).collect();
         let initiators = initiators(config, &ranks, &down_at_start, &find)?;
-        let delay_bound = config.delay.bound().map(Duration::from_ticks);
+        let link = |l: Link| -> Result<Vec<(u32, u32)>, ConfigError> {
+            let (a, b) = (find(l.a, "linked node")?, find(l.b, "linked node")?);
+            if !graph.adjacent(a, b) {
+                return err(format!("there is no link {}-{} on a {} topology", l.a, l.b, graph.kind()));
+            }
+            Ok(if l.one_way { vec![(a, b)] } else { vec![(a, b), (b, a)] })
+        };
+        let link_faults = config
+            .link_downs
+            .iter()
+            .map(|f| Ok(LinkFault { directed: link(f.link)?, window: f.window }))
+            .collect::<Result<Vec<_>, ConfigError>>()?;
+        let partitions = config
+            .partitions
+            .iter()
+            .map(|p| {
+                let mut group_of = vec![0u16; n];
+                for (g, members) in p.groups.iter().enumerate() {
+                    for &id in members {
+                        group_of[find(id, "partitioned node")? as usize] = g as u16 + 1;
+                    }
+                }
+                Ok(PartitionFault { group_of, one_way: p.one_way, window: p.window })
+            })
+            .collect::<Result<Vec<_>, ConfigError>>()?;
+        let mut losses = Losses::default();
+        for loss in &config.losses {
+            match loss.link {
+                None => losses.everywhere = loss.p,
+                Some(l) => {
+                    for pair in link(l)? {
+                        losses.links.insert(pair, loss.p);
+                    }
+                }
+            }
+        }
+        let delay_bound = config.delay_bound.or(config.delay.bound()).map(Duration::from_ticks);
         if info.timing == Timing::Synchronous && delay_bound.is_none() {
             return err(format!(
-                "{} relies on a delay bound T for its timeouts, but --delay {} is unbounded; use a constant or uniform:A..B delay",
+                "{} relies on a delay bound T for its timeouts, but --delay {} is unbounded; use a constant or \
+                 uniform:A..B delay, or tell it a bound with --delay-bound",
                 info.name, config.delay
             ));
         }
-        Ok(Self { config: config.clone(), info, graph, ids, ranks, initiators, crashes, delay_bound })
+        if config.delay_bound == Some(0) {
+            return err("--delay-bound must be positive");
+        }
+        if config.monitor.is_some() && delay_bound.is_none() {
+            return err(format!(
+                "the leader monitor times heartbeats with a delay bound T, but --delay {} is unbounded; give one with --delay-bound",
+                config.delay
+            ));
+        }
+        if config.monitor == Some(0) {
+            return err("--heartbeat must be at least 1 (a multiple of the delay bound T)");
+        }
+        Ok(Self {
+            config: config.clone(),
+            info,
+            graph,
+            ids,
+            ranks,
+            initiators,
+            crashes,
+            recoveries,
+            link_faults,
+            partitions,
+            losses,
+            delay_bound,
+        })
+    }
+
+    /// The times at which something in the network or a process changes, after time 0.
+    pub fn fault_times(&self) -> impl Iterator<Item = u64> + '_ {
+        let nodes = self.crashes.iter().chain(&self.recoveries).map(|&(_, at)| at);
+        let windows = self.link_faults.iter().map(|f| f.window).chain(self.partitions.iter().map(|p| p.window));
+        let windows = windows.flat_map(|w| std::iter::once(w.from).chain(w.until));
+        nodes.chain(windows).chain(self.config.crash_leader_at.iter().copied()).filter(|&t| t > 0)
+    }
+
+    /// The leader monitor's timing for this topology and algorithm: heartbeats every `heartbeat·T`, a timeout
+    /// that covers the longest path a heartbeat takes, and a grace of one election for the first heartbeat.
+    pub fn monitor_config<A: elect_algos::Algorithm>(&self, algorithm: &A, heartbeat: u64) -> MonitorConfig {
+        let n = self.len() as u64;
+        let hops = match self.graph.kind() {
+            TopologyKind::Complete => 1,
+            TopologyKind::Ring => n,
+            TopologyKind::Line => n.saturating_sub(1).max(1),
+            TopologyKind::Star => 2,
+        };
+        let t = self.delay_bound.expect("the monitor's delay bound is checked when the scenario is built");
+        let election = algorithm.election_time(&self.facts(), t).ticks().div_ceil(t.ticks());
+        MonitorConfig::new(heartbeat, hops, election)
+    }
+
+    /// The facts about this run known before it starts (nobody has crashed yet).
+    pub fn facts(&self) -> elect_algos::Facts {
+        elect_algos::Facts {
+            nodes: self.len() as u64,
+            edges: self.graph.edges(),
+            initiators: self.initiators.iter().filter(|&&b| b).count() as u64,
+            live: self.len() as u64,
+            crashes_during_run: self.fault_times().count() as u64,
+        }
     }
 
     /// Validates `config` without keeping the result.
@@ -123,7 +288,7 @@ impl Scenario {
     }
 }
 
-fn topology(info: &Info, asked: Option<TopologyKind>) -> Result<TopologyKind, ConfigError> {
+fn topology(info: &Info, asked: Option<TopologyKind>, n: usize) -> Result<TopologyKind, ConfigError> {
     let natural = match info.needs {
         Needs::Ring => TopologyKind::Ring,
         Needs::Complete => TopologyKind::Complete,
@@ -131,6 +296,11 @@ fn topology(info: &Info, asked: Option<TopologyKind>) -> Result<TopologyKind, Co
     match asked {
         None => Ok(natural),
         Some(kind) if kind == natural => Ok(kind),
+        // A logical ring over a complete network (van Steen's model): a process can skip a dead successor.
+        Some(TopologyKind::Complete) if info.needs == Needs::Ring && n >= 3 => Ok(TopologyKind::Complete),
+        Some(TopologyKind::Complete) if info.needs == Needs::Ring => {
+            err(format!("a logical ring over a complete graph needs at least 3 processes ({n} given)"))
+        }
         Some(kind) => err(format!("{} runs on a {natural} topology, not on a {kind} (see elect list)", info.name)),
     }
 }
@@ -237,7 +407,8 @@ fn describe(ids: &[NodeId]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Crash, Delay};
+    use crate::config::Delay;
+    use crate::faults::NodeAt;
 
     fn build(f: impl FnOnce(&mut SimConfig)) -> Result<Scenario, String> {
         let mut cfg = SimConfig::new("chang-roberts", 8);
@@ -267,7 +438,7 @@ mod tests {
         assert_eq!(s.initiators, [false, false, true]);
         let weakest = build(|c| {
             c.algorithm = "bully".into();
-            c.crashes.push(Crash { id: NodeId(1), at: 0 });
+            c.crashes.push(NodeAt { id: NodeId(1), at: 0 });
             c.initiators = InitiatorSpec::Weakest;
         })
         .unwrap();
@@ -311,23 +482,23 @@ mod tests {
             (Box::new(|c| c.initiators = InitiatorSpec::Random(9)), "random:9 needs 1 <= K <= 8"),
             (
                 Box::new(|c| {
-                    c.crashes.push(Crash { id: NodeId(1), at: 0 });
+                    c.crashes.push(NodeAt { id: NodeId(1), at: 0 });
                     c.initiators = InitiatorSpec::Random(8);
                 }),
                 "random:8 needs 1 <= K <= 7 nodes up at time 0",
             ),
             (
                 Box::new(|c| {
-                    c.crashes.push(Crash { id: NodeId(2), at: 0 });
+                    c.crashes.push(NodeAt { id: NodeId(2), at: 0 });
                     c.initiators = InitiatorSpec::List(vec![NodeId(2)]);
                 }),
                 "initiator 2 is crashed at time 0",
             ),
             (
-                Box::new(|c| c.crashes = (1..=8).map(|id| Crash { id: NodeId(id), at: 0 }).collect()),
+                Box::new(|c| c.crashes = (1..=8).map(|id| NodeAt { id: NodeId(id), at: 0 }).collect()),
                 "every node is crashed at time 0",
             ),
-            (Box::new(|c| c.crashes.push(Crash { id: NodeId(0), at: 5 })), "crashed node 0 is not a node"),
+            (Box::new(|c| c.crashes.push(NodeAt { id: NodeId(0), at: 5 })), "crashed node 0 is not a node"),
             (
                 Box::new(|c| {
                     c.algorithm = "bully".into();

@@ -3,7 +3,7 @@
 //! The regular topologies are computed, not stored: the far end of a port is arithmetic on positions, so a ring
 //! of a million processes costs no memory for its links.
 
-use elect_core::{Port, RingPorts};
+use elect_core::{Port, RingPorts, Shape};
 
 use crate::config::TopologyKind;
 
@@ -130,9 +130,46 @@ impl Graph {
         }
     }
 
-    /// The ring orientation of position `i`, on rings.
-    pub fn ring_ports(&self, _i: u32) -> Option<RingPorts> {
-        (self.kind == TopologyKind::Ring).then_some(RingPorts { next: Port(0), prev: Port(1) })
+    /// Whether positions `a` and `b` are linked.
+    pub fn adjacent(&self, a: u32, b: u32) -> bool {
+        (0..self.degree(a)).any(|p| self.far_end(a, p).node == b)
+    }
+
+    /// The port of position `i` that leads to position `j`, on a complete graph.
+    fn complete_port(i: u32, j: u32) -> Port {
+        Port(if j < i { j } else { j - 1 })
+    }
+
+    /// The ring orientation of position `i`: on rings, and on complete graphs as the logical ring of positions.
+    pub fn ring_ports(&self, i: u32) -> Option<RingPorts> {
+        let n = self.n;
+        match self.kind {
+            TopologyKind::Ring => Some(RingPorts { next: Port(0), prev: Port(1) }),
+            TopologyKind::Complete if n >= 2 => Some(RingPorts {
+                next: Self::complete_port(i, (i + 1) % n),
+                prev: Self::complete_port(i, (i + n - 1) % n),
+            }),
+            _ => None,
+        }
+    }
+
+    /// On a complete graph, the ports of every other position in ring order from `i`'s successor; empty
+    /// otherwise.
+    pub fn ring_order(&self, i: u32) -> Vec<Port> {
+        let n = self.n;
+        match self.kind {
+            TopologyKind::Complete => (1..n).map(|k| Self::complete_port(i, (i + k) % n)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The shape processes are told.
+    pub fn shape(&self) -> Shape {
+        match self.kind {
+            TopologyKind::Ring => Shape::Ring,
+            TopologyKind::Complete => Shape::Complete,
+            TopologyKind::Line | TopologyKind::Star => Shape::Other,
+        }
     }
 }
 
@@ -163,6 +200,19 @@ mod tests {
                 check_symmetric(&Graph::new(kind, n).unwrap());
             }
         }
+    }
+
+    #[test]
+    fn a_complete_graph_carries_a_logical_ring() {
+        let g = Graph::new(TopologyKind::Complete, 5).unwrap();
+        for i in 0..5 {
+            let ring = g.ring_ports(i).unwrap();
+            assert_eq!(g.far_end(i, ring.next.0).node, (i + 1) % 5);
+            assert_eq!(g.far_end(i, ring.prev.0).node, (i + 4) % 5);
+            let order: Vec<u32> = g.ring_order(i).iter().map(|p| g.far_end(i, p.0).node).collect();
+            assert_eq!(order, (1..5).map(|k| (i + k) % 5).collect::<Vec<_>>());
+        }
+        assert!(g.adjacent(0, 3) && !Graph::new(TopologyKind::Ring, 5).unwrap().adjacent(0, 3));
     }
 
     #[test]

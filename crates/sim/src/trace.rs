@@ -4,11 +4,15 @@
 //! |-------------|------------------------------------------------------------|
 //! | `run`       | algorithm, topology, nodes, seed, delay, ids (by position), initiators (ids) |
 //! | `crash`     | t, node                                                    |
+//! | `recover`   | t, node                                                    |
+//! | `link`      | t, from, to, both_ways, up                                 |
+//! | `partition` | t, partition (as written on the command line), healed      |
+//! | `note`      | t, note                                                    |
 //! | `start`     | t, node                                                    |
 //! | `command`   | t, node, cmd                                               |
 //! | `send`      | t, node, to, id (message number), at (delivery time), kind, msg |
 //! | `deliver`   | t, node, from, id, kind, msg                               |
-//! | `drop`      | t, node, from, id, reason                                  |
+//! | `drop`      | t, node, from, id, reason (`down`, `loss`, `link-down`, `partition`) |
 //! | `timer`     | t, node, timer                                             |
 //! | `status`    | t, node, state, leader, epoch                              |
 //! | `notice`    | t, node, notice                                            |
@@ -40,6 +44,26 @@ pub(crate) enum Record<'a, M, T> {
     Crash {
         t: Time,
         node: NodeId,
+    },
+    Recover {
+        t: Time,
+        node: NodeId,
+    },
+    Link {
+        t: Time,
+        from: NodeId,
+        to: NodeId,
+        both_ways: bool,
+        up: bool,
+    },
+    Partition {
+        t: Time,
+        partition: String,
+        healed: bool,
+    },
+    Note {
+        t: Time,
+        note: &'static str,
     },
     Start {
         t: Time,

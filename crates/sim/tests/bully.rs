@@ -7,7 +7,7 @@ mod common;
 use common::{config, initiators, run_ok, units};
 use elect_algos::Params;
 use elect_core::NodeId;
-use elect_sim::{Crash, Delay, Report, SimConfig};
+use elect_sim::{Delay, NodeAt, Report, SimConfig};
 use proptest::prelude::*;
 
 const N: usize = 8;
@@ -20,8 +20,8 @@ fn counts(r: &Report) -> (u64, u64, u64) {
     (r.messages.kind("election"), r.messages.kind("ok"), r.messages.kind("coordinator"))
 }
 
-fn crash_at_start(id: u32) -> Crash {
-    Crash { id: NodeId(id), at: 0 }
+fn crash_at_start(id: u32) -> NodeAt {
+    NodeAt { id: NodeId(id), at: 0 }
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn formula(n: u64, alive: &[u64], s: u64) -> (u64, u64, u64) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(120)))]
 
     /// Any live set, any live initiator: the exact counts, and the strongest live process wins everywhere.
     #[test]
@@ -153,7 +153,7 @@ fn a_candidate_that_dies_between_ok_and_coordinator_is_replaced_by_the_next_stro
     // W2, but 7 crashes at t=3: it answered ok at t=1 and t=2 and would announce at 3T + ε.
     let r = run_ok(&config("bully", N, |c| {
         c.crashes.push(crash_at_start(8));
-        c.crashes.push(Crash { id: NodeId(7), at: units(3) });
+        c.crashes.push(NodeAt { id: NodeId(7), at: units(3) });
         c.initiators = initiators(&[1]);
     }));
     assert_eq!(r.leader, Some(NodeId(6)));

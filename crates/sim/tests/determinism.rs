@@ -4,7 +4,7 @@ mod common;
 
 use common::{SharedBuf, config, units};
 use elect_core::NodeId;
-use elect_sim::{Crash, Delay, Ids, InitiatorSpec, SimConfig, simulate};
+use elect_sim::{Delay, Ids, InitiatorSpec, NodeAt, SimConfig, simulate};
 
 fn digest(cfg: &SimConfig) -> [u8; 32] {
     let buf = SharedBuf::default();
@@ -22,8 +22,8 @@ fn randomized(algorithm: &str, seed: u64) -> SimConfig {
         c.delay = if seed % 2 == 0 { Delay::Uniform(units(1), units(9)) } else { Delay::Exp(units(2)) };
         if algorithm == "bully" {
             c.delay = Delay::Uniform(units(1) / 2, units(3));
-            c.crashes.push(Crash { id: NodeId(12), at: 0 });
-            c.crashes.push(Crash { id: NodeId(11), at: units(2) });
+            c.crashes.push(NodeAt { id: NodeId(12), at: 0 });
+            c.crashes.push(NodeAt { id: NodeId(11), at: units(2) });
         }
     })
 }

@@ -23,9 +23,14 @@ struct Node {
 struct Boast(Rank);
 
 impl Message for Boast {
-    const KINDS: &'static [&'static str] = &["boast"];
+    fn kinds() -> std::borrow::Cow<'static, [&'static str]> {
+        std::borrow::Cow::Borrowed(&["boast"])
+    }
     fn kind_index(&self) -> usize {
         0
+    }
+    fn kind(&self) -> &'static str {
+        "boast"
     }
 }
 
@@ -69,6 +74,9 @@ impl Algorithm for Braggart {
     }
     fn checks(&self) -> Vec<Check> {
         vec![Check::always(Property::Safety), Check::always(Property::Uniqueness), Check::at_end(Property::Agreement)]
+    }
+    fn election_time(&self, facts: &Facts, t: elect_core::Duration) -> elect_core::Duration {
+        t * facts.nodes
     }
     fn bounds(&self, _: &Facts) -> Vec<Bound> {
         Vec::new()

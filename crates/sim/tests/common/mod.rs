@@ -15,10 +15,11 @@ pub fn config(algorithm: &str, n: usize, f: impl FnOnce(&mut SimConfig)) -> SimC
     cfg
 }
 
-/// Runs `cfg` and checks that the run terminated.
+/// Runs `cfg` and checks that the run became quiescent, or reached its `--until`.
 pub fn run(cfg: &SimConfig) -> Report {
     let report = simulate(cfg, None).unwrap_or_else(|e| panic!("{}: {e}", cfg.command_line()));
-    assert!(report.terminated, "{} did not terminate", cfg.command_line());
+    let reached = cfg.until.is_some_and(|u| report.end_time.ticks() == u);
+    assert!(report.terminated || reached, "{} did not terminate", cfg.command_line());
     report
 }
 
@@ -84,4 +85,9 @@ impl SharedBuf {
     pub fn bytes(&self) -> Vec<u8> {
         self.0.lock().unwrap().clone()
     }
+}
+
+/// Proptest cases: `default`, or `PROPTEST_CASES` when set (for longer hunts).
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }

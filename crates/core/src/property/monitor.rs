@@ -1,212 +1,10 @@
-//! The election properties of the seeds, as predicates over a read-only [`World`].
-//!
-//! Each property is written once. [`Monitor`] evaluates the ones an algorithm promises: "always" properties after
-//! every change of a process's status (incrementally, so checking after every event stays O(1) per event even on a
-//! million nodes), "at end" properties once the run is quiescent. A model checker evaluates a state from scratch
-//! with [`Monitor::check_state`], which runs the same code.
+//! Evaluating the promised properties over a run, incrementally.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
-use serde::{Deserialize, Serialize};
-
-use crate::{NodeId, Notice, Rank, State, Status};
-
-/// A property from the seeds (ALGORITHMS.md §1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Property {
-    /// S001 safety: every live process has elected the expected winner or nobody.
-    Safety,
-    /// S001 liveness: the run terminates and every live process has elected somebody.
-    Liveness,
-    /// S003-1: every live process's leader is a process of the system.
-    Validity,
-    /// S003-2: all live processes have the same leader.
-    Agreement,
-    /// S003-3: the leader is alive.
-    LiveLeader,
-    /// P-Unique: at most one process performs the "I am leader" action per epoch.
-    Uniqueness,
-    /// Garcia-Molina's Assertion 1: two NORMAL processes have the same coordinator.
-    A1,
-    /// Garcia-Molina's Assertion 2: eventually some `i` is NORMAL with `c = i` and every live process is NORMAL
-    /// with `c = i`.
-    A2,
-}
-
-/// Whether a property constrains every state (safety) or what must eventually happen (liveness).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Class {
-    /// A bad thing never happens.
-    Safety,
-    /// A good thing eventually happens.
-    Liveness,
-}
-
-impl Property {
-    const ALL: [Self; 8] = [
-        Self::Safety,
-        Self::Liveness,
-        Self::Validity,
-        Self::Agreement,
-        Self::LiveLeader,
-        Self::Uniqueness,
-        Self::A1,
-        Self::A2,
-    ];
-
-    /// Every property, in a fixed order.
-    pub fn all() -> &'static [Self] {
-        &Self::ALL
-    }
-
-    /// The stable name used in JSON and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Safety => "safety",
-            Self::Liveness => "liveness",
-            Self::Validity => "validity",
-            Self::Agreement => "agreement",
-            Self::LiveLeader => "live-leader",
-            Self::Uniqueness => "uniqueness",
-            Self::A1 => "a1",
-            Self::A2 => "a2",
-        }
-    }
-
-    /// The seed the property comes from.
-    pub fn source(self) -> &'static str {
-        match self {
-            Self::Safety | Self::Liveness => "S001",
-            Self::Validity | Self::Agreement | Self::LiveLeader => "S003",
-            Self::Uniqueness => "ALGORITHMS.md §1.1",
-            Self::A1 | Self::A2 => "S004",
-        }
-    }
-
-    /// Safety or liveness.
-    pub fn class(self) -> Class {
-        match self {
-            Self::Liveness | Self::A2 => Class::Liveness,
-            _ => Class::Safety,
-        }
-    }
-
-    /// One sentence saying what the property demands.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::Safety => "every live process has elected the best live candidate or nobody",
-            Self::Liveness => "the run terminates and every live process has elected a leader",
-            Self::Validity => "every live process's leader is a process of the system",
-            Self::Agreement => "all live processes have the same leader",
-            Self::LiveLeader => "the leader is alive",
-            Self::Uniqueness => "at most one process declares itself leader per epoch",
-            Self::A1 => "any two NORMAL processes have the same coordinator",
-            Self::A2 => "some live i is NORMAL with c = i and every live process is NORMAL with c = i",
-        }
-    }
-
-    fn bit(self) -> u32 {
-        1 << (self as u32)
-    }
-}
-
-impl fmt::Display for Property {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// When a property is evaluated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum When {
-    /// After every event.
-    Always,
-    /// Once, when the run is quiescent.
-    AtEnd,
-}
-
-/// A property an algorithm promises, and when it holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Check {
-    /// The property.
-    pub property: Property,
-    /// When it must hold.
-    pub when: When,
-}
-
-impl Check {
-    /// `property` holds after every event.
-    pub const fn always(property: Property) -> Self {
-        Self { property, when: When::Always }
-    }
-
-    /// `property` holds once the run is quiescent.
-    pub const fn at_end(property: Property) -> Self {
-        Self { property, when: When::AtEnd }
-    }
-}
-
-/// Which process the algorithm is supposed to elect (the `q*` of S001's safety).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Winner {
-    /// The strongest live process.
-    StrongestLive,
-    /// The strongest live process among those that initiated (S003's Chang-Roberts, where others only relay).
-    StrongestLiveInitiator,
-}
-
-/// A read-only view of every process of a run, indexed by position.
-pub trait World {
-    /// The number of processes.
-    fn len(&self) -> usize;
-    /// Whether there are none.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// The id at position `i`.
-    fn id(&self, i: usize) -> NodeId;
-    /// The rank at position `i`.
-    fn rank(&self, i: usize) -> Rank;
-    /// The status at position `i` ([`Status::DOWN`] if crashed).
-    fn status(&self, i: usize) -> Status;
-    /// Whether position `i` was told to initiate.
-    fn is_initiator(&self, i: usize) -> bool;
-}
-
-/// The process `winner` designates in `world`, if any.
-pub fn expected_leader(world: &impl World, winner: Winner) -> Option<NodeId> {
-    (0..world.len())
-        .filter(|&i| world.status(i).is_up())
-        .filter(|&i| winner == Winner::StrongestLive || world.is_initiator(i))
-        .max_by_key(|&i| world.rank(i))
-        .map(|i| world.id(i))
-}
-
-/// A property that failed, with the process that shows it and an explanation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Violation {
-    /// The property.
-    pub property: Property,
-    /// A process whose state breaks it, if one can be named.
-    pub node: Option<NodeId>,
-    /// What went wrong, in one sentence.
-    pub detail: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}): {}", self.property, self.property.source(), self.detail)
-    }
-}
-
-fn show(leader: Option<NodeId>) -> String {
-    leader.map_or_else(|| "nobody".to_owned(), |l| l.to_string())
-}
+use super::groups::{GroupTally, a3_detail, check_a4, check_a4_prime};
+use super::{Check, Class, Property, Skipped, Violation, When, Winner, World, expected_leader, show};
+use crate::{NodeId, Notice, State, Status};
 
 /// Evaluates an algorithm's promised properties over a run.
 ///
@@ -218,15 +16,27 @@ pub struct Monitor {
     expected: Option<NodeId>,
     /// A1's tally: how many live NORMAL processes believe in each coordinator.
     normal_leaders: BTreeMap<Option<NodeId>, u32>,
+    /// A3's tally, per group.
+    groups: GroupTally,
     /// P-Unique: who declared itself leader in each epoch.
     elected: BTreeMap<u64, NodeId>,
     violated: u32,
+    skipped: Vec<Skipped>,
 }
 
 impl Monitor {
     /// A monitor for `checks`, electing per `winner`.
     pub fn new(checks: Vec<Check>, winner: Winner) -> Self {
-        Self { checks, winner, expected: None, normal_leaders: BTreeMap::new(), elected: BTreeMap::new(), violated: 0 }
+        Self {
+            checks,
+            winner,
+            expected: None,
+            normal_leaders: BTreeMap::new(),
+            groups: GroupTally::default(),
+            elected: BTreeMap::new(),
+            violated: 0,
+            skipped: Vec::new(),
+        }
     }
 
     /// The properties checked.
@@ -234,7 +44,7 @@ impl Monitor {
         &self.checks
     }
 
-    /// The process the algorithm should elect, as of the last [`Monitor::reset`].
+    /// The process the algorithm should elect, as of the last evaluation.
     pub fn expected(&self) -> Option<NodeId> {
         self.expected
     }
@@ -242,6 +52,11 @@ impl Monitor {
     /// Whether `property` has been violated.
     pub fn is_violated(&self, property: Property) -> bool {
         self.violated & property.bit() != 0
+    }
+
+    /// Promised properties that could not be evaluated, and why.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
     }
 
     fn wants(&self, property: Property, when: When) -> bool {
@@ -255,17 +70,26 @@ impl Monitor {
         }
     }
 
+    fn push(&mut self, out: &mut Vec<Violation>, v: Violation) {
+        self.report(out, v.property, v.node, v.detail);
+    }
+
     /// Recomputes everything from `world`: call it at the start of a run and whenever the set of live processes
-    /// changes. Checks every "always" property on every process.
+    /// or their connectivity changes. Checks every "always" property on every process.
     pub fn reset(&mut self, world: &impl World, out: &mut Vec<Violation>) {
         self.expected = expected_leader(world, self.winner);
         self.normal_leaders.clear();
+        self.groups.clear();
         for i in 0..world.len() {
             let status = world.status(i);
             self.tally(status, 1);
             self.check_node(world, i, status, When::Always, out);
         }
         self.check_a1(world, out);
+        let groups: Vec<_> = self.groups.groups().collect();
+        for g in groups {
+            self.check_a3(Some(g), out);
+        }
     }
 
     /// Process `i`'s status changed from `old` to `new`.
@@ -274,6 +98,7 @@ impl Monitor {
         self.tally(new, 1);
         self.check_node(world, i, new, When::Always, out);
         self.check_a1(world, out);
+        self.check_a3(new.group, out);
     }
 
     /// Process `i` emitted `notice`.
@@ -287,9 +112,16 @@ impl Monitor {
         }
     }
 
-    /// Evaluates the "at end" properties on a quiescent `world`.
-    pub fn at_end(&mut self, world: &impl World, out: &mut Vec<Violation>) {
+    /// Evaluates the "at end" properties. `settled` says whether the run ended settled (quiescent, or stable for
+    /// the algorithm's settling time after the last fault); if not, they are recorded as skipped instead.
+    pub fn at_end(&mut self, world: &impl World, settled: Result<(), String>, out: &mut Vec<Violation>) {
         self.expected = expected_leader(world, self.winner);
+        if let Err(reason) = settled {
+            let unsettled: Vec<Property> =
+                self.checks.iter().filter(|c| c.when == When::AtEnd).map(|c| c.property).collect();
+            self.skipped.extend(unsettled.into_iter().map(|property| Skipped { property, reason: reason.clone() }));
+            return;
+        }
         let live: Vec<usize> = (0..world.len()).filter(|&i| world.status(i).is_up()).collect();
         let mut positions: Vec<(NodeId, usize)> = (0..world.len()).map(|i| (world.id(i), i)).collect();
         positions.sort_unstable();
@@ -299,38 +131,46 @@ impl Monitor {
             self.check_node_at_end(world, &positions, world.id(i), status, out);
         }
         if self.wants(Property::Agreement, When::AtEnd) {
-            let mut leaders = live.iter().map(|&i| (i, world.status(i).leader));
-            if let Some((first, l0)) = leaders.next()
-                && let Some((other, l1)) = leaders.find(|&(_, l)| l != l0)
-            {
-                let detail = format!(
-                    "node {} has leader {} but node {} has leader {}",
-                    world.id(first),
-                    show(l0),
-                    world.id(other),
-                    show(l1)
-                );
-                self.report(out, Property::Agreement, Some(world.id(other)), detail);
-            }
+            self.check_agreement(world, &live, out);
         }
         if self.wants(Property::A2, When::AtEnd) {
             self.check_a2(world, &live, out);
+        }
+        if self.wants(Property::A4, When::AtEnd) {
+            match check_a4(world) {
+                Ok(Some(v)) => self.push(out, v),
+                Ok(None) => {}
+                Err(skipped) => self.skipped.push(skipped),
+            }
+        }
+        if self.wants(Property::A4Prime, When::AtEnd) {
+            let (violation, skipped) = check_a4_prime(world);
+            if let Some(v) = violation {
+                self.push(out, v);
+            }
+            self.skipped.extend(skipped);
         }
     }
 
     /// Evaluates every promised property (both "always" and "at end") on one state, from scratch: what a model
     /// checker needs for each state it visits.
-    pub fn check_state(checks: &[Check], winner: Winner, world: &impl World, quiescent: bool) -> Vec<Violation> {
+    pub fn check_state(checks: &[Check], winner: Winner, world: &impl World, settled: bool) -> Vec<Violation> {
         let mut monitor = Self::new(checks.to_vec(), winner);
         let mut out = Vec::new();
         monitor.reset(world, &mut out);
-        if quiescent {
-            monitor.at_end(world, &mut out);
+        if settled {
+            monitor.at_end(world, Ok(()), &mut out);
         }
         out
     }
 
+    /// Whether every promised property of `class` held.
+    pub fn held(&self, class: Class) -> bool {
+        !self.checks.iter().any(|c| c.property.class() == class && self.is_violated(c.property))
+    }
+
     fn tally(&mut self, status: Status, delta: i32) {
+        self.groups.add(status, delta);
         if status.state != State::Normal {
             return;
         }
@@ -358,6 +198,31 @@ impl Monitor {
         let detail =
             format!("node {} is NORMAL under {} while node {} is NORMAL under {}", name(i), show(a), name(j), show(b));
         self.report(out, Property::A1, j.map(|j| world.id(j)), detail);
+    }
+
+    fn check_a3(&mut self, group: Option<crate::GroupId>, out: &mut Vec<Violation>) {
+        if !self.wants(Property::A3, When::Always) {
+            return;
+        }
+        if let Some((g, a, b)) = self.groups.split(group) {
+            self.report(out, Property::A3, None, a3_detail(g, a, b));
+        }
+    }
+
+    fn check_agreement(&mut self, world: &impl World, live: &[usize], out: &mut Vec<Violation>) {
+        let mut leaders = live.iter().map(|&i| (i, world.status(i).leader));
+        if let Some((first, l0)) = leaders.next()
+            && let Some((other, l1)) = leaders.find(|&(_, l)| l != l0)
+        {
+            let detail = format!(
+                "node {} has leader {} but node {} has leader {}",
+                world.id(first),
+                show(l0),
+                world.id(other),
+                show(l1)
+            );
+            self.report(out, Property::Agreement, Some(world.id(other)), detail);
+        }
     }
 
     fn check_a2(&mut self, world: &impl World, live: &[usize], out: &mut Vec<Violation>) {
@@ -429,44 +294,9 @@ impl Monitor {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixture::{fixture, names, normal};
     use super::*;
-    use crate::Ranking;
-
-    struct Fixture {
-        statuses: Vec<Status>,
-        initiators: Vec<bool>,
-    }
-
-    impl World for Fixture {
-        fn len(&self) -> usize {
-            self.statuses.len()
-        }
-        fn id(&self, i: usize) -> NodeId {
-            NodeId(i as u32 + 1)
-        }
-        fn rank(&self, i: usize) -> Rank {
-            Ranking::default().rank(self.id(i))
-        }
-        fn status(&self, i: usize) -> Status {
-            self.statuses[i]
-        }
-        fn is_initiator(&self, i: usize) -> bool {
-            self.initiators[i]
-        }
-    }
-
-    fn normal(l: u32) -> Status {
-        Status::normal(Some(NodeId(l)), 1)
-    }
-
-    fn fixture(statuses: Vec<Status>) -> Fixture {
-        let initiators = vec![true; statuses.len()];
-        Fixture { statuses, initiators }
-    }
-
-    fn names(v: &[Violation]) -> Vec<Property> {
-        v.iter().map(|v| v.property).collect()
-    }
+    use crate::GroupId;
 
     #[test]
     fn the_expected_winner_skips_crashed_and_non_initiating_processes() {
@@ -495,10 +325,19 @@ mod tests {
         ];
         let good = fixture(vec![normal(2), normal(2), Status::DOWN]);
         assert!(Monitor::check_state(&checks, Winner::StrongestLive, &good, true).is_empty());
-        assert!(Monitor::check_state(&checks, Winner::StrongestLive, &good, false).is_empty());
         let bad = fixture(vec![Status::normal(None, 0), normal(9), normal(4), Status::DOWN]);
+        assert!(Monitor::check_state(&checks, Winner::StrongestLive, &bad, false).is_empty(), "not settled");
         let v = Monitor::check_state(&checks, Winner::StrongestLive, &bad, true);
         assert_eq!(names(&v), [Property::Liveness, Property::Validity, Property::LiveLeader, Property::Agreement]);
+    }
+
+    #[test]
+    fn unsettled_runs_skip_their_at_end_properties_with_the_reason() {
+        let mut m = Monitor::new(vec![Check::at_end(Property::A2)], Winner::StrongestLive);
+        let mut out = Vec::new();
+        m.at_end(&fixture(vec![Status::election(1)]), Err("a crash at t=9".into()), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(m.skipped(), [Skipped { property: Property::A2, reason: "a crash at t=9".into() }]);
     }
 
     #[test]
@@ -539,5 +378,44 @@ mod tests {
         assert!(out.is_empty());
         m.on_notice(&w, 0, Notice::Elected { epoch: 2 }, &mut out);
         assert_eq!(names(&out), [Property::Uniqueness]);
+    }
+
+    fn in_group(leader: u32, counter: u32, creator: u32) -> Status {
+        let group = Some(GroupId { counter, creator: NodeId(creator) });
+        Status { group, ..normal(leader) }
+    }
+
+    #[test]
+    fn a3_constrains_members_of_one_group_only() {
+        let checks = vec![Check::always(Property::A3)];
+        let two_groups = fixture(vec![in_group(1, 1, 1), in_group(1, 1, 1), in_group(3, 1, 3)]);
+        assert!(Monitor::check_state(&checks, Winner::StrongestLive, &two_groups, false).is_empty());
+        let split = fixture(vec![in_group(1, 1, 1), in_group(2, 1, 1)]);
+        let v = Monitor::check_state(&checks, Winner::StrongestLive, &split, false);
+        assert_eq!(names(&v), [Property::A3]);
+        assert!(v[0].detail.contains("group (1, 1) follow both 1 and 2"), "{}", v[0].detail);
+    }
+
+    #[test]
+    fn stollers_scenario_violates_a4_and_keeps_a4_prime() {
+        // 1 and 3 cannot talk; groups {1, 2} under 1, and {3}.
+        let mut w = fixture(vec![in_group(1, 2, 1), in_group(1, 2, 1), in_group(3, 2, 3)]);
+        w.broken = vec![(0, 2)];
+        let a4 = Monitor::check_state(&[Check::at_end(Property::A4)], Winner::StrongestLive, &w, true);
+        assert_eq!(names(&a4), [Property::A4]);
+        assert!(a4[0].detail.contains("{2, 3}"), "{}", a4[0].detail);
+        let a4p = Monitor::check_state(&[Check::at_end(Property::A4Prime)], Winner::StrongestLive, &w, true);
+        assert!(a4p.is_empty(), "{a4p:?}");
+        // Three singleton groups exceed the minimum clique cover of two.
+        let mut scattered = fixture(vec![in_group(1, 2, 1), in_group(2, 2, 2), in_group(3, 2, 3)]);
+        scattered.broken = vec![(0, 2)];
+        let v = Monitor::check_state(&[Check::at_end(Property::A4Prime)], Winner::StrongestLive, &scattered, true);
+        assert_eq!(names(&v), [Property::A4Prime]);
+        assert!(v[0].detail.contains("3 groups"), "{}", v[0].detail);
+        // A member whose coordinator is unreachable breaks part (a).
+        let mut cut = fixture(vec![in_group(1, 2, 1), in_group(1, 2, 1)]);
+        cut.broken = vec![(0, 1)];
+        let v = Monitor::check_state(&[Check::at_end(Property::A4Prime)], Winner::StrongestLive, &cut, true);
+        assert!(v[0].detail.contains("cannot reach its coordinator 1"), "{v:?}");
     }
 }

@@ -1,0 +1,613 @@
+//! # The leader monitor: failure-driven re-election for any algorithm
+//!
+//! Leader election exists because leaders fail. This wrapper turns any election algorithm into one that elects
+//! again when its leader crashes, all inside the sans-IO world, so it runs unchanged under every driver.
+//!
+//! **Heartbeats.** The leader sends `heartbeat{epoch, seq}` every `heartbeat·T`: straight to every process on a
+//! complete graph, round the ring on a ring, flooded elsewhere. A follower that hears nothing from its leader for
+//! `timeout·T` suspects it and starts a new election in the next epoch.
+//!
+//! **Epochs.** Every message of the algorithm travels as `inner{epoch, msg}`, with epochs unique to the process
+//! that starts them ([`elect_core::epoch`]). Starting an epoch builds a fresh instance of the algorithm and
+//! initiates it. A message of a newer epoch makes the receiver join that epoch (and initiate, so every process
+//! takes part in a re-election); a message of an older epoch is stale and dropped. When several processes notice
+//! a failure at once, the epoch of the one with the largest id wins and the others join it. The
+//! "I am the leader" notices carry the monitor's epoch, so P-Unique is judged per election. The epoch and the
+//! algorithm's own durable state are persisted together; a process that recovers starts a new epoch.
+//!
+//! **Ring repair (S000, S001).** On a logical ring over a complete graph a process knows the ring order. The
+//! leader whose silence started an epoch is named in that epoch's messages and marked dead by everyone who joins, and the algorithm's messages to its
+//! `next` or `prev` go to the nearest live successor or predecessor instead, and arrive looking as if they came
+//! from the ring neighbour; hearing from a process again, or joining an epoch it started, marks it alive. On a plain ring topology there is no link
+//! around a dead process, so a crash there cannot be repaired.
+//!
+//! **Catching up.** A process that hears a heartbeat of a newer epoch (it was down, or the epoch it started lost
+//! to a newer one) has missed that epoch's election; it starts the next one, which everybody joins, so that two
+//! leaders never share an epoch. A process back from a crash does the same with the first newer epoch it hears
+//! of in any message, instead of joining an election that may be over.
+//!
+//! **Moving on.** A leader that joins a newer epoch (a recovered process started one, say) sends `join{epoch}`
+//! the way it sends heartbeats, so that its followers follow it into the new epoch instead of suspecting it.
+//!
+//! **Cost.** A heartbeat period costs `n − 1` messages on a complete graph, `n` on a ring, `2m` flooded; a
+//! re-election costs what the algorithm costs, plus the joins of its processes.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use elect_core::{
+    Check, Command, Cx, Duration, Effect, EffectOf, Message, Neighbor, NodeId, Notice, Port, Process, Property, Rank,
+    RingPorts, Setup, Shape, Span, State, Status, Winner, epoch,
+};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::params::{ParamError, Params};
+use crate::registry::{Algorithm, Bound, Facts, Info, Measure, Needs};
+
+/// The monitor's timing, in multiples of the delay bound `T`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MonitorConfig {
+    /// The leader sends a heartbeat every `heartbeat·T`.
+    pub heartbeat: u64,
+    /// A follower suspects its leader after `timeout·T` without a heartbeat; it must exceed the heartbeat period
+    /// plus the time a heartbeat takes to arrive.
+    pub timeout: u64,
+    /// Extra time, for the first heartbeat of an epoch: a follower may learn the leader before the leader does
+    /// (an announcement that passes it on its way round the ring), so this covers the rest of an election.
+    pub grace: u64,
+}
+
+impl MonitorConfig {
+    /// Heartbeats every `heartbeat·T`, a timeout that covers a heartbeat crossing `hops` links, and a grace of
+    /// one election of `election·T`.
+    pub fn new(heartbeat: u64, hops: u64, election: u64) -> Self {
+        Self { heartbeat, timeout: heartbeat + hops + 1, grace: election }
+    }
+}
+
+/// An algorithm wrapped in the leader monitor.
+#[derive(Clone, Debug)]
+pub struct LeaderMonitor<A> {
+    /// The election algorithm.
+    pub inner: A,
+    /// The monitor's timing.
+    pub config: MonitorConfig,
+}
+
+/// Messages: the algorithm's, tagged with an epoch, and heartbeats.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", bound = "M: Serialize + DeserializeOwned")]
+pub enum MonitorMsg<M> {
+    /// A message of the election algorithm in `epoch`.
+    Inner {
+        /// The epoch of the election it belongs to.
+        epoch: u64,
+        /// The process whose failure started the epoch, if one did (not for a recovery or a first election).
+        down: Option<NodeId>,
+        /// The algorithm's message.
+        msg: M,
+    },
+    /// The leader of `epoch` is alive.
+    Heartbeat {
+        /// The leader's epoch.
+        epoch: u64,
+        /// The heartbeat's number, for forwarding each once.
+        seq: u64,
+    },
+    /// A leader left its epoch for `epoch`: its followers should follow instead of suspecting it.
+    Join {
+        /// The epoch to join.
+        epoch: u64,
+        /// The process whose failure started it, if one did.
+        down: Option<NodeId>,
+    },
+}
+
+impl<M: Message> Message for MonitorMsg<M> {
+    fn kinds() -> Cow<'static, [&'static str]> {
+        let mut kinds = M::kinds().into_owned();
+        kinds.extend(["heartbeat", "join"]);
+        Cow::Owned(kinds)
+    }
+
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::Inner { msg, .. } => msg.kind_index(),
+            Self::Heartbeat { .. } => M::kinds().len(),
+            Self::Join { .. } => M::kinds().len() + 1,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Inner { msg, .. } => msg.kind(),
+            Self::Heartbeat { .. } => "heartbeat",
+            Self::Join { .. } => "join",
+        }
+    }
+}
+
+/// Timers: the algorithm's (of one epoch), the leader's heartbeat, and the follower's watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MonitorTimer<T> {
+    /// The algorithm's timer, armed in `epoch`.
+    Inner {
+        /// The epoch it was armed in; it is ignored in any other.
+        epoch: u64,
+        /// The algorithm's timer.
+        timer: T,
+    },
+    /// Time for the leader's next heartbeat.
+    Beat,
+    /// No heartbeat for the timeout: suspect the leader.
+    Watch,
+}
+
+/// What a monitored process needs to rebuild its algorithm for a new epoch.
+#[derive(Debug)]
+struct Owned {
+    id: NodeId,
+    rank: Rank,
+    neighbors: Vec<Neighbor>,
+    ring: Option<RingPorts>,
+    ring_order: Vec<Port>,
+    shape: Shape,
+    delay_bound: Option<Duration>,
+    heartbeat: Duration,
+    timeout: Duration,
+    /// The timeout before the first heartbeat of an epoch.
+    first_timeout: Duration,
+}
+
+impl Owned {
+    fn setup(&self) -> Setup<'_> {
+        Setup {
+            id: self.id,
+            rank: self.rank,
+            neighbors: &self.neighbors,
+            ring: self.ring,
+            ring_order: &self.ring_order,
+            shape: self.shape,
+            delay_bound: self.delay_bound,
+        }
+    }
+}
+
+/// One monitored process.
+#[derive(Debug)]
+pub struct Monitored<A: Algorithm> {
+    algorithm: Arc<A>,
+    setup: Arc<Owned>,
+    inner: A::Process,
+    epoch: u64,
+    /// The process whose failure started this epoch.
+    down: Option<NodeId>,
+    /// The last heartbeat sent (as leader) or forwarded (as follower) in this epoch.
+    seq: u64,
+    /// Processes believed dead (for ring repair).
+    dead: BTreeSet<NodeId>,
+    durable: Option<<A::Process as Process>::Durable>,
+    beating: bool,
+    watching: bool,
+    /// Back from a crash (or started late): until it has started an epoch newer than any it heard of, it must
+    /// not join an epoch whose election may be over.
+    catching_up: bool,
+    effects: Vec<EffectOf<A::Process>>,
+}
+
+impl<A: Algorithm> Clone for Monitored<A> {
+    fn clone(&self) -> Self {
+        Self {
+            algorithm: self.algorithm.clone(),
+            setup: self.setup.clone(),
+            inner: self.inner.clone(),
+            epoch: self.epoch,
+            down: self.down,
+            seq: self.seq,
+            dead: self.dead.clone(),
+            durable: self.durable.clone(),
+            beating: self.beating,
+            watching: self.watching,
+            catching_up: self.catching_up,
+            effects: Vec::new(),
+        }
+    }
+}
+
+impl<A: Algorithm> Monitored<A> {
+    /// The state the monitor compares and hashes: everything but the fixed configuration and scratch space.
+    #[allow(clippy::type_complexity)]
+    fn key(
+        &self,
+    ) -> (&A::Process, u64, Option<NodeId>, u64, &BTreeSet<NodeId>, &Option<<A::Process as Process>::Durable>, [bool; 3])
+    {
+        let flags = [self.beating, self.watching, self.catching_up];
+        (&self.inner, self.epoch, self.down, self.seq, &self.dead, &self.durable, flags)
+    }
+
+    /// This process heard of `epoch`, newer than its own, while catching up: it starts the round after it.
+    fn catch_up(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        self.catching_up = false;
+        self.start_epoch(cx, epoch::next(epoch, self.setup.id), None);
+    }
+
+    /// The wrapped algorithm's process.
+    pub fn inner(&self) -> &A::Process {
+        &self.inner
+    }
+
+    /// The current epoch.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    fn leads(&self) -> bool {
+        let s = self.inner.status();
+        s.state == State::Normal && s.leader == Some(self.setup.id)
+    }
+
+    fn neighbor(&self, port: Port) -> NodeId {
+        self.setup.neighbors[port.index()].id
+    }
+
+    /// The nearest live process in ring order after (`forward`) or before this one.
+    fn live_neighbor(&self, forward: bool) -> Option<Port> {
+        let order = &self.setup.ring_order;
+        let alive = |p: &&Port| !self.dead.contains(&self.neighbor(**p));
+        if forward { order.iter().find(alive).copied() } else { order.iter().rev().find(alive).copied() }
+    }
+
+    /// The ring to repair: ring algorithms on a logical ring over a complete graph, once somebody is dead.
+    fn repaired_ring(&self) -> Option<RingPorts> {
+        let repairable = A::INFO.needs == Needs::Ring && !self.setup.ring_order.is_empty() && !self.dead.is_empty();
+        self.setup.ring.filter(|_| repairable)
+    }
+
+    /// The port a message of the algorithm sent to `to` really leaves by (skipping dead ring neighbours).
+    fn outgoing(&self, to: Port) -> Port {
+        match self.repaired_ring() {
+            Some(ring) => {
+                if to == ring.next {
+                    self.live_neighbor(true).unwrap_or(to)
+                } else if to == ring.prev {
+                    self.live_neighbor(false).unwrap_or(to)
+                } else {
+                    to
+                }
+            }
+            _ => to,
+        }
+    }
+
+    /// The port the algorithm should see a message arriving on `from` as coming from.
+    fn incoming(&self, from: Port) -> Port {
+        match self.repaired_ring() {
+            Some(ring) => {
+                if Some(from) == self.live_neighbor(false) {
+                    ring.prev
+                } else if Some(from) == self.live_neighbor(true) {
+                    ring.next
+                } else {
+                    from
+                }
+            }
+            _ => from,
+        }
+    }
+
+    /// Runs one handler of the algorithm and carries its effects out through the monitor.
+    fn run(&mut self, cx: &mut Cx<'_, Self>, f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>)) {
+        let mut effects = std::mem::take(&mut self.effects);
+        f(&mut self.inner, &mut Cx::new(cx.now(), &mut effects));
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::Send { to, msg } => {
+                    cx.send(self.outgoing(to), MonitorMsg::Inner { epoch: self.epoch, down: self.down, msg });
+                }
+                Effect::SetTimer { timer, after } => {
+                    cx.set_timer(MonitorTimer::Inner { epoch: self.epoch, timer }, after)
+                }
+                Effect::CancelTimer { timer } => cx.cancel_timer(MonitorTimer::Inner { epoch: self.epoch, timer }),
+                Effect::Persist(durable) => {
+                    self.durable = Some(durable);
+                    cx.persist((self.epoch, self.durable.clone()));
+                }
+                Effect::Notify(Notice::Elected { .. }) => cx.notify(Notice::Elected { epoch: self.epoch }),
+            }
+        }
+        self.effects = effects;
+        self.sync(cx);
+    }
+
+    /// Starts heartbeats when this process leads, and watches its leader when it follows one.
+    fn sync(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.leads() {
+            if !self.beating {
+                self.beating = true;
+                self.watching = false;
+                cx.cancel_timer(MonitorTimer::Watch);
+                self.beat(cx);
+            }
+        } else {
+            if self.beating {
+                self.beating = false;
+                cx.cancel_timer(MonitorTimer::Beat);
+            }
+            let follows = self.inner.status().leader.is_some();
+            if follows && !self.watching {
+                self.watching = true;
+                let wait = if self.seq == 0 { self.setup.first_timeout } else { self.setup.timeout };
+                cx.set_timer(MonitorTimer::Watch, Span::exactly(wait));
+            } else if !follows && self.watching {
+                self.watching = false;
+                cx.cancel_timer(MonitorTimer::Watch);
+            }
+        }
+    }
+
+    /// Sends `msg` from the leader to everybody: to every neighbour, or round the ring.
+    fn announce(&self, cx: &mut Cx<'_, Self>, msg: &MonitorMsg<<A::Process as Process>::Msg>) {
+        match self.setup.shape {
+            Shape::Ring => cx.send(self.setup.ring.map_or(Port(0), |r| r.next), msg.clone()),
+            _ => {
+                for k in 0..self.setup.neighbors.len() {
+                    cx.send(self.setup.neighbors[k].port, msg.clone());
+                }
+            }
+        }
+    }
+
+    /// Passes on a leader's announcement that arrived on `from`: round the ring, or flooded (on a complete graph
+    /// everybody got it from the leader).
+    fn relay(&self, cx: &mut Cx<'_, Self>, from: Port, msg: &MonitorMsg<<A::Process as Process>::Msg>) {
+        match self.setup.shape {
+            Shape::Complete => {}
+            Shape::Ring => cx.send(self.setup.ring.map_or(from, |r| r.next), msg.clone()),
+            Shape::Other => {
+                for k in 0..self.setup.neighbors.len() {
+                    let port = self.setup.neighbors[k].port;
+                    if port != from {
+                        cx.send(port, msg.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends the next heartbeat and arms the one after.
+    fn beat(&mut self, cx: &mut Cx<'_, Self>) {
+        self.seq += 1;
+        self.announce(cx, &MonitorMsg::Heartbeat { epoch: self.epoch, seq: self.seq });
+        cx.set_timer(MonitorTimer::Beat, Span::exactly(self.setup.heartbeat));
+    }
+
+    fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, seq: u64) {
+        if epoch > self.epoch {
+            // The world moved on while this process was away (or the epoch it started lost to a newer one). That
+            // epoch's election is over, so this process starts the next one rather than running its own election
+            // inside a decided epoch (two leaders would then share it).
+            return self.catch_up(cx, epoch);
+        }
+        if epoch != self.epoch || self.leads() || seq <= self.seq {
+            return; // An older epoch's leader, our own heartbeat back, or one already seen.
+        }
+        self.seq = seq;
+        if self.watching {
+            cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout));
+        }
+        self.relay(cx, from, &MonitorMsg::Heartbeat { epoch, seq });
+    }
+
+    /// Leaves the current epoch for `epoch`, started because `down` failed (if it was), with a fresh instance of
+    /// the algorithm, which initiates.
+    fn start_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>) {
+        if self.beating {
+            // A leader that moves on takes its followers along, rather than leaving them to suspect it.
+            self.announce(cx, &MonitorMsg::Join { epoch, down });
+        }
+        if let Some(d) = down.filter(|&d| d != self.setup.id) {
+            self.dead.insert(d);
+        }
+        // Whoever started the epoch was alive then (a recovered process rejoins the ring this way).
+        self.dead.remove(&epoch::starter(epoch));
+        self.epoch = epoch;
+        self.down = down;
+        self.seq = 0;
+        self.inner = self.algorithm.build(&self.setup.setup());
+        self.durable = None;
+        cx.persist((self.epoch, None));
+        self.run(cx, |p, cx| {
+            p.on_start(cx, None);
+            p.on_command(cx, Command::Initiate);
+        });
+    }
+}
+
+impl<A: Algorithm> PartialEq for Monitored<A> {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl<A: Algorithm> Eq for Monitored<A> {}
+
+impl<A: Algorithm> Hash for Monitored<A> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
+    }
+}
+
+impl<A: Algorithm> Process for Monitored<A> {
+    type Msg = MonitorMsg<<A::Process as Process>::Msg>;
+    type Timer = MonitorTimer<<A::Process as Process>::Timer>;
+    /// The epoch, and the algorithm's durable state in it.
+    type Durable = (u64, Option<<A::Process as Process>::Durable>);
+
+    /// A recovering process restores its epoch; the driver's `Initiate` then starts the next one. Until it has
+    /// heard of the newest epoch and started the one after, it is catching up.
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Self::Durable>) {
+        match restored {
+            Some((epoch, _)) => {
+                self.epoch = epoch;
+                self.catching_up = true;
+            }
+            None => {
+                self.catching_up = cx.now() > elect_core::Instant::ZERO;
+                cx.persist((self.epoch, None));
+                self.run(cx, |p, cx| p.on_start(cx, None));
+            }
+        }
+    }
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
+        self.dead.remove(&self.neighbor(from));
+        match msg {
+            MonitorMsg::Heartbeat { epoch, seq } => self.on_heartbeat(cx, from, epoch, seq),
+            MonitorMsg::Join { epoch, .. } if epoch > self.epoch && self.catching_up => self.catch_up(cx, epoch),
+            MonitorMsg::Join { epoch, down } if epoch > self.epoch => {
+                self.start_epoch(cx, epoch, down);
+                self.relay(cx, from, &MonitorMsg::Join { epoch, down });
+            }
+            MonitorMsg::Join { .. } => {}                               // Already there.
+            MonitorMsg::Inner { epoch, .. } if epoch < self.epoch => {} // A stale epoch.
+            MonitorMsg::Inner { epoch, .. } if epoch > self.epoch && self.catching_up => self.catch_up(cx, epoch),
+            MonitorMsg::Inner { epoch, down, msg } => {
+                if epoch > self.epoch {
+                    self.start_epoch(cx, epoch, down);
+                }
+                let from = self.incoming(from);
+                self.run(cx, |p, cx| p.on_message(cx, from, msg));
+            }
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Self::Timer) {
+        match timer {
+            MonitorTimer::Inner { epoch, timer } if epoch == self.epoch => {
+                self.run(cx, |p, cx| p.on_timer(cx, timer));
+            }
+            MonitorTimer::Inner { .. } => {} // Armed in an epoch this process has left.
+            MonitorTimer::Beat if self.beating => self.beat(cx),
+            MonitorTimer::Watch if self.watching => {
+                self.watching = false;
+                let suspect = self.inner.status().leader;
+                self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), suspect);
+            }
+            MonitorTimer::Beat | MonitorTimer::Watch => {}
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        match cmd {
+            Command::Initiate => self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), None),
+            Command::Resign => self.run(cx, |p, cx| p.on_command(cx, cmd)),
+        }
+    }
+
+    fn status(&self) -> Status {
+        Status { epoch: self.epoch, ..self.inner.status() }
+    }
+}
+
+impl<A: Algorithm> LeaderMonitor<A> {
+    /// `inner`, re-elected when its leader fails, with `config`'s timing.
+    pub fn new(inner: A, config: MonitorConfig) -> Self {
+        Self { inner, config }
+    }
+}
+
+impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
+    type Process = Monitored<A>;
+    const INFO: &'static Info = A::INFO;
+
+    /// The algorithm's own parameters, with heartbeats every `2T` and a one-hop timeout.
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        Ok(Self::new(A::from_params(params)?, MonitorConfig::new(2, 1, 5)))
+    }
+
+    fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {
+        self.inner.validate(ids)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Monitored<A> {
+        let t = setup.delay_bound.expect("the leader monitor needs a delay bound; drivers check it");
+        let owned = Owned {
+            id: setup.id,
+            rank: setup.rank,
+            neighbors: setup.neighbors.to_vec(),
+            ring: setup.ring,
+            ring_order: setup.ring_order.to_vec(),
+            shape: setup.shape,
+            delay_bound: setup.delay_bound,
+            heartbeat: t * self.config.heartbeat,
+            timeout: t * self.config.timeout + Duration::TICK,
+            first_timeout: t * (self.config.timeout + self.config.grace) + Duration::TICK,
+        };
+        Monitored {
+            inner: self.inner.build(setup),
+            algorithm: Arc::new(self.inner.clone()),
+            setup: Arc::new(owned),
+            epoch: 0,
+            down: None,
+            seq: 0,
+            dead: BTreeSet::new(),
+            durable: None,
+            beating: false,
+            watching: false,
+            catching_up: false,
+            effects: Vec::new(),
+        }
+    }
+
+    /// The algorithm's properties, except that its safety is judged once the run has settled: between a
+    /// leader's crash and its detection, followers still name the dead leader. P-Unique holds per epoch.
+    fn checks(&self) -> Vec<Check> {
+        let mut checks: Vec<Check> = self
+            .inner
+            .checks()
+            .into_iter()
+            .map(|c| if c.property == Property::Safety { Check::at_end(Property::Safety) } else { c })
+            .collect();
+        if !checks.contains(&Check::always(Property::Uniqueness)) {
+            checks.push(Check::always(Property::Uniqueness));
+        }
+        checks
+    }
+
+    /// Every process takes part in a re-election, so the strongest live process wins.
+    fn winner(&self) -> Winner {
+        Winner::StrongestLive
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        self.inner.election_time(facts, t)
+    }
+
+    /// A leader's crash is noticed within a heartbeat period plus the timeout; then one election, and its first
+    /// heartbeat.
+    fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
+        let t = delay_bound?;
+        let detect = self.config.heartbeat + self.config.timeout + self.config.grace + 1;
+        Some(t * detect + self.inner.election_time(facts, t))
+    }
+
+    /// A re-election has no closed form; the bounds of one election apply to runs without faults, not counting
+    /// heartbeats.
+    fn bounds(&self, facts: &Facts) -> Vec<Bound> {
+        if facts.crashes_during_run > 0 {
+            return Vec::new();
+        }
+        // Every process that hears of the election takes part in it.
+        let mut bounds = self.inner.bounds(&Facts { initiators: facts.nodes, ..*facts });
+        for bound in &mut bounds {
+            if bound.measure == Measure::Messages {
+                bound.measure = Measure::AllBut(&["heartbeat", "join"]);
+            }
+        }
+        bounds
+    }
+}

@@ -1,0 +1,298 @@
+//! The election properties of the seeds, as predicates over a read-only [`World`].
+//!
+//! Each property is written once. [`Monitor`] evaluates the ones an algorithm promises: "always" properties after
+//! every change of a process's status (incrementally, so checking after every event stays O(1) per event even on a
+//! million nodes), "at end" properties once the run has settled. A model checker evaluates a state from scratch
+//! with [`Monitor::check_state`], which runs the same code.
+
+mod groups;
+mod monitor;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{NodeId, Rank, Status};
+
+pub use groups::{MAX_CLIQUE_NODES, MAX_COVER_NODES, maximal_cliques, min_clique_cover};
+pub use monitor::Monitor;
+
+/// A property from the seeds (ALGORITHMS.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Property {
+    /// S001 safety: every live process has elected the expected winner or nobody.
+    Safety,
+    /// S001 liveness: the run terminates and every live process has elected somebody.
+    Liveness,
+    /// S003-1: every live process's leader is a process of the system.
+    Validity,
+    /// S003-2: all live processes have the same leader.
+    Agreement,
+    /// S003-3: the leader is alive.
+    LiveLeader,
+    /// P-Unique: at most one process performs the "I am leader" action per epoch.
+    Uniqueness,
+    /// Garcia-Molina's Assertion 1: two NORMAL processes have the same coordinator.
+    A1,
+    /// Garcia-Molina's Assertion 2: eventually some `i` is NORMAL with `c = i` and every live process is NORMAL
+    /// with `c = i`.
+    A2,
+    /// Garcia-Molina's Assertion 3: two NORMAL processes of the same group have the same coordinator.
+    A3,
+    /// Garcia-Molina's Assertion 4: in every maximal set of processes that can all talk to each other, everybody is
+    /// eventually NORMAL under one coordinator of the set, in its group.
+    A4,
+    /// Stoller's Assertion 4′: after a stable interval everybody is NORMAL in its coordinator's group, can reach
+    /// its coordinator, and there are no more groups than a minimum clique cover of the connectivity graph.
+    A4Prime,
+}
+
+/// Whether a property constrains every state (safety) or what must eventually happen (liveness).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// A bad thing never happens.
+    Safety,
+    /// A good thing eventually happens.
+    Liveness,
+}
+
+impl Property {
+    const ALL: [Self; 11] = [
+        Self::Safety,
+        Self::Liveness,
+        Self::Validity,
+        Self::Agreement,
+        Self::LiveLeader,
+        Self::Uniqueness,
+        Self::A1,
+        Self::A2,
+        Self::A3,
+        Self::A4,
+        Self::A4Prime,
+    ];
+
+    /// Every property, in a fixed order.
+    pub fn all() -> &'static [Self] {
+        &Self::ALL
+    }
+
+    /// The stable name used in JSON and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Safety => "safety",
+            Self::Liveness => "liveness",
+            Self::Validity => "validity",
+            Self::Agreement => "agreement",
+            Self::LiveLeader => "live-leader",
+            Self::Uniqueness => "uniqueness",
+            Self::A1 => "a1",
+            Self::A2 => "a2",
+            Self::A3 => "a3",
+            Self::A4 => "a4",
+            Self::A4Prime => "a4-prime",
+        }
+    }
+
+    /// The seed the property comes from.
+    pub fn source(self) -> &'static str {
+        match self {
+            Self::Safety | Self::Liveness => "S001",
+            Self::Validity | Self::Agreement | Self::LiveLeader => "S003",
+            Self::Uniqueness => "ALGORITHMS.md §1.1",
+            Self::A1 | Self::A2 | Self::A3 | Self::A4 => "S004",
+            Self::A4Prime => "S004, Stoller",
+        }
+    }
+
+    /// Safety or liveness.
+    pub fn class(self) -> Class {
+        match self {
+            Self::Liveness | Self::A2 | Self::A4 | Self::A4Prime => Class::Liveness,
+            _ => Class::Safety,
+        }
+    }
+
+    /// One sentence saying what the property demands.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Safety => "every live process has elected the best live candidate or nobody",
+            Self::Liveness => "the run terminates and every live process has elected a leader",
+            Self::Validity => "every live process's leader is a process of the system",
+            Self::Agreement => "all live processes have the same leader",
+            Self::LiveLeader => "the leader is alive",
+            Self::Uniqueness => "at most one process declares itself leader per epoch",
+            Self::A1 => "any two NORMAL processes have the same coordinator",
+            Self::A2 => "some live i is NORMAL with c = i and every live process is NORMAL with c = i",
+            Self::A3 => "any two NORMAL processes of one group have the same coordinator",
+            Self::A4 => {
+                "in every maximal set of mutually connected processes, all are NORMAL under one of them, in its group"
+            }
+            Self::A4Prime => {
+                "after a stable interval: everybody NORMAL in its coordinator's group and connected to it, and no \
+                 more groups than a minimum clique cover"
+            }
+        }
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for Property {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// When a property is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum When {
+    /// After every event.
+    Always,
+    /// Once, when the run has settled: quiescent, or stable for the algorithm's settling time.
+    AtEnd,
+}
+
+/// A property an algorithm promises, and when it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Check {
+    /// The property.
+    pub property: Property,
+    /// When it must hold.
+    pub when: When,
+}
+
+impl Check {
+    /// `property` holds after every event.
+    pub const fn always(property: Property) -> Self {
+        Self { property, when: When::Always }
+    }
+
+    /// `property` holds once the run has settled.
+    pub const fn at_end(property: Property) -> Self {
+        Self { property, when: When::AtEnd }
+    }
+}
+
+/// Which process the algorithm is supposed to elect (the `q*` of S001's safety).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Winner {
+    /// The strongest live process.
+    StrongestLive,
+    /// The strongest live process among those that initiated (S003's Chang-Roberts, where others only relay).
+    StrongestLiveInitiator,
+}
+
+/// A read-only view of every process of a run, indexed by position.
+pub trait World {
+    /// The number of processes.
+    fn len(&self) -> usize;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The id at position `i`.
+    fn id(&self, i: usize) -> NodeId;
+    /// The rank at position `i`.
+    fn rank(&self, i: usize) -> Rank;
+    /// The status at position `i` ([`Status::DOWN`] if crashed).
+    fn status(&self, i: usize) -> Status;
+    /// Whether position `i` was told to initiate.
+    fn is_initiator(&self, i: usize) -> bool;
+    /// Whether live positions `i` and `j` can currently exchange messages both ways (Stoller's "connected").
+    fn connected(&self, i: usize, j: usize) -> bool {
+        let _ = (i, j);
+        true
+    }
+}
+
+/// The process `winner` designates in `world`, if any.
+pub fn expected_leader(world: &impl World, winner: Winner) -> Option<NodeId> {
+    (0..world.len())
+        .filter(|&i| world.status(i).is_up())
+        .filter(|&i| winner == Winner::StrongestLive || world.is_initiator(i))
+        .max_by_key(|&i| world.rank(i))
+        .map(|i| world.id(i))
+}
+
+/// A property that failed, with the process that shows it and an explanation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The property.
+    pub property: Property,
+    /// A process whose state breaks it, if one can be named.
+    pub node: Option<NodeId>,
+    /// What went wrong, in one sentence.
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.property, self.property.source(), self.detail)
+    }
+}
+
+/// A promised property that was not evaluated, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// The property.
+    pub property: Property,
+    /// Why it was not evaluated.
+    pub reason: String,
+}
+
+fn show(leader: Option<NodeId>) -> String {
+    leader.map_or_else(|| "nobody".to_owned(), |l| l.to_string())
+}
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+    use crate::Ranking;
+
+    /// A world of statuses by position; ids are positions plus one; `links` lists the broken pairs.
+    pub(crate) struct Fixture {
+        pub(crate) statuses: Vec<Status>,
+        pub(crate) initiators: Vec<bool>,
+        pub(crate) broken: Vec<(usize, usize)>,
+    }
+
+    impl World for Fixture {
+        fn len(&self) -> usize {
+            self.statuses.len()
+        }
+        fn id(&self, i: usize) -> NodeId {
+            NodeId(i as u32 + 1)
+        }
+        fn rank(&self, i: usize) -> Rank {
+            Ranking::default().rank(self.id(i))
+        }
+        fn status(&self, i: usize) -> Status {
+            self.statuses[i]
+        }
+        fn is_initiator(&self, i: usize) -> bool {
+            self.initiators[i]
+        }
+        fn connected(&self, i: usize, j: usize) -> bool {
+            !self.broken.iter().any(|&(a, b)| (a, b) == (i, j) || (a, b) == (j, i))
+        }
+    }
+
+    pub(crate) fn fixture(statuses: Vec<Status>) -> Fixture {
+        let initiators = vec![true; statuses.len()];
+        Fixture { statuses, initiators, broken: Vec::new() }
+    }
+
+    pub(crate) fn normal(l: u32) -> Status {
+        Status::normal(Some(NodeId(l)), 1)
+    }
+
+    pub(crate) fn names(v: &[Violation]) -> Vec<Property> {
+        v.iter().map(|v| v.property).collect()
+    }
+}

@@ -1,0 +1,283 @@
+//! The fault model: crashes and recoveries of processes, lost and duplicated messages, links going down, two-way
+//! and one-way partitions. Each fault parses from its command-line syntax and prints back to it.
+//!
+//! | flag | syntax | meaning |
+//! |---|---|---|
+//! | `--crash` | `ID@T` | process `ID` stops at `T` (`@0`: down from the start) |
+//! | `--recover` | `ID@T` | it restarts at `T` from what it persisted |
+//! | `--loss` | `P`, `A-B:P`, `A>B:P` | each message is lost with probability `P` (on every link, on both directions of one, on one direction) |
+//! | `--duplicate` | `P` | each message is delivered twice with probability `P` |
+//! | `--link-down` | `A-B@T`, `A>B@T..U` | the link (both ways, or one way) is down from `T` (until `U`) |
+//! | `--partition` | `1,2\|3,4@T..U`, `1,2>3,4@T..U` | processes in different groups cannot talk (or the first group cannot reach the second) |
+
+use std::fmt;
+use std::str::FromStr;
+
+use elect_core::NodeId;
+
+use crate::config::{format_time, parse_time};
+
+/// A probability, in millionths (exact, comparable, printable).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Probability(pub u32);
+
+impl Probability {
+    /// Never.
+    pub const NEVER: Self = Self(0);
+    /// Always.
+    pub const ALWAYS: Self = Self(1_000_000);
+
+    /// Whether the event is possible at all.
+    pub fn is_never(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl FromStr for Probability {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let p: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a probability"))?;
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!("probability '{s}' is not between 0 and 1"));
+        }
+        Ok(Self((p * 1e6).round() as u32))
+    }
+}
+
+impl fmt::Display for Probability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = format!("{:.6}", f64::from(self.0) / 1e6);
+        f.write_str(text.trim_end_matches('0').trim_end_matches('.'))
+    }
+}
+
+/// Something that happens to one process at a time (`ID@T`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeAt {
+    /// The process.
+    pub id: NodeId,
+    /// When, in ticks.
+    pub at: u64,
+}
+
+impl FromStr for NodeAt {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (id, at) = s.trim().split_once('@').ok_or_else(|| format!("malformed '{s}': expected ID@TIME"))?;
+        let id = parse_id(id).map_err(|e| format!("malformed '{s}': {e}"))?;
+        let at = parse_time(at).map_err(|e| format!("malformed '{s}': {e}"))?;
+        Ok(Self { id, at })
+    }
+}
+
+impl fmt::Display for NodeAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}", self.id, format_time(self.at))
+    }
+}
+
+fn parse_id(s: &str) -> Result<NodeId, String> {
+    s.trim().parse().map(NodeId).map_err(|_| format!("'{}' is not a node id", s.trim()))
+}
+
+/// When a fault holds: from `from` on, until `until` if given (`@T` or `@T..U`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Start, in ticks.
+    pub from: u64,
+    /// End, in ticks, if it heals.
+    pub until: Option<u64>,
+}
+
+impl FromStr for Window {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (from, until) = match s.split_once("..") {
+            Some((a, b)) => (parse_time(a)?, Some(parse_time(b)?)),
+            None => (parse_time(s)?, None),
+        };
+        if until.is_some_and(|u| u <= from) {
+            return Err(format!("the window {s} ends before it starts"));
+        }
+        Ok(Self { from, until })
+    }
+}
+
+impl fmt::Display for Window {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", format_time(self.from))?;
+        match self.until {
+            Some(u) => write!(f, "..{}", format_time(u)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A link between two processes, both ways (`A-B`) or one way (`A>B`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Link {
+    /// One end (the sender, one way).
+    pub a: NodeId,
+    /// The other end (the receiver, one way).
+    pub b: NodeId,
+    /// Whether only messages from `a` to `b` are affected.
+    pub one_way: bool,
+}
+
+impl FromStr for Link {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (a, b, one_way) = match (s.split_once('>'), s.split_once('-')) {
+            (Some((a, b)), _) => (a, b, true),
+            (None, Some((a, b))) => (a, b, false),
+            _ => return Err(format!("'{s}' is not a link: expected A-B (both ways) or A>B (one way)")),
+        };
+        let (a, b) = (parse_id(a)?, parse_id(b)?);
+        if a == b {
+            return Err(format!("'{s}' links a process to itself"));
+        }
+        Ok(Self { a, b, one_way })
+    }
+}
+
+impl fmt::Display for Link {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}{}", self.a, if self.one_way { ">" } else { "-" }, self.b)
+    }
+}
+
+/// A link that goes down (`A-B@T..U`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkDown {
+    /// The link.
+    pub link: Link,
+    /// When.
+    pub window: Window,
+}
+
+impl FromStr for LinkDown {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (link, window) = s
+            .trim()
+            .split_once('@')
+            .ok_or_else(|| format!("malformed link fault '{s}': expected A-B@T or A>B@T..U"))?;
+        let fail = |e: String| format!("malformed link fault '{s}': {e}");
+        Ok(Self { link: link.parse().map_err(fail)?, window: window.parse().map_err(fail)? })
+    }
+}
+
+impl fmt::Display for LinkDown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}", self.link, self.window)
+    }
+}
+
+/// A partition (`1,2|3,4@T..U`: the groups cannot talk to each other; `1,2>3,4@T..U`: the first cannot reach the
+/// second). Processes in no group are unaffected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    /// The groups.
+    pub groups: Vec<Vec<NodeId>>,
+    /// Whether only messages from the first group to the second are affected.
+    pub one_way: bool,
+    /// When.
+    pub window: Window,
+}
+
+impl FromStr for Partition {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let fail = |e: String| format!("malformed partition '{s}': {e}");
+        let (groups, window) = s.trim().split_once('@').ok_or_else(|| fail("expected GROUP|GROUP@T".into()))?;
+        let one_way = groups.contains('>');
+        let parts: Vec<&str> = if one_way { groups.split('>').collect() } else { groups.split('|').collect() };
+        if parts.len() < 2 || (one_way && parts.len() != 2) {
+            return Err(fail("expected two or more groups separated by | (or exactly two by >)".into()));
+        }
+        let groups = parts
+            .iter()
+            .map(|g| g.split(',').map(parse_id).collect::<Result<Vec<_>, _>>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        let mut all: Vec<NodeId> = groups.iter().flatten().copied().collect();
+        all.sort();
+        if let Some(w) = all.windows(2).find(|w| w[0] == w[1]) {
+            return Err(fail(format!("node {} is in two groups", w[0])));
+        }
+        Ok(Self { groups, one_way, window: window.parse().map_err(fail)? })
+    }
+}
+
+impl fmt::Display for Partition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let groups: Vec<String> =
+            self.groups.iter().map(|g| g.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")).collect();
+        write!(f, "{}@{}", groups.join(if self.one_way { ">" } else { "|" }), self.window)
+    }
+}
+
+/// Message loss: everywhere (`P`) or on one link (`A-B:P`, `A>B:P`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loss {
+    /// The link, or every link.
+    pub link: Option<Link>,
+    /// The probability that a message is lost.
+    pub p: Probability,
+}
+
+impl FromStr for Loss {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let fail = |e: String| format!("malformed loss '{s}': {e}");
+        match s.trim().rsplit_once(':') {
+            Some((link, p)) => Ok(Self { link: Some(link.parse().map_err(fail)?), p: p.parse().map_err(fail)? }),
+            None => Ok(Self { link: None, p: s.parse().map_err(fail)? }),
+        }
+    }
+}
+
+impl fmt::Display for Loss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.link {
+            Some(link) => write!(f, "{link}:{}", self.p),
+            None => write!(f, "{}", self.p),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_print_back_to_what_they_parse_from() {
+        for s in ["0.1", "0.000001", "1", "0"] {
+            assert_eq!(s.parse::<Probability>().unwrap().to_string(), s);
+        }
+        for s in ["3@0", "3@2.5"] {
+            assert_eq!(s.parse::<NodeAt>().unwrap().to_string(), s);
+        }
+        for s in ["1-3@0", "1>3@2..10", "2-4@1.5..3"] {
+            assert_eq!(s.parse::<LinkDown>().unwrap().to_string(), s);
+        }
+        for s in ["1,2|3,4@5", "1,2>3@0..9", "1|2|3@1..2"] {
+            assert_eq!(s.parse::<Partition>().unwrap().to_string(), s);
+        }
+        for s in ["0.25", "1-2:0.5", "1>2:1"] {
+            assert_eq!(s.parse::<Loss>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn malformed_faults_name_the_problem() {
+        assert!("1.5".parse::<Probability>().unwrap_err().contains("not between 0 and 1"));
+        assert!("1=3@0".parse::<LinkDown>().unwrap_err().contains("not a link"));
+        assert!("1-1@0".parse::<LinkDown>().unwrap_err().contains("to itself"));
+        assert!("1-3@5..2".parse::<LinkDown>().unwrap_err().contains("ends before it starts"));
+        assert!("1,2@0".parse::<Partition>().unwrap_err().contains("two or more groups"));
+        assert!("1,2|2,3@0".parse::<Partition>().unwrap_err().contains("node 2 is in two groups"));
+        assert!("1,2>3>4@0".parse::<Partition>().unwrap_err().contains("exactly two"));
+        assert!("1-2:x".parse::<Loss>().unwrap_err().contains("'x' is not a probability"));
+    }
+}

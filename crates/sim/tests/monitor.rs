@@ -1,0 +1,123 @@
+//! The leader monitor: failure-driven re-election for every algorithm.
+
+mod common;
+
+use common::{config, run, run_ok, units};
+use elect_core::{NodeId, epoch};
+use elect_sim::{Delay, Ids, NodeAt, SimConfig, TopologyKind};
+use proptest::prelude::*;
+
+fn monitored(algorithm: &str, seed: u64, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
+    config(algorithm, 9, |c| {
+        c.ids = Ids::Random;
+        c.seed = seed;
+        c.delay = Delay::Uniform(units(1) / 5, units(1));
+        c.monitor = Some(2);
+        if elect_algos::lookup(algorithm).unwrap().needs == elect_algos::Needs::Ring {
+            c.topology = Some(TopologyKind::Complete);
+        }
+        f(c);
+    })
+}
+
+fn algorithms() -> impl Iterator<Item = &'static str> {
+    elect_algos::registry::all().iter().map(|i| i.name)
+}
+
+#[test]
+fn every_algorithm_elects_again_after_its_leader_crashes_twice() {
+    for algorithm in algorithms() {
+        for seed in 1..=8 {
+            let r = run_ok(&monitored(algorithm, seed, |c| {
+                c.crash_leader_at = vec![units(50), units(200)];
+                c.until = Some(units(700));
+            }));
+            assert_eq!(r.leader, Some(NodeId(7)), "9 and 8 crashed: {}", r.reproduce);
+            assert_eq!(r.live, 7);
+            assert!(r.messages.kind("heartbeat") > 0);
+        }
+    }
+}
+
+#[test]
+fn a_recovered_leader_takes_over_again_in_an_epoch_of_its_own() {
+    for algorithm in algorithms() {
+        for seed in 1..=8 {
+            let r = run_ok(&monitored(algorithm, seed, |c| {
+                c.crashes.push(NodeAt { id: NodeId(9), at: units(50) });
+                c.recoveries.push(NodeAt { id: NodeId(9), at: units(150) });
+                c.until = Some(units(500));
+            }));
+            assert_eq!(r.leader, Some(NodeId(9)), "{}", r.reproduce);
+        }
+    }
+}
+
+#[test]
+fn epochs_name_who_started_them_and_grow() {
+    let cfg = monitored("franklin", 3, |c| {
+        c.crash_leader_at = vec![units(50)];
+        c.until = Some(units(300));
+    });
+    let scenario = elect_sim::Scenario::build(&cfg).unwrap();
+    let mut sim = elect_sim::Sim::new(
+        elect_algos::monitor::LeaderMonitor::new(
+            elect_algos::franklin::Franklin::default(),
+            scenario.monitor_config(&elect_algos::franklin::Franklin::default(), 2),
+        ),
+        scenario,
+    );
+    sim.run().unwrap();
+    // Process 9 led and crashed; the others all moved on.
+    let ids = sim.scenario().ids.clone();
+    let epochs: Vec<u64> =
+        sim.processes().iter().zip(&ids).filter(|&(_, &id)| id != NodeId(9)).map(|(p, _)| p.epoch()).collect();
+    assert!(epochs.iter().all(|&e| e == epochs[0]), "everybody ends in one epoch: {epochs:?}");
+    assert_eq!(epoch::round(epochs[0]), 2, "the initial election, then one re-election");
+}
+
+#[test]
+fn without_links_around_the_dead_leader_a_ring_cannot_be_repaired() {
+    let r = run(&monitored("chang-roberts", 1, |c| {
+        c.topology = Some(TopologyKind::Ring);
+        c.crash_leader_at = vec![units(50)];
+        c.until = Some(units(400));
+    }));
+    assert!(!r.ok(), "on a plain ring the dead leader's predecessor has no way round it");
+}
+
+#[test]
+fn heartbeats_do_not_count_against_the_bounds_of_one_election() {
+    let r = run_ok(&monitored("lelann", 1, |c| {
+        c.initiators = elect_sim::InitiatorSpec::Random(1);
+        c.until = Some(units(100));
+    }));
+    let bound = &r.bounds[0];
+    assert!(bound.held && bound.measured == r.messages.total - r.messages.kind("heartbeat"), "{bound:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
+
+    /// Random crash and recovery schedules: once the faults stop and the run settles, Bully under the monitor has
+    /// the strongest live process as everybody's coordinator (A2), and no epoch ever had two leaders.
+    #[test]
+    fn bully_survives_random_fault_schedules(
+        seed in 0u64..10_000,
+        faults in prop::collection::vec((1u32..=7, 1u64..120, any::<bool>()), 0..8),
+    ) {
+        let cfg = monitored("bully", seed, |c| {
+            c.nodes = 7;
+            for &(id, t, recover) in &faults {
+                let at = NodeAt { id: NodeId(id), at: units(t) };
+                if recover { c.recoveries.push(at) } else { c.crashes.push(at) }
+            }
+            c.until = Some(units(400));
+        });
+        let r = run(&cfg);
+        prop_assume!(r.live > 0);
+        prop_assert!(r.ok(), "seed {}: {:?}\nreproduce: {}", seed, r.properties.violations, r.reproduce);
+        prop_assert!(r.properties.skipped.is_empty(), "{:?}", r.properties.skipped);
+        prop_assert_eq!(r.leader, r.expected_leader);
+    }
+}
