@@ -28,11 +28,12 @@
 //! coordinator at once (S000). `known-dead=ID,...`: ids this process knows to be down (S001's "knows its id is
 //! the highest"): it sends them nothing, and skips the election when every stronger id is known dead.
 //!
-//! **Guarantees.** When no process fails during the election, every live process ends with the strongest live
-//! process as coordinator (A2). At most one process declares itself coordinator per epoch (P-Unique) as long as
-//! the failure detector is accurate, i.e. delays stay within the `T` the timeouts assume; `--delay-bound` below
-//! the real delays shows two processes leading at once (S001: an inaccurate detector breaks safety). A1 does *not* hold: while `coordinator` messages are in flight, processes that
-//! never heard the election still follow the old coordinator; Garcia-Molina's HALT step closes that gap.
+//! **Guarantees.** When no process fails during the election, every live process ends with the strongest live process
+//! as coordinator (A2). At most one process declares itself coordinator per epoch (P-Unique) as long as the failure
+//! detector is accurate, i.e. delays stay within the `T` the timeouts assume; `--delay-bound` below the real delays
+//! shows two processes leading at once (S001: an inaccurate detector breaks safety). A1 does *not* hold: while
+//! `coordinator` messages are in flight, processes that never heard the election still follow the old coordinator;
+//! Garcia-Molina's HALT step closes that gap.
 //!
 //! **Cost.** One election started by `s` among the live set `A` (ids `0..N−1`): `Σ_{k∈A, k≥s} (N−1−k)`
 //! elections, `Σ_{k∈A, k≥s} |{j ∈ A : j > k}|` oks and `max(A)` coordinators. The strongest crashed and the
@@ -49,7 +50,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
 const VARIANT: ParamInfo = ParamInfo {
     name: "variant",
@@ -328,6 +329,7 @@ static INFO: Info = Info {
     seed: "S000, S001, S003",
     needs: Needs::Complete,
     timing: Timing::Synchronous,
+    elects: Elects::OneLeader,
     params: &[VARIANT, KNOWN_DEAD],
     showcase: Showcase {
         initiators: Initiators::Weakest,

@@ -33,7 +33,7 @@ use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setu
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, ring_ports};
 
 const BUG: ParamInfo = ParamInfo {
@@ -167,6 +167,7 @@ static INFO: Info = Info {
     seed: "S003 (Lynch's LCR)",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    elects: Elects::OneLeader,
     params: &[BUG],
     showcase: Showcase {
         initiators: Initiators::All,

@@ -27,7 +27,7 @@ use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Ring
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, floor_lg, ring_ports};
 
 /// The algorithm's configuration.
@@ -194,6 +194,7 @@ static INFO: Info = Info {
     seed: "S003",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    elects: Elects::OneLeader,
     params: &[BUG],
     showcase: Showcase {
         initiators: Initiators::All,

@@ -28,7 +28,7 @@ use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Ring
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{ceil_lg, election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
@@ -175,6 +175,7 @@ static INFO: Info = Info {
     seed: "S000 (Lynch's HS)",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    elects: Elects::OneLeader,
     params: &[],
     showcase: Showcase {
         initiators: Initiators::All,

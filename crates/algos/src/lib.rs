@@ -7,7 +7,9 @@
 pub mod bully;
 pub mod chang_roberts;
 pub mod franklin;
+pub mod garcia_molina;
 pub mod hirschberg_sinclair;
+pub mod invitation;
 pub mod lelann;
 pub mod monitor;
 pub mod params;
@@ -17,8 +19,8 @@ pub mod ring_participant;
 
 pub use params::{ParamError, ParamInfo, Params};
 pub use registry::{
-    Algorithm, Bound, Driver, Facts, Info, Initiators, Measure, Needs, RegistryError, Showcase, Timing, dispatch,
-    lookup,
+    Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, Measure, Needs, RegistryError, Showcase, Timing,
+    dispatch, lookup,
 };
 
 use elect_core::{Check, Property, RingPorts, Setup, When};

@@ -15,11 +15,11 @@
 //! "I am the leader" notices carry the monitor's epoch, so P-Unique is judged per election. The epoch and the
 //! algorithm's own durable state are persisted together; a process that recovers starts a new epoch.
 //!
-//! **Ring repair (S000, S001).** On a logical ring over a complete graph a process knows the ring order. The
-//! leader whose silence started an epoch is named in that epoch's messages and marked dead by everyone who joins, and the algorithm's messages to its
-//! `next` or `prev` go to the nearest live successor or predecessor instead, and arrive looking as if they came
-//! from the ring neighbour; hearing from a process again, or joining an epoch it started, marks it alive. On a plain ring topology there is no link
-//! around a dead process, so a crash there cannot be repaired.
+//! **Ring repair (S000, S001).** On a logical ring over a complete graph a process knows the ring order. The leader
+//! whose silence started an epoch is named in that epoch's messages and marked dead by everyone who joins, and the
+//! algorithm's messages to its `next` or `prev` go to the nearest live successor or predecessor instead, and arrive
+//! looking as if they came from the ring neighbour; hearing from a process again, or joining an epoch it started, marks
+//! it alive. On a plain ring topology there is no link around a dead process, so a crash there cannot be repaired.
 //!
 //! **Catching up.** A process that hears a heartbeat of a newer epoch (it was down, or the epoch it started lost
 //! to a newer one) has missed that epoch's election; it starts the next one, which everybody joins, so that two

@@ -26,7 +26,7 @@ use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setu
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, floor_lg, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
@@ -151,6 +151,7 @@ static INFO: Info = Info {
     seed: "S003",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    elects: Elects::OneLeader,
     params: &[],
     showcase: Showcase {
         initiators: Initiators::All,

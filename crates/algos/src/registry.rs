@@ -38,6 +38,16 @@ pub enum Timing {
     Synchronous,
 }
 
+/// What an algorithm elects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elects {
+    /// One leader for every process.
+    OneLeader,
+    /// One coordinator per group, several groups side by side (the Invitation algorithm): it finds failures
+    /// and merges groups by itself, so the leader monitor does not apply.
+    PerGroup,
+}
+
 /// Who initiates in the algorithm's showcase scenario (the `tour`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Initiators {
@@ -77,6 +87,8 @@ pub struct Info {
     pub needs: Needs,
     /// Whether it relies on a delay bound.
     pub timing: Timing,
+    /// One leader, or one coordinator per group.
+    pub elects: Elects,
     /// Parameters it takes.
     pub params: &'static [ParamInfo],
     /// Its showcase scenario.
@@ -209,12 +221,14 @@ macro_rules! registry {
 
 registry!(
     crate::bully::Bully,
+    crate::garcia_molina::GarciaMolina,
     crate::lelann::LeLann,
     crate::chang_roberts::ChangRoberts,
     crate::ring_participant::RingParticipant,
     crate::hirschberg_sinclair::HirschbergSinclair,
     crate::franklin::Franklin,
     crate::peterson::Peterson,
+    crate::invitation::Invitation,
 );
 
 /// The algorithm called `name` (canonical or alias).

@@ -25,7 +25,7 @@ use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setu
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters; keys come from the run's ranking).
@@ -121,6 +121,7 @@ static INFO: Info = Info {
     seed: "S001",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    elects: Elects::OneLeader,
     params: &[],
     showcase: Showcase {
         initiators: Initiators::OneRandom,

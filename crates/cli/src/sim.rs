@@ -2,24 +2,28 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
 use elect_algos::Params;
 use elect_core::Prefer;
 use elect_sim::{
-    Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, LinkDown, Loss, NodeAt, Partition, Probability, Report,
-    SimConfig, SimError, TopologyKind, parse_time,
+    Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, Judgement, LinkDown, Loss, NodeAt, Partition, Probability,
+    Report, ScenarioFile, SimConfig, SimError, TopologyKind, parse_time,
 };
 
 use crate::{BadInput, Outcome, progress};
 
 #[derive(Args)]
 pub(crate) struct SimArgs {
+    /// Run the scenario in this TOML file (see scenarios/) and check the ending it documents; only --seed,
+    /// --json and --trace may be given with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = SCENARIO_CONFLICTS)]
+    scenario: Option<PathBuf>,
     /// The algorithm (see `elect list`).
-    #[arg(long, short)]
-    algorithm: String,
+    #[arg(long, short, required_unless_present = "scenario")]
+    algorithm: Option<String>,
     /// The number of processes (optional when --ids lists them).
     #[arg(long, short, allow_negative_numbers = true)]
     nodes: Option<usize>,
@@ -32,9 +36,9 @@ pub(crate) struct SimArgs {
     /// Who starts: all, random:K, weakest, strongest, or ids like 1,5.
     #[arg(long, default_value = "all")]
     initiators: InitiatorSpec,
-    /// The root seed of every random choice.
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
-    seed: u64,
+    /// The root seed of every random choice [default: 1, or the scenario's].
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<u64>,
     /// Message delay: a constant (time units), uniform:A..B, or exp:MEAN.
     #[arg(long, default_value = "1")]
     delay: Delay,
@@ -59,7 +63,9 @@ pub(crate) struct SimArgs {
     /// Partition: 1,2|3,4@T..U (groups cannot talk) or 1,2>3,4@T..U (the first cannot reach the second).
     #[arg(long = "partition", value_name = "GROUPS@T..U")]
     partitions: Vec<Partition>,
-    /// Stop at time T; properties promised "at end" are judged then if the run has settled.
+    /// Stop at time T; properties promised "at end" are judged then if the run has settled. Algorithms that
+    /// never fall silent (periodic checks, the monitor's heartbeats) stop by default once they must have settled
+    /// after the last fault.
     #[arg(long, value_name = "T", value_parser = parse_time)]
     until: Option<u64>,
     /// Wrap the algorithm in the leader monitor: the leader sends heartbeats, and a process that stops hearing
@@ -96,6 +102,32 @@ pub(crate) struct SimArgs {
     trace: Option<PathBuf>,
 }
 
+/// The flags that describe a run, which a scenario file describes instead.
+const SCENARIO_CONFLICTS: [&str; 22] = [
+    "algorithm",
+    "nodes",
+    "topology",
+    "ids",
+    "initiators",
+    "delay",
+    "crashes",
+    "recoveries",
+    "crash_leader_at",
+    "losses",
+    "duplicate",
+    "link_downs",
+    "partitions",
+    "until",
+    "monitor",
+    "heartbeat",
+    "delay_bound",
+    "prefer",
+    "attr",
+    "params",
+    "links",
+    "max_events",
+];
+
 fn parse_prefer(s: &str) -> Result<Prefer, String> {
     match s {
         "highest" => Ok(Prefer::Highest),
@@ -105,18 +137,29 @@ fn parse_prefer(s: &str) -> Result<Prefer, String> {
 }
 
 impl SimArgs {
-    fn config(&self) -> anyhow::Result<SimConfig> {
+    fn config(&self) -> anyhow::Result<(SimConfig, Option<ScenarioFile>)> {
+        if let Some(path) = &self.scenario {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| BadInput(format!("cannot read the scenario file {}: {e}", path.display())))?;
+            let mut file =
+                ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?;
+            if let Some(seed) = self.seed {
+                file.config.seed = seed;
+            }
+            return Ok((file.config.clone(), Some(file)));
+        }
+        let algorithm = self.algorithm.as_deref().unwrap_or_default();
         let nodes = match (self.nodes, &self.ids) {
             (Some(n), _) => n,
             (None, Ids::List(ids)) => ids.len(),
             (None, _) => return Err(BadInput("--nodes is required unless --ids lists the ids".into()).into()),
         };
-        let mut cfg = SimConfig::new(&self.algorithm, nodes);
+        let mut cfg = SimConfig::new(algorithm, nodes);
         cfg.params = Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
         cfg.topology = self.topology;
         cfg.ids = self.ids.clone();
         cfg.initiators = self.initiators.clone();
-        cfg.seed = self.seed;
+        cfg.seed = self.seed.unwrap_or(1);
         cfg.delay = self.delay;
         cfg.crashes = self.crashes.clone();
         cfg.recoveries = self.recoveries.clone();
@@ -132,12 +175,12 @@ impl SimArgs {
         cfg.attrs = self.attr.clone().unwrap_or_default();
         cfg.max_events = self.max_events;
         cfg.fifo = self.links == "fifo";
-        Ok(cfg)
+        Ok((cfg, None))
     }
 }
 
 pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
-    let cfg = args.config()?;
+    let (cfg, file) = args.config()?;
     let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if to_stdout && args.json {
         return Err(BadInput("--trace - and --json both write to standard output; give --trace a file".into()).into());
@@ -165,9 +208,33 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else if !to_stdout {
+        if let Some(description) = file.as_ref().and_then(|f| f.description.as_deref()) {
+            writeln!(out, "{}\n", description.trim())?;
+        }
         write_text(&mut out, &cfg, &report)?;
     }
+    let judgements =
+        match file.as_ref().and_then(|f| f.expect.as_ref()) {
+            Some(expect) => Some(expect.judge(&report).map_err(|e| {
+                BadInput(format!("{}: {e}", args.scenario.as_deref().unwrap_or(Path::new("")).display()))
+            })?),
+            None => None,
+        };
+    if let (Some(judgements), false) = (&judgements, args.json || to_stdout) {
+        write_judgements(&mut out, judgements)?;
+    }
     out.flush()?;
+    if let Some(judgements) = judgements {
+        let missed: Vec<&Judgement> = judgements.iter().filter(|j| !j.met()).collect();
+        if missed.is_empty() {
+            return Ok(Outcome::Held);
+        }
+        for j in missed {
+            eprintln!("expected {}, got {}", j.expected, j.actual.as_deref().unwrap_or_default());
+        }
+        eprintln!("seed {}; reproduce with: {}", report.seed, report.reproduce);
+        return Ok(Outcome::Violated);
+    }
     if !report.ok() {
         for v in &report.properties.violations {
             eprintln!("violation: {} ({}) at t={}: {}", v.property, v.source, v.time, v.detail);
@@ -176,6 +243,19 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Violated);
     }
     Ok(Outcome::Held)
+}
+
+fn write_judgements(out: &mut impl Write, judgements: &[Judgement]) -> io::Result<()> {
+    let missed = judgements.iter().filter(|j| !j.met()).count();
+    let verdict = if missed == 0 { "ended as expected".to_owned() } else { format!("{missed} NOT as expected") };
+    writeln!(out, "scenario    {verdict} ({} expectations)", judgements.len())?;
+    for j in judgements {
+        match &j.actual {
+            None => writeln!(out, "            {}: yes", j.expected)?,
+            Some(actual) => writeln!(out, "            {}: NO, got {actual}", j.expected)?,
+        }
+    }
+    Ok(())
 }
 
 fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<()> {
@@ -212,27 +292,30 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
         writeln!(out, "network     {} lost, {} duplicated, {} delivered", r.lost, r.duplicated, r.delivered)?;
     }
     if r.bounds.is_empty() {
-        writeln!(out, "bounds      none apply to this run (a crash during the run can start another election)")?;
+        writeln!(out, "bounds      none (no closed form applies to this run)")?;
     }
     for (i, b) in r.bounds.iter().enumerate() {
         let label = if i == 0 { "bounds" } else { "" };
         let verdict = if b.held { "held" } else { "EXCEEDED" };
         writeln!(out, "{label:<12}{}: {} <= {} {verdict}", b.name, b.measured, b.value)?;
     }
-    let verdict = |v| if v == elect_sim::Verdict::Held { "held" } else { "VIOLATED" };
     let checked: Vec<String> = r
         .properties
         .checked
         .iter()
-        .map(|(name, when)| format!("{name} {}", if *when == elect_core::When::Always { "always" } else { "at end" }))
+        .map(|&(name, when)| {
+            let when = if when == elect_core::When::Always { "always" } else { "at end" };
+            let verdict = if r.properties.violations.iter().any(|v| v.property.name() == name) {
+                "VIOLATED"
+            } else if r.properties.skipped.iter().any(|s| s.property.name() == name) {
+                "not judged"
+            } else {
+                "held"
+            };
+            format!("{name} {verdict} ({when})")
+        })
         .collect();
-    writeln!(
-        out,
-        "properties  safety {}, liveness {} (checked: {})",
-        verdict(r.properties.safety),
-        verdict(r.properties.liveness),
-        checked.join(", ")
-    )?;
+    writeln!(out, "properties  {}", checked.join(", "))?;
     for s in &r.properties.skipped {
         writeln!(out, "            {} not judged: {}", s.property, s.reason)?;
     }

@@ -66,8 +66,8 @@ pub(crate) fn run(args: &TourArgs) -> anyhow::Result<Outcome> {
                 info.showcase.describe.to_owned(),
                 r.leader.map_or_else(|| "none".to_owned(), |l| l.to_string()),
                 r.messages.total.to_string(),
-                bound.map_or_else(String::new, |b| format!("{} = {}", b.name, b.value)),
-                bound.map_or("", |b| if b.held { "yes" } else { "NO" }).to_owned(),
+                bound.map_or_else(|| "-".to_owned(), |b| format!("{} = {}", b.name, b.value)),
+                bound.map_or("-", |b| if b.held { "yes" } else { "NO" }).to_owned(),
                 r.elected_at.map_or_else(|| "-".to_owned(), |t| t.to_string()),
                 if violated.is_empty() { "held".to_owned() } else { format!("VIOLATED: {}", violated.join(", ")) },
             ]);

@@ -28,7 +28,8 @@ fn the_tour_runs_every_algorithm_and_everything_holds() {
     for info in elect_algos::registry::all() {
         let row = out.lines().find(|l| l.starts_with(info.name)).unwrap_or_else(|| panic!("no row for {}", info.name));
         assert!(row.ends_with("held"), "{row}");
-        assert!(row.contains(" yes "), "bound held: {row}");
+        // Every bound held; algorithms that never fall silent (periodic checks) have none.
+        assert!(row.contains(" yes ") || info.name == "invitation", "bound held: {row}");
     }
     assert!(out.contains("bully") && out.contains("239"), "W2 on 16 nodes costs 16^2-16-1 = 239:\n{out}");
 }

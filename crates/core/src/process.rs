@@ -13,7 +13,9 @@
 //! 3. `now` never goes backwards for a process.
 //! 4. The network delivers what the driver's network model says (the simulator: reliable FIFO links by default).
 //! 5. A crash drops the process value, its timers and its undelivered inputs. A restart builds a fresh process
-//!    from its [`Setup`] and calls [`Process::on_start`] with the last persisted durable state.
+//!    from its [`Setup`] and calls [`Process::on_start`] with the last persisted durable state, then delivers
+//!    [`Command::Initiate`]. Building and `on_start` are one step: nothing observes the process in between
+//!    (properties are judged on the state `on_start` leaves).
 
 use std::borrow::Cow;
 use std::fmt::Debug;

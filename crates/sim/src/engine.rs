@@ -17,6 +17,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::Delay;
+use crate::faults::Probability;
 use crate::network::{Fate, Network};
 use crate::queue::EventQueue;
 use crate::report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
@@ -164,6 +165,8 @@ pub struct Sim<A: Algorithm> {
     last_fault: Option<u64>,
     /// Whether the run was stopped at `--until`.
     stopped: bool,
+    /// Whether status changes are judged as they happen (not while a recovering process restores its state).
+    judging: bool,
     monitor: Monitor,
     /// When a process last performed the "I am the leader" action.
     declared: Option<u64>,
@@ -216,6 +219,7 @@ impl<A: Algorithm> Sim<A> {
             network: Network::new(scenario.losses.clone(), scenario.config.duplicate, seed),
             last_fault: None,
             stopped: false,
+            judging: true,
             declared: None,
             found: Vec::new(),
             violations: Vec::new(),
@@ -241,9 +245,15 @@ impl<A: Algorithm> Sim<A> {
         self.progress = Some(f);
     }
 
-    /// The processes, by position (their final states after [`Sim::run`]).
+    /// The processes, by position (their final states after [`Sim::run`]). A crashed process keeps the state it
+    /// crashed in; [`Sim::is_up`] tells which are live.
     pub fn processes(&self) -> &[A::Process] {
         &self.procs
+    }
+
+    /// Whether the process at `position` is live.
+    pub fn is_up(&self, position: usize) -> bool {
+        self.up[position]
     }
 
     /// The scenario being run.
@@ -506,9 +516,13 @@ impl<A: Algorithm> Sim<A> {
         self.procs[i] = build(&self.algorithm, &self.scenario, node);
         self.up[i] = true;
         self.record(Record::Recover { t: self.t(), node: self.id(node) });
-        self.recheck();
+        // Restarting and restoring the persisted state are one step: the process is judged after it, not on the
+        // blank state in between.
         let restored = self.durable[i].clone();
+        self.judging = false;
         self.handle(node, |p, cx| p.on_start(cx, restored));
+        self.judging = true;
+        self.recheck();
         self.queue.push(self.now, COMMAND, Ev::Command { node, cmd: Command::Initiate });
     }
 
@@ -621,6 +635,9 @@ impl<A: Algorithm> Sim<A> {
             self.learned_at[i] = self.now;
         }
         self.record(Record::Status { t: self.t(), node: self.id(node), status: new });
+        if !self.judging {
+            return;
+        }
         let mut found = std::mem::take(&mut self.found);
         self.monitor.on_change(&view!(self), i, old, new, &mut found);
         self.found = found;
@@ -658,10 +675,16 @@ impl<A: Algorithm> Sim<A> {
     }
 
     /// Whether the run ended settled, so that its "at end" properties can be judged: quiescent, or stopped at
-    /// `--until` at least the algorithm's settling time after the last fault.
+    /// `--until` at least the algorithm's settling time after the last fault, on links that do not lose messages
+    /// at random (a link that loses some messages is neither up nor down, so the system never becomes stable).
     fn settled(&self) -> Result<(), String> {
         if self.terminated {
             return Ok(());
+        }
+        let losses = &self.scenario.losses;
+        let random = |p: Probability| !p.is_never() && p != Probability::ALWAYS;
+        if random(losses.everywhere) || losses.links.values().any(|&p| random(p)) {
+            return Err("links lose messages at random (--loss), so the run never becomes stable".to_owned());
         }
         let since = self.last_fault.unwrap_or(0);
         match self.algorithm.settle_time(&self.facts(), self.scenario.delay_bound) {

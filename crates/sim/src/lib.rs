@@ -24,6 +24,7 @@ mod network;
 mod queue;
 mod report;
 mod scenario;
+mod scenario_file;
 mod sweep;
 mod topology;
 mod trace;
@@ -41,6 +42,7 @@ pub use engine::{Progress, ProgressFn, RunError, Sim};
 pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
 pub use report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
 pub use scenario::{ConfigError, Scenario};
+pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
 pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
 pub use topology::{End, Graph, MAX_COMPLETE_NODES, MAX_NODES};
 
@@ -96,7 +98,14 @@ impl Driver for Run {
 }
 
 impl Run {
-    fn simulate<A: Algorithm>(self, algorithm: A) -> Result<Report, SimError> {
+    fn simulate<A: Algorithm>(mut self, algorithm: A) -> Result<Report, SimError> {
+        // An algorithm that never falls silent (periodic checks, heartbeats) runs, unless told otherwise, until it
+        // must have settled after the last fault, so that its "at end" properties are judged.
+        if self.scenario.config.until.is_none() {
+            let settle = algorithm.settle_time(&self.scenario.facts(), self.scenario.delay_bound);
+            let last_fault = self.scenario.fault_times().max().unwrap_or(0);
+            self.scenario.config.until = settle.map(|tau| last_fault.saturating_add(tau.ticks()));
+        }
         let mut sim = Sim::new(algorithm, self.scenario);
         if let Some(out) = self.observers.trace {
             sim.trace_to(out);

@@ -219,6 +219,13 @@ impl Scenario {
                 config.delay
             ));
         }
+        if config.monitor.is_some() && info.elects == elect_algos::Elects::PerGroup {
+            return err(format!(
+                "{} elects one coordinator per group and finds failures itself; --monitor is for algorithms that \
+                 elect one leader",
+                info.name
+            ));
+        }
         if config.monitor == Some(0) {
             return err("--heartbeat must be at least 1 (a multiple of the delay bound T)");
         }

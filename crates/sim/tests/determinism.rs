@@ -20,6 +20,10 @@ fn randomized(algorithm: &str, seed: u64) -> SimConfig {
         c.ids = Ids::Random;
         c.initiators = InitiatorSpec::Random(3);
         c.delay = if seed % 2 == 0 { Delay::Uniform(units(1), units(9)) } else { Delay::Exp(units(2)) };
+        if elect_algos::lookup(algorithm).unwrap().timing == elect_algos::Timing::Synchronous {
+            // Timeouts need a delay bound.
+            c.delay = Delay::Uniform(units(1) / (seed + 1), units(1));
+        }
         if algorithm == "bully" {
             c.delay = Delay::Uniform(units(1) / 2, units(3));
             c.crashes.push(NodeAt { id: NodeId(12), at: 0 });

@@ -59,6 +59,7 @@ static INFO: Info = Info {
     seed: "none",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    elects: elect_algos::Elects::OneLeader,
     params: &[],
     showcase: Showcase { initiators: Initiators::All, crash_strongest: false, describe: "" },
 };

@@ -1,0 +1,870 @@
+//! # Garcia-Molina's Bully algorithm (S004; Garcia-Molina 1982)
+//!
+//! **Model.** A complete graph: every process knows every id and can call every process, but not which are alive.
+//! The system is synchronous: a message takes at most `T`, a process answers at once, so an RPC that gets no
+//! answer within `2T + ε` went to a crashed process. Processes crash and recover with their stable storage intact;
+//! links are reliable and deliver in order. Processes talk by remote procedure calls: a call and its answer are
+//! two messages, a call to a crashed process is one (ALGORITHMS.md §0.2.3).
+//!
+//! **State.** `S(i).s` is ELECTION, REORGANIZATION or NORMAL (DOWN is what drivers report for a crashed
+//! process); `S(i).c` is the coordinator, `S(i).h` the process that halted `i`, `S(i).Up` the processes that
+//! answered a candidate's HALT. The [`Status`] reports `c` as the leader in NORMAL and REORGANIZATION, and no
+//! leader in ELECTION (a halted process has given up its old coordinator and not yet been told the new one).
+//!
+//! **Messages.** Each RPC is a request and a reply, with a call number that matches them up:
+//!
+//! | request | reply | the callee |
+//! |---|---|---|
+//! | `are-you-there` | `are-you-there-reply` | answers; nothing else (a null RPC) |
+//! | `are-you-normal` | `are-you-normal-reply{normal}` | answers whether it is NORMAL |
+//! | `halt{epoch}` | `halt-ack{epoch}` | `s := ELECTION, h := caller`, abandoning what it was doing |
+//! | `new-coordinator{epoch}` | `new-coordinator-ack{accepted}` | if ELECTION and `h = caller`: `c := caller`, REORG. |
+//! | `ready{epoch}` | `ready-ack{accepted}` | if REORGANIZATION and `c = caller`: `s := NORMAL` |
+//!
+//! A refusal is an answer with `accepted = false`; the caller treats it like a failed RPC. GM's READY also carries
+//! a task description `d`, which is application data: elect carries none.
+//!
+//! **Election(i)**, with the RPCs of each phase issued in parallel:
+//! 1. `are-you-there` to every stronger process. An answer means a stronger process is alive: `i` backs off and
+//!    waits `T_wait = 2(2T + ε) + T` (the rest of the stronger process's first phase, its HALT round, and the
+//!    delivery of its NEW-COORDINATOR); if nobody halted it by then it runs Timeout() at once (below), which
+//!    starts Election again unless it follows a live coordinator.
+//! 2. With no answer within `2T + ε`: `s := ELECTION, h := i`, `halt` to every weaker process; `Up` is the set
+//!    of those that answered.
+//! 3. `c := i, s := REORGANIZATION`, `new-coordinator` to `Up`; then `ready` to `Up`; then `s := NORMAL` and `i`
+//!    announces itself elected. If a `new-coordinator` or `ready` fails or is refused, `i` gives up its claim
+//!    (`s := ELECTION, h := ⊥`) and runs Election again: a stronger process may have halted its members since.
+//!
+//! With `ready=false` (S004's simplified second phase) the coordinator becomes NORMAL once its
+//! `new-coordinator` calls succeed, and a process that accepts `new-coordinator` becomes NORMAL at once.
+//!
+//! **Check and Timeout.** Every `check·T` a NORMAL coordinator asks every other process `are-you-normal`; a
+//! `no` makes it run Election (which halts and re-appoints everybody it can reach); a process that does not answer
+//! is crashed and ignored. A process that is not the coordinator runs Timeout() when it has heard nothing for
+//! `timeout·T` from its coordinator (or, when halted, from the process that halted it): in NORMAL or
+//! REORGANIZATION it calls `are-you-there` on its coordinator and runs Election if the call fails; otherwise
+//! (halted with no new coordinator, or no coordinator at all) it runs Election. The coordinator's `are-you-normal`
+//! calls count as hearing from it, so with `timeout > check + 1` members of a live coordinator never time out.
+//! `are-you-there` is a null RPC: the probed process does not start an election; its own Timeout or Check does.
+//! Check and Timeout never stop, so a run never falls quiet: stop it with `--until`, at least the settling time `τ`
+//! below after the last fault for its "at end" properties to be judged.
+//!
+//! **Overtaking.** A candidate halts only weaker processes, so a stronger process that was down during the
+//! candidate's first phase and recovers runs its own Election and halts the candidate, which abandons. Halts of
+//! the two may cross: a process obeys the last one, and accepts `new-coordinator` only from that halter, so the
+//! other candidate's call is refused and it runs Election again (ALGORITHMS.md §2.2.6).
+//!
+//! **Epochs.** A candidate that reaches the second phase takes a ballot `epoch::next(newest epoch seen, own id)`
+//! (see [`elect_core::epoch`]) and carries it in its `halt`s; every `halt-ack` carries the callee's newest epoch,
+//! and if one is newer than the ballot (the candidate was down while others moved on) the candidate appoints in
+//! `epoch::next` of that instead, so that leadership grants only grow. `new-coordinator` and `ready` carry the
+//! grant: a process accepts `new-coordinator` only in a grant at least the ballot of the `halt` it obeyed, and
+//! `ready` only in the grant it accepted, so stale calls of an earlier election are refused. A process reports the
+//! newest epoch it has seen, persists it whenever it grows, and restores it when it recovers, so its epoch never
+//! goes backwards; a new coordinator announces itself elected in its grant, which names it (P-Unique).
+//!
+//! **Start and recovery.** A process starts, and restarts, in ELECTION with no coordinator (GM's Recovery sets
+//! `s := ELECTION`), so a recovering process never counts as NORMAL under a stale coordinator. `initiate` is
+//! Recovery(): `s := ELECTION, h := ⊥`, Election(i). A process that is never told to initiate runs Election at
+//! its first Timeout, `timeout·T` after it started, unless a candidate halted it before. `resign` is ignored: the
+//! strongest live process would be elected again.
+//!
+//! **Parameters.** `ready=true|false` (default true); `check=K` and `timeout=K`, in multiples of `T` (defaults 10
+//! and 20: one election takes at most `4(2T + ε)`, so it completes before the first Check or Timeout).
+//!
+//! **Guarantees.** Assertion 1 after every event: two NORMAL processes have the same coordinator. A candidate
+//! appoints only after every process it can reach has obeyed its `halt`, and releases them into NORMAL only after
+//! all of them accepted it (REORGANIZATION keeps those that accepted out of NORMAL until then). Without `ready`
+//! Assertion 1 holds as long as no process fails or recovers during an election, but not always: a stronger
+//! process that recovers during a candidate's second phase halts it, and processes that obeyed the candidate's
+//! halt last accept its `new-coordinator` and are NORMAL under it while the candidate itself, halted, is appointed
+//! by the stronger process and NORMAL under that one (the REORGANIZATION step exists to prevent this).
+//! Assertion 2, with the strongest live process as the coordinator, once no process has failed for
+//! `τ = max(check·T, timeout·T, T_wait) + (2T + ε) + 2·4(2T + ε) + T`: the strongest live process starts a
+//! successful Election within one period plus an RPC, and at most one of its attempts can be spoiled by a halt
+//! sent before the last fault. Like every timeout-based algorithm, it needs the real delays within the `T` it is
+//! told.
+//!
+//! **Cost.** Counting an RPC as two messages to a live callee and one to a crashed one, a candidate with `σ`
+//! stronger ids (all crashed) and `w` weaker ids of which `w_a` are alive sends `σ + (w + w_a) + 4·w_a` messages
+//! (`σ + (w + w_a) + 2·w_a` with `ready=false`). When only the old coordinator, the strongest, is down and the
+//! second strongest runs: `6N − 11` messages in time `8T + ε` (`4N − 7` in `6T + ε` without `ready`): `2T + ε`
+//! for the first phase and `2T` for each of HALT, NEW-COORDINATOR and READY. When every process starts, each
+//! probes every stronger id once before the strongest live one halts it (S004's cascade): at most
+//! `N(N−1)/2 + L(L−1)/2 + (N−1) + 5(L−1)` messages with `L` live processes (`3(L−1)` instead of `5(L−1)` with
+//! `ready=false`). A Check costs `(N − 1) + (L − 1)` messages, so totals grow with the length of a run; the bounds
+//! count the election's kinds only.
+
+use std::str::FromStr;
+
+use elect_core::{
+    Check, Command, Cx, Duration, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, State, Status, When,
+    epoch,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::election_checks;
+use crate::params::{ParamError, ParamInfo, Params};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+
+const READY: ParamInfo = ParamInfo {
+    name: "ready",
+    values: "true|false",
+    default: "true",
+    help: "false: S004's simplified second phase, without REORGANIZATION and ready (members become NORMAL on \
+           new-coordinator; Assertion 1 then needs no failure or recovery during an election)",
+};
+
+const CHECK: ParamInfo = ParamInfo {
+    name: "check",
+    values: "a number of T (at least 1)",
+    default: "10",
+    help: "a NORMAL coordinator asks everybody are-you-normal every check·T",
+};
+
+const TIMEOUT: ParamInfo = ParamInfo {
+    name: "timeout",
+    values: "a number of T (at least 1)",
+    default: "20",
+    help: "a process that has not heard from its coordinator for timeout·T checks on it (and elects if it is gone)",
+};
+
+/// The kinds of the election's own RPCs (everything but the coordinator's Check).
+pub const ELECTION_KINDS: &[&str] = &[
+    "are-you-there",
+    "are-you-there-reply",
+    "halt",
+    "halt-ack",
+    "new-coordinator",
+    "new-coordinator-ack",
+    "ready",
+    "ready-ack",
+];
+
+/// Whether a `true|false` parameter is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Flag(bool);
+
+impl FromStr for Flag {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "true" => Ok(Self(true)),
+            "false" => Ok(Self(false)),
+            _ => Err(format!("'{s}' is neither true nor false")),
+        }
+    }
+}
+
+/// The algorithm's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GarciaMolina {
+    /// Whether the second phase has REORGANIZATION and `ready` (GM's paper) or not (S004's simplification).
+    pub ready: bool,
+    /// A NORMAL coordinator runs Check every `check·T`.
+    pub check: u64,
+    /// A process runs Timeout after `timeout·T` without news from its coordinator.
+    pub timeout: u64,
+}
+
+impl Default for GarciaMolina {
+    fn default() -> Self {
+        Self { ready: true, check: 10, timeout: 20 }
+    }
+}
+
+impl GarciaMolina {
+    /// How long a caller waits for an answer: `2T + ε`.
+    fn rpc(t: Duration) -> Duration {
+        t * 2 + Duration::TICK
+    }
+
+    /// How long a process that found a stronger one alive waits to be halted: the rest of the stronger one's
+    /// first phase, its HALT round, and its NEW-COORDINATOR's delivery.
+    fn wait(t: Duration) -> Duration {
+        Self::rpc(t) * 2 + t
+    }
+
+    /// One election, from the strongest live process's start until it is NORMAL: four RPC rounds.
+    fn one_election(t: Duration) -> Duration {
+        Self::rpc(t) * 4
+    }
+}
+
+/// Garcia-Molina messages: the requests and replies of the RPCs. `call` matches a reply to its request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Msg {
+    /// "Are you alive?" (a null RPC).
+    AreYouThere {
+        /// The caller's call number.
+        call: u32,
+    },
+    /// "Yes."
+    AreYouThereReply {
+        /// The call answered.
+        call: u32,
+    },
+    /// The coordinator's Check: "are you NORMAL?"
+    AreYouNormal {
+        /// The caller's call number.
+        call: u32,
+    },
+    /// Whether the callee is NORMAL.
+    AreYouNormalReply {
+        /// The call answered.
+        call: u32,
+        /// `s = NORMAL`.
+        normal: bool,
+    },
+    /// "Stop: I am electing myself."
+    Halt {
+        /// The caller's call number.
+        call: u32,
+        /// The candidate's ballot.
+        epoch: u64,
+    },
+    /// "Halted."
+    HaltAck {
+        /// The call answered.
+        call: u32,
+        /// The newest epoch the callee has seen.
+        epoch: u64,
+    },
+    /// "I am your coordinator."
+    NewCoordinator {
+        /// The caller's call number.
+        call: u32,
+        /// The epoch the caller is appointed in.
+        epoch: u64,
+    },
+    /// The answer to a new-coordinator.
+    NewCoordinatorAck {
+        /// The call answered.
+        call: u32,
+        /// Whether the callee accepted the caller as its coordinator.
+        accepted: bool,
+    },
+    /// "Everybody has accepted me: resume normal operation."
+    Ready {
+        /// The caller's call number.
+        call: u32,
+        /// The epoch the caller was appointed in.
+        epoch: u64,
+    },
+    /// The answer to a ready.
+    ReadyAck {
+        /// The call answered.
+        call: u32,
+        /// Whether the callee became NORMAL under the caller.
+        accepted: bool,
+    },
+}
+
+elect_core::message_kinds!(Msg {
+    AreYouThere => "are-you-there",
+    AreYouThereReply => "are-you-there-reply",
+    AreYouNormal => "are-you-normal",
+    AreYouNormalReply => "are-you-normal-reply",
+    Halt => "halt",
+    HaltAck => "halt-ack",
+    NewCoordinator => "new-coordinator",
+    NewCoordinatorAck => "new-coordinator-ack",
+    Ready => "ready",
+    ReadyAck => "ready-ack",
+});
+
+/// Garcia-Molina timers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timer {
+    /// `2T + ε` after the calls of one phase: whoever has not answered is crashed.
+    Rpc,
+    /// `T_wait` after backing off: nobody halted this process.
+    Wait,
+    /// The coordinator's next Check.
+    Check,
+    /// Nothing heard from the coordinator (or the halting candidate) for `timeout·T`.
+    Timeout,
+}
+
+/// `S(i).s` of a running process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Mode {
+    Election,
+    Reorganization,
+    Normal,
+}
+
+/// What the process itself is doing: at most one batch of calls is outstanding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Doing {
+    Idle,
+    /// Election's first phase: `are-you-there` to the stronger processes.
+    Probing,
+    /// Backed off after a stronger process answered.
+    Waiting,
+    /// `halt` to the weaker processes, in `ballot`.
+    Halting {
+        ballot: u64,
+    },
+    /// `new-coordinator` to `Up`.
+    Appointing,
+    /// `ready` to `Up`.
+    Releasing,
+    /// The coordinator's `are-you-normal` round.
+    Checking,
+    /// Timeout's `are-you-there` to the coordinator.
+    Pinging,
+}
+
+/// A set of ports, as bits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct PortSet {
+    words: Vec<u64>,
+    len: u32,
+}
+
+impl PortSet {
+    fn new(ports: usize) -> Self {
+        Self { words: vec![0; ports.div_ceil(64)], len: 0 }
+    }
+
+    fn contains(&self, p: Port) -> bool {
+        self.words[p.index() / 64] & (1 << (p.index() % 64)) != 0
+    }
+
+    fn insert(&mut self, p: Port) {
+        if !self.contains(p) {
+            self.words[p.index() / 64] |= 1 << (p.index() % 64);
+            self.len += 1;
+        }
+    }
+
+    fn remove(&mut self, p: Port) -> bool {
+        let present = self.contains(p);
+        if present {
+            self.words[p.index() / 64] &= !(1 << (p.index() % 64));
+            self.len -= 1;
+        }
+        present
+    }
+
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.words.fill(0);
+            self.len = 0;
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// One process of Garcia-Molina's Bully algorithm.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    me: Rank,
+    /// The rank at the other end of each port.
+    peers: Vec<Rank>,
+    rpc: Duration,
+    wait: Duration,
+    check: Duration,
+    timeout: Duration,
+    ready: bool,
+    /// `S(i).s`.
+    mode: Mode,
+    /// `S(i).c`, and the epoch it was appointed in.
+    coordinator: Option<(Rank, u64)>,
+    /// `S(i).h` while halted, and the ballot of the halt it obeyed.
+    halted_by: Option<(Rank, u64)>,
+    /// The newest epoch seen (on stable storage).
+    epoch: u64,
+    doing: Doing,
+    /// The number of the current batch of calls.
+    call: u32,
+    /// Callees whose answer the current batch still waits for.
+    pending: PortSet,
+    /// `S(i).Up`: the weaker processes that obeyed this candidate's halt.
+    up: PortSet,
+}
+
+impl Node {
+    /// The coordinator this process believes in (`S(i).c`), whatever its state.
+    pub fn coordinator(&self) -> Option<NodeId> {
+        self.coordinator.map(|(c, _)| c.id())
+    }
+
+    /// The process that halted this one (`S(i).h`), while it is halted.
+    pub fn halted_by(&self) -> Option<NodeId> {
+        self.halted_by.map(|(h, _)| h.id())
+    }
+
+    fn rank(&self, port: Port) -> Rank {
+        self.peers[port.index()]
+    }
+
+    fn port_of(&self, rank: Rank) -> Option<Port> {
+        self.peers.iter().position(|&r| r == rank).map(|p| Port(p as u32))
+    }
+
+    fn leads(&self) -> bool {
+        self.mode != Mode::Election && self.coordinator.is_some_and(|(c, _)| c == self.me)
+    }
+
+    /// Moves to `epoch` if it is newer, on stable storage before anything this step sends.
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        if epoch > self.epoch {
+            self.epoch = epoch;
+            cx.persist(epoch);
+        }
+    }
+
+    /// (Re)arms Timeout: nothing heard from the coordinator for `timeout·T`.
+    fn watch(&mut self, cx: &mut Cx<'_, Self>) {
+        cx.set_timer(Timer::Timeout, Span::exactly(self.timeout));
+    }
+
+    /// Stops whatever this process was doing itself; answers to its calls are ignored from now on.
+    fn abandon(&mut self, cx: &mut Cx<'_, Self>) {
+        match self.doing {
+            Doing::Idle => {}
+            Doing::Waiting => cx.cancel_timer(Timer::Wait),
+            _ => cx.cancel_timer(Timer::Rpc),
+        }
+        self.doing = Doing::Idle;
+        self.pending.clear();
+    }
+
+    /// Starts a batch of calls; each `ask` adds a callee.
+    fn begin(&mut self, cx: &mut Cx<'_, Self>, doing: Doing) {
+        self.abandon(cx);
+        self.call = self.call.wrapping_add(1);
+        self.doing = doing;
+        cx.set_timer(Timer::Rpc, Span::exactly(self.rpc));
+    }
+
+    fn ask(&mut self, cx: &mut Cx<'_, Self>, to: Port, msg: Msg) {
+        self.pending.insert(to);
+        cx.send(to, msg);
+    }
+
+    /// Whether a reply to `call` from `from` is one the current batch `doing` waits for; if so it is counted.
+    fn answered(&mut self, from: Port, call: u32, doing: fn(Doing) -> bool) -> bool {
+        call == self.call && doing(self.doing) && self.pending.remove(from)
+    }
+
+    /// The batch is complete: no answers are pending.
+    fn finished(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Recovery(): `s := ELECTION, h := ⊥`, Election(i).
+    fn recover(&mut self, cx: &mut Cx<'_, Self>) {
+        self.mode = Mode::Election;
+        self.coordinator = None;
+        self.halted_by = None;
+        cx.cancel_timer(Timer::Check);
+        self.watch(cx);
+        self.election(cx);
+    }
+
+    /// Election(i), first phase: are stronger processes alive?
+    fn election(&mut self, cx: &mut Cx<'_, Self>) {
+        self.begin(cx, Doing::Probing);
+        for p in 0..self.peers.len() {
+            let port = Port(p as u32);
+            if self.rank(port) > self.me {
+                self.ask(cx, port, Msg::AreYouThere { call: self.call });
+            }
+        }
+        if self.finished() {
+            self.halt_weaker(cx); // Nobody is stronger.
+        }
+    }
+
+    /// A stronger process answered: wait for it to halt this one.
+    fn back_off(&mut self, cx: &mut Cx<'_, Self>) {
+        self.abandon(cx);
+        self.doing = Doing::Waiting;
+        cx.set_timer(Timer::Wait, Span::exactly(self.wait));
+    }
+
+    /// Election(i), second phase: `s := ELECTION, h := i`, and halt every weaker process.
+    fn halt_weaker(&mut self, cx: &mut Cx<'_, Self>) {
+        let ballot = epoch::next(self.epoch, self.me.id());
+        self.adopt(cx, ballot);
+        self.mode = Mode::Election;
+        self.coordinator = None;
+        self.halted_by = Some((self.me, ballot));
+        self.up.clear();
+        self.begin(cx, Doing::Halting { ballot });
+        for p in 0..self.peers.len() {
+            let port = Port(p as u32);
+            if self.rank(port) < self.me {
+                self.ask(cx, port, Msg::Halt { call: self.call, epoch: ballot });
+            }
+        }
+        if self.finished() {
+            self.appoint(cx); // Nobody is weaker.
+        }
+    }
+
+    /// `c := i, s := REORGANIZATION`, and `new-coordinator` to `Up`, in a grant newer than anything `Up` has seen.
+    fn appoint(&mut self, cx: &mut Cx<'_, Self>) {
+        let Doing::Halting { ballot } = self.doing else { return };
+        let grant = if self.epoch > ballot { epoch::next(self.epoch, self.me.id()) } else { ballot };
+        self.adopt(cx, grant);
+        self.mode = Mode::Reorganization;
+        self.coordinator = Some((self.me, grant));
+        self.halted_by = None;
+        self.begin(cx, Doing::Appointing);
+        for p in 0..self.peers.len() {
+            let port = Port(p as u32);
+            if self.up.contains(port) {
+                self.ask(cx, port, Msg::NewCoordinator { call: self.call, epoch: grant });
+            }
+        }
+        if self.finished() {
+            self.appointed(cx);
+        }
+    }
+
+    /// Everybody in `Up` accepted: release them with `ready`, or become NORMAL without it.
+    fn appointed(&mut self, cx: &mut Cx<'_, Self>) {
+        if !self.ready {
+            return self.lead(cx);
+        }
+        let grant = self.coordinator.map_or(self.epoch, |(_, e)| e);
+        self.begin(cx, Doing::Releasing);
+        for p in 0..self.peers.len() {
+            let port = Port(p as u32);
+            if self.up.contains(port) {
+                self.ask(cx, port, Msg::Ready { call: self.call, epoch: grant });
+            }
+        }
+        if self.finished() {
+            self.lead(cx);
+        }
+    }
+
+    /// `s := NORMAL` as the coordinator.
+    fn lead(&mut self, cx: &mut Cx<'_, Self>) {
+        self.abandon(cx);
+        self.mode = Mode::Normal;
+        let grant = self.coordinator.map_or(self.epoch, |(_, e)| e);
+        cx.notify(Notice::Elected { epoch: grant });
+        cx.cancel_timer(Timer::Timeout);
+        cx.set_timer(Timer::Check, Span::exactly(self.check));
+    }
+
+    /// A call of the second phase failed or was refused: give up the claim and run Election again.
+    fn give_up(&mut self, cx: &mut Cx<'_, Self>) {
+        self.abandon(cx);
+        self.recover(cx);
+    }
+
+    /// Timeout(): check on the coordinator, or elect if there is none.
+    fn suspect(&mut self, cx: &mut Cx<'_, Self>) {
+        match (self.mode, self.coordinator) {
+            (Mode::Normal | Mode::Reorganization, Some((c, _))) if c == self.me => {} // Coordinating.
+            (Mode::Normal | Mode::Reorganization, Some((c, _))) => match self.port_of(c) {
+                Some(port) => {
+                    self.begin(cx, Doing::Pinging);
+                    self.ask(cx, port, Msg::AreYouThere { call: self.call });
+                }
+                None => self.election(cx),
+            },
+            _ => self.election(cx),
+        }
+    }
+
+    /// Check(): is everybody NORMAL?
+    fn check_all(&mut self, cx: &mut Cx<'_, Self>) {
+        self.begin(cx, Doing::Checking);
+        for p in 0..self.peers.len() {
+            self.ask(cx, Port(p as u32), Msg::AreYouNormal { call: self.call });
+        }
+        if self.finished() {
+            self.abandon(cx);
+        }
+    }
+
+    /// A batch's `2T + ε` ran out with answers missing: those callees are crashed.
+    fn calls_timed_out(&mut self, cx: &mut Cx<'_, Self>) {
+        match self.doing {
+            Doing::Probing => self.halt_weaker(cx),
+            Doing::Halting { .. } => self.appoint(cx),
+            Doing::Appointing | Doing::Releasing => self.give_up(cx),
+            Doing::Checking => self.abandon(cx),
+            Doing::Pinging => {
+                self.abandon(cx);
+                self.election(cx);
+            }
+            Doing::Idle | Doing::Waiting => {}
+        }
+    }
+
+    fn on_halt(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
+        self.adopt(cx, epoch);
+        self.abandon(cx);
+        cx.cancel_timer(Timer::Check);
+        self.mode = Mode::Election;
+        self.coordinator = None;
+        self.halted_by = Some((self.rank(from), epoch));
+        self.watch(cx);
+        cx.send(from, Msg::HaltAck { call, epoch: self.epoch });
+    }
+
+    fn on_new_coordinator(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
+        let candidate = self.rank(from);
+        let accepted =
+            self.mode == Mode::Election && self.halted_by.is_some_and(|(h, ballot)| h == candidate && epoch >= ballot);
+        if accepted {
+            self.adopt(cx, epoch);
+            self.abandon(cx);
+            self.mode = if self.ready { Mode::Reorganization } else { Mode::Normal };
+            self.coordinator = Some((candidate, epoch));
+            self.halted_by = None;
+            self.watch(cx);
+        }
+        cx.send(from, Msg::NewCoordinatorAck { call, accepted });
+    }
+
+    fn on_ready(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
+        let accepted = self.mode == Mode::Reorganization && self.coordinator == Some((self.rank(from), epoch));
+        if accepted {
+            self.mode = Mode::Normal;
+            self.watch(cx);
+        }
+        cx.send(from, Msg::ReadyAck { call, accepted });
+    }
+
+    fn on_are_you_normal(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32) {
+        let from_coordinator = self.coordinator.is_some_and(|(c, _)| c == self.rank(from));
+        if from_coordinator && self.mode != Mode::Election {
+            self.watch(cx);
+        }
+        cx.send(from, Msg::AreYouNormalReply { call, normal: self.mode == Mode::Normal });
+    }
+
+    fn on_are_you_there_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32) {
+        if self.answered(from, call, |d| d == Doing::Probing) {
+            self.back_off(cx);
+        } else if self.answered(from, call, |d| d == Doing::Pinging) {
+            self.abandon(cx);
+        }
+    }
+
+    fn on_halt_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
+        self.adopt(cx, epoch);
+        if !self.answered(from, call, |d| matches!(d, Doing::Halting { .. })) {
+            return;
+        }
+        self.up.insert(from);
+        if self.finished() {
+            self.appoint(cx);
+        }
+    }
+
+    fn on_new_coordinator_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, accepted: bool) {
+        if !self.answered(from, call, |d| d == Doing::Appointing) {
+            return;
+        }
+        if !accepted {
+            self.give_up(cx);
+        } else if self.finished() {
+            self.appointed(cx);
+        }
+    }
+
+    fn on_ready_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, accepted: bool) {
+        if !self.answered(from, call, |d| d == Doing::Releasing) {
+            return;
+        }
+        if !accepted {
+            self.give_up(cx);
+        } else if self.finished() {
+            self.lead(cx);
+        }
+    }
+
+    fn on_are_you_normal_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, normal: bool) {
+        if !self.answered(from, call, |d| d == Doing::Checking) {
+            return;
+        }
+        if !normal {
+            self.election(cx); // Somebody is out of the group: gather everybody again.
+        } else if self.finished() {
+            self.abandon(cx);
+        }
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = Timer;
+    /// The newest epoch seen.
+    type Durable = u64;
+
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<u64>) {
+        match restored {
+            Some(epoch) => self.epoch = epoch,
+            None => cx.persist(self.epoch),
+        }
+        self.watch(cx);
+    }
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
+        match msg {
+            Msg::AreYouThere { call } => cx.send(from, Msg::AreYouThereReply { call }),
+            Msg::AreYouThereReply { call } => self.on_are_you_there_reply(cx, from, call),
+            Msg::AreYouNormal { call } => self.on_are_you_normal(cx, from, call),
+            Msg::AreYouNormalReply { call, normal } => self.on_are_you_normal_reply(cx, from, call, normal),
+            Msg::Halt { call, epoch } => self.on_halt(cx, from, call, epoch),
+            Msg::HaltAck { call, epoch } => self.on_halt_ack(cx, from, call, epoch),
+            Msg::NewCoordinator { call, epoch } => self.on_new_coordinator(cx, from, call, epoch),
+            Msg::NewCoordinatorAck { call, accepted } => self.on_new_coordinator_ack(cx, from, call, accepted),
+            Msg::Ready { call, epoch } => self.on_ready(cx, from, call, epoch),
+            Msg::ReadyAck { call, accepted } => self.on_ready_ack(cx, from, call, accepted),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Timer) {
+        match timer {
+            Timer::Rpc => self.calls_timed_out(cx),
+            Timer::Wait if self.doing == Doing::Waiting => {
+                self.doing = Doing::Idle;
+                self.suspect(cx);
+            }
+            Timer::Check if self.mode == Mode::Normal && self.leads() => {
+                cx.set_timer(Timer::Check, Span::exactly(self.check));
+                if self.doing == Doing::Idle {
+                    self.check_all(cx);
+                }
+            }
+            Timer::Timeout if !self.leads() => {
+                self.watch(cx);
+                if self.doing == Doing::Idle {
+                    self.suspect(cx);
+                }
+            }
+            // Busy with its own election, or no longer in the role the timer served.
+            Timer::Wait | Timer::Check | Timer::Timeout => {}
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        match cmd {
+            Command::Initiate => self.recover(cx),
+            // No hand-over: the strongest live process is always elected again.
+            Command::Resign => {}
+        }
+    }
+
+    fn status(&self) -> Status {
+        let state = match self.mode {
+            Mode::Election => return Status::election(self.epoch),
+            Mode::Reorganization => State::Reorganization,
+            Mode::Normal => State::Normal,
+        };
+        Status { state, leader: self.coordinator(), epoch: self.epoch, group: None }
+    }
+}
+
+static INFO: Info = Info {
+    name: "garcia-molina",
+    aliases: &["gm"],
+    title: "Garcia-Molina's Bully",
+    model: "complete graph, synchronous (delay bound T), RPCs, crash-recovery with stable storage, reliable links",
+    seed: "S004 (Garcia-Molina 1982)",
+    needs: Needs::Complete,
+    timing: Timing::Synchronous,
+    elects: Elects::OneLeader,
+    params: &[READY, CHECK, TIMEOUT],
+    showcase: Showcase {
+        initiators: Initiators::All,
+        crash_strongest: true,
+        describe: "the coordinator crashed, everybody elects",
+    },
+};
+
+impl Algorithm for GarciaMolina {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        let Flag(ready) = params.value(&READY)?;
+        let config = Self { ready, check: params.value(&CHECK)?, timeout: params.value(&TIMEOUT)? };
+        for (info, value) in [(CHECK, config.check), (TIMEOUT, config.timeout)] {
+            if value == 0 {
+                let reason = "a period must be at least one T".to_owned();
+                return Err(ParamError::Invalid { key: info.name, value: value.to_string(), reason });
+            }
+        }
+        Ok(config)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        let t = setup.delay_bound.expect("garcia-molina needs a delay bound; drivers check Timing::Synchronous");
+        let ports = setup.neighbors.len();
+        Node {
+            me: setup.rank,
+            peers: setup.neighbors.iter().map(|n| n.rank).collect(),
+            rpc: Self::rpc(t),
+            wait: Self::wait(t),
+            check: t * self.check,
+            timeout: t * self.timeout,
+            ready: self.ready,
+            mode: Mode::Election,
+            coordinator: None,
+            halted_by: None,
+            epoch: 0,
+            doing: Doing::Idle,
+            call: 0,
+            pending: PortSet::new(ports),
+            up: PortSet::new(ports),
+        }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        let mut checks = election_checks(When::AtEnd, true);
+        checks.push(Check::always(Property::A1));
+        checks.push(Check::at_end(Property::A2));
+        checks
+    }
+
+    /// Four RPC rounds when every process starts; when some do not, the strongest live process may start only at
+    /// its first Timeout.
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        let election = Self::one_election(t);
+        if facts.initiators >= facts.live { election } else { t * self.timeout + election }
+    }
+
+    /// `τ = max(check·T, timeout·T, T_wait) + (2T + ε) + 2·4(2T + ε) + T` (see the module documentation).
+    fn settle_time(&self, _: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
+        let t = delay_bound?;
+        let period = (t * self.check).max(t * self.timeout).max(Self::wait(t));
+        Some(period + Self::rpc(t) + Self::one_election(t) * 2 + t)
+    }
+
+    /// When every process starts, each probes every stronger id at most once before the strongest live process
+    /// halts it (S004's cascade); otherwise the processes that started probe again until the strongest live one
+    /// reaches its first Timeout, and no closed form applies.
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        // Only processes up at time 0 initiate, and without later crashes they are the live ones.
+        if f.crashes_during_run > 0 || f.initiators < f.live {
+            return Vec::new();
+        }
+        // Probes and answers, then the winner's halts to every weaker id and its RPCs to the L - 1 others.
+        let (n, l) = (f.nodes, f.live.max(1));
+        let (per_member, formula) = if self.ready { (5, "N+5L-6") } else { (3, "N+3L-4") };
+        let value = n * (n - 1) / 2 + l * (l - 1) / 2 + (n - 1) + per_member * (l - 1);
+        vec![Bound {
+            name: format!("election RPCs when all start: at most N(N-1)/2+L(L-1)/2+{formula}"),
+            measure: Measure::Kinds(ELECTION_KINDS),
+            value,
+        }]
+    }
+}

@@ -1,0 +1,513 @@
+//! # Garcia-Molina's Invitation algorithm, with Stoller's correction of its specification (S004)
+//!
+//! **Model.** A complete network that is *asynchronous*: messages can be slow or lost, links can fail
+//! independently (partitions, non-transitive connectivity), and a slow process cannot be told from a crashed one.
+//! Processes have stable storage. Instead of one coordinator for everybody, the algorithm maintains **groups**,
+//! each with one coordinator; the group id `(counter, creator)` is unique because the counter is on stable
+//! storage.
+//!
+//! **Messages.** `are-you-coordinator` (and its reply: yes iff NORMAL and coordinator), `are-you-there{g}` (yes
+//! iff the receiver coordinates group `g` and the asker is a member), `invitation{j, g}` (join group `g` under
+//! `j`), `accept{g}`, `ready{g}` (the group is formed), `ack{g}`.
+//!
+//! **Rules.** Every `check·T` a coordinator in NORMAL asks everybody whether they coordinate; if some do, it waits
+//! a merge delay and then merges: it opens a new group with itself as coordinator and invites those coordinators
+//! and its own members. The merge delay is `merge·T` times the number of those coordinators stronger than it, so
+//! the strongest goes first and the others are usually invited before their turn. A process in NORMAL that gets
+//! an invitation leaves its group (a coordinator forwards the invitation to its members), accepts, and waits
+//! for `ready`; without it in time it falls back to a singleton group (Recovery). After `4T + ε` the new
+//! coordinator sends `ready` to whoever accepted, becomes NORMAL, and drops the members that do not ack. Every
+//! `timeout·T` a member asks its coordinator whether it is still in its group, and recovers into a singleton group
+//! if the answer is no or does not come. A process that starts, recovers, or is told to initiate forms a
+//! singleton group.
+//!
+//! **Guarantees.** Assertion 3 after every event: two NORMAL processes of one group have the same coordinator.
+//! Garcia-Molina's Assertion 4 does *not* hold when connectivity is not transitive (Stoller's counterexample,
+//! `scenarios/stoller.toml`). Stoller's Assertion 4′ holds once the system has been stable for
+//! `τ = 2·(check + timeout + n·merge + 16)·T`: everybody is NORMAL in its coordinator's group, can reach its
+//! coordinator, and there are no more groups than a minimum clique cover of the connectivity graph.
+//!
+//! **Cost.** A check costs `n − 1` questions and the answers of live processes; a member's timeout 2 messages
+//! per period; a merge of `n` singletons `4(n − 1)` messages (invitation, accept, ready, ack).
+
+use std::collections::BTreeSet;
+
+use elect_core::{
+    Check, Command, Cx, Duration, GroupId, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, State, Status,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::params::{ParamError, ParamInfo, Params};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
+
+const CHECK: ParamInfo = ParamInfo {
+    name: "check",
+    values: "a number of T",
+    default: "10",
+    help: "a coordinator looks for other coordinators every check·T",
+};
+
+const TIMEOUT: ParamInfo = ParamInfo {
+    name: "timeout",
+    values: "a number of T",
+    default: "10",
+    help: "a member checks that its coordinator still has it every timeout·T",
+};
+
+const MERGE: ParamInfo = ParamInfo {
+    name: "merge",
+    values: "a number of T",
+    default: "6",
+    help: "a coordinator waits merge·T per stronger coordinator it found before merging",
+};
+
+/// The algorithm's configuration: its periods, in multiples of the delay bound `T`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Invitation {
+    /// Coordinators look for others every `check·T`.
+    pub check: u64,
+    /// Members check on their coordinator every `timeout·T`.
+    pub timeout: u64,
+    /// The merge delay per stronger coordinator, in `T`.
+    pub merge: u64,
+}
+
+impl Default for Invitation {
+    fn default() -> Self {
+        Self { check: 10, timeout: 10, merge: 6 }
+    }
+}
+
+/// Invitation messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Msg {
+    /// "Are you a coordinator?" (one round of a check).
+    AreYouCoordinator {
+        /// The check round, to match the replies.
+        round: u32,
+    },
+    /// The answer.
+    AreYouCoordinatorReply {
+        /// The check round.
+        round: u32,
+        /// NORMAL and coordinator.
+        yes: bool,
+    },
+    /// "Am I still a member of your group `group`?"
+    AreYouThere {
+        /// The asker's group.
+        group: GroupId,
+    },
+    /// The answer.
+    AreYouThereReply {
+        /// The group asked about.
+        group: GroupId,
+        /// The receiver coordinates it and the asker is a member.
+        yes: bool,
+    },
+    /// "Join group `group`, coordinated by `coordinator`."
+    Invitation {
+        /// The inviting coordinator.
+        coordinator: Rank,
+        /// The new group.
+        group: GroupId,
+    },
+    /// To the inviting coordinator: the sender joins.
+    Accept {
+        /// The group joined.
+        group: GroupId,
+    },
+    /// From the coordinator: the group is formed.
+    Ready {
+        /// The group.
+        group: GroupId,
+    },
+    /// To the coordinator: `ready` arrived.
+    Ack {
+        /// The group.
+        group: GroupId,
+    },
+}
+
+elect_core::message_kinds!(Msg {
+    AreYouCoordinator => "are-you-coordinator",
+    AreYouCoordinatorReply => "are-you-coordinator-reply",
+    AreYouThere => "are-you-there",
+    AreYouThereReply => "are-you-there-reply",
+    Invitation => "invitation",
+    Accept => "accept",
+    Ready => "ready",
+    Ack => "ack",
+});
+
+/// Invitation timers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timer {
+    /// Periodic: a coordinator looks for other coordinators.
+    Check,
+    /// The answers of a check are in.
+    CheckReplies,
+    /// The merge delay is over.
+    Merge,
+    /// Periodic: a member checks on its coordinator.
+    Timeout,
+    /// The coordinator did not answer `are-you-there` in time.
+    TimeoutReply,
+    /// The accepts of an invitation are in.
+    AcceptWait,
+    /// `ready` did not come in time.
+    ReadyWait,
+    /// The acks of `ready` are in.
+    AckWait,
+}
+
+/// One process of the Invitation algorithm.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    me: Rank,
+    /// Every other process.
+    peers: Vec<(Port, Rank)>,
+    t: Duration,
+    config: Invitation,
+    state: State,
+    coordinator: Rank,
+    group: GroupId,
+    /// On stable storage.
+    counter: u32,
+    /// The members of this coordinator's group (ports).
+    up: BTreeSet<Port>,
+    /// Coordinators found by the current check.
+    others: BTreeSet<Port>,
+    round: u32,
+    acked: BTreeSet<Port>,
+    awaiting_coordinator: bool,
+}
+
+fn epoch_of(group: GroupId) -> u64 {
+    (u64::from(group.counter) << 32) | u64::from(group.creator.0)
+}
+
+impl Node {
+    fn rpc_wait(&self) -> Span {
+        Span::exactly(self.t * 2 + Duration::TICK)
+    }
+
+    fn port_of(&self, rank: Rank) -> Option<Port> {
+        self.peers.iter().find(|&&(_, r)| r == rank).map(|&(p, _)| p)
+    }
+
+    fn rank_of(&self, port: Port) -> Rank {
+        self.peers.iter().find(|&&(p, _)| p == port).map_or(self.me, |&(_, r)| r)
+    }
+
+    fn coordinates(&self) -> bool {
+        self.state == State::Normal && self.coordinator == self.me
+    }
+
+    /// Opens a new group: the counter goes up on stable storage.
+    fn new_group(&mut self, cx: &mut Cx<'_, Self>) -> GroupId {
+        self.counter += 1;
+        cx.persist(self.counter);
+        self.group = GroupId { counter: self.counter, creator: self.me.id() };
+        self.group
+    }
+
+    /// Recovery(): a singleton group under itself, without messages.
+    fn recover(&mut self, cx: &mut Cx<'_, Self>) {
+        self.new_group(cx);
+        self.coordinator = self.me;
+        self.up.clear();
+        self.others.clear();
+        self.awaiting_coordinator = false;
+        self.state = State::Normal;
+        for timer in [Timer::CheckReplies, Timer::Merge, Timer::TimeoutReply, Timer::AcceptWait, Timer::ReadyWait] {
+            cx.cancel_timer(timer);
+        }
+        cx.notify(Notice::Elected { epoch: epoch_of(self.group) });
+    }
+
+    fn on_check(&mut self, cx: &mut Cx<'_, Self>) {
+        cx.set_timer(Timer::Check, Span::exactly(self.t * self.config.check));
+        if !self.coordinates() {
+            return;
+        }
+        self.round += 1;
+        self.others.clear();
+        for k in 0..self.peers.len() {
+            cx.send(self.peers[k].0, Msg::AreYouCoordinator { round: self.round });
+        }
+        cx.set_timer(Timer::CheckReplies, self.rpc_wait());
+    }
+
+    /// The answers of a check are in: merge after a delay that lets stronger coordinators go first.
+    fn on_check_replies(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.others.is_empty() || !self.coordinates() {
+            return;
+        }
+        let stronger = self.others.iter().filter(|&&p| self.rank_of(p) > self.me).count() as u64;
+        match stronger {
+            0 => self.merge(cx),
+            k => cx.set_timer(Timer::Merge, Span::exactly(self.t * (self.config.merge * k))),
+        }
+    }
+
+    /// Merge(Others): a new group under this process, inviting the coordinators found and the old members.
+    fn merge(&mut self, cx: &mut Cx<'_, Self>) {
+        if !self.coordinates() {
+            return; // An invitation got here first.
+        }
+        self.state = State::Election;
+        let group = self.new_group(cx);
+        let invited: BTreeSet<Port> = self.others.iter().chain(&self.up).copied().collect();
+        self.up.clear();
+        self.others.clear();
+        for port in invited {
+            cx.send(port, Msg::Invitation { coordinator: self.me, group });
+        }
+        // Invitation, forwarding by an invited coordinator, accept: three hops.
+        cx.set_timer(Timer::AcceptWait, Span::exactly(self.t * 4 + Duration::TICK));
+    }
+
+    fn on_accept_wait(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.state != State::Election || self.coordinator != self.me {
+            return;
+        }
+        self.state = State::Reorganization;
+        for &port in &self.up {
+            cx.send(port, Msg::Ready { group: self.group });
+        }
+        self.state = State::Normal;
+        self.acked.clear();
+        cx.notify(Notice::Elected { epoch: epoch_of(self.group) });
+        cx.set_timer(Timer::AckWait, self.rpc_wait());
+    }
+
+    fn on_invitation(&mut self, cx: &mut Cx<'_, Self>, from: Port, coordinator: Rank, group: GroupId) {
+        if self.state != State::Normal {
+            return; // One election at a time.
+        }
+        let was_coordinator = self.coordinator == self.me;
+        let old = std::mem::take(&mut self.up);
+        self.state = State::Election;
+        self.coordinator = coordinator;
+        self.group = group;
+        if was_coordinator {
+            for port in old.into_iter().filter(|&p| p != from) {
+                cx.send(port, Msg::Invitation { coordinator, group });
+            }
+        }
+        let to = self.port_of(coordinator).unwrap_or(from);
+        cx.send(to, Msg::Accept { group });
+        self.state = State::Reorganization;
+        for timer in [Timer::CheckReplies, Timer::Merge, Timer::TimeoutReply, Timer::AcceptWait, Timer::AckWait] {
+            cx.cancel_timer(timer);
+        }
+        // The coordinator sends ready 4T + ε after its invitation, which took up to 2T to come (forwarded).
+        cx.set_timer(Timer::ReadyWait, Span::exactly(self.t * 7 + Duration::TICK));
+    }
+
+    fn on_timeout(&mut self, cx: &mut Cx<'_, Self>) {
+        cx.set_timer(Timer::Timeout, Span::exactly(self.t * self.config.timeout));
+        if self.state != State::Normal || self.coordinator == self.me {
+            return;
+        }
+        let Some(port) = self.port_of(self.coordinator) else { return self.recover(cx) };
+        self.awaiting_coordinator = true;
+        cx.send(port, Msg::AreYouThere { group: self.group });
+        cx.set_timer(Timer::TimeoutReply, self.rpc_wait());
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = Timer;
+    /// The group counter.
+    type Durable = u32;
+
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<u32>) {
+        self.counter = restored.unwrap_or(0);
+        self.recover(cx);
+        cx.set_timer(Timer::Check, Span::exactly(self.t * self.config.check));
+        cx.set_timer(Timer::Timeout, Span::exactly(self.t * self.config.timeout));
+    }
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
+        match msg {
+            Msg::AreYouCoordinator { round } => {
+                cx.send(from, Msg::AreYouCoordinatorReply { round, yes: self.coordinates() });
+            }
+            Msg::AreYouCoordinatorReply { round, yes } => {
+                if yes && round == self.round && self.coordinates() {
+                    self.others.insert(from);
+                }
+            }
+            Msg::AreYouThere { group } => {
+                let yes = self.coordinator == self.me && self.group == group && self.up.contains(&from);
+                cx.send(from, Msg::AreYouThereReply { group, yes });
+            }
+            Msg::AreYouThereReply { group, yes } => {
+                if self.awaiting_coordinator && group == self.group {
+                    self.awaiting_coordinator = false;
+                    cx.cancel_timer(Timer::TimeoutReply);
+                    if !yes {
+                        self.recover(cx);
+                    }
+                }
+            }
+            Msg::Invitation { coordinator, group } => self.on_invitation(cx, from, coordinator, group),
+            Msg::Accept { group } => {
+                if self.state == State::Election && self.coordinator == self.me && self.group == group {
+                    self.up.insert(from);
+                }
+            }
+            Msg::Ready { group } => {
+                let from_coordinator = self.rank_of(from) == self.coordinator;
+                if self.state == State::Reorganization && self.group == group && from_coordinator {
+                    self.state = State::Normal;
+                    cx.cancel_timer(Timer::ReadyWait);
+                    cx.send(from, Msg::Ack { group });
+                }
+            }
+            Msg::Ack { group } => {
+                if self.coordinator == self.me && self.group == group {
+                    self.acked.insert(from);
+                }
+            }
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Timer) {
+        match timer {
+            Timer::Check => self.on_check(cx),
+            Timer::CheckReplies => self.on_check_replies(cx),
+            Timer::Merge => self.merge(cx),
+            Timer::Timeout => self.on_timeout(cx),
+            Timer::TimeoutReply if self.awaiting_coordinator => self.recover(cx),
+            Timer::AcceptWait => self.on_accept_wait(cx),
+            Timer::ReadyWait if self.state == State::Reorganization => self.recover(cx),
+            Timer::AckWait if self.coordinates() => {
+                // A member that did not ack is dropped; its own timeout will put it in a group of its own.
+                let acked = std::mem::take(&mut self.acked);
+                self.up.retain(|p| acked.contains(p));
+            }
+            Timer::TimeoutReply | Timer::ReadyWait | Timer::AckWait => {}
+        }
+    }
+
+    /// `Initiate` (at start-up, or after a recovery) is Recovery(): a singleton group; merges follow from checks.
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate {
+            self.recover(cx);
+        }
+    }
+
+    fn status(&self) -> Status {
+        Status {
+            state: self.state,
+            leader: Some(self.coordinator.id()),
+            epoch: epoch_of(self.group),
+            group: Some(self.group),
+        }
+    }
+}
+
+static INFO: Info = Info {
+    name: "invitation",
+    aliases: &["gm-invitation"],
+    title: "Invitation (Garcia-Molina, with Stoller's correction)",
+    model: "complete graph, asynchronous: lossy links, partitions, non-transitive connectivity; stable storage",
+    seed: "S004",
+    needs: Needs::Complete,
+    timing: Timing::Synchronous,
+    elects: Elects::PerGroup,
+    params: &[CHECK, TIMEOUT, MERGE],
+    showcase: Showcase {
+        initiators: Initiators::All,
+        crash_strongest: false,
+        describe: "singletons merge into one group",
+    },
+};
+
+impl Algorithm for Invitation {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        let config =
+            Self { check: params.value(&CHECK)?, timeout: params.value(&TIMEOUT)?, merge: params.value(&MERGE)? };
+        for (info, value) in [(CHECK, config.check), (TIMEOUT, config.timeout)] {
+            if value < 4 {
+                let reason = "periods shorter than 4T do not leave an exchange time to finish".to_owned();
+                return Err(ParamError::Invalid { key: info.name, value: value.to_string(), reason });
+            }
+        }
+        Ok(config)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        let t = setup.delay_bound.expect("invitation needs a delay bound; drivers check Timing::Synchronous");
+        Node {
+            me: setup.rank,
+            peers: setup.neighbors.iter().map(|n| (n.port, n.rank)).collect(),
+            t,
+            config: *self,
+            state: State::Normal,
+            coordinator: setup.rank,
+            group: GroupId { counter: 0, creator: setup.id },
+            counter: 0,
+            up: BTreeSet::new(),
+            others: BTreeSet::new(),
+            round: 0,
+            acked: BTreeSet::new(),
+            awaiting_coordinator: false,
+        }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        vec![Check::always(Property::A3), Check::at_end(Property::A4), Check::at_end(Property::A4Prime)]
+    }
+
+    /// From singletons to one group: a check period, its answers, the merge delays, the invitation round.
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        t * (self.check + facts.nodes * self.merge + 8)
+    }
+
+    /// `τ = 2·(check + timeout + n·merge + 16)·T`: a member notices a lost coordinator within a timeout period
+    /// and its reply time; coordinators find each other within a check period; the merge delays and an invitation
+    /// round follow; twice that covers a merge disturbed by another.
+    fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
+        let t = delay_bound?;
+        Some(t * (2 * (self.check + self.timeout + facts.nodes * self.merge + 16)))
+    }
+
+    /// Periodic checks make totals grow with the length of the run: no closed form applies.
+    fn bounds(&self, _: &Facts) -> Vec<Bound> {
+        Vec::new()
+    }
+}
+
+impl Node {
+    /// This process's group.
+    pub fn group(&self) -> GroupId {
+        self.group
+    }
+
+    /// Its coordinator.
+    pub fn coordinator(&self) -> NodeId {
+        self.coordinator.id()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use elect_core::epoch;
+
+    #[test]
+    fn group_epochs_are_ballots_of_the_creator() {
+        let g = GroupId { counter: 3, creator: NodeId(7) };
+        assert_eq!((epoch::round(epoch_of(g)), epoch::starter(epoch_of(g))), (3, NodeId(7)));
+    }
+}

@@ -1,0 +1,729 @@
+//! Scenario files: a run and its expected ending, written down in TOML.
+//!
+//! A scenario file holds what `elect sim` takes as flags (same names, `kebab-case`), a timed list of faults, and
+//! optionally an `[expect]` table saying how the run must end. `elect sim --scenario FILE` runs it and, when the
+//! file has expectations, exits 0 if the run ended as documented and 1 if not. Every problem in a file is reported
+//! as `FILE:LINE: problem`.
+//!
+//! ```toml
+//! description = "Bully, S000's figure: 7 has crashed and 4 notices first"
+//! algorithm = "bully"
+//! nodes = 7
+//! initiators = [4]
+//!
+//! [[fault]]
+//! at = 0
+//! crash = 7
+//!
+//! [expect]
+//! leader = 6
+//! ok = true
+//! ```
+//!
+//! Top-level keys: `description`, `algorithm` (required), `nodes`, `topology`, `ids` (a name or a list of ids),
+//! `initiators` (a name or a list), `seed`, `delay` (a number of time units or `uniform:A..B`/`exp:M`),
+//! `delay-bound`, `prefer`, `attr`, `params` (a table), `links`, `loss` (a probability, or a list of `P`, `A-B:P`,
+//! `A>B:P`), `duplicate`, `until`, `monitor`, `heartbeat`, `max-events`, and `connectivity`: a link matrix, one
+//! string per process in increasing id order, `1` where the row's process can send to the column's and `0` where
+//! it cannot, for connectivity that is not transitive (complete topology only).
+//!
+//! A `[[fault]]` has a time `at` and one of `crash = ID`, `recover = ID`, `crash-leader = true`,
+//! `link-down = "A-B"` (or `"A>B"`, one way) or `partition = "1,2|3"` (or `"1,2>3"`); the last two may `heal` at
+//! a later time.
+//!
+//! `[expect]` may say `leader` (an id, or `"none"`), `agreed`, `ok` (every checked property held), `held` and
+//! `violated` (lists of property names), `messages`, `by-kind` (a table), `elected-at` and `terminated`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+
+use elect_algos::Params;
+use elect_core::{NodeId, Prefer, Property};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+use toml::Spanned;
+
+use crate::config::{Attrs, Delay, Ids, InitiatorSpec, SimConfig, TopologyKind, format_time, parse_time};
+use crate::faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
+use crate::report::Report;
+use crate::scenario::Scenario;
+
+/// A problem with a scenario file, located in it when possible.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct FileError {
+    /// The file, as the user named it.
+    pub file: String,
+    /// The line (1-based), when the problem has one.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.problem),
+            None => write!(f, "{}: {}", self.file, self.problem),
+        }
+    }
+}
+
+/// A parsed scenario file: the run, and how it must end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioFile {
+    /// What the scenario shows, in a sentence or two.
+    pub description: Option<String>,
+    /// The run.
+    pub config: SimConfig,
+    /// How it must end; `None` when the file does not say.
+    pub expect: Option<Expect>,
+}
+
+/// What a scenario's run must end with. Each field that is `Some` (or non-empty) is checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expect {
+    /// The agreed leader (`Some(None)`: nobody agreed).
+    pub leader: Option<Option<NodeId>>,
+    /// Whether every live process has the same leader.
+    pub agreed: Option<bool>,
+    /// Whether every checked property held.
+    pub ok: Option<bool>,
+    /// Properties that must have been checked and held.
+    pub held: Vec<Property>,
+    /// Properties that must have been violated.
+    pub violated: Vec<Property>,
+    /// The total message count.
+    pub messages: Option<u64>,
+    /// Message counts per kind.
+    pub by_kind: BTreeMap<String, u64>,
+    /// When the last live process learned the leader, in ticks.
+    pub elected_at: Option<u64>,
+    /// Whether the run became quiescent.
+    pub terminated: Option<bool>,
+}
+
+/// One expectation and whether the run met it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judgement {
+    /// What was expected, e.g. `leader 6`.
+    pub expected: String,
+    /// What the run gave, when it differs.
+    pub actual: Option<String>,
+}
+
+impl Judgement {
+    /// Whether the run met the expectation.
+    pub fn met(&self) -> bool {
+        self.actual.is_none()
+    }
+}
+
+impl Expect {
+    /// How many expectations there are.
+    pub fn len(&self) -> usize {
+        [self.leader.is_some(), self.agreed.is_some(), self.ok.is_some(), self.messages.is_some()]
+            .into_iter()
+            .filter(|&b| b)
+            .count()
+            + [self.elected_at.is_some(), self.terminated.is_some()].into_iter().filter(|&b| b).count()
+            + self.held.len()
+            + self.violated.len()
+            + self.by_kind.len()
+    }
+
+    /// Whether there is nothing to check.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Judges `report` against every expectation, in a fixed order. An expected message kind the algorithm does
+    /// not have is an error in the file, not a failed expectation.
+    pub fn judge(&self, report: &Report) -> Result<Vec<Judgement>, String> {
+        let mut out = Vec::new();
+        let mut check = |expected: String, actual: String| {
+            let met = expected.split_once(' ').is_some_and(|(_, want)| want == actual);
+            out.push(Judgement { expected, actual: (!met).then_some(actual) });
+        };
+        let show_leader = |l: Option<NodeId>| l.map_or_else(|| "none".to_owned(), |id| id.to_string());
+        if let Some(leader) = self.leader {
+            check(format!("leader {}", show_leader(leader)), show_leader(report.leader));
+        }
+        if let Some(agreed) = self.agreed {
+            check(format!("agreed {agreed}"), report.agreed.to_string());
+        }
+        if let Some(ok) = self.ok {
+            check(format!("ok {ok}"), report.ok().to_string());
+        }
+        let violated = |p: Property| report.properties.violations.iter().any(|v| v.property == p);
+        for &p in &self.held {
+            let checked = report.properties.checked.iter().any(|&(name, _)| name == p.name());
+            let skipped = report.properties.skipped.iter().find(|s| s.property == p);
+            let actual = match (checked, skipped) {
+                (false, _) => "not checked".to_owned(),
+                (true, Some(s)) => format!("not judged ({})", s.reason),
+                (true, None) if violated(p) => "violated".to_owned(),
+                (true, None) => "held".to_owned(),
+            };
+            check(format!("{p} held"), actual);
+        }
+        for &p in &self.violated {
+            check(format!("{p} violated"), if violated(p) { "violated" } else { "not violated" }.to_owned());
+        }
+        if let Some(m) = self.messages {
+            check(format!("messages {m}"), report.messages.total.to_string());
+        }
+        for (kind, &count) in &self.by_kind {
+            if !report.messages.by_kind.iter().any(|&(k, _)| k == kind) {
+                let kinds: Vec<&str> = report.messages.by_kind.iter().map(|&(k, _)| k).collect();
+                return Err(format!(
+                    "{} has no message kind '{kind}' (its kinds: {})",
+                    report.algorithm,
+                    kinds.join(", ")
+                ));
+            }
+            check(format!("{kind} {count}"), report.messages.kind(kind).to_string());
+        }
+        if let Some(at) = self.elected_at {
+            let actual = report.elected_at.map_or_else(|| "never".to_owned(), |t| format_time(t.ticks()));
+            check(format!("elected-at {}", format_time(at)), actual);
+        }
+        if let Some(t) = self.terminated {
+            check(format!("terminated {t}"), report.terminated.to_string());
+        }
+        Ok(out)
+    }
+}
+
+/// A time in units as written in the file: an integer or a decimal number.
+#[derive(Clone, Copy, Debug)]
+struct Units(f64);
+
+impl<'de> Deserialize<'de> for Units {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Units;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a time (a number of time units, like 30 or 0.5)")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Units, E> {
+                Ok(Units(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Units, E> {
+                Ok(Units(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Units, E> {
+                Ok(Units(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Units {
+    fn ticks(self) -> Result<u64, String> {
+        parse_time(&self.0.to_string())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawFile {
+    description: Option<String>,
+    algorithm: Spanned<String>,
+    nodes: Option<Spanned<usize>>,
+    topology: Option<Spanned<String>>,
+    ids: Option<Spanned<toml::Value>>,
+    initiators: Option<Spanned<toml::Value>>,
+    seed: Option<u64>,
+    delay: Option<Spanned<toml::Value>>,
+    delay_bound: Option<Spanned<Units>>,
+    prefer: Option<Spanned<String>>,
+    attr: Option<Spanned<String>>,
+    params: Option<Spanned<BTreeMap<String, toml::Value>>>,
+    links: Option<Spanned<String>>,
+    loss: Option<Spanned<toml::Value>>,
+    duplicate: Option<Spanned<toml::Value>>,
+    until: Option<Spanned<Units>>,
+    monitor: Option<Spanned<bool>>,
+    heartbeat: Option<Spanned<u64>>,
+    max_events: Option<Spanned<u64>>,
+    connectivity: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    fault: Vec<Spanned<RawFault>>,
+    expect: Option<RawExpect>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawFault {
+    at: Spanned<Units>,
+    crash: Option<u32>,
+    recover: Option<u32>,
+    crash_leader: Option<bool>,
+    link_down: Option<String>,
+    partition: Option<String>,
+    heal: Option<Spanned<Units>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawExpect {
+    leader: Option<Spanned<toml::Value>>,
+    agreed: Option<bool>,
+    ok: Option<bool>,
+    #[serde(default)]
+    held: Vec<Spanned<String>>,
+    #[serde(default)]
+    violated: Vec<Spanned<String>>,
+    messages: Option<u64>,
+    #[serde(default)]
+    by_kind: BTreeMap<String, u64>,
+    elected_at: Option<Spanned<Units>>,
+    terminated: Option<bool>,
+}
+
+/// A fault from the file, in the simulator's terms.
+#[derive(Clone, Debug)]
+enum Fault {
+    Crash(NodeAt),
+    Recover(NodeAt),
+    CrashLeader(u64),
+    LinkDown(LinkDown),
+    Partition(Partition),
+}
+
+impl Fault {
+    fn apply(&self, cfg: &mut SimConfig) {
+        match self {
+            Self::Crash(c) => cfg.crashes.push(*c),
+            Self::Recover(r) => cfg.recoveries.push(*r),
+            Self::CrashLeader(t) => cfg.crash_leader_at.push(*t),
+            Self::LinkDown(l) => cfg.link_downs.push(*l),
+            Self::Partition(p) => cfg.partitions.push(p.clone()),
+        }
+    }
+}
+
+/// A part of the file that changes the configuration, for locating a problem the simulator finds.
+enum Piece {
+    Field(fn(&SimConfig, &mut SimConfig)),
+    Faults(Vec<Fault>),
+}
+
+struct Reader<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Reader<'_> {
+    fn line(&self, span: &Range<usize>) -> usize {
+        self.text[..span.start.min(self.text.len())].matches('\n').count() + 1
+    }
+
+    fn at(&self, span: &Range<usize>, problem: impl Into<String>) -> FileError {
+        FileError { file: self.file.to_owned(), line: Some(self.line(span)), problem: problem.into() }
+    }
+
+    fn whole(&self, problem: impl Into<String>) -> FileError {
+        FileError { file: self.file.to_owned(), line: None, problem: problem.into() }
+    }
+
+    /// Parses a spanned value with `parse`, blaming its line.
+    fn parse<T, S>(&self, v: &Spanned<S>, parse: impl FnOnce(&S) -> Result<T, String>) -> Result<T, FileError> {
+        parse(v.get_ref()).map_err(|e| self.at(&v.span(), e))
+    }
+}
+
+/// The text a scalar TOML value stands for on the command line: `3`, `0.5`, `uniform:1..2`.
+fn scalar(v: &toml::Value, what: &str) -> Result<String, String> {
+    match v {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        other => Err(format!("{what} must be a number or a string, not {}", other.type_str())),
+    }
+}
+
+/// A name or a list of ids: `"ascending"`, `[3, 1, 2]`.
+fn name_or_ids(v: &toml::Value, what: &str) -> Result<String, String> {
+    match v {
+        toml::Value::Array(items) => {
+            let ids = items
+                .iter()
+                .map(|i| match i {
+                    toml::Value::Integer(id) if u32::try_from(*id).is_ok() => Ok(id.to_string()),
+                    other => Err(format!("{what} lists '{other}', which is not a node id")),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if ids.is_empty() {
+                return Err(format!("{what} is an empty list"));
+            }
+            Ok(ids.join(","))
+        }
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(id) if u32::try_from(*id).is_ok() => Ok(id.to_string()),
+        other => Err(format!("{what} must be a name or a list of ids, not {}", other.type_str())),
+    }
+}
+
+impl ScenarioFile {
+    /// Parses the scenario file `file` (its name, for messages) whose contents are `text`, and checks that the
+    /// simulator accepts the run it describes.
+    pub fn parse(file: &str, text: &str) -> Result<Self, FileError> {
+        let r = Reader { file, text };
+        let raw: RawFile = toml::from_str(text).map_err(|e| match e.span() {
+            Some(span) => r.at(&span, e.message().trim_end()),
+            None => r.whole(e.message().trim_end()),
+        })?;
+        let algorithm = raw.algorithm.get_ref().clone();
+        elect_algos::lookup(&algorithm).map_err(|e| r.at(&raw.algorithm.span(), e.to_string()))?;
+        let ids = match &raw.ids {
+            Some(v) => r.parse(v, |v| name_or_ids(v, "ids")?.parse::<Ids>())?,
+            None => Ids::default(),
+        };
+        let nodes = match (&raw.nodes, &ids) {
+            (Some(n), _) => *n.get_ref(),
+            (None, Ids::List(list)) => list.len(),
+            (None, _) => return Err(r.whole("the number of processes is missing: add nodes = N, or list the ids")),
+        };
+        let mut cfg = SimConfig::new(&algorithm, nodes);
+        cfg.ids = ids;
+        let mut pieces: Vec<(Range<usize>, Piece)> = Vec::new();
+        let mut field = |span: Range<usize>, copy: fn(&SimConfig, &mut SimConfig)| {
+            pieces.push((span, Piece::Field(copy)));
+        };
+        if let Some(v) = &raw.ids {
+            field(v.span(), |from, to| to.ids = from.ids.clone());
+        }
+        if let Some(v) = &raw.topology {
+            cfg.topology = Some(r.parse(v, |s| s.parse::<TopologyKind>())?);
+            field(v.span(), |from, to| to.topology = from.topology);
+        }
+        if let Some(v) = &raw.initiators {
+            cfg.initiators = r.parse(v, |v| name_or_ids(v, "initiators")?.parse::<InitiatorSpec>())?;
+            field(v.span(), |from, to| to.initiators = from.initiators.clone());
+        }
+        if let Some(seed) = raw.seed {
+            cfg.seed = seed;
+        }
+        if let Some(v) = &raw.delay {
+            cfg.delay = r.parse(v, |v| scalar(v, "delay")?.parse::<Delay>())?;
+            field(v.span(), |from, to| to.delay = from.delay);
+        }
+        if let Some(v) = &raw.delay_bound {
+            cfg.delay_bound = Some(r.parse(v, |u| u.ticks())?);
+            field(v.span(), |from, to| to.delay_bound = from.delay_bound);
+        }
+        if let Some(v) = &raw.prefer {
+            cfg.prefer = r.parse(v, |s| match s.as_str() {
+                "highest" => Ok(Prefer::Highest),
+                "lowest" => Ok(Prefer::Lowest),
+                other => Err(format!("prefer is '{other}', neither highest nor lowest")),
+            })?;
+        }
+        if let Some(v) = &raw.attr {
+            cfg.attrs = r.parse(v, |s| s.parse::<Attrs>())?;
+            field(v.span(), |from, to| to.attrs = from.attrs.clone());
+        }
+        if let Some(v) = &raw.params {
+            cfg.params = r.parse(v, |table| {
+                let pairs = table
+                    .iter()
+                    .map(|(k, v)| Ok(format!("{k}={}", scalar(v, &format!("parameter {k}"))?)))
+                    .collect::<Result<Vec<_>, String>>()?;
+                Params::parse(pairs.iter().map(String::as_str)).map_err(|e| e.to_string())
+            })?;
+            field(v.span(), |from, to| to.params = from.params.clone());
+        }
+        if let Some(v) = &raw.links {
+            cfg.fifo = r.parse(v, |s| match s.as_str() {
+                "fifo" => Ok(true),
+                "unordered" => Ok(false),
+                other => Err(format!("links is '{other}', neither fifo nor unordered")),
+            })?;
+        }
+        if let Some(v) = &raw.loss {
+            cfg.losses = r.parse(v, |v| match v {
+                toml::Value::Array(items) => {
+                    items.iter().map(|i| scalar(i, "a loss")?.parse::<Loss>()).collect::<Result<Vec<_>, _>>()
+                }
+                one => Ok(vec![scalar(one, "loss")?.parse::<Loss>()?]),
+            })?;
+            field(v.span(), |from, to| to.losses = from.losses.clone());
+        }
+        if let Some(v) = &raw.duplicate {
+            cfg.duplicate = r.parse(v, |v| scalar(v, "duplicate")?.parse::<Probability>())?;
+        }
+        if let Some(v) = &raw.until {
+            cfg.until = Some(r.parse(v, |u| u.ticks())?);
+        }
+        if let Some(v) = &raw.monitor {
+            if *v.get_ref() {
+                cfg.monitor = Some(2);
+            }
+            field(v.span(), |from, to| to.monitor = from.monitor);
+        }
+        if let Some(v) = &raw.heartbeat {
+            if cfg.monitor.is_none() {
+                return Err(r.at(&v.span(), "heartbeat needs monitor = true"));
+            }
+            cfg.monitor = Some(*v.get_ref());
+            field(v.span(), |from, to| to.monitor = from.monitor);
+        }
+        if let Some(v) = &raw.max_events {
+            cfg.max_events = *v.get_ref();
+            field(v.span(), |from, to| to.max_events = from.max_events);
+        }
+        if let Some(v) = &raw.connectivity {
+            let downs = r.parse(v, |rows| matrix(rows, &cfg))?;
+            pieces.push((v.span(), Piece::Faults(downs.iter().cloned().map(Fault::LinkDown).collect())));
+            cfg.link_downs.extend(downs);
+        }
+        for entry in &raw.fault {
+            let fault = fault(&r, entry)?;
+            fault.apply(&mut cfg);
+            pieces.push((entry.span(), Piece::Faults(vec![fault])));
+        }
+        if let Err(e) = Scenario::build(&cfg) {
+            return Err(locate(&r, &cfg, &pieces, e.0));
+        }
+        let expect = raw.expect.map(|e| expect(&r, e)).transpose()?;
+        Ok(Self { description: raw.description, config: cfg, expect })
+    }
+}
+
+/// Finds the first piece of the file after which the simulator rejects the run, and blames its line.
+fn locate(r: &Reader<'_>, full: &SimConfig, pieces: &[(Range<usize>, Piece)], problem: String) -> FileError {
+    let mut partial = SimConfig::new(&full.algorithm, full.nodes);
+    partial.seed = full.seed;
+    partial.prefer = full.prefer;
+    partial.fifo = full.fifo;
+    partial.until = full.until;
+    partial.duplicate = full.duplicate;
+    let mut order: Vec<&(Range<usize>, Piece)> = pieces.iter().collect();
+    order.sort_by_key(|(span, _)| span.start);
+    if Scenario::build(&partial).is_err() {
+        return r.whole(problem);
+    }
+    for (span, piece) in order {
+        match piece {
+            Piece::Field(copy) => copy(full, &mut partial),
+            Piece::Faults(faults) => faults.iter().for_each(|f| f.apply(&mut partial)),
+        }
+        if let Err(e) = Scenario::build(&partial) {
+            return r.at(span, e.0);
+        }
+    }
+    r.whole(problem)
+}
+
+fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> {
+    let f = entry.get_ref();
+    let span = entry.span();
+    let at = r.parse(&f.at, |u| u.ticks())?;
+    let heal = f.heal.as_ref().map(|h| r.parse(h, |u| u.ticks())).transpose()?;
+    let given = [f.crash.is_some(), f.recover.is_some(), f.crash_leader.is_some(), f.link_down.is_some()]
+        .into_iter()
+        .chain([f.partition.is_some()])
+        .filter(|&b| b)
+        .count();
+    if given != 1 {
+        return Err(r.at(
+            &span,
+            "a fault needs exactly one of crash, recover, crash-leader, link-down or partition (with its time at)",
+        ));
+    }
+    if heal.is_some() && f.link_down.is_none() && f.partition.is_none() {
+        return Err(r.at(&span, "only link-down and partition faults heal"));
+    }
+    let window = Window { from: at, until: heal };
+    if heal.is_some_and(|h| h <= at) {
+        return Err(r.at(
+            &span,
+            format!("the fault heals at {} but starts at {}", format_time(heal.unwrap_or(0)), format_time(at)),
+        ));
+    }
+    Ok(if let Some(id) = f.crash {
+        Fault::Crash(NodeAt { id: NodeId(id), at })
+    } else if let Some(id) = f.recover {
+        Fault::Recover(NodeAt { id: NodeId(id), at })
+    } else if let Some(yes) = f.crash_leader {
+        if !yes {
+            return Err(r.at(&span, "crash-leader = false crashes nobody; remove the fault"));
+        }
+        Fault::CrashLeader(at)
+    } else if let Some(link) = &f.link_down {
+        let link: Link = link.parse().map_err(|e: String| r.at(&span, e))?;
+        Fault::LinkDown(LinkDown { link, window })
+    } else {
+        let groups = f.partition.as_deref().unwrap_or_default();
+        let text = format!("{groups}@{window}");
+        Fault::Partition(text.parse().map_err(|e: String| r.at(&span, e))?)
+    })
+}
+
+/// The link-downs a connectivity matrix stands for: every `0` off the diagonal cuts that direction for good.
+fn matrix(rows: &[String], cfg: &SimConfig) -> Result<Vec<LinkDown>, String> {
+    if cfg.topology.is_some_and(|t| t != TopologyKind::Complete) {
+        return Err("connectivity describes links of a complete topology; remove topology or make it complete".into());
+    }
+    let mut ids: Vec<NodeId> = match &cfg.ids {
+        Ids::List(list) => list.clone(),
+        _ => (1..=cfg.nodes as u32).map(NodeId).collect(),
+    };
+    ids.sort();
+    if rows.len() != ids.len() {
+        return Err(format!("connectivity has {} rows for {} processes", rows.len(), ids.len()));
+    }
+    let cells: Vec<Vec<char>> = rows.iter().map(|row| row.chars().filter(|c| !c.is_whitespace()).collect()).collect();
+    let mut downs = Vec::new();
+    for (i, row) in cells.iter().enumerate() {
+        if row.len() != ids.len() {
+            return Err(format!(
+                "connectivity row {} ('{}') has {} entries, not {}",
+                i + 1,
+                rows[i],
+                row.len(),
+                ids.len()
+            ));
+        }
+        for (j, &c) in row.iter().enumerate() {
+            let can = match c {
+                '1' => true,
+                '0' => false,
+                '-' | '.' if i == j => true,
+                other => {
+                    return Err(format!("connectivity row {} has '{other}'; use 1 (can send) or 0 (cannot)", i + 1));
+                }
+            };
+            if i == j || can {
+                continue;
+            }
+            let both = cells[j][i] == '0';
+            if both && j < i {
+                continue; // already cut both ways from row j
+            }
+            let link = Link { a: ids[i], b: ids[j], one_way: !both };
+            downs.push(LinkDown { link, window: Window { from: 0, until: None } });
+        }
+    }
+    Ok(downs)
+}
+
+fn expect(r: &Reader<'_>, raw: RawExpect) -> Result<Expect, FileError> {
+    let property = |name: &Spanned<String>| {
+        r.parse(name, |s| {
+            Property::all().iter().copied().find(|p| p.name() == s).ok_or_else(|| {
+                let known: Vec<&str> = Property::all().iter().map(|p| p.name()).collect();
+                format!("unknown property '{s}' (known: {})", known.join(", "))
+            })
+        })
+    };
+    let leader = raw
+        .leader
+        .as_ref()
+        .map(|v| {
+            r.parse(v, |v| match v {
+                toml::Value::String(s) if s == "none" => Ok(None),
+                toml::Value::Integer(id) if u32::try_from(*id).is_ok() => Ok(Some(NodeId(*id as u32))),
+                other => Err(format!("expected leader is '{other}'; give an id or \"none\"")),
+            })
+        })
+        .transpose()?;
+    Ok(Expect {
+        leader,
+        agreed: raw.agreed,
+        ok: raw.ok,
+        held: raw.held.iter().map(property).collect::<Result<_, _>>()?,
+        violated: raw.violated.iter().map(property).collect::<Result<_, _>>()?,
+        messages: raw.messages,
+        by_kind: raw.by_kind,
+        elected_at: raw.elected_at.as_ref().map(|v| r.parse(v, |u| u.ticks())).transpose()?,
+        terminated: raw.terminated,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> String {
+        ScenarioFile::parse("s.toml", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_file_becomes_the_config_its_flags_would_give() {
+        let text = r#"
+algorithm = "invitation"
+nodes = 3
+prefer = "lowest"
+until = 200
+
+[[fault]]
+at = 30
+crash = 1
+
+[[fault]]
+at = 30
+link-down = "1-3"
+
+[[fault]]
+at = 33
+recover = 1
+
+[expect]
+violated = ["a4"]
+held = ["a3", "a4-prime"]
+"#;
+        let file = ScenarioFile::parse("stoller.toml", text).unwrap();
+        let c = &file.config;
+        assert_eq!(c.crashes, vec!["1@30".parse().unwrap()]);
+        assert_eq!(c.recoveries, vec!["1@33".parse().unwrap()]);
+        assert_eq!(c.link_downs, vec!["1-3@30".parse().unwrap()]);
+        assert_eq!(c.prefer, Prefer::Lowest);
+        assert_eq!(c.until, Some(200_000));
+        let e = file.expect.unwrap();
+        assert_eq!(e.violated, vec![Property::A4]);
+        assert_eq!(e.held, vec![Property::A3, Property::A4Prime]);
+        assert_eq!(e.len(), 3);
+    }
+
+    #[test]
+    fn problems_are_reported_with_their_line() {
+        assert_eq!(error("algorithm = \"bully\"\nnodes = 3\ncolour = 1\n").split(':').nth(1), Some("3"));
+        assert!(error("algorithm = \"bully\"\nnodes = 3\ncolour = 1\n").contains("colour"));
+        let missing = error("algorithm = \"bully\"\nnodes = 3\n\n[[fault]]\nat = 1\ncrash = 9\n");
+        assert!(missing.starts_with("s.toml:4: "), "{missing}");
+        assert!(missing.contains("crashed node 9 is not a node"), "{missing}");
+        let time = error("algorithm = \"bully\"\nnodes = 3\n\n[[fault]]\nat = \"soon\"\ncrash = 1\n");
+        assert!(time.starts_with("s.toml:5: "), "{time}");
+        assert!(time.contains("a time"), "{time}");
+        let algo = error("nodes = 3\nalgorithm = \"bullly\"\n");
+        assert!(algo.starts_with("s.toml:2: "), "{algo}");
+        let two = error("algorithm = \"bully\"\nnodes = 3\n[[fault]]\nat = 1\ncrash = 1\nrecover = 2\n");
+        assert!(two.contains("exactly one of"), "{two}");
+        let syntax = error("algorithm = \"bully\"\nnodes = = 3\n");
+        assert!(syntax.starts_with("s.toml:2: "), "{syntax}");
+        let prop = error("algorithm = \"bully\"\nnodes = 3\n[expect]\nheld = [\"a5\"]\n");
+        assert!(prop.starts_with("s.toml:4: ") && prop.contains("unknown property 'a5'"), "{prop}");
+        let initiator = error("algorithm = \"bully\"\nnodes = 3\ninitiators = [7]\n");
+        assert!(initiator.starts_with("s.toml:3: "), "{initiator}");
+    }
+
+    #[test]
+    fn a_connectivity_matrix_cuts_the_zero_links() {
+        let text = "algorithm = \"invitation\"\nnodes = 3\nconnectivity = [\"-10\", \"1-1\", \"01-\"]\n";
+        let c = ScenarioFile::parse("m.toml", text).unwrap().config;
+        assert_eq!(c.link_downs, vec!["1-3@0".parse().unwrap()]);
+        let one_way = "algorithm = \"invitation\"\nnodes = 3\nconnectivity = [\"-10\", \"1-1\", \"11-\"]\n";
+        let c = ScenarioFile::parse("m.toml", one_way).unwrap().config;
+        assert_eq!(c.link_downs, vec!["1>3@0".parse().unwrap()]);
+        assert!(
+            error("algorithm = \"invitation\"\nnodes = 3\nconnectivity = [\"-1\", \"1-1\", \"11-\"]\n")
+                .starts_with("s.toml:3: connectivity row 1")
+        );
+    }
+}
