@@ -15,11 +15,20 @@
 //! "I am the leader" notices carry the monitor's epoch, so P-Unique is judged per election. The epoch and the
 //! algorithm's own durable state are persisted together; a process that recovers starts a new epoch.
 //!
-//! **Ring repair (S000, S001).** On a logical ring over a complete graph a process knows the ring order. The leader
-//! whose silence started an epoch is named in that epoch's messages and marked dead by everyone who joins, and the
-//! algorithm's messages to its `next` or `prev` go to the nearest live successor or predecessor instead, and arrive
-//! looking as if they came from the ring neighbour; hearing from a process again, or joining an epoch it started, marks
-//! it alive. On a plain ring topology there is no link around a dead process, so a crash there cannot be repaired.
+//! **Ring repair (S000, S001).** On a logical ring over a complete graph a process knows the ring order, and the
+//! monitor finds dead ring neighbours for the algorithm. Every message of the algorithm sent round the ring travels
+//! as `ring{epoch, forward, msg}` and is acknowledged by its receiver (`hop-ack{epoch}`); one not acknowledged within
+//! `2T + ε` went to a dead process. Whatever that process held for the election is lost, so, following S001's recipe,
+//! the sender marks it dead and starts a new run: a new epoch that names the dead process, so that everybody who
+//! joins skips it. The receiver of a message that skipped processes marks them dead too, and the algorithm sees the
+//! message arrive from its ring neighbour. A process that finds every other process dead hands its ring messages back
+//! to itself. The leader whose silence started an epoch is named in that epoch's messages and marked dead by everyone
+//! who joins; hearing from a process again, or joining an epoch it started, marks it alive. On a plain ring topology
+//! there is no link around a dead process, so a crash there cannot be repaired.
+//!
+//! **Stalled elections.** A process without a leader waits for the election to end, for the time one election
+//! takes plus the heartbeat timeout; if it has not ended by then (a candidate died in it, with the token it was
+//! passing on), the process starts a new epoch.
 //!
 //! **Catching up.** A process that hears a heartbeat of a newer epoch (it was down, or the epoch it started lost
 //! to a newer one) has missed that epoch's election; it starts the next one, which everybody joins, so that two
@@ -30,16 +39,17 @@
 //! the way it sends heartbeats, so that its followers follow it into the new epoch instead of suspecting it.
 //!
 //! **Cost.** A heartbeat period costs `n − 1` messages on a complete graph, `n` on a ring, `2m` flooded; a
-//! re-election costs what the algorithm costs, plus the joins of its processes.
+//! re-election costs what the algorithm costs, plus the joins of its processes; on a logical ring, one `hop-ack`
+//! per message of the algorithm, and one message per dead process a message runs into.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Effect, EffectOf, Message, Neighbor, NodeId, Notice, Port, Process, Property, Rank,
-    RingPorts, Setup, Shape, Span, State, Status, Winner, epoch,
+    Check, Command, Cx, Duration, Effect, EffectOf, Instant, Message, Neighbor, NodeId, Notice, Port, Process,
+    Property, Rank, RingPorts, Setup, Shape, Span, State, Status, Winner, epoch,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -90,6 +100,23 @@ pub enum MonitorMsg<M> {
         /// The algorithm's message.
         msg: M,
     },
+    /// A message of the election algorithm in `epoch`, sent round a logical ring to the next live process
+    /// (`forward`) or the previous one; the receiver acknowledges it.
+    Ring {
+        /// The epoch of the election it belongs to.
+        epoch: u64,
+        /// The process whose failure started the epoch, if one did.
+        down: Option<NodeId>,
+        /// Sent to the next live process, or to the previous one.
+        forward: bool,
+        /// The algorithm's message.
+        msg: M,
+    },
+    /// "Your `ring` message of `epoch` arrived."
+    HopAck {
+        /// The epoch of the acknowledged message.
+        epoch: u64,
+    },
     /// The leader of `epoch` is alive.
     Heartbeat {
         /// The leader's epoch.
@@ -109,23 +136,25 @@ pub enum MonitorMsg<M> {
 impl<M: Message> Message for MonitorMsg<M> {
     fn kinds() -> Cow<'static, [&'static str]> {
         let mut kinds = M::kinds().into_owned();
-        kinds.extend(["heartbeat", "join"]);
+        kinds.extend(["heartbeat", "join", "hop-ack"]);
         Cow::Owned(kinds)
     }
 
     fn kind_index(&self) -> usize {
         match self {
-            Self::Inner { msg, .. } => msg.kind_index(),
+            Self::Inner { msg, .. } | Self::Ring { msg, .. } => msg.kind_index(),
             Self::Heartbeat { .. } => M::kinds().len(),
             Self::Join { .. } => M::kinds().len() + 1,
+            Self::HopAck { .. } => M::kinds().len() + 2,
         }
     }
 
     fn kind(&self) -> &'static str {
         match self {
-            Self::Inner { msg, .. } => msg.kind(),
+            Self::Inner { msg, .. } | Self::Ring { msg, .. } => msg.kind(),
             Self::Heartbeat { .. } => "heartbeat",
             Self::Join { .. } => "join",
+            Self::HopAck { .. } => "hop-ack",
         }
     }
 }
@@ -145,6 +174,10 @@ pub enum MonitorTimer<T> {
     Beat,
     /// No heartbeat for the timeout: suspect the leader.
     Watch,
+    /// The oldest unacknowledged ring message is overdue: its receiver is dead.
+    Hop,
+    /// No leader for the first timeout: the election is stuck.
+    Stall,
 }
 
 /// What a monitored process needs to rebuild its algorithm for a new epoch.
@@ -161,20 +194,39 @@ struct Owned {
     timeout: Duration,
     /// The timeout before the first heartbeat of an epoch.
     first_timeout: Duration,
+    /// Whether the monitor finds dead ring neighbours (ring algorithms on a logical ring over a complete graph).
+    hops: bool,
+    /// How long a ring message may go unacknowledged: `2T + ε`.
+    hop_timeout: Duration,
 }
 
 impl Owned {
+    /// The algorithm's setup. When the monitor repairs the ring, the algorithm does not see the ring order: it
+    /// sends to its ring neighbours and the monitor finds the live ones.
     fn setup(&self) -> Setup<'_> {
         Setup {
             id: self.id,
             rank: self.rank,
             neighbors: &self.neighbors,
             ring: self.ring,
-            ring_order: &self.ring_order,
+            ring_order: if self.hops { &[] } else { &self.ring_order },
             shape: self.shape,
             delay_bound: self.delay_bound,
         }
     }
+}
+
+/// A ring message waiting for its acknowledgement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Unacked<M> {
+    /// The port it left by.
+    port: Port,
+    /// When it is overdue.
+    deadline: Instant,
+    /// Its direction round the ring.
+    forward: bool,
+    /// The algorithm's message.
+    msg: M,
 }
 
 /// One monitored process.
@@ -190,9 +242,15 @@ pub struct Monitored<A: Algorithm> {
     seq: u64,
     /// Processes believed dead (for ring repair).
     dead: BTreeSet<NodeId>,
+    /// Ring messages sent and not yet acknowledged, oldest first.
+    unacked: VecDeque<Unacked<<A::Process as Process>::Msg>>,
+    /// Ring messages to itself, while every other process is dead (scratch space, empty between steps).
+    alone: VecDeque<(bool, <A::Process as Process>::Msg)>,
     durable: Option<<A::Process as Process>::Durable>,
     beating: bool,
     watching: bool,
+    /// Waiting, without a leader, for an election to end.
+    waiting: bool,
     /// Back from a crash (or started late): until it has started an epoch newer than any it heard of, it must
     /// not join an epoch whose election may be over.
     catching_up: bool,
@@ -209,9 +267,12 @@ impl<A: Algorithm> Clone for Monitored<A> {
             down: self.down,
             seq: self.seq,
             dead: self.dead.clone(),
+            unacked: self.unacked.clone(),
+            alone: VecDeque::new(),
             durable: self.durable.clone(),
             beating: self.beating,
             watching: self.watching,
+            waiting: self.waiting,
             catching_up: self.catching_up,
             effects: Vec::new(),
         }
@@ -223,10 +284,16 @@ impl<A: Algorithm> Monitored<A> {
     #[allow(clippy::type_complexity)]
     fn key(
         &self,
-    ) -> (&A::Process, u64, Option<NodeId>, u64, &BTreeSet<NodeId>, &Option<<A::Process as Process>::Durable>, [bool; 3])
-    {
-        let flags = [self.beating, self.watching, self.catching_up];
-        (&self.inner, self.epoch, self.down, self.seq, &self.dead, &self.durable, flags)
+    ) -> (
+        &A::Process,
+        (u64, Option<NodeId>, u64),
+        &BTreeSet<NodeId>,
+        &VecDeque<Unacked<<A::Process as Process>::Msg>>,
+        &Option<<A::Process as Process>::Durable>,
+        [bool; 4],
+    ) {
+        let flags = [self.beating, self.watching, self.waiting, self.catching_up];
+        (&self.inner, (self.epoch, self.down, self.seq), &self.dead, &self.unacked, &self.durable, flags)
     }
 
     /// This process heard of `epoch`, newer than its own, while catching up: it starts the round after it.
@@ -299,15 +366,103 @@ impl<A: Algorithm> Monitored<A> {
         }
     }
 
+    /// Sends a message of the algorithm to `to`: tagged with the epoch, and on a logical ring to the live ring
+    /// neighbour in that direction, tracked until it is acknowledged.
+    fn send(&mut self, cx: &mut Cx<'_, Self>, to: Port, msg: <A::Process as Process>::Msg) {
+        let ring = self.setup.ring.filter(|r| self.setup.hops && (to == r.next || to == r.prev));
+        match ring {
+            Some(r) => self.send_round(cx, to == r.next, msg),
+            None => cx.send(self.outgoing(to), MonitorMsg::Inner { epoch: self.epoch, down: self.down, msg }),
+        }
+    }
+
+    /// Sends `msg` to the next (or previous) live process on the ring, or back to this one if it is alone.
+    fn send_round(&mut self, cx: &mut Cx<'_, Self>, forward: bool, msg: <A::Process as Process>::Msg) {
+        let Some(port) = self.live_neighbor(forward) else {
+            self.alone.push_back((forward, msg));
+            return;
+        };
+        if self.unacked.is_empty() {
+            cx.set_timer(MonitorTimer::Hop, Span::exactly(self.setup.hop_timeout));
+        }
+        let deadline = cx.now() + self.setup.hop_timeout;
+        self.unacked.push_back(Unacked { port, deadline, forward, msg: msg.clone() });
+        cx.send(port, MonitorMsg::Ring { epoch: self.epoch, down: self.down, forward, msg });
+    }
+
+    /// A ring message arrived on `from` and skipped the processes between its sender and this one: they are dead
+    /// (as far as the sender knows). Returns the port the algorithm sees it arrive on: its ring neighbour's.
+    fn arrived_round(&mut self, from: Port, forward: bool) -> Port {
+        let order = &self.setup.ring_order;
+        if let Some(i) = order.iter().position(|&p| p == from) {
+            // Forward, the sender is this process's live predecessor, so those after it in ring order (between it
+            // and this process) are dead; backward, those before it.
+            let skipped = if forward { &order[i + 1..] } else { &order[..i] };
+            let ids: Vec<NodeId> = skipped.iter().map(|&p| self.neighbor(p)).collect();
+            self.dead.extend(ids);
+        }
+        let ring = self.setup.ring.expect("ring messages travel on rings");
+        if forward { ring.prev } else { ring.next }
+    }
+
+    /// An acknowledgement of a ring message of `epoch` arrived on `from`.
+    fn on_hop_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64) {
+        if epoch != self.epoch {
+            return; // Messages of an epoch this process has left are no longer tracked.
+        }
+        if let Some(i) = self.unacked.iter().position(|u| u.port == from) {
+            self.unacked.remove(i);
+            if i == 0 {
+                self.rearm_hop(cx);
+            }
+        }
+    }
+
+    /// The oldest unacknowledged ring message is overdue: its receiver is dead. Whatever state it held for the
+    /// election is lost with it, so (S001's recipe) the ring is repaired and a new run starts: a new epoch that
+    /// names the dead process, so that everybody who joins skips it.
+    fn on_hop_timeout(&mut self, cx: &mut Cx<'_, Self>) {
+        let now = cx.now();
+        match self.unacked.front().filter(|u| u.deadline <= now).map(|u| u.port) {
+            Some(port) => {
+                let dead = self.neighbor(port);
+                self.dead.insert(dead);
+                self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), Some(dead));
+            }
+            None => self.rearm_hop(cx),
+        }
+    }
+
+    /// Arms the timer for the oldest unacknowledged ring message, or cancels it.
+    fn rearm_hop(&self, cx: &mut Cx<'_, Self>) {
+        match self.unacked.front() {
+            Some(u) => cx.set_timer(MonitorTimer::Hop, Span::exactly(u.deadline.saturating_since(cx.now()))),
+            None => cx.cancel_timer(MonitorTimer::Hop),
+        }
+    }
+
+    /// Hands the algorithm the ring messages it sent while every other process is dead.
+    fn deliver_to_self(&mut self, cx: &mut Cx<'_, Self>) {
+        let Some(ring) = self.setup.ring else { return };
+        // Handling one may send more; an election on a ring of one ends after a few.
+        while let Some((forward, msg)) = self.alone.pop_front() {
+            let from = if forward { ring.prev } else { ring.next };
+            self.run_once(cx, |p, cx| p.on_message(cx, from, msg));
+        }
+    }
+
     /// Runs one handler of the algorithm and carries its effects out through the monitor.
     fn run(&mut self, cx: &mut Cx<'_, Self>, f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>)) {
+        self.run_once(cx, f);
+        self.deliver_to_self(cx);
+    }
+
+    fn run_once(&mut self, cx: &mut Cx<'_, Self>, f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>)) {
         let mut effects = std::mem::take(&mut self.effects);
         f(&mut self.inner, &mut Cx::new(cx.now(), &mut effects));
         for effect in effects.drain(..) {
             match effect {
-                Effect::Send { to, msg } => {
-                    cx.send(self.outgoing(to), MonitorMsg::Inner { epoch: self.epoch, down: self.down, msg });
-                }
+                Effect::Send { to, msg } => self.send(cx, to, msg),
                 Effect::SetTimer { timer, after } => {
                     cx.set_timer(MonitorTimer::Inner { epoch: self.epoch, timer }, after)
                 }
@@ -323,8 +478,19 @@ impl<A: Algorithm> Monitored<A> {
         self.sync(cx);
     }
 
-    /// Starts heartbeats when this process leads, and watches its leader when it follows one.
+    /// Starts heartbeats when this process leads, watches its leader when it follows one, and watches the
+    /// election when it has no leader.
     fn sync(&mut self, cx: &mut Cx<'_, Self>) {
+        let follows = self.inner.status().leader.is_some();
+        // Without a leader the process waits for the election to end; if it does not within the first timeout (a
+        // candidate died in it), it starts another.
+        if !follows && !self.waiting {
+            self.waiting = true;
+            cx.set_timer(MonitorTimer::Stall, Span::exactly(self.setup.first_timeout));
+        } else if follows && self.waiting {
+            self.waiting = false;
+            cx.cancel_timer(MonitorTimer::Stall);
+        }
         if self.leads() {
             if !self.beating {
                 self.beating = true;
@@ -337,7 +503,6 @@ impl<A: Algorithm> Monitored<A> {
                 self.beating = false;
                 cx.cancel_timer(MonitorTimer::Beat);
             }
-            let follows = self.inner.status().leader.is_some();
             if follows && !self.watching {
                 self.watching = true;
                 let wait = if self.seq == 0 { self.setup.first_timeout } else { self.setup.timeout };
@@ -417,6 +582,11 @@ impl<A: Algorithm> Monitored<A> {
         self.epoch = epoch;
         self.down = down;
         self.seq = 0;
+        // What was sent in the old epoch is stale wherever it is, and the new election gets its own time.
+        self.unacked.clear();
+        cx.cancel_timer(MonitorTimer::Hop);
+        self.waiting = false;
+        cx.cancel_timer(MonitorTimer::Stall);
         self.inner = self.algorithm.build(&self.setup.setup());
         self.durable = None;
         cx.persist((self.epoch, None));
@@ -482,6 +652,21 @@ impl<A: Algorithm> Process for Monitored<A> {
                 let from = self.incoming(from);
                 self.run(cx, |p, cx| p.on_message(cx, from, msg));
             }
+            MonitorMsg::Ring { epoch, down, forward, msg } => {
+                cx.send(from, MonitorMsg::HopAck { epoch });
+                if epoch < self.epoch {
+                    return; // A stale epoch.
+                }
+                if epoch > self.epoch && self.catching_up {
+                    return self.catch_up(cx, epoch);
+                }
+                if epoch > self.epoch {
+                    self.start_epoch(cx, epoch, down);
+                }
+                let from = self.arrived_round(from, forward);
+                self.run(cx, |p, cx| p.on_message(cx, from, msg));
+            }
+            MonitorMsg::HopAck { epoch } => self.on_hop_ack(cx, from, epoch),
         }
     }
 
@@ -497,7 +682,12 @@ impl<A: Algorithm> Process for Monitored<A> {
                 let suspect = self.inner.status().leader;
                 self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), suspect);
             }
-            MonitorTimer::Beat | MonitorTimer::Watch => {}
+            MonitorTimer::Stall if self.waiting => {
+                self.waiting = false;
+                self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), None);
+            }
+            MonitorTimer::Hop => self.on_hop_timeout(cx),
+            MonitorTimer::Beat | MonitorTimer::Watch | MonitorTimer::Stall => {}
         }
     }
 
@@ -546,18 +736,23 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             heartbeat: t * self.config.heartbeat,
             timeout: t * self.config.timeout + Duration::TICK,
             first_timeout: t * (self.config.timeout + self.config.grace) + Duration::TICK,
+            hops: A::INFO.needs == Needs::Ring && !setup.ring_order.is_empty(),
+            hop_timeout: t * 2 + Duration::TICK,
         };
         Monitored {
-            inner: self.inner.build(setup),
+            inner: self.inner.build(&owned.setup()),
             algorithm: Arc::new(self.inner.clone()),
             setup: Arc::new(owned),
             epoch: 0,
             down: None,
             seq: 0,
             dead: BTreeSet::new(),
+            unacked: VecDeque::new(),
+            alone: VecDeque::new(),
             durable: None,
             beating: false,
             watching: false,
+            waiting: false,
             catching_up: false,
             effects: Vec::new(),
         }
@@ -592,7 +787,9 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
     fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
         let t = delay_bound?;
         let detect = self.config.heartbeat + self.config.timeout + self.config.grace + 1;
-        Some(t * detect + self.inner.election_time(facts, t))
+        // On a logical ring, a message may wait 2T + ε at each dead process, once in each direction.
+        let skips = (t * 2 + Duration::TICK) * (2 * facts.nodes.saturating_sub(facts.live));
+        Some(t * detect + self.inner.election_time(facts, t) + skips)
     }
 
     /// A re-election has no closed form; the bounds of one election apply to runs without faults, not counting
@@ -605,7 +802,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
         let mut bounds = self.inner.bounds(&Facts { initiators: facts.nodes, ..*facts });
         for bound in &mut bounds {
             if bound.measure == Measure::Messages {
-                bound.measure = Measure::AllBut(&["heartbeat", "join"]);
+                bound.measure = Measure::AllBut(&["heartbeat", "join", "hop-ack"]);
             }
         }
         bounds

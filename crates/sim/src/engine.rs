@@ -762,6 +762,7 @@ impl<A: Algorithm> Sim<A> {
             links: if sc.config.fifo { "fifo" } else { "unordered" },
             end_time: Time(self.now),
             terminated: self.terminated,
+            until: sc.config.until.map(Time),
             expected_leader: self.monitor.expected(),
             reproduce: sc.config.command_line(),
         }

@@ -102,7 +102,11 @@ impl Run {
         // An algorithm that never falls silent (periodic checks, heartbeats) runs, unless told otherwise, until it
         // must have settled after the last fault, so that its "at end" properties are judged.
         if self.scenario.config.until.is_none() {
-            let settle = algorithm.settle_time(&self.scenario.facts(), self.scenario.delay_bound);
+            // Judged with as few processes live as the faults allow, the most it can take.
+            let facts = self.scenario.facts();
+            let crashes = (self.scenario.crashes.len() + self.scenario.config.crash_leader_at.len()) as u64;
+            let facts = elect_algos::Facts { live: facts.nodes.saturating_sub(crashes).max(1), ..facts };
+            let settle = algorithm.settle_time(&facts, self.scenario.delay_bound);
             let last_fault = self.scenario.fault_times().max().unwrap_or(0);
             self.scenario.config.until = settle.map(|tau| last_fault.saturating_add(tau.ticks()));
         }

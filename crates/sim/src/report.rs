@@ -168,6 +168,9 @@ pub struct Report {
     pub end_time: Time,
     /// Whether the run became quiescent within its event budget.
     pub terminated: bool,
+    /// When the run was to stop if still busy: `--until`, or by default, for algorithms that never fall silent,
+    /// the settling time after the last fault.
+    pub until: Option<Time>,
     /// The process the algorithm should have elected.
     pub expected_leader: Option<NodeId>,
     /// The command that reproduces this run.

@@ -264,7 +264,11 @@ impl Scenario {
             TopologyKind::Star => 2,
         };
         let t = self.delay_bound.expect("the monitor's delay bound is checked when the scenario is built");
-        let election = algorithm.election_time(&self.facts(), t).ticks().div_ceil(t.ticks());
+        let mut election = algorithm.election_time(&self.facts(), t).ticks().div_ceil(t.ticks());
+        if self.info.needs == elect_algos::Needs::Ring && self.graph.kind() == TopologyKind::Complete {
+            // On a logical ring, each dead process a message runs into holds it up to 2T + ε, in either direction.
+            election += 5 * n;
+        }
         MonitorConfig::new(heartbeat, hops, election)
     }
 
