@@ -190,6 +190,7 @@ struct Owned {
     ring_order: Vec<Port>,
     shape: Shape,
     delay_bound: Option<Duration>,
+    diameter: Option<u32>,
     heartbeat: Duration,
     timeout: Duration,
     /// The timeout before the first heartbeat of an epoch.
@@ -212,6 +213,7 @@ impl Owned {
             ring_order: if self.hops { &[] } else { &self.ring_order },
             shape: self.shape,
             delay_bound: self.delay_bound,
+            diameter: self.diameter,
         }
     }
 }
@@ -733,6 +735,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             ring_order: setup.ring_order.to_vec(),
             shape: setup.shape,
             delay_bound: setup.delay_bound,
+            diameter: setup.diameter,
             heartbeat: t * self.config.heartbeat,
             timeout: t * self.config.timeout + Duration::TICK,
             first_timeout: t * (self.config.timeout + self.config.grace) + Duration::TICK,

@@ -17,6 +17,8 @@ pub enum Needs {
     Ring,
     /// A complete graph: every process can send to every other.
     Complete,
+    /// Any connected graph; the process knows only its neighbours.
+    Connected,
 }
 
 impl Needs {
@@ -25,6 +27,7 @@ impl Needs {
         match self {
             Self::Ring => "ring",
             Self::Complete => "complete",
+            Self::Connected => "any connected graph (default random-regular:4)",
         }
     }
 }
@@ -46,6 +49,8 @@ pub enum Elects {
     /// One coordinator per group, several groups side by side (the Invitation algorithm): it finds failures
     /// and merges groups by itself, so the leader monitor does not apply.
     PerGroup,
+    /// One leader per connected component of the network (mobile ad hoc election).
+    PerComponent,
 }
 
 /// Who initiates in the algorithm's showcase scenario (the `tour`).
@@ -108,6 +113,25 @@ pub struct Facts {
     pub live: u64,
     /// Crashes after time 0 (each can start another election).
     pub crashes_during_run: u64,
+    /// `D`, the diameter, when the driver knows it.
+    pub diameter: Option<u64>,
+    /// The largest eccentricity among the initiators, when the driver knows it.
+    pub initiator_eccentricity: Option<u64>,
+}
+
+impl Facts {
+    /// The facts of a failure-free run on `nodes` processes and `edges` links with `initiators` initiators.
+    pub fn new(nodes: u64, edges: u64, initiators: u64) -> Self {
+        Self {
+            nodes,
+            edges,
+            initiators,
+            live: nodes,
+            crashes_during_run: 0,
+            diameter: None,
+            initiator_eccentricity: None,
+        }
+    }
 }
 
 /// What a bound constrains.

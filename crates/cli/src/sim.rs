@@ -27,7 +27,8 @@ pub(crate) struct SimArgs {
     /// The number of processes (optional when --ids lists them).
     #[arg(long, short, allow_negative_numbers = true)]
     nodes: Option<usize>,
-    /// ring, complete, line or star (default: the algorithm's own).
+    /// ring, complete, line, star, grid:WxH, torus:WxH, random-regular:K, chordal:K, tree, geometric:R or
+    /// file:PATH (an edge list, one 'U V' per line, vertices from 0) [default: the algorithm's own].
     #[arg(long, short)]
     topology: Option<TopologyKind>,
     /// ascending (position i gets id i+1), descending, random, or a list like 3,1,2.
@@ -149,14 +150,21 @@ impl SimArgs {
             return Ok((file.config.clone(), Some(file)));
         }
         let algorithm = self.algorithm.as_deref().unwrap_or_default();
-        let nodes = match (self.nodes, &self.ids) {
-            (Some(n), _) => n,
-            (None, Ids::List(ids)) => ids.len(),
-            (None, _) => return Err(BadInput("--nodes is required unless --ids lists the ids".into()).into()),
+        let fixed = self.topology.as_ref().and_then(TopologyKind::fixed_size);
+        let nodes = match (self.nodes, &self.ids, fixed) {
+            (Some(n), _, _) => n,
+            (None, Ids::List(ids), _) => ids.len(),
+            (None, _, Some(n)) => n,
+            (None, _, None) => {
+                return Err(BadInput(
+                    "--nodes is required unless --ids lists the ids or the topology fixes the size".into(),
+                )
+                .into());
+            }
         };
         let mut cfg = SimConfig::new(algorithm, nodes);
         cfg.params = Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
-        cfg.topology = self.topology;
+        cfg.topology = self.topology.clone();
         cfg.ids = self.ids.clone();
         cfg.initiators = self.initiators.clone();
         cfg.seed = self.seed.unwrap_or(1);
@@ -259,7 +267,7 @@ fn write_judgements(out: &mut impl Write, judgements: &[Judgement]) -> io::Resul
 }
 
 fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<()> {
-    let shape = if r.topology == "complete" { "complete graph" } else { r.topology };
+    let shape = if r.topology == "complete" { "complete graph" } else { &r.topology };
     writeln!(
         out,
         "{} on a {shape} of {} (ids {}, {} initiator{}, delay {}, seed {})",
@@ -271,6 +279,11 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
         r.delay,
         r.seed
     )?;
+    if !["ring", "complete", "line", "star"].contains(&r.topology.as_str()) {
+        let diameter = r.diameter.map_or_else(|| "not measured".to_owned(), |d| d.to_string());
+        let parts = if r.components == 1 { String::new() } else { format!(", {} disconnected parts", r.components) };
+        writeln!(out, "network     {} links, diameter {diameter}{parts}", r.edges)?;
+    }
     match (r.leader, r.elected_at) {
         (Some(leader), Some(at)) => {
             writeln!(out, "leader      {leader} (all {} live processes agree; the last learned it at t={at})", r.live)?

@@ -94,6 +94,9 @@ pub struct Setup<'a> {
     /// The bound `T` on one-way message delay, when the network model has one. Timeout-based algorithms derive
     /// their timeouts from it.
     pub delay_bound: Option<Duration>,
+    /// The network's diameter `D` (or an upper bound on it), when the driver knows it: synchronous flooding
+    /// algorithms run that many rounds.
+    pub diameter: Option<u32>,
 }
 
 /// A local request from outside the algorithm.

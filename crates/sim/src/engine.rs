@@ -346,7 +346,7 @@ impl<A: Algorithm> Sim<A> {
         let initiators: Vec<NodeId> = (0..sc.len()).filter(|&i| sc.initiators[i]).map(|i| sc.ids[i]).collect();
         let header = Record::Run {
             algorithm: sc.info.name,
-            topology: sc.graph.kind().name(),
+            topology: sc.graph.kind().to_string(),
             nodes: sc.len(),
             seed: sc.config.seed,
             delay: sc.config.delay.to_string(),
@@ -734,9 +734,11 @@ impl<A: Algorithm> Sim<A> {
         };
         Report {
             algorithm: sc.info.name,
-            topology: sc.graph.kind().name(),
+            topology: sc.graph.kind().to_string(),
             nodes: sc.len(),
             edges: sc.graph.edges(),
+            diameter: sc.diameter,
+            components: sc.components,
             seed: sc.config.seed,
             leader,
             agreed,
@@ -787,5 +789,6 @@ fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Process
         ring_order: &ring_order,
         shape: graph.shape(),
         delay_bound: scenario.delay_bound,
+        diameter: scenario.known_diameter(),
     })
 }

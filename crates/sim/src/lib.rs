@@ -35,8 +35,8 @@ use elect_algos::monitor::LeaderMonitor;
 use elect_algos::{Algorithm, Driver, dispatch};
 
 pub use config::{
-    Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig, TICKS_PER_UNIT, TopologyKind, format_time,
-    parse_time,
+    Attrs, DEFAULT_MAX_EVENTS, Delay, EdgeFile, Ids, InitiatorSpec, Radius, SimConfig, TICKS_PER_UNIT, TopologyKind,
+    format_time, parse_time,
 };
 pub use engine::{Progress, ProgressFn, RunError, Sim};
 pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};

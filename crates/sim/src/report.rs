@@ -124,12 +124,16 @@ pub struct BoundReport {
 pub struct Report {
     /// The algorithm's canonical name.
     pub algorithm: &'static str,
-    /// The topology.
-    pub topology: &'static str,
+    /// The topology, as `--topology` names it.
+    pub topology: String,
     /// `n`.
     pub nodes: usize,
     /// `m`: undirected links.
     pub edges: u64,
+    /// `D`: the diameter, `null` when the network is disconnected or too large to measure.
+    pub diameter: Option<u64>,
+    /// Connected components of the network (1 when connected).
+    pub components: usize,
     /// The root seed.
     pub seed: u64,
     /// The id every live process agrees on, if they do.

@@ -37,6 +37,7 @@ pub(crate) enum Stream {
     Delays = 4,
     Timers = 5,
     Network = 6,
+    Topology = 7,
 }
 
 /// The generator of `stream` under `seed`.
@@ -73,6 +74,10 @@ pub struct Scenario {
     pub losses: Losses,
     /// The delay bound processes are told.
     pub delay_bound: Option<Duration>,
+    /// The topology's diameter `D`, when it is connected and small enough to measure.
+    pub diameter: Option<u64>,
+    /// Its connected components.
+    pub components: usize,
 }
 
 /// A link fault resolved to directed links between positions.
@@ -143,7 +148,19 @@ impl Scenario {
         if config.max_events == 0 {
             return err("--max-events must be at least 1");
         }
-        let graph = Graph::new(topology(info, config.topology, n)?, n).map_err(ConfigError)?;
+        let graph = Graph::new(topology(info, config.topology.clone(), n)?, n, &mut rng(config.seed, Stream::Topology))
+            .map_err(ConfigError)?;
+        let components = graph.components();
+        if components > 1 && info.elects != elect_algos::Elects::PerComponent {
+            return err(format!(
+                "the {} topology drawn for seed {} falls into {components} disconnected parts; {} needs a connected \
+                 network (try another seed, or a larger range)",
+                graph.kind(),
+                config.seed,
+                info.name
+            ));
+        }
+        let diameter = graph.diameter();
         let ids = arrange(config, n)?;
         let position: BTreeMap<NodeId, u32> = ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
         let find = |id: NodeId, what: &str| {
@@ -242,7 +259,14 @@ impl Scenario {
             partitions,
             losses,
             delay_bound,
+            diameter,
+            components,
         })
+    }
+
+    /// The diameter processes are told.
+    pub fn known_diameter(&self) -> Option<u32> {
+        self.diameter.and_then(|d| u32::try_from(d).ok())
     }
 
     /// The times at which something in the network or a process changes, after time 0.
@@ -260,12 +284,11 @@ impl Scenario {
         let hops = match self.graph.kind() {
             TopologyKind::Complete => 1,
             TopologyKind::Ring => n,
-            TopologyKind::Line => n.saturating_sub(1).max(1),
-            TopologyKind::Star => 2,
+            _ => self.diameter.unwrap_or(n).max(1),
         };
         let t = self.delay_bound.expect("the monitor's delay bound is checked when the scenario is built");
         let mut election = algorithm.election_time(&self.facts(), t).ticks().div_ceil(t.ticks());
-        if self.info.needs == elect_algos::Needs::Ring && self.graph.kind() == TopologyKind::Complete {
+        if self.info.needs == elect_algos::Needs::Ring && *self.graph.kind() == TopologyKind::Complete {
             // On a logical ring, each dead process a message runs into holds it up to 2T + ε, in either direction.
             election += 5 * n;
         }
@@ -280,7 +303,15 @@ impl Scenario {
             initiators: self.initiators.iter().filter(|&&b| b).count() as u64,
             live: self.len() as u64,
             crashes_during_run: self.fault_times().count() as u64,
+            diameter: self.diameter,
+            initiator_eccentricity: self.initiator_eccentricity(),
         }
+    }
+
+    /// The largest eccentricity among the initiators (measured on graphs small enough for the diameter).
+    fn initiator_eccentricity(&self) -> Option<u64> {
+        self.diameter?;
+        (0..self.len() as u32).filter(|&i| self.initiators[i as usize]).map(|i| self.graph.eccentricity(i)).max()
     }
 
     /// Validates `config` without keeping the result.
@@ -303,10 +334,13 @@ fn topology(info: &Info, asked: Option<TopologyKind>, n: usize) -> Result<Topolo
     let natural = match info.needs {
         Needs::Ring => TopologyKind::Ring,
         Needs::Complete => TopologyKind::Complete,
+        Needs::Connected if n >= 6 => TopologyKind::RandomRegular { k: 4 },
+        Needs::Connected => TopologyKind::Complete,
     };
     match asked {
         None => Ok(natural),
         Some(kind) if kind == natural => Ok(kind),
+        Some(kind) if info.needs == Needs::Connected => Ok(kind),
         // A logical ring over a complete network (van Steen's model): a process can skip a dead successor.
         Some(TopologyKind::Complete) if info.needs == Needs::Ring && n >= 3 => Ok(TopologyKind::Complete),
         Some(TopologyKind::Complete) if info.needs == Needs::Ring => {

@@ -400,7 +400,7 @@ impl ScenarioFile {
         }
         if let Some(v) = &raw.topology {
             cfg.topology = Some(r.parse(v, |s| s.parse::<TopologyKind>())?);
-            field(v.span(), |from, to| to.topology = from.topology);
+            field(v.span(), |from, to| to.topology = from.topology.clone());
         }
         if let Some(v) = &raw.initiators {
             cfg.initiators = r.parse(v, |v| name_or_ids(v, "initiators")?.parse::<InitiatorSpec>())?;
@@ -567,7 +567,7 @@ fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> 
 
 /// The link-downs a connectivity matrix stands for: every `0` off the diagonal cuts that direction for good.
 fn matrix(rows: &[String], cfg: &SimConfig) -> Result<Vec<LinkDown>, String> {
-    if cfg.topology.is_some_and(|t| t != TopologyKind::Complete) {
+    if cfg.topology.as_ref().is_some_and(|t| *t != TopologyKind::Complete) {
         return Err("connectivity describes links of a complete topology; remove topology or make it complete".into());
     }
     let mut ids: Vec<NodeId> = match &cfg.ids {

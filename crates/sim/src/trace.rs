@@ -34,7 +34,7 @@ use crate::report::Time;
 pub(crate) enum Record<'a, M, T> {
     Run {
         algorithm: &'static str,
-        topology: &'static str,
+        topology: String,
         nodes: usize,
         seed: u64,
         delay: String,

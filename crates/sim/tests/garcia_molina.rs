@@ -305,7 +305,7 @@ fn parameters_are_validated_and_the_settling_time_follows_them() {
         assert!(err.contains(reason), "{param}: {err}");
     }
     let t = Duration::from_ticks(units(1));
-    let facts = elect_algos::Facts { nodes: 8, edges: 28, initiators: 8, live: 8, crashes_during_run: 0 };
+    let facts = elect_algos::Facts::new(8, 28, 8);
     let tau = |check, timeout| GarciaMolina { ready: true, check, timeout }.settle_time(&facts, Some(t)).unwrap();
     // max(check, timeout, T_wait = 5T + 2ε) + (2T + ε) + 2·4(2T + ε) + T.
     assert_eq!(tau(10, 20).ticks(), units(20 + 2 + 16 + 1) + 9);

@@ -12,8 +12,7 @@ use proptest::prelude::*;
 
 /// τ of Assertion 4′ for `n` processes and unit delays, in ticks.
 fn tau(n: usize) -> u64 {
-    let facts =
-        elect_algos::Facts { nodes: n as u64, edges: 0, initiators: n as u64, live: n as u64, crashes_during_run: 0 };
+    let facts = elect_algos::Facts::new(n as u64, 0, n as u64);
     Invitation::default().settle_time(&facts, Some(elect_core::Duration::from_ticks(units(1)))).unwrap().ticks()
 }
 

@@ -272,7 +272,7 @@ proptest! {
         let (most, _) = expected_counts(k, live, dead, k * dead);
         prop_assert!(least <= sent && sent <= most, "{} not in {}..={}: {}", sent, least, most, r.reproduce);
         prop_assert_eq!(r.messages.kind("ack"), acks, "{}", r.reproduce);
-        let facts = Facts { nodes: n as u64, edges: r.edges, initiators: k, live, crashes_during_run: 0 };
+        let facts = Facts { live, ..Facts::new(n as u64, r.edges, k) };
         let t = Duration::from_ticks(units(1) + units(spread));
         let elected = r.elected_at.unwrap().ticks();
         prop_assert!(elected <= LeLann.election_time(&facts, t).ticks(), "{} late: {}", elected, r.reproduce);
