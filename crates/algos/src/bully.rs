@@ -330,6 +330,7 @@ static INFO: Info = Info {
     needs: Needs::Complete,
     timing: Timing::Synchronous,
     elects: Elects::OneLeader,
+    lockstep: false,
     params: &[VARIANT, KNOWN_DEAD],
     showcase: Showcase {
         initiators: Initiators::Weakest,

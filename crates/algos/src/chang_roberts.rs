@@ -168,6 +168,7 @@ static INFO: Info = Info {
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
     elects: Elects::OneLeader,
+    lockstep: false,
     params: &[BUG],
     showcase: Showcase {
         initiators: Initiators::All,

@@ -782,6 +782,7 @@ static INFO: Info = Info {
     needs: Needs::Complete,
     timing: Timing::Synchronous,
     elects: Elects::OneLeader,
+    lockstep: false,
     params: &[READY, CHECK, TIMEOUT],
     showcase: Showcase {
         initiators: Initiators::All,

@@ -176,6 +176,7 @@ static INFO: Info = Info {
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
     elects: Elects::OneLeader,
+    lockstep: false,
     params: &[],
     showcase: Showcase {
         initiators: Initiators::All,

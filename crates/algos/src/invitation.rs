@@ -422,6 +422,7 @@ static INFO: Info = Info {
     needs: Needs::Complete,
     timing: Timing::Synchronous,
     elects: Elects::PerGroup,
+    lockstep: false,
     params: &[CHECK, TIMEOUT, MERGE],
     showcase: Showcase {
         initiators: Initiators::All,

@@ -304,6 +304,7 @@ static INFO: Info = Info {
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
     elects: Elects::OneLeader,
+    lockstep: false,
     params: &[],
     showcase: Showcase {
         initiators: Initiators::OneRandom,

@@ -4,8 +4,10 @@
 //! Each module opens with the algorithm's model, messages, guarantees, cost, and the seed it comes from.
 //! Nothing here does I/O, reads a clock or holds a random generator.
 
+pub mod ad_hoc;
 pub mod bully;
 pub mod chang_roberts;
+pub mod floodmax;
 pub mod franklin;
 pub mod garcia_molina;
 pub mod hirschberg_sinclair;
@@ -16,6 +18,8 @@ pub mod params;
 pub mod peterson;
 pub mod registry;
 pub mod ring_participant;
+pub mod rounds;
+pub mod timestamp_flooding;
 
 pub use params::{ParamError, ParamInfo, Params};
 pub use registry::{

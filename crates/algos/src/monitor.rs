@@ -244,6 +244,8 @@ pub struct Monitored<A: Algorithm> {
     seq: u64,
     /// Processes believed dead (for ring repair).
     dead: BTreeSet<NodeId>,
+    /// Links the link layer reports down: every fresh instance of the algorithm is told again.
+    links_down: BTreeSet<Port>,
     /// Ring messages sent and not yet acknowledged, oldest first.
     unacked: VecDeque<Unacked<<A::Process as Process>::Msg>>,
     /// Ring messages to itself, while every other process is dead (scratch space, empty between steps).
@@ -269,6 +271,7 @@ impl<A: Algorithm> Clone for Monitored<A> {
             down: self.down,
             seq: self.seq,
             dead: self.dead.clone(),
+            links_down: self.links_down.clone(),
             unacked: self.unacked.clone(),
             alone: VecDeque::new(),
             durable: self.durable.clone(),
@@ -289,13 +292,14 @@ impl<A: Algorithm> Monitored<A> {
     ) -> (
         &A::Process,
         (u64, Option<NodeId>, u64),
-        &BTreeSet<NodeId>,
+        (&BTreeSet<NodeId>, &BTreeSet<Port>),
         &VecDeque<Unacked<<A::Process as Process>::Msg>>,
         &Option<<A::Process as Process>::Durable>,
         [bool; 4],
     ) {
         let flags = [self.beating, self.watching, self.waiting, self.catching_up];
-        (&self.inner, (self.epoch, self.down, self.seq), &self.dead, &self.unacked, &self.durable, flags)
+        let known = (&self.dead, &self.links_down);
+        (&self.inner, (self.epoch, self.down, self.seq), known, &self.unacked, &self.durable, flags)
     }
 
     /// This process heard of `epoch`, newer than its own, while catching up: it starts the round after it.
@@ -534,7 +538,7 @@ impl<A: Algorithm> Monitored<A> {
         match self.setup.shape {
             Shape::Complete => {}
             Shape::Ring => cx.send(self.setup.ring.map_or(from, |r| r.next), msg.clone()),
-            Shape::Other => {
+            Shape::Other | Shape::Mobile => {
                 for k in 0..self.setup.neighbors.len() {
                     let port = self.setup.neighbors[k].port;
                     if port != from {
@@ -592,8 +596,12 @@ impl<A: Algorithm> Monitored<A> {
         self.inner = self.algorithm.build(&self.setup.setup());
         self.durable = None;
         cx.persist((self.epoch, None));
+        let down: Vec<Port> = self.links_down.iter().copied().collect();
         self.run(cx, |p, cx| {
             p.on_start(cx, None);
+            for port in down {
+                p.on_link(cx, port, false);
+            }
             p.on_command(cx, Command::Initiate);
         });
     }
@@ -700,6 +708,15 @@ impl<A: Algorithm> Process for Monitored<A> {
         }
     }
 
+    fn on_link(&mut self, cx: &mut Cx<'_, Self>, port: Port, up: bool) {
+        if up {
+            self.links_down.remove(&port);
+        } else {
+            self.links_down.insert(port);
+        }
+        self.run(cx, |p, cx| p.on_link(cx, port, up));
+    }
+
     fn status(&self) -> Status {
         Status { epoch: self.epoch, ..self.inner.status() }
     }
@@ -750,6 +767,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             down: None,
             seq: 0,
             dead: BTreeSet::new(),
+            links_down: BTreeSet::new(),
             unacked: VecDeque::new(),
             alone: VecDeque::new(),
             durable: None,

@@ -62,6 +62,9 @@ pub enum Initiators {
     OneRandom,
     /// The weakest live process.
     Weakest,
+    /// The neighbours of the crashed old leader (the strongest process, crashed from the start): the processes
+    /// that notice its failure (Chow, Luo and Newman-Wolfe's failure-driven re-election).
+    NeighborsOfCrashed,
 }
 
 /// The scenario that shows an algorithm at its most characteristic.
@@ -94,6 +97,9 @@ pub struct Info {
     pub timing: Timing,
     /// One leader, or one coordinator per group.
     pub elects: Elects,
+    /// Whether it runs in lock-step rounds that every process starts together at time 0 (synchronous
+    /// algorithms: every process initiates, no leader monitor restarts it).
+    pub lockstep: bool,
     /// Parameters it takes.
     pub params: &'static [ParamInfo],
     /// Its showcase scenario.
@@ -253,6 +259,10 @@ registry!(
     crate::franklin::Franklin,
     crate::peterson::Peterson,
     crate::invitation::Invitation,
+    crate::floodmax::FloodMax,
+    crate::floodmax::OptFloodMax,
+    crate::ad_hoc::AdHoc,
+    crate::timestamp_flooding::TimestampFlooding,
 );
 
 /// The algorithm called `name` (canonical or alias).

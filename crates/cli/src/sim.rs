@@ -34,9 +34,10 @@ pub(crate) struct SimArgs {
     /// ascending (position i gets id i+1), descending, random, or a list like 3,1,2.
     #[arg(long, default_value = "ascending")]
     ids: Ids,
-    /// Who starts: all, random:K, weakest, strongest, or ids like 1,5.
-    #[arg(long, default_value = "all")]
-    initiators: InitiatorSpec,
+    /// Who starts: all, random:K, weakest, strongest, neighbors:ID (the neighbours of ID), or ids like 1,5
+    /// [default: all; for timestamp-flooding, the neighbours of a process crashed at time 0].
+    #[arg(long)]
+    initiators: Option<InitiatorSpec>,
     /// The root seed of every random choice [default: 1, or the scenario's].
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
@@ -95,6 +96,13 @@ pub(crate) struct SimArgs {
     /// Stop after this many events and report the run as not terminating.
     #[arg(long, default_value_t = DEFAULT_MAX_EVENTS, allow_negative_numbers = true)]
     max_events: u64,
+    /// Move the nodes of a geometric:R topology by the random-waypoint model: waypoint:SPEED (distance per time
+    /// unit in the unit square), or waypoint:SPEED:PAUSE; links follow the radio range R.
+    #[arg(long, value_name = "MODEL")]
+    mobility: Option<elect_sim::MobilitySpec>,
+    /// With --mobility: the nodes stop moving at time T (then the run settles and is judged).
+    #[arg(long, value_name = "T", value_parser = parse_time, requires = "mobility")]
+    mobility_until: Option<u64>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -104,7 +112,9 @@ pub(crate) struct SimArgs {
 }
 
 /// The flags that describe a run, which a scenario file describes instead.
-const SCENARIO_CONFLICTS: [&str; 22] = [
+const SCENARIO_CONFLICTS: [&str; 24] = [
+    "mobility",
+    "mobility_until",
     "algorithm",
     "nodes",
     "topology",
@@ -128,6 +138,16 @@ const SCENARIO_CONFLICTS: [&str; 22] = [
     "links",
     "max_events",
 ];
+
+/// Who initiates when --initiators is not given: everybody, except for failure-driven re-election
+/// (timestamp-flooding), where the neighbours of a process crashed from the start notice it and initiate.
+fn default_initiators(algorithm: &str, crashes: &[NodeAt]) -> InitiatorSpec {
+    let natural = elect_algos::lookup(algorithm).map(|info| info.showcase.initiators);
+    match crashes.iter().find(|c| c.at == 0) {
+        Some(old) if natural == Ok(elect_algos::Initiators::NeighborsOfCrashed) => InitiatorSpec::Neighbors(old.id),
+        _ => InitiatorSpec::All,
+    }
+}
 
 fn parse_prefer(s: &str) -> Result<Prefer, String> {
     match s {
@@ -166,7 +186,10 @@ impl SimArgs {
         cfg.params = Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
         cfg.topology = self.topology.clone();
         cfg.ids = self.ids.clone();
-        cfg.initiators = self.initiators.clone();
+        cfg.initiators = match &self.initiators {
+            Some(spec) => spec.clone(),
+            None => default_initiators(algorithm, &self.crashes),
+        };
         cfg.seed = self.seed.unwrap_or(1);
         cfg.delay = self.delay;
         cfg.crashes = self.crashes.clone();
@@ -183,6 +206,8 @@ impl SimArgs {
         cfg.attrs = self.attr.clone().unwrap_or_default();
         cfg.max_events = self.max_events;
         cfg.fifo = self.links == "fifo";
+        cfg.mobility = self.mobility;
+        cfg.mobility_until = self.mobility_until;
         Ok((cfg, None))
     }
 }
@@ -303,6 +328,18 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
     )?;
     if r.lost > 0 || r.duplicated > 0 {
         writeln!(out, "network     {} lost, {} duplicated, {} delivered", r.lost, r.duplicated, r.delivered)?;
+    }
+    if let Some(m) = &r.mobility {
+        writeln!(
+            out,
+            "mobility    right leader {:.1}% of the time on average (worst node {:.1}%), {} elections, {} link changes, {} part{} at the end",
+            100.0 * m.availability,
+            100.0 * m.availability_min,
+            m.elections,
+            m.link_changes,
+            m.components_at_end,
+            if m.components_at_end == 1 { "" } else { "s" }
+        )?;
     }
     if r.bounds.is_empty() {
         writeln!(out, "bounds      none (no closed form applies to this run)")?;

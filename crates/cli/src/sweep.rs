@@ -23,6 +23,10 @@ pub(crate) struct SweepArgs {
     /// Seeds 1..=K per algorithm and size.
     #[arg(long, default_value_t = 1)]
     seeds: u64,
+    /// A topology that scales with n: ring, complete, line, star, random-regular:K, chordal:K, tree or
+    /// geometric:R [default: each algorithm's own].
+    #[arg(long, short)]
+    topology: Option<elect_sim::TopologyKind>,
     /// ascending, descending or random (a list of ids cannot fit every size).
     #[arg(long, default_value = "random")]
     ids: Ids,
@@ -71,7 +75,15 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
     if args.threads == Some(0) {
         return Err(BadInput("--threads must be at least 1".into()).into());
     }
+    if let Some(size) = args.topology.as_ref().and_then(elect_sim::TopologyKind::fixed_size) {
+        return Err(BadInput(format!(
+            "a {} topology has {size} nodes whatever --nodes says; a sweep needs one that scales with n",
+            args.topology.as_ref().expect("checked")
+        ))
+        .into());
+    }
     let mut template = SimConfig::new("", 1);
+    template.topology = args.topology.clone();
     template.ids = args.ids.clone();
     template.initiators = args.initiators.clone();
     template.delay = args.delay;

@@ -72,6 +72,9 @@ pub enum Shape {
     Complete,
     /// Anything else: flood it.
     Other,
+    /// A mobile network: every other process has a port, but a link works only while the two are in range. No
+    /// link is up until the driver reports it with [`Process::on_link`], and it reports every change after.
+    Mobile,
 }
 
 /// What a driver tells a process when it builds it. Borrowed: a process keeps only what it needs.
@@ -167,6 +170,13 @@ pub enum Event<M, T, D> {
     Timer(T),
     /// A local command.
     Command(Command),
+    /// The link at `port` came up or went down (mobile networks).
+    Link {
+        /// The local port.
+        port: Port,
+        /// Whether it works now.
+        up: bool,
+    },
 }
 
 /// A message type: one enum per algorithm with struct variants.
@@ -259,6 +269,12 @@ pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// A local command arrived.
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command);
 
+    /// The link at `port` came up or went down: the link layer's neighbour discovery, reported by drivers whose
+    /// links come and go ([`Shape::Mobile`]); drivers of fixed networks never call it.
+    fn on_link(&mut self, cx: &mut Cx<'_, Self>, port: Port, up: bool) {
+        let _ = (cx, port, up);
+    }
+
     /// The algorithm-agnostic view of this process.
     fn status(&self) -> Status;
 }
@@ -313,5 +329,6 @@ pub fn step<P: Process>(process: &mut P, cx: &mut Cx<'_, P>, event: EventOf<P>) 
         Event::Message { from, msg } => process.on_message(cx, from, msg),
         Event::Timer(timer) => process.on_timer(cx, timer),
         Event::Command(cmd) => process.on_command(cx, cmd),
+        Event::Link { port, up } => process.on_link(cx, port, up),
     }
 }

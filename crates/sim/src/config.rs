@@ -334,12 +334,21 @@ pub enum InitiatorSpec {
     Strongest,
     /// These ids.
     List(Vec<NodeId>),
+    /// The live neighbours of this process (the ones that notice when it, the old leader, has crashed).
+    Neighbors(NodeId),
 }
 
 impl FromStr for InitiatorSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.trim();
+        if let Some(id) = s.strip_prefix("neighbors:") {
+            return id
+                .trim()
+                .parse()
+                .map(|id| Self::Neighbors(NodeId(id)))
+                .map_err(|_| format!("malformed initiators '{s}': neighbors:ID needs a node id"));
+        }
         if let Some(k) = s.strip_prefix("random:") {
             return k
                 .trim()
@@ -352,7 +361,9 @@ impl FromStr for InitiatorSpec {
             "weakest" => Ok(Self::Weakest),
             "strongest" => Ok(Self::Strongest),
             list => parse_id_list(list, "initiator list").map(Self::List).map_err(|e| {
-                format!("{e} (expected all, random:K, weakest, strongest or a comma-separated list of ids)")
+                format!(
+                    "{e} (expected all, random:K, weakest, strongest, neighbors:ID or a comma-separated list of ids)"
+                )
             }),
         }
     }
@@ -366,6 +377,7 @@ impl fmt::Display for InitiatorSpec {
             Self::Weakest => f.write_str("weakest"),
             Self::Strongest => f.write_str("strongest"),
             Self::List(ids) => f.write_str(&show_ids(ids)),
+            Self::Neighbors(id) => write!(f, "neighbors:{id}"),
         }
     }
 }
@@ -538,6 +550,10 @@ pub struct SimConfig {
     pub max_events: u64,
     /// Whether each directed link delivers in sending order (the default). Without it, random delays reorder.
     pub fifo: bool,
+    /// Move the nodes of a geometric graph.
+    pub mobility: Option<crate::mobility::MobilitySpec>,
+    /// Stop moving at this time (ticks); nodes move until the end of the run otherwise.
+    pub mobility_until: Option<u64>,
 }
 
 impl SimConfig {
@@ -566,6 +582,8 @@ impl SimConfig {
             attrs: Attrs::None,
             max_events: DEFAULT_MAX_EVENTS,
             fifo: true,
+            mobility: None,
+            mobility_until: None,
         }
     }
 
@@ -578,6 +596,7 @@ impl SimConfig {
             elect_algos::Initiators::All => InitiatorSpec::All,
             elect_algos::Initiators::OneRandom => InitiatorSpec::Random(1),
             elect_algos::Initiators::Weakest => InitiatorSpec::Weakest,
+            elect_algos::Initiators::NeighborsOfCrashed => InitiatorSpec::Neighbors(NodeId(nodes as u32)),
         };
         if info.showcase.crash_strongest {
             cfg.crashes.push(NodeAt { id: NodeId(nodes as u32), at: 0 });
@@ -628,6 +647,12 @@ impl SimConfig {
         }
         if self.max_events != DEFAULT_MAX_EVENTS {
             args.push(format!("--max-events {}", self.max_events));
+        }
+        if let Some(m) = self.mobility {
+            args.push(format!("--mobility {m}"));
+        }
+        if let Some(t) = self.mobility_until {
+            args.push(format!("--mobility-until {}", format_time(t)));
         }
         args.join(" ")
     }

@@ -17,12 +17,14 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::Delay;
+use crate::config::TopologyKind;
 use crate::faults::Probability;
+use crate::mobility::{Availability, Mobility, STEP};
 use crate::network::{Fate, Network};
 use crate::queue::EventQueue;
-use crate::report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
+use crate::report::{BoundReport, Messages, MobilityReport, Properties, Report, Time, Verdict, ViolationReport};
 use crate::scenario::{PartitionFault, Scenario, Stream, rng};
-use crate::topology::End;
+use crate::topology::{End, Graph};
 use crate::trace::{Record, Trace};
 
 /// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,
@@ -49,6 +51,8 @@ enum Fault {
     Link(usize, bool),
     /// Partition `index` starts or heals.
     Partition(usize, bool),
+    /// The nodes of a mobile network move one step.
+    Move,
 }
 
 type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
@@ -100,6 +104,8 @@ struct View<'a, P> {
     up: &'a [bool],
     network: &'a Network,
     partitions: &'a [PartitionFault],
+    graph: &'a crate::topology::Graph,
+    mobility: Option<&'a Mobility>,
 }
 
 impl<P: Process> World for View<'_, P> {
@@ -119,7 +125,12 @@ impl<P: Process> World for View<'_, P> {
         self.initiators[i]
     }
     fn connected(&self, i: usize, j: usize) -> bool {
-        self.network.connected(i as u32, j as u32, self.partitions)
+        let (a, b) = (i as u32, j as u32);
+        let linked = match self.mobility {
+            Some(m) => m.in_range(a, b),
+            None => self.graph.adjacent(a, b),
+        };
+        linked && self.network.connected(a, b, self.partitions)
     }
 }
 
@@ -133,6 +144,8 @@ macro_rules! view {
             up: &$sim.up,
             network: &$sim.network,
             partitions: &$sim.scenario.partitions,
+            graph: &$sim.scenario.graph,
+            mobility: $sim.mobility.as_ref(),
         }
     };
 }
@@ -153,6 +166,14 @@ pub struct Sim<A: Algorithm> {
     jitter: ChaCha8Rng,
     /// Per directed link, the latest delivery time scheduled, to keep links FIFO under random delays.
     link_clock: Vec<u64>,
+    /// Moving nodes, on a mobile network.
+    mobility: Option<Mobility>,
+    /// How long each node followed the right leader, on a mobile network.
+    availability: Option<Availability>,
+    /// Leader declarations ("I am the leader" actions).
+    elections: u64,
+    /// On a mobile network, the strongest live node of each node's component (`u32::MAX` for none).
+    strongest: Vec<u32>,
     by_kind: Vec<u64>,
     bits: u64,
     events: u64,
@@ -209,6 +230,10 @@ impl<A: Algorithm> Sim<A> {
             delays: rng(seed, Stream::Delays),
             jitter: rng(seed, Stream::Timers),
             link_clock,
+            mobility: None,
+            availability: None,
+            elections: 0,
+            strongest: Vec::new(),
             by_kind: vec![0; Msg::<A>::kinds().len()],
             bits: 0,
             events: 0,
@@ -372,10 +397,104 @@ impl<A: Algorithm> Sim<A> {
                 self.handle(node, |p, cx| p.on_start(cx, None));
             }
         }
+        if let Some(spec) = self.scenario.config.mobility {
+            self.start_mobility(spec);
+        }
         for node in 0..self.scenario.len() as u32 {
             if self.scenario.initiators[node as usize] {
                 self.queue.push(0, COMMAND, Ev::Command { node, cmd: Command::Initiate });
             }
+        }
+    }
+
+    /// Places the nodes, brings up the links in range, and schedules the first move.
+    fn start_mobility(&mut self, spec: crate::mobility::MobilitySpec) {
+        let sc = &self.scenario;
+        let (Some(positions), TopologyKind::Geometric { r }) = (sc.graph.positions(), sc.graph.kind()) else {
+            unreachable!("mobility is checked to run on a geometric graph");
+        };
+        let mobility = Mobility::new(positions, r.0, spec, rng(sc.config.seed, Stream::Mobility));
+        let links: Vec<(u32, u32)> = mobility.links().collect();
+        self.mobility = Some(mobility);
+        self.availability = Some(Availability::new(sc.len()));
+        for (a, b) in links {
+            self.link_changed(a, b, true);
+        }
+        self.refresh_availability();
+        if self.scenario.config.mobility_until.is_none_or(|u| u >= STEP) {
+            self.queue.push(STEP, FAULT, Ev::Fault(Fault::Move));
+        }
+    }
+
+    /// The link layer's view of a crash or a recovery: the live neighbours of `node` see its links go down (its
+    /// beacons stop) or come back up. Algorithms that do not listen to links ignore it.
+    fn tell_neighbors(&mut self, node: u32, up: bool) {
+        let graph = &self.scenario.graph;
+        let ends: Vec<End> = match &self.mobility {
+            Some(m) => (0..self.scenario.len() as u32)
+                .filter(|&j| j != node && m.in_range(node, j))
+                .map(|j| End { node: j, port: Graph::complete_port(j, node).0 })
+                .collect(),
+            None => (0..graph.degree(node)).map(|p| graph.far_end(node, p)).collect(),
+        };
+        for end in ends {
+            if end.node != node && self.up[end.node as usize] {
+                self.handle(end.node, |p, cx| p.on_link(cx, Port(end.port), up));
+            }
+        }
+    }
+
+    /// Tells both ends that the link between positions `a` and `b` came up or went down.
+    fn link_changed(&mut self, a: u32, b: u32, up: bool) {
+        for (me, other) in [(a, b), (b, a)] {
+            if self.up[me as usize] {
+                let port = Graph::complete_port(me, other);
+                self.handle(me, |p, cx| p.on_link(cx, port, up));
+            }
+        }
+    }
+
+    /// The nodes move one step; links follow.
+    fn move_nodes(&mut self) {
+        let mut changed = Vec::new();
+        let m = self.mobility.as_mut().expect("moves are scheduled on mobile networks only");
+        m.step(self.now, &mut changed);
+        for (a, b, up) in changed {
+            self.link_changed(a, b, up);
+        }
+        self.refresh_availability();
+        let next = self.now + STEP;
+        if self.scenario.config.mobility_until.is_none_or(|u| next <= u) {
+            self.queue.push(next, FAULT, Ev::Fault(Fault::Move));
+        }
+    }
+
+    /// Re-evaluates, for every node, the strongest live node of its component and whether it follows it.
+    fn refresh_availability(&mut self) {
+        let Some(m) = &self.mobility else { return };
+        let component = m.components(&self.up);
+        let mut best: BTreeMap<u32, u32> = BTreeMap::new();
+        for i in 0..self.scenario.len() as u32 {
+            if self.up[i as usize] {
+                let strongest = best.entry(component[i as usize]).or_insert(i);
+                if self.scenario.ranks[i as usize] > self.scenario.ranks[*strongest as usize] {
+                    *strongest = i;
+                }
+            }
+        }
+        self.strongest = component.iter().map(|c| best.get(c).copied().unwrap_or(u32::MAX)).collect();
+        for i in 0..self.scenario.len() as u32 {
+            self.follow_check(i);
+        }
+    }
+
+    /// Whether node `i` follows the strongest live node of its component now.
+    fn follow_check(&mut self, i: u32) {
+        let i = i as usize;
+        let b = self.strongest[i];
+        let good = self.up[i] && b != u32::MAX && self.procs[i].status().leader == Some(self.scenario.ids[b as usize]);
+        if let Some(a) = &mut self.availability {
+            a.set(i, good, self.now);
         }
     }
 
@@ -412,6 +531,14 @@ impl<A: Algorithm> Sim<A> {
                 if !self.up[to as usize] {
                     let from = sender(self);
                     self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "down" });
+                    return;
+                }
+                if let Some(m) = &self.mobility
+                    && !m.in_range(to, self.scenario.graph.far_end(to, port).node)
+                {
+                    self.lost += 1;
+                    let from = sender(self);
+                    self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "out of range" });
                     return;
                 }
                 self.count_event();
@@ -475,6 +602,7 @@ impl<A: Algorithm> Sim<A> {
                 self.record(Record::Link { t: self.t(), from, to, both_ways: directed.len() == 2, up: !down });
                 self.recheck();
             }
+            Fault::Move => self.move_nodes(),
             Fault::Partition(k, on) => {
                 self.network.set_partition(k, on);
                 self.count_event();
@@ -503,6 +631,8 @@ impl<A: Algorithm> Sim<A> {
         self.up[node as usize] = false;
         self.timers.retain(|&(n, _), _| n != node);
         self.record(Record::Crash { t: self.t(), node: self.id(node) });
+        self.tell_neighbors(node, false);
+        self.refresh_availability();
         self.recheck();
     }
 
@@ -521,7 +651,17 @@ impl<A: Algorithm> Sim<A> {
         let restored = self.durable[i].clone();
         self.judging = false;
         self.handle(node, |p, cx| p.on_start(cx, restored));
+        if let Some(m) = &self.mobility {
+            let near: Vec<u32> =
+                (0..self.scenario.len() as u32).filter(|&j| j != node && m.in_range(node, j)).collect();
+            for j in near {
+                let port = Graph::complete_port(node, j);
+                self.handle(node, |p, cx| p.on_link(cx, port, true));
+            }
+        }
         self.judging = true;
+        self.tell_neighbors(node, true);
+        self.refresh_availability();
         self.recheck();
         self.queue.push(self.now, COMMAND, Ev::Command { node, cmd: Command::Initiate });
     }
@@ -571,7 +711,10 @@ impl<A: Algorithm> Sim<A> {
         self.bits += 8 * postcard::experimental::serialized_size(&msg).expect("messages serialize") as u64;
         self.sent += 1;
         let id = self.sent;
-        let fate = self.network.fate(node, end.node, &self.scenario.partitions);
+        let mut fate = self.network.fate(node, end.node, &self.scenario.partitions);
+        if self.mobility.as_ref().is_some_and(|m| !m.in_range(node, end.node)) {
+            fate = Fate::Lost("out of range");
+        }
         let at = self.arrival(node, port);
         if self.trace.is_some() {
             let (t, from, to, at) = (self.t(), self.id(node), self.id(end.node), Time(at));
@@ -620,6 +763,7 @@ impl<A: Algorithm> Sim<A> {
     fn notice(&mut self, node: u32, notice: Notice) {
         let Notice::Elected { .. } = notice;
         self.declared = Some(self.now);
+        self.elections += 1;
         self.record(Record::Notice { t: self.t(), node: self.id(node), notice });
         let mut found = std::mem::take(&mut self.found);
         self.monitor.on_notice(&view!(self), node as usize, notice, &mut found);
@@ -633,6 +777,9 @@ impl<A: Algorithm> Sim<A> {
         let i = node as usize;
         if new.leader != old.leader {
             self.learned_at[i] = self.now;
+            if self.mobility.is_some() {
+                self.follow_check(node);
+            }
         }
         self.record(Record::Status { t: self.t(), node: self.id(node), status: new });
         if !self.judging {
@@ -715,9 +862,9 @@ impl<A: Algorithm> Sim<A> {
         let kinds = Msg::<A>::kinds();
         let by_kind: Vec<(&'static str, u64)> = kinds.iter().copied().zip(self.by_kind.iter().copied()).collect();
         let facts = self.facts();
-        let bounds = self
-            .algorithm
-            .bounds(&facts)
+        // Closed forms count elections on a fixed network; on a mobile one they do not apply.
+        let closed_forms = if self.mobility.is_some() { Vec::new() } else { self.algorithm.bounds(&facts) };
+        let bounds = closed_forms
             .into_iter()
             .map(|b| {
                 let count = |k: &str| by_kind.iter().find(|(n, _)| *n == k).map_or(0, |p| p.1);
@@ -732,6 +879,19 @@ impl<A: Algorithm> Sim<A> {
         let verdict = |class| {
             if self.violations.iter().any(|v| v.property.class() == class) { Verdict::Violated } else { Verdict::Held }
         };
+        let mobility = self.mobility.as_ref().zip(self.availability.as_ref()).map(|(m, a)| {
+            let fractions = a.fractions(self.now);
+            let mut components: Vec<u32> = m.components(&self.up);
+            components.sort_unstable();
+            components.dedup();
+            MobilityReport {
+                availability: fractions.iter().sum::<f64>() / fractions.len() as f64,
+                availability_min: fractions.iter().copied().fold(1.0, f64::min),
+                elections: self.elections,
+                link_changes: m.changes,
+                components_at_end: components.len(),
+            }
+        });
         Report {
             algorithm: sc.info.name,
             topology: sc.graph.kind().to_string(),
@@ -758,6 +918,7 @@ impl<A: Algorithm> Sim<A> {
                 skipped: self.monitor.skipped().to_vec(),
             },
             bounds,
+            mobility,
             initiators: facts.initiators as usize,
             live: live.len(),
             delay: sc.config.delay.to_string(),

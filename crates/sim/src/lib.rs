@@ -20,6 +20,7 @@
 mod config;
 mod engine;
 mod faults;
+mod mobility;
 mod network;
 mod queue;
 mod report;
@@ -40,7 +41,8 @@ pub use config::{
 };
 pub use engine::{Progress, ProgressFn, RunError, Sim};
 pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
-pub use report::{BoundReport, Messages, Properties, Report, Time, Verdict, ViolationReport};
+pub use mobility::MobilitySpec;
+pub use report::{BoundReport, Messages, MobilityReport, Properties, Report, Time, Verdict, ViolationReport};
 pub use scenario::{ConfigError, Scenario};
 pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
 pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
@@ -88,6 +90,13 @@ impl Driver for Run {
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         algorithm.validate(&self.scenario.ids).map_err(|e| ConfigError(e.to_string()))?;
         match self.scenario.config.monitor {
+            Some(_) if algorithm.winner() == elect_core::Winner::EarliestInitiator => Err(ConfigError(format!(
+                "{} elects the earliest initiator, not the strongest process, so the monitor's epochs (one \
+                 initiator each) cannot be judged; its own re-election starts from the neighbours of a crashed \
+                 leader: --crash ID@0",
+                A::INFO.name
+            ))
+            .into()),
             Some(heartbeat) => {
                 let config = self.scenario.monitor_config(&algorithm, heartbeat);
                 self.simulate(LeaderMonitor::new(algorithm, config))

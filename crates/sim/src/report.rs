@@ -119,6 +119,22 @@ pub struct BoundReport {
     pub held: bool,
 }
 
+/// What a run on a mobile network measured.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MobilityReport {
+    /// The mean over nodes of the fraction of the run each followed the strongest live node of its connected
+    /// component (Vasudevan, Kurose and Towsley's metric).
+    pub availability: f64,
+    /// The smallest such fraction of any node.
+    pub availability_min: f64,
+    /// Leader declarations: how many times a node found itself the leader.
+    pub elections: u64,
+    /// Links that came up or went down.
+    pub link_changes: u64,
+    /// Connected components at the end.
+    pub components_at_end: usize,
+}
+
 /// Everything a run measured and checked.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -160,6 +176,9 @@ pub struct Report {
     pub properties: Properties,
     /// Closed-form bounds, headline first.
     pub bounds: Vec<BoundReport>,
+    /// On a mobile network: how often nodes had the right leader.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<MobilityReport>,
     /// `k`: processes that received `Initiate`.
     pub initiators: usize,
     /// Processes alive at the end.

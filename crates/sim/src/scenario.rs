@@ -38,6 +38,7 @@ pub(crate) enum Stream {
     Timers = 5,
     Network = 6,
     Topology = 7,
+    Mobility = 8,
 }
 
 /// The generator of `stream` under `seed`.
@@ -150,6 +151,16 @@ impl Scenario {
         }
         let graph = Graph::new(topology(info, config.topology.clone(), n)?, n, &mut rng(config.seed, Stream::Topology))
             .map_err(ConfigError)?;
+        let graph = match config.mobility {
+            None if config.mobility_until.is_some() => return err("--mobility-until needs --mobility"),
+            None => graph,
+            Some(_) if config.mobility_until.is_none() && config.until.is_none() => {
+                return err(
+                    "nodes that keep moving never let a run end: give --until T, or --mobility-until T to stop them",
+                );
+            }
+            Some(_) => graph.into_mobile().map_err(ConfigError)?,
+        };
         let components = graph.components();
         if components > 1 && info.elects != elect_algos::Elects::PerComponent {
             return err(format!(
@@ -182,7 +193,7 @@ impl Scenario {
             .map(|c| Ok((find(c.id, "recovering node")?, c.at)))
             .collect::<Result<Vec<_>, ConfigError>>()?;
         let down_at_start: BTreeSet<u32> = crashes.iter().filter(|&&(_, at)| at == 0).map(|&(p, _)| p).collect();
-        let initiators = initiators(config, &ranks, &down_at_start, &find)?;
+        let initiators = initiators(config, &graph, &ranks, &down_at_start, &find)?;
         let link = |l: Link| -> Result<Vec<(u32, u32)>, ConfigError> {
             let (a, b) = (find(l.a, "linked node")?, find(l.b, "linked node")?);
             if !graph.adjacent(a, b) {
@@ -236,12 +247,34 @@ impl Scenario {
                 config.delay
             ));
         }
-        if config.monitor.is_some() && info.elects == elect_algos::Elects::PerGroup {
+        if config.monitor.is_some() && info.elects != elect_algos::Elects::OneLeader {
             return err(format!(
-                "{} elects one coordinator per group and finds failures itself; --monitor is for algorithms that \
-                 elect one leader",
+                "{} elects a leader per group or component and finds failures itself; --monitor is for algorithms \
+                 that elect one leader",
                 info.name
             ));
+        }
+        if info.lockstep {
+            if initiators.iter().enumerate().any(|(p, &i)| !i && !down_at_start.contains(&(p as u32))) {
+                return err(format!(
+                    "{} runs in lock-step rounds that every process starts at time 0: use --initiators all",
+                    info.name
+                ));
+            }
+            if config.monitor.is_some() {
+                return err(format!(
+                    "{} runs in lock-step rounds from time 0; the leader monitor's epochs restart one process at a time",
+                    info.name
+                ));
+            }
+            if diameter.is_none() && config.params.get("diameter").is_none() {
+                return err(format!(
+                    "{} runs D rounds, but the diameter of this {} on {n} nodes is too large to measure; give an \
+                     upper bound with --param diameter=D",
+                    info.name,
+                    graph.kind()
+                ));
+            }
         }
         if config.monitor == Some(0) {
             return err("--heartbeat must be at least 1 (a multiple of the delay bound T)");
@@ -274,7 +307,8 @@ impl Scenario {
         let nodes = self.crashes.iter().chain(&self.recoveries).map(|&(_, at)| at);
         let windows = self.link_faults.iter().map(|f| f.window).chain(self.partitions.iter().map(|p| p.window));
         let windows = windows.flat_map(|w| std::iter::once(w.from).chain(w.until));
-        nodes.chain(windows).chain(self.config.crash_leader_at.iter().copied()).filter(|&t| t > 0)
+        let moves = self.config.mobility.and(self.config.mobility_until);
+        nodes.chain(windows).chain(self.config.crash_leader_at.iter().copied()).chain(moves).filter(|&t| t > 0)
     }
 
     /// The leader monitor's timing for this topology and algorithm: heartbeats every `heartbeat·T`, a timeout
@@ -400,6 +434,7 @@ fn ranking(
 /// Who receives `Initiate` at time 0: only processes that are up then.
 fn initiators(
     config: &SimConfig,
+    graph: &Graph,
     ranks: &[Rank],
     down_at_start: &BTreeSet<u32>,
     find: &impl Fn(NodeId, &str) -> Result<u32, ConfigError>,
@@ -422,6 +457,18 @@ fn initiators(
             }
             for i in index::sample(&mut rng(config.seed, Stream::Initiators), live.len(), *k) {
                 chosen[live[i] as usize] = true;
+            }
+        }
+        InitiatorSpec::Neighbors(id) => {
+            let p = find(*id, "the node whose neighbours initiate,")?;
+            for port in 0..graph.degree(p) {
+                let q = graph.far_end(p, port).node;
+                if q != p && !down_at_start.contains(&q) {
+                    chosen[q as usize] = true;
+                }
+            }
+            if !chosen.contains(&true) {
+                return err(format!("node {id} has no live neighbour to initiate"));
             }
         }
         InitiatorSpec::List(list) => {

@@ -105,6 +105,9 @@ pub struct Graph {
     links: Option<Arc<Links>>,
     /// Where each position sits in the unit square (geometric graphs).
     positions: Option<Arc<Vec<[f64; 2]>>>,
+    /// Whether links come and go (a mobile geometric graph): every other process then has a port, as on a
+    /// complete graph, and the stored links are only those of the start.
+    mobile: bool,
 }
 
 impl Graph {
@@ -149,7 +152,35 @@ impl Graph {
             TopologyKind::File(file) => Some(file.links.to_vec()),
         };
         let links = edges.map(|edges| Arc::new(Links::from_edges(n, &edges)));
-        Ok(Self { kind, n: n as u32, links, positions })
+        Ok(Self { kind, n: n as u32, links, positions, mobile: false })
+    }
+
+    /// This geometric graph with moving nodes: a port to every other process, links that work while in range.
+    pub fn into_mobile(self) -> Result<Self, String> {
+        if !matches!(self.kind, TopologyKind::Geometric { .. }) {
+            return Err(format!("mobility moves the nodes of a geometric:R topology, not of a {}", self.kind));
+        }
+        if self.len() > MAX_COMPLETE_NODES {
+            return Err(format!(
+                "mobile networks give every node a port to every other; at most {MAX_COMPLETE_NODES} nodes"
+            ));
+        }
+        Ok(Self { mobile: true, ..self })
+    }
+
+    /// Whether links come and go.
+    pub fn is_mobile(&self) -> bool {
+        self.mobile
+    }
+
+    /// The stored links, unless ports are computed (computed topologies and mobile networks).
+    fn stored(&self) -> Option<&Links> {
+        if self.mobile { None } else { self.links.as_deref() }
+    }
+
+    /// The computed family ports follow.
+    fn computed(&self) -> &TopologyKind {
+        if self.mobile { &TopologyKind::Complete } else { &self.kind }
     }
 
     /// The kind of topology.
@@ -187,10 +218,10 @@ impl Graph {
     #[inline]
     pub fn degree(&self, i: u32) -> u32 {
         let n = self.n;
-        if let Some(links) = &self.links {
+        if let Some(links) = self.stored() {
             return links.offsets[i as usize + 1] - links.offsets[i as usize];
         }
-        match self.kind {
+        match self.computed() {
             TopologyKind::Ring => 2,
             TopologyKind::Complete => n - 1,
             TopologyKind::Line => u32::from(i > 0) + u32::from(i + 1 < n),
@@ -207,11 +238,11 @@ impl Graph {
     pub fn far_end(&self, i: u32, port: u32) -> End {
         let degree = self.degree(i);
         assert!(port < degree, "node at position {i} sent on port {port} but has {degree} ports");
-        if let Some(links) = &self.links {
+        if let Some(links) = self.stored() {
             return links.ends[(links.offsets[i as usize] + port) as usize];
         }
         let n = self.n;
-        match self.kind {
+        match self.computed() {
             TopologyKind::Ring if port == 0 => End { node: if i + 1 == n { 0 } else { i + 1 }, port: 1 },
             TopologyKind::Ring => End { node: if i == 0 { n - 1 } else { i - 1 }, port: 0 },
             TopologyKind::Complete => {
@@ -228,11 +259,11 @@ impl Graph {
     /// A dense index of the directed link leaving `(i, port)`, below [`Graph::link_slots`].
     #[inline]
     pub fn link_index(&self, i: u32, port: u32) -> usize {
-        if let Some(links) = &self.links {
+        if let Some(links) = self.stored() {
             return (links.offsets[i as usize] + port) as usize;
         }
         let (i, port, n) = (i as usize, port as usize, self.n as usize);
-        match self.kind {
+        match self.computed() {
             TopologyKind::Ring | TopologyKind::Line => 2 * i + port,
             TopologyKind::Complete => i * (n - 1) + port,
             TopologyKind::Star if i == 0 => port,
@@ -243,7 +274,7 @@ impl Graph {
     /// The size of the [`Graph::link_index`] space.
     pub fn link_slots(&self) -> usize {
         let n = self.n as usize;
-        match (&self.links, &self.kind) {
+        match (self.stored(), self.computed()) {
             (Some(links), _) => links.ends.len(),
             (None, TopologyKind::Ring | TopologyKind::Line) => 2 * n,
             (None, TopologyKind::Complete) => n * (n - 1),
@@ -256,8 +287,8 @@ impl Graph {
         (0..self.degree(a)).any(|p| self.far_end(a, p).node == b)
     }
 
-    /// The port of position `i` that leads to position `j`, on a complete graph.
-    fn complete_port(i: u32, j: u32) -> Port {
+    /// The port of position `i` that leads to position `j`, on a complete graph (and a mobile network).
+    pub fn complete_port(i: u32, j: u32) -> Port {
         Port(if j < i { j } else { j - 1 })
     }
 
@@ -286,6 +317,9 @@ impl Graph {
 
     /// The shape processes are told.
     pub fn shape(&self) -> Shape {
+        if self.mobile {
+            return Shape::Mobile;
+        }
         match self.kind {
             TopologyKind::Ring => Shape::Ring,
             TopologyKind::Complete => Shape::Complete,

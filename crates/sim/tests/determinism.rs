@@ -24,6 +24,9 @@ fn randomized(algorithm: &str, seed: u64) -> SimConfig {
             // Timeouts need a delay bound.
             c.delay = Delay::Uniform(units(1) / (seed + 1), units(1));
         }
+        if elect_algos::lookup(algorithm).unwrap().lockstep {
+            c.initiators = InitiatorSpec::All;
+        }
         if algorithm == "bully" {
             c.delay = Delay::Uniform(units(1) / 2, units(3));
             c.crashes.push(NodeAt { id: NodeId(12), at: 0 });

@@ -60,6 +60,7 @@ static INFO: Info = Info {
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
     elects: elect_algos::Elects::OneLeader,
+    lockstep: false,
     params: &[],
     showcase: Showcase { initiators: Initiators::All, crash_strongest: false, describe: "" },
 };

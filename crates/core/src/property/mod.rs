@@ -46,6 +46,9 @@ pub enum Property {
     /// Stoller's Assertion 4′: after a stable interval everybody is NORMAL in its coordinator's group, can reach
     /// its coordinator, and there are no more groups than a minimum clique cover of the connectivity graph.
     A4Prime,
+    /// Vasudevan-Kurose-Towsley's goal: after a stable interval, every live process's leader is the strongest
+    /// live process of its connected component (over the links that currently work both ways).
+    ComponentLeader,
 }
 
 /// Whether a property constrains every state (safety) or what must eventually happen (liveness).
@@ -59,7 +62,7 @@ pub enum Class {
 }
 
 impl Property {
-    const ALL: [Self; 11] = [
+    const ALL: [Self; 12] = [
         Self::Safety,
         Self::Liveness,
         Self::Validity,
@@ -71,6 +74,7 @@ impl Property {
         Self::A3,
         Self::A4,
         Self::A4Prime,
+        Self::ComponentLeader,
     ];
 
     /// Every property, in a fixed order.
@@ -92,6 +96,7 @@ impl Property {
             Self::A3 => "a3",
             Self::A4 => "a4",
             Self::A4Prime => "a4-prime",
+            Self::ComponentLeader => "component-leader",
         }
     }
 
@@ -103,13 +108,14 @@ impl Property {
             Self::Uniqueness => "ALGORITHMS.md §1.1",
             Self::A1 | Self::A2 | Self::A3 | Self::A4 => "S004",
             Self::A4Prime => "S004, Stoller",
+            Self::ComponentLeader => "S000, Vasudevan-Kurose-Towsley",
         }
     }
 
     /// Safety or liveness.
     pub fn class(self) -> Class {
         match self {
-            Self::Liveness | Self::A2 | Self::A4 | Self::A4Prime => Class::Liveness,
+            Self::Liveness | Self::A2 | Self::A4 | Self::A4Prime | Self::ComponentLeader => Class::Liveness,
             _ => Class::Safety,
         }
     }
@@ -132,6 +138,9 @@ impl Property {
             Self::A4Prime => {
                 "after a stable interval: everybody NORMAL in its coordinator's group and connected to it, and no \
                  more groups than a minimum clique cover"
+            }
+            Self::ComponentLeader => {
+                "after a stable interval, every live process follows the strongest live process of its connected component"
             }
         }
     }
@@ -186,6 +195,10 @@ pub enum Winner {
     StrongestLive,
     /// The strongest live process among those that initiated (S003's Chang-Roberts, where others only relay).
     StrongestLiveInitiator,
+    /// The live initiator with the smallest `(initiation time, id)`, whatever the ranking (S002's timestamped
+    /// flooding, where the earliest campaign wins). Drivers start every initiator at time 0, so this is the
+    /// initiator with the smallest id.
+    EarliestInitiator,
 }
 
 /// A read-only view of every process of a run, indexed by position.
@@ -213,11 +226,15 @@ pub trait World {
 
 /// The process `winner` designates in `world`, if any.
 pub fn expected_leader(world: &impl World, winner: Winner) -> Option<NodeId> {
-    (0..world.len())
+    let candidates = (0..world.len())
         .filter(|&i| world.status(i).is_up())
-        .filter(|&i| winner == Winner::StrongestLive || world.is_initiator(i))
-        .max_by_key(|&i| world.rank(i))
-        .map(|i| world.id(i))
+        .filter(|&i| winner == Winner::StrongestLive || world.is_initiator(i));
+    match winner {
+        Winner::StrongestLive | Winner::StrongestLiveInitiator => {
+            candidates.max_by_key(|&i| world.rank(i)).map(|i| world.id(i))
+        }
+        Winner::EarliestInitiator => candidates.map(|i| world.id(i)).min(),
+    }
 }
 
 /// A property that failed, with the process that shows it and an explanation.
@@ -294,5 +311,21 @@ pub(crate) mod fixture {
 
     pub(crate) fn names(v: &[Violation]) -> Vec<Property> {
         v.iter().map(|v| v.property).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::{fixture, normal};
+    use super::*;
+
+    #[test]
+    fn the_earliest_initiator_is_the_live_initiator_with_the_smallest_id_whatever_the_ranks() {
+        let mut w = fixture(vec![normal(3), Status::DOWN, normal(3), normal(3)]);
+        w.initiators = vec![false, true, true, true];
+        assert_eq!(expected_leader(&w, Winner::EarliestInitiator), Some(NodeId(3)));
+        assert_eq!(expected_leader(&w, Winner::StrongestLiveInitiator), Some(NodeId(4)));
+        w.initiators = vec![false; 4];
+        assert_eq!(expected_leader(&w, Winner::EarliestInitiator), None);
     }
 }

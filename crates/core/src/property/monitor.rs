@@ -143,6 +143,9 @@ impl Monitor {
                 Err(skipped) => self.skipped.push(skipped),
             }
         }
+        if self.wants(Property::ComponentLeader, When::AtEnd) {
+            self.check_component_leaders(world, &live, out);
+        }
         if self.wants(Property::A4Prime, When::AtEnd) {
             let (violation, skipped) = check_a4_prime(world);
             if let Some(v) = violation {
@@ -206,6 +209,40 @@ impl Monitor {
         }
         if let Some((g, a, b)) = self.groups.split(group) {
             self.report(out, Property::A3, None, a3_detail(g, a, b));
+        }
+    }
+
+    /// Every live process follows the strongest live process it can reach over links that work both ways.
+    fn check_component_leaders(&mut self, world: &impl World, live: &[usize], out: &mut Vec<Violation>) {
+        let mut parts = UnionFind::new(world.len());
+        for (a, &i) in live.iter().enumerate() {
+            for &j in &live[a + 1..] {
+                if world.connected(i, j) {
+                    parts.union(i, j);
+                }
+            }
+        }
+        let mut best: BTreeMap<usize, usize> = BTreeMap::new();
+        for &i in live {
+            let root = parts.find(i);
+            let entry = best.entry(root).or_insert(i);
+            if world.rank(i) > world.rank(*entry) {
+                *entry = i;
+            }
+        }
+        for &i in live {
+            let strongest = best[&parts.find(i)];
+            let want = world.id(strongest);
+            let got = world.status(i).leader;
+            if got != Some(want) {
+                let detail = format!(
+                    "node {} follows {} but the strongest live node of its component is {want}",
+                    world.id(i),
+                    show(got)
+                );
+                self.report(out, Property::ComponentLeader, Some(world.id(i)), detail);
+                return;
+            }
         }
     }
 
@@ -289,6 +326,30 @@ impl Monitor {
         {
             self.report(out, Property::LiveLeader, Some(me), format!("node {me} elected {leader}, which is down"));
         }
+    }
+}
+
+/// A disjoint-set forest over positions (core depends on no graph crate).
+struct UnionFind {
+    parent: Vec<usize>,
+}
+
+impl UnionFind {
+    fn new(n: usize) -> Self {
+        Self { parent: (0..n).collect() }
+    }
+
+    fn find(&mut self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            self.parent[i] = self.parent[self.parent[i]];
+            i = self.parent[i];
+        }
+        i
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        self.parent[a.max(b)] = a.min(b);
     }
 }
 

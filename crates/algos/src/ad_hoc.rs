@@ -1,0 +1,510 @@
+//! # Mobile ad hoc election: Vasudevan, Kurose and Towsley (S000; ICNP 2004)
+//!
+//! **Model.** An arbitrary network whose links may come and go (nodes move; partitions form and merge). Links
+//! work both ways and deliver in order while they last; a message in flight on a link that breaks is lost. Every
+//! process has a value (the run's `(attr, id)` ranking: `--attr` gives the values, e.g. remaining battery, the id
+//! breaks ties), and the leader of a connected component is its strongest process. Processes learn which links
+//! work from the link layer ([`Process::on_link`]): the neighbour discovery that the paper does with periodic
+//! probes and replies is the driver's, so the counts below contain no probe traffic. On a fixed network every
+//! link works from the start.
+//!
+//! **Messages.** `election{src}` floods a diffusing computation (Dijkstra–Scholten) whose index `src = (num,
+//! origin)` orders computations: a larger `num` wins, then the stronger origin. `ack{src, best}` answers an
+//! election: `Some(best)` from a child once its whole subtree answered, carrying the strongest process of the
+//! subtree, `None` from a process already in the computation. `leader{src, leader}` spreads the result down the
+//! tree, and merges components. `heartbeat{leader, seq}` is flooded by the leader every `H`.
+//!
+//! **Rules (ALGORITHMS.md §5.4).**
+//! - *Start:* `num := num + 1`, then join `(num, me)` as the root.
+//! - *Join `(src, parent)`:* `best := me`, pending := every neighbour but the parent, send them `election{src}`.
+//! - *On `election{s}` from `j`:* not in an election, or `s` larger than the current computation: join `s` with
+//!   parent `j`. The same computation: `ack{s, None}`. A smaller one: ignore it (`j` will get the larger flood).
+//! - *On `ack{s, b}` from a pending `j`:* `j` is no longer pending; with `Some(b)` it is a child and
+//!   `best := max(best, b)`. When nothing is pending a child acks its parent with `Some(best)`; the root has the
+//!   leader, `best`, and sends `leader{src, best}` to its children.
+//! - *On `leader{s, l}`:* of the current computation: adopt `l`, pass it to the children.
+//!
+//! **Reconstructed rules** (the paper's own rules were not available; each is a documented choice):
+//! - *Computation numbers:* a process keeps the largest `num` it has seen, so a computation it starts later
+//!   outranks every stale one.
+//! - *Merging:* a process not in an election that hears `leader{l}` or a heartbeat of a leader stronger than its
+//!   own adopts it and floods `leader` to its other neighbours; hearing a weaker one it sends its own leader back.
+//!   So when two components meet, the weaker side adopts the stronger leader without a new election. A process
+//!   with no leader that hears of one weaker than itself starts an election instead (adopting it would hide the
+//!   stronger process for good).
+//! - *No leader yet:* with heartbeats on, a process that has heard of no leader within `τ` (below) starts an
+//!   election, so an isolated process or one that missed every election finds its component's leader.
+//! - *New neighbour:* outside an election, the two exchange `leader` messages (the merge rule does the rest);
+//!   during an election, the computation is extended to the newcomer (`election` sent, its `ack` awaited).
+//! - *Lost neighbour:* it is no longer pending or a child; if it was the parent during an election, the process
+//!   becomes the root of its orphaned subtree, which finishes the computation on its own (a new election would
+//!   outrank and restart the whole network's, and on a network that keeps changing elections would never end).
+//!   The subtree's result meets the rest through the merge rule.
+//! - *Lost leader:* a process that hears no heartbeat for `τ = 2H + 2·D·T` starts an election (`D` the
+//!   diameter the driver reports, or `n` hops when it reports none). An election that has not ended within
+//!   `2H + (5D + 2)·T`, longer than any election takes, (a neighbour crashed silently) is restarted. Heartbeats run only where they are needed: on mobile networks,
+//!   or with `heartbeat=K` (`K·T` between heartbeats).
+//!
+//! **Guarantees.** On a component that stays fixed long enough: eventually every process follows the
+//! strongest process of its component (weak self-stabilization; checked after the run settles). Safety is not
+//! guaranteed while links change: two leaders may coexist for a while, so mobile runs measure the fraction of
+//! time each process follows the right leader instead.
+//!
+//! **Cost.** One computation on a fixed connected network: `2m − (n−1)` elections (the root sends `deg(root)`,
+//! every other process `deg − 1`), as many acks, and `n − 1` leader messages down the tree: `4m − n + 1` in all.
+//! Concurrent initiators: the largest computation absorbs the others and everybody agrees on the strongest.
+//! Heartbeats add `2m` per period (flooded).
+
+use std::collections::BTreeSet;
+
+use elect_core::{
+    Check, Command, Cx, Duration, Notice, Port, Process, Property, Rank, Setup, Shape, Span, State, Status,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::params::{ParamError, ParamInfo, Params};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+
+const HEARTBEAT: ParamInfo = ParamInfo {
+    name: "heartbeat",
+    values: "0|K",
+    default: "auto",
+    help: "the leader floods a heartbeat every K·T (0: never); auto: every 4T on mobile networks, never on fixed ones",
+};
+
+/// The index of a diffusing computation: a larger `num` wins, then the stronger origin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Src {
+    /// The origin's election counter.
+    pub num: u64,
+    /// The origin.
+    pub origin: Rank,
+}
+
+/// The messages of the ad hoc election.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Msg {
+    /// Joins the receiver to computation `src`.
+    Election {
+        /// The computation.
+        src: Src,
+    },
+    /// Answers an election: `Some` from a child with its subtree's strongest process, `None` from a process
+    /// already in the computation.
+    Ack {
+        /// The computation.
+        src: Src,
+        /// The subtree's strongest process.
+        best: Option<Rank>,
+    },
+    /// The leader of computation `src`, or of a component met on the way.
+    Leader {
+        /// The computation.
+        src: Src,
+        /// The leader.
+        leader: Rank,
+    },
+    /// The leader is alive.
+    Heartbeat {
+        /// The leader.
+        leader: Rank,
+        /// Its sequence number.
+        seq: u64,
+    },
+}
+
+elect_core::message_kinds!(Msg { Election => "election", Ack => "ack", Leader => "leader", Heartbeat => "heartbeat" });
+
+/// The timers of the ad hoc election.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Timer {
+    /// The leader's next heartbeat.
+    Beat,
+    /// No heartbeat for too long: the leader is lost.
+    Lost,
+    /// The election has not ended in time.
+    Stall,
+}
+
+/// The algorithm's configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AdHoc {
+    /// Heartbeat period in units of `T`: `None` for the default (mobile networks only), `Some(0)` for never.
+    pub heartbeat: Option<u64>,
+}
+
+/// One process of the ad hoc election.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    me: Rank,
+    /// Ranks of the processes behind each port.
+    ranks: Vec<Rank>,
+    /// Which links work now.
+    up: Vec<bool>,
+    in_election: bool,
+    src: Option<Src>,
+    parent: Option<Port>,
+    pending: BTreeSet<Port>,
+    children: BTreeSet<Port>,
+    best: Rank,
+    leader: Option<Rank>,
+    /// The largest computation number seen.
+    num: u64,
+    /// Heartbeat period, loss timeout and election timeout (`None`: no heartbeats).
+    beat: Option<(Duration, Duration, Duration)>,
+    /// The last heartbeat sequence number sent (leader) or relayed (follower), for its leader.
+    seq: u64,
+}
+
+impl Node {
+    fn ports(&self) -> impl Iterator<Item = Port> + '_ {
+        self.up.iter().enumerate().filter(|&(_, &up)| up).map(|(i, _)| Port(i as u32))
+    }
+
+    fn start_election(&mut self, cx: &mut Cx<'_, Self>) {
+        self.num += 1;
+        self.join(cx, Src { num: self.num, origin: self.me }, None);
+    }
+
+    fn join(&mut self, cx: &mut Cx<'_, Self>, src: Src, parent: Option<Port>) {
+        self.num = self.num.max(src.num);
+        self.in_election = true;
+        self.src = Some(src);
+        self.parent = parent;
+        self.best = self.me;
+        self.children.clear();
+        self.pending = self.ports().filter(|&p| Some(p) != parent).collect();
+        for &p in &self.pending {
+            cx.send(p, Msg::Election { src });
+        }
+        if let Some((_, _, stall)) = self.beat {
+            cx.cancel_timer(Timer::Beat);
+            cx.set_timer(Timer::Stall, Span::exactly(stall));
+        }
+        self.maybe_done(cx);
+    }
+
+    fn maybe_done(&mut self, cx: &mut Cx<'_, Self>) {
+        if !self.in_election || !self.pending.is_empty() {
+            return;
+        }
+        let src = self.src.expect("an election has a computation");
+        match self.parent {
+            Some(p) => cx.send(p, Msg::Ack { src, best: Some(self.best) }),
+            None => {
+                let best = self.best;
+                self.finish(cx, best);
+                for &c in &self.children {
+                    cx.send(c, Msg::Leader { src, leader: best });
+                }
+            }
+        }
+    }
+
+    /// The election ends here with `leader`.
+    fn finish(&mut self, cx: &mut Cx<'_, Self>, leader: Rank) {
+        self.in_election = false;
+        cx.cancel_timer(Timer::Stall);
+        self.adopt(cx, leader);
+    }
+
+    /// Follows `leader` from now on.
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, leader: Rank) {
+        let changed = self.leader != Some(leader);
+        self.leader = Some(leader);
+        if changed {
+            self.seq = 0;
+        }
+        if leader == self.me {
+            if changed {
+                cx.notify(Notice::Elected { epoch: self.src.map_or(0, |s| s.num) });
+            }
+            if let Some((period, ..)) = self.beat {
+                cx.cancel_timer(Timer::Lost);
+                cx.set_timer(Timer::Beat, Span::exactly(period));
+            }
+        } else if let Some((_, lost, _)) = self.beat {
+            cx.cancel_timer(Timer::Beat);
+            cx.set_timer(Timer::Lost, Span::exactly(lost));
+        }
+    }
+
+    fn on_election(&mut self, cx: &mut Cx<'_, Self>, from: Port, s: Src) {
+        self.num = self.num.max(s.num);
+        match self.src {
+            _ if !self.in_election && self.src != Some(s) => self.join(cx, s, Some(from)),
+            Some(cur) if s > cur => self.join(cx, s, Some(from)),
+            Some(cur) if s == cur => cx.send(from, Msg::Ack { src: s, best: None }),
+            _ => {} // A smaller computation: `from` will get this one's flood.
+        }
+    }
+
+    fn on_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, s: Src, best: Option<Rank>) {
+        if !self.in_election || self.src != Some(s) || !self.pending.remove(&from) {
+            return;
+        }
+        if let Some(b) = best {
+            self.children.insert(from);
+            self.best = self.best.max(b);
+        }
+        self.maybe_done(cx);
+    }
+
+    fn on_leader(&mut self, cx: &mut Cx<'_, Self>, from: Port, s: Src, l: Rank) {
+        if self.in_election {
+            // Only this computation's announcement, down its tree, ends the election here.
+            if self.src == Some(s) && self.parent == Some(from) {
+                self.finish(cx, l);
+                for &c in &self.children {
+                    cx.send(c, Msg::Leader { src: s, leader: l });
+                }
+            }
+            return;
+        }
+        self.merge(cx, from, l);
+    }
+
+    /// The merge rule: adopt a stronger leader and spread it, teach a weaker one.
+    fn merge(&mut self, cx: &mut Cx<'_, Self>, from: Port, l: Rank) {
+        match self.leader {
+            Some(mine) if l < mine => {
+                let src = self.src.unwrap_or(Src { num: self.num, origin: self.me });
+                cx.send(from, Msg::Leader { src, leader: mine });
+            }
+            Some(mine) if l == mine => {}
+            // Told of a leader weaker than itself: only an election finds the component's strongest.
+            None if l < self.me => self.start_election(cx),
+            _ => {
+                self.adopt(cx, l);
+                let src = self.src.unwrap_or(Src { num: self.num, origin: self.me });
+                for p in self.ports().filter(|&p| p != from).collect::<Vec<_>>() {
+                    cx.send(p, Msg::Leader { src, leader: l });
+                }
+            }
+        }
+    }
+
+    fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, leader: Rank, seq: u64) {
+        if self.in_election {
+            return;
+        }
+        if self.leader != Some(leader) {
+            return self.merge(cx, from, leader);
+        }
+        if leader == self.me || seq <= self.seq {
+            return;
+        }
+        self.seq = seq;
+        if let Some((_, lost, _)) = self.beat {
+            cx.set_timer(Timer::Lost, Span::exactly(lost));
+        }
+        for p in self.ports().filter(|&p| p != from).collect::<Vec<_>>() {
+            cx.send(p, Msg::Heartbeat { leader, seq });
+        }
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = Timer;
+    type Durable = ();
+
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, _: Option<()>) {
+        // A process that hears of no leader in time looks for one.
+        if let Some((_, lost, _)) = self.beat {
+            cx.set_timer(Timer::Lost, Span::exactly(lost));
+        }
+    }
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
+        if !self.up[from.index()] {
+            return; // The link layer has not reported this link yet (or no longer does).
+        }
+        match msg {
+            Msg::Election { src } => self.on_election(cx, from, src),
+            Msg::Ack { src, best } => self.on_ack(cx, from, src, best),
+            Msg::Leader { src, leader } => self.on_leader(cx, from, src, leader),
+            Msg::Heartbeat { leader, seq } => self.on_heartbeat(cx, from, leader, seq),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Timer) {
+        match timer {
+            Timer::Beat if self.leader == Some(self.me) && !self.in_election => {
+                if let Some((period, ..)) = self.beat {
+                    self.seq += 1;
+                    for p in self.ports().collect::<Vec<_>>() {
+                        cx.send(p, Msg::Heartbeat { leader: self.me, seq: self.seq });
+                    }
+                    cx.set_timer(Timer::Beat, Span::exactly(period));
+                }
+            }
+            Timer::Lost if !self.in_election && self.leader != Some(self.me) => {
+                self.leader = None;
+                self.start_election(cx);
+            }
+            Timer::Stall if self.in_election => self.start_election(cx),
+            _ => {}
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate {
+            self.start_election(cx);
+        }
+    }
+
+    fn on_link(&mut self, cx: &mut Cx<'_, Self>, port: Port, up: bool) {
+        if self.up[port.index()] == up {
+            return;
+        }
+        self.up[port.index()] = up;
+        let src = self.src;
+        match (up, self.in_election, src) {
+            (true, true, Some(src)) => {
+                self.pending.insert(port);
+                cx.send(port, Msg::Election { src });
+            }
+            (true, false, _) => {
+                if let Some(leader) = self.leader {
+                    let src = src.unwrap_or(Src { num: self.num, origin: self.me });
+                    cx.send(port, Msg::Leader { src, leader });
+                }
+            }
+            (false, true, _) => {
+                self.pending.remove(&port);
+                self.children.remove(&port);
+                if self.parent == Some(port) {
+                    // The orphaned subtree finishes on its own, this process its root: its result meets the
+                    // rest of the network through the merge rule.
+                    self.parent = None;
+                }
+                self.maybe_done(cx);
+            }
+            _ => {
+                self.children.remove(&port);
+            }
+        }
+    }
+
+    fn status(&self) -> Status {
+        let leader = self.leader.map(Rank::id);
+        if self.in_election { Status { leader, ..Status::election(0) } } else { Status::normal(leader, 0) }
+    }
+}
+
+static INFO: Info = Info {
+    name: "ad-hoc",
+    aliases: &["vkt", "mobile"],
+    title: "Vasudevan-Kurose-Towsley mobile ad hoc election",
+    model: "any network whose links come and go; FIFO links while they last; a leader per connected component",
+    seed: "S000 (Vasudevan, Kurose, Towsley, ICNP 2004)",
+    needs: Needs::Connected,
+    timing: Timing::Synchronous,
+    elects: Elects::PerComponent,
+    lockstep: false,
+    params: &[HEARTBEAT],
+    showcase: Showcase {
+        initiators: Initiators::OneRandom,
+        crash_strongest: false,
+        describe: "random ids on a random 4-regular graph, one initiator",
+    },
+};
+
+impl Algorithm for AdHoc {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        let heartbeat = match params.get(HEARTBEAT.name) {
+            None | Some("auto") => None,
+            Some(k) => Some(k.parse::<u64>().map_err(|_| ParamError::Invalid {
+                key: HEARTBEAT.name,
+                value: k.to_owned(),
+                reason: "expected auto or a whole number of delay bounds T".to_owned(),
+            })?),
+        };
+        Ok(Self { heartbeat })
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        let mobile = setup.shape == Shape::Mobile;
+        let t = setup.delay_bound.unwrap_or(Duration::from_ticks(1));
+        let period = self.heartbeat.unwrap_or(if mobile { 4 } else { 0 });
+        let hops = setup.diameter.map_or(setup.neighbors.len() as u64 + 1, u64::from);
+        let hops = hops.max(1);
+        let beat = (period > 0).then(|| (t * period, t * (2 * period + 2 * hops), t * (2 * period + 5 * hops + 2)));
+        Node {
+            me: setup.rank,
+            ranks: setup.neighbors.iter().map(|n| n.rank).collect(),
+            up: vec![!mobile; setup.neighbors.len()],
+            in_election: false,
+            src: None,
+            parent: None,
+            pending: BTreeSet::new(),
+            children: BTreeSet::new(),
+            best: setup.rank,
+            leader: None,
+            num: 0,
+            beat,
+            seq: 0,
+        }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        vec![Check::at_end(Property::Validity), Check::at_end(Property::ComponentLeader)]
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        let ecc = facts.initiator_eccentricity.or(facts.diameter).unwrap_or(facts.nodes);
+        t * (3 * ecc + 2)
+    }
+
+    fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
+        let t = delay_bound?;
+        let period = self.heartbeat.unwrap_or(4);
+        let hops = facts.diameter.unwrap_or(facts.nodes);
+        // A lost leader is noticed within 2H + 2DT; the election that follows takes at most 3D + 2 hops, the
+        // merge floods another D.
+        (period > 0).then(|| t * (2 * period + 2 * hops + 4 * hops + 2 + period))
+    }
+
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        if f.initiators != 1 {
+            return Vec::new();
+        }
+        let (n, m) = (f.nodes, f.edges);
+        vec![Bound {
+            name: "one initiator: 4m - n + 1 election + ack + leader".into(),
+            measure: Measure::Kinds(&["election", "ack", "leader"]),
+            value: 4 * m - n + 1,
+        }]
+    }
+}
+
+impl Node {
+    /// The current computation's tree: the parent port, if any (for checks and pictures).
+    pub fn parent(&self) -> Option<Port> {
+        self.parent
+    }
+
+    /// Whether this process is taking part in an election.
+    pub fn in_election(&self) -> bool {
+        self.in_election
+    }
+
+    /// The process state, for tests: the number of links it believes up.
+    pub fn links_up(&self) -> usize {
+        self.up.iter().filter(|&&u| u).count()
+    }
+
+    /// Whether this process is the leader it follows.
+    pub fn leads(&self) -> bool {
+        self.leader == Some(self.me) && self.status().state == State::Normal
+    }
+
+    /// The rank behind `port`.
+    pub fn rank_at(&self, port: Port) -> Rank {
+        self.ranks[port.index()]
+    }
+}

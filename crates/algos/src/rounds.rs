@@ -1,0 +1,372 @@
+//! # Synchronous rounds on a clock (Lynch ch. 2's synchronous model)
+//!
+//! **Model.** A synchronous algorithm runs in rounds, in lock-step at every process. One round of a process is a
+//! call of [`Rounds::round`]: it receives the messages sent to it in the previous round (none in round 1),
+//! computes, and sends zero or more messages to its neighbours, by [`Port`]. A process that has [halted] takes
+//! no more rounds. The algorithm sees round numbers, never time.
+//!
+//! **On a clock.** [`Synchronous`] turns such an algorithm into an [`elect_core::Process`] on a network whose
+//! delays are at most `T`, the delay bound in [`Setup::delay_bound`]: every round lasts `T`, and rounds begin at
+//! the multiples of `T` of the driver's clock. When every process initiates at time 0, round `r` runs at
+//! `(r − 1)·T`: it sends round `r`'s messages then, and they all arrive by `r·T`, when round `r + 1` runs. A
+//! process that initiates at another time begins at the next multiple of `T`.
+//!
+//! **Why it is correct.** A message sent in a round at `b` arrives in `(b, b + T]`: delays are positive and at
+//! most `T`. The driver delivers messages before timers due at the same instant, so the timer that runs the next
+//! round at `b + T` fires after every message of the round has arrived, and before any of the next round's,
+//! which are sent at `b + T` and arrive later. Each round therefore sees exactly the messages of the round before
+//! it; links need not be FIFO. A message that arrives late anyway (the delay bound was wrong) is handed to the
+//! round after it arrived.
+//!
+//! **Waking.** Messages travel wrapped in [`RoundMsg`] with the number of the round that sent them. A process that
+//! has not taken its first round yet (asleep, or initiated between two multiples of `T`) and receives a round-`r`
+//! message joins at round `r`: it takes round `r + 1` at the next multiple of `T`, with that message in its
+//! inbox, together with its neighbour. Lock-step needs the processes to share the clock (the simulator's virtual
+//! time; on a real network, synchronized clocks). An algorithm that needs every process to start in round 1
+//! (FloodMax) needs every process to initiate at the same instant; on asynchronous networks the synchronizers
+//! (ABD, α, β, γ) run the same [`Rounds`] algorithms.
+//!
+//! **Cost.** No extra messages: each message of the algorithm is one message on the wire, counted under its own
+//! kind ([`RoundMsg`] reports the kinds of the message it carries), with a round number added (a few bits).
+//! Time: `T` per round.
+//!
+//! [halted]: Rounds::halted
+
+use std::borrow::Cow;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use elect_core::{Command, Cx, Duration, Instant, Message, Notice, Port, Process, Setup, Span, Status};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// A synchronous algorithm at one process: one call of [`Rounds::round`] per round.
+pub trait Rounds: Clone + Debug + Eq + Hash + Send + Sync + 'static {
+    /// The algorithm's messages.
+    type Msg: Message;
+
+    /// Round [`RoundCx::round`]: `inbox` holds the messages sent to this process in the previous round (empty in
+    /// round 1), by the port they arrived on, in arrival order; messages sent through `cx` belong to this round.
+    fn round(&mut self, cx: &mut RoundCx<'_, Self::Msg>, inbox: &[(Port, Self::Msg)]);
+
+    /// The algorithm-agnostic view of this process.
+    fn status(&self) -> Status;
+
+    /// Whether this process is done: it takes no more rounds and ignores further messages.
+    fn halted(&self) -> bool;
+}
+
+/// What a round did besides changing state: sends and notices, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RoundEffect<M> {
+    /// Send `msg` over the link at `to`.
+    Send {
+        /// The local port of the link.
+        to: Port,
+        /// The message.
+        msg: M,
+    },
+    /// Tell the environment something.
+    Notify(Notice),
+}
+
+/// The context of one round: its number, the time, and the effects it records for the layer that runs it.
+pub struct RoundCx<'a, M> {
+    round: u32,
+    now: Instant,
+    effects: &'a mut Vec<RoundEffect<M>>,
+}
+
+impl<'a, M> RoundCx<'a, M> {
+    /// A context for round `round` at `now` that appends effects to `effects`.
+    pub fn new(round: u32, now: Instant, effects: &'a mut Vec<RoundEffect<M>>) -> Self {
+        Self { round, now, effects }
+    }
+
+    /// The round being taken, from 1.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// The current time (algorithms count rounds; this is for traces and diagnostics).
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Sends `msg` over the link at `to` in this round.
+    pub fn send(&mut self, to: Port, msg: M) {
+        self.effects.push(RoundEffect::Send { to, msg });
+    }
+
+    /// Tells the environment something.
+    pub fn notify(&mut self, notice: Notice) {
+        self.effects.push(RoundEffect::Notify(notice));
+    }
+}
+
+/// A message of a synchronous algorithm with the round that sent it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound = "M: Serialize + DeserializeOwned")]
+pub struct RoundMsg<M> {
+    /// The round that sent it.
+    pub round: u32,
+    /// The algorithm's message.
+    pub msg: M,
+}
+
+/// Counted as the message it carries.
+impl<M: Message> Message for RoundMsg<M> {
+    fn kinds() -> Cow<'static, [&'static str]> {
+        M::kinds()
+    }
+
+    fn kind_index(&self) -> usize {
+        self.msg.kind_index()
+    }
+
+    fn kind(&self) -> &'static str {
+        self.msg.kind()
+    }
+}
+
+/// The one timer of a synchronous process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoundTimer {
+    /// Time for the next round: every message of the last one has arrived.
+    NextRound,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Phase {
+    /// Neither initiated nor woken by a message.
+    Asleep,
+    /// Taking rounds: the timer for the next one is armed.
+    Running,
+    /// The algorithm halted.
+    Halted,
+}
+
+/// A synchronous algorithm run in rounds of length `T` on the driver's clock.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Synchronous<R: Rounds> {
+    inner: R,
+    /// The round length `T`, in ticks (at least one).
+    t: u64,
+    /// The last round taken; 0 before the first.
+    round: u32,
+    phase: Phase,
+    /// Messages received since the last round.
+    inbox: Vec<(Port, R::Msg)>,
+    /// Scratch space for one round's effects (empty between steps).
+    effects: Vec<RoundEffect<R::Msg>>,
+}
+
+impl<R: Rounds> Synchronous<R> {
+    /// Runs `inner` in rounds of length `T`, the delay bound in `setup`.
+    ///
+    /// # Panics
+    /// If `setup` has no delay bound; drivers check [`crate::Timing::Synchronous`] first.
+    pub fn new(inner: R, setup: &Setup<'_>) -> Self {
+        let t =
+            setup.delay_bound.expect("a synchronous algorithm needs a delay bound; drivers check Timing::Synchronous");
+        Self { inner, t: t.ticks().max(1), round: 0, phase: Phase::Asleep, inbox: Vec::new(), effects: Vec::new() }
+    }
+
+    /// The algorithm.
+    pub fn inner(&self) -> &R {
+        &self.inner
+    }
+
+    /// The last round taken (0 before the first).
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Arms the timer for the next round at the first multiple of `T` at or after now.
+    fn wake(&mut self, cx: &mut Cx<'_, Self>) {
+        self.phase = Phase::Running;
+        let now = cx.now().ticks();
+        let wait = now.div_ceil(self.t) * self.t - now;
+        cx.set_timer(RoundTimer::NextRound, Span::exactly(Duration::from_ticks(wait)));
+    }
+
+    /// Takes the next round, and arms the timer for the one after unless the algorithm halted.
+    fn take_round(&mut self, cx: &mut Cx<'_, Self>) {
+        self.round = self.round.saturating_add(1);
+        let mut inbox = std::mem::take(&mut self.inbox);
+        let mut effects = std::mem::take(&mut self.effects);
+        self.inner.round(&mut RoundCx::new(self.round, cx.now(), &mut effects), &inbox);
+        for effect in effects.drain(..) {
+            match effect {
+                RoundEffect::Send { to, msg } => cx.send(to, RoundMsg { round: self.round, msg }),
+                RoundEffect::Notify(notice) => cx.notify(notice),
+            }
+        }
+        inbox.clear();
+        (self.inbox, self.effects) = (inbox, effects);
+        if self.inner.halted() {
+            self.phase = Phase::Halted;
+        } else {
+            cx.set_timer(RoundTimer::NextRound, Span::exactly(Duration::from_ticks(self.t)));
+        }
+    }
+}
+
+impl<R: Rounds> Process for Synchronous<R> {
+    type Msg = RoundMsg<R::Msg>;
+    type Timer = RoundTimer;
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
+        if self.phase == Phase::Halted {
+            return;
+        }
+        if self.round == 0 {
+            // Not started yet: join the sender's round.
+            self.round = msg.round;
+            if self.phase == Phase::Asleep {
+                self.wake(cx);
+            }
+        }
+        self.inbox.push((from, msg.msg));
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, _: RoundTimer) {
+        if self.phase == Phase::Running {
+            self.take_round(cx);
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate && self.phase == Phase::Asleep {
+            self.wake(cx);
+        }
+    }
+
+    fn status(&self) -> Status {
+        self.inner.status()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{Effect, EffectOf, NodeId, Prefer, Rank, Shape};
+
+    use super::*;
+
+    /// Counts rounds, echoes every message back, and halts after round 3.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct Echo {
+        heard: Vec<(u32, Port, u8)>,
+        rounds: u32,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    enum Msg {
+        Ping { n: u8 },
+        Pong { n: u8 },
+    }
+    elect_core::message_kinds!(Msg { Ping => "ping", Pong => "pong" });
+
+    impl Rounds for Echo {
+        type Msg = Msg;
+        fn round(&mut self, cx: &mut RoundCx<'_, Msg>, inbox: &[(Port, Msg)]) {
+            self.rounds = cx.round();
+            for (port, msg) in inbox {
+                let (Msg::Ping { n } | Msg::Pong { n }) = *msg;
+                self.heard.push((cx.round(), *port, n));
+            }
+            if cx.round() < 3 {
+                cx.send(Port(0), Msg::Pong { n: cx.round() as u8 });
+            }
+        }
+        fn status(&self) -> Status {
+            Status::election(0)
+        }
+        fn halted(&self) -> bool {
+            self.rounds >= 3
+        }
+    }
+
+    fn node() -> Synchronous<Echo> {
+        let setup = Setup {
+            id: NodeId(1),
+            rank: Rank::new(Prefer::Highest, 0, NodeId(1)),
+            neighbors: &[],
+            ring: None,
+            ring_order: &[],
+            shape: Shape::Other,
+            delay_bound: Some(Duration::from_ticks(10)),
+            diameter: None,
+        };
+        Synchronous::new(Echo { heard: Vec::new(), rounds: 0 }, &setup)
+    }
+
+    fn step(
+        p: &mut Synchronous<Echo>,
+        at: u64,
+        f: impl FnOnce(&mut Synchronous<Echo>, &mut Cx<'_, Synchronous<Echo>>),
+    ) -> Vec<EffectOf<Synchronous<Echo>>> {
+        let mut effects = Vec::new();
+        f(p, &mut Cx::new(Instant::from_ticks(at), &mut effects));
+        effects
+    }
+
+    fn timer(after: u64) -> EffectOf<Synchronous<Echo>> {
+        Effect::SetTimer { timer: RoundTimer::NextRound, after: Span::exactly(Duration::from_ticks(after)) }
+    }
+
+    #[test]
+    fn the_wrapper_counts_as_the_message_it_carries() {
+        let msg = RoundMsg { round: 4, msg: Msg::Pong { n: 1 } };
+        assert_eq!((msg.kind(), msg.kind_index()), ("pong", 1));
+        assert_eq!(&*RoundMsg::<Msg>::kinds(), ["ping", "pong"]);
+    }
+
+    #[test]
+    fn an_initiator_takes_rounds_on_multiples_of_t_until_it_halts() {
+        let mut p = node();
+        assert_eq!(step(&mut p, 0, |p, cx| p.on_command(cx, Command::Initiate)), [timer(0)]);
+        let sent = step(&mut p, 0, |p, cx| p.on_timer(cx, RoundTimer::NextRound));
+        let pong = |round, n| Effect::Send { to: Port(0), msg: RoundMsg { round, msg: Msg::Pong { n } } };
+        assert_eq!(sent, [pong(1, 1), timer(10)]);
+        step(&mut p, 7, |p, cx| p.on_message(cx, Port(2), RoundMsg { round: 1, msg: Msg::Ping { n: 9 } }));
+        assert_eq!(step(&mut p, 10, |p, cx| p.on_timer(cx, RoundTimer::NextRound)), [pong(2, 2), timer(10)]);
+        assert_eq!(step(&mut p, 20, |p, cx| p.on_timer(cx, RoundTimer::NextRound)), []);
+        assert_eq!(p.inner().heard, [(2, Port(2), 9)]);
+        assert_eq!(p.round(), 3);
+        assert_eq!(
+            step(&mut p, 25, |p, cx| p.on_message(cx, Port(0), RoundMsg { round: 3, msg: Msg::Ping { n: 1 } })),
+            []
+        );
+        assert_eq!(step(&mut p, 26, |p, cx| p.on_command(cx, Command::Initiate)), []);
+    }
+
+    #[test]
+    fn a_sleeper_joins_the_round_of_the_first_message_at_the_next_multiple_of_t() {
+        let mut p = node();
+        let ping = RoundMsg { round: 4, msg: Msg::Ping { n: 5 } };
+        assert_eq!(step(&mut p, 33, |p, cx| p.on_message(cx, Port(1), ping)), [timer(7)]);
+        // Initiated later in the same round, or another message of the round: nothing new.
+        assert_eq!(step(&mut p, 35, |p, cx| p.on_command(cx, Command::Initiate)), []);
+        assert_eq!(step(&mut p, 40, |p, cx| p.on_timer(cx, RoundTimer::NextRound)), []);
+        assert_eq!(p.round(), 5);
+        assert_eq!(p.inner().heard, [(5, Port(1), 5)]);
+        // A message arriving exactly on a multiple of T is for the round that starts then.
+        let mut q = node();
+        assert_eq!(
+            step(&mut q, 20, |p, cx| p.on_message(cx, Port(0), RoundMsg { round: 2, msg: Msg::Ping { n: 1 } })),
+            [timer(0)]
+        );
+    }
+
+    #[test]
+    fn an_initiator_between_two_multiples_of_t_joins_a_round_it_hears_of_first() {
+        let mut p = node();
+        assert_eq!(step(&mut p, 12, |p, cx| p.on_command(cx, Command::Initiate)), [timer(8)]);
+        step(&mut p, 15, |p, cx| p.on_message(cx, Port(0), RoundMsg { round: 1, msg: Msg::Ping { n: 3 } }));
+        let sent = step(&mut p, 20, |p, cx| p.on_timer(cx, RoundTimer::NextRound));
+        assert_eq!(sent[0], Effect::Send { to: Port(0), msg: RoundMsg { round: 2, msg: Msg::Pong { n: 2 } } });
+    }
+}

@@ -1,0 +1,644 @@
+//! # Timestamped multiple-sourced flooding (S002; Chow, Luo, Newman-Wolfe)
+//!
+//! **Model.** Any connected network of `n` processes and `m` links, meant for bounded degree; each process knows
+//! only its neighbours; unique ids; asynchronous reliable FIFO links with finite delays; no global clock or
+//! memory; the network stays connected during the run. The election is failure-driven: the old leader's
+//! neighbours notice its failure (the link layer reports its links down, [`Process::on_link`]) and initiate
+//! (bounded `k`); every other process only takes part. A neighbour reported gone leaves the process's neighbour
+//! set `NEIB` for the rest of the run. Crashes during the election are outside the model.
+//!
+//! **Messages.** `cfl{key}` (Campaign-For-Leader) floods a campaign; `ack-parent{key}` ("you are my parent") and
+//! `ack-sibling{key}` ("same campaign, I am not your child") settle a link; `vote` goes to the parent once a
+//! process's subtree is done; `leader{id}` announces the winner down the tree.
+//!
+//! **Keys.** A campaign is named by `key = (timestamp, initiator id)`: the initiator's virtual time when it
+//! initiated, then its id. The **smallest key wins** and its initiator becomes leader; a process that did not
+//! initiate can never win. Drivers start every initiator at time 0, so timestamps tie and the smallest initiator
+//! id wins. A key orders campaigns, not processes: it compares raw ids, as S002 does, whatever the run's ranking.
+//!
+//! **Rules (S002's a–d with the errata E0–E7 of ALGORITHMS.md §6.2.3, and E8).** Each process keeps `cur` (the
+//! best key it has seen), `parent`, and, per link, whether the neighbour is a child (`CR`), a sibling (`SB`), of
+//! unknown relation (`UNK`, initially every neighbour), has voted (`REPLIED`), and has been sent `cfl{cur}`
+//! (`sent`).
+//!
+//! ```text
+//! initiate():  if not visited: visited; cur := (now, me); parent := none; send_cfl to every neighbour
+//! send_cfl(j): if j ∉ sent: sent += j; send cfl{cur} to j
+//! on cfl{c} from j:
+//!   a1   not visited:          visited; cur := c; parent := j; ack-parent to j; UNK −= j;
+//!                              sent := {j}; send_cfl to the other neighbours
+//!   E6   c < cur, j = parent:  cur := c; sent := {j}; ack-parent to j; send_cfl to CR − REPLIED
+//!   E7   c < cur, voted:       ack-sibling to j; SB += j; UNK −= j; CR −= j
+//!   a13  c < cur:              cur := c; old := parent; parent := j; ack-parent to j; CR, SB, UNK −= j;
+//!                              if old: CR += old; sent := {j}; send_cfl to CR − REPLIED
+//!   a21  c = cur:              ignored from the parent; else ack-sibling to j; SB += j; UNK −= j; CR −= j
+//!   a27  c > cur:              send_cfl(j); CR += j; UNK −= j; SB −= j
+//! on ack-parent{c} from j:     ignored if c ≠ cur and j ∈ sent [E8]; else CR += j; UNK −= j; SB −= j
+//! on ack-sibling{c} from j:    ignored if c ≠ cur and j ∈ sent [E8]; else SB += j; UNK −= j; CR −= j
+//! on vote from j:              REPLIED += j
+//! on leader{x}:                leader := x; send leader{x} to CR
+//! after every event:           if visited, not voted, UNK = ∅ and CR ⊆ REPLIED: voted;
+//!                              the root declares itself and sends leader{me} to CR, anyone else votes to its parent
+//! ```
+//!
+//! A smaller key re-parents a process towards it and its former parent becomes its child, so the winning flood
+//! reverses the losing trees instead of flooding them again.
+//!
+//! **Errata, all adopted** (gaps in S002's pseudo-code that make a literal implementation hang or elect twice):
+//! * **E0** a process already reached by a campaign does not initiate its own;
+//! * **E1** on a smaller key the process actually sets `parent := j` (the pseudo-code only adds the old parent to
+//!   `CR`);
+//! * **E2** any `cfl` from `j` settles `j`'s relation: `j` leaves `UNK` in every branch;
+//! * **E3** `ack-sibling` and an equal-key `cfl` remove `j` from `CR`, or the process waits forever for its vote;
+//! * **E4** the vote test runs after every event and also requires `UNK = ∅` (S002's leaf rule only covers
+//!   degree-1 processes, and its vote rule only fires on receiving a vote);
+//! * **E5** a campaign is never sent twice over one link (the flood copy and the a27 reply can both be in
+//!   flight), and an equal-key duplicate from the parent is ignored;
+//! * **E6** a smaller key coming from the current parent only updates the key;
+//! * **E7** a process that has already voted answers a later smaller key with `ack-sibling`: its subtree has
+//!   reported (S002 says such processes receive no further `cfl`, which some interleavings contradict).
+//!
+//! E0–E7 leave one gap, closed here by **E8**: an acknowledgement of an older campaign is stale when the
+//! neighbour has since been sent the current one (or is the parent that brought it), and is ignored; the answer
+//! to the current campaign is on its way. Without it, a process that switched to a better campaign, sent it to a
+//! neighbour, then received that neighbour's late `ack-sibling` for the old campaign would count the neighbour as
+//! settled and vote without it; the root could then declare itself before that neighbour's subtree joined, and
+//! the neighbour, counted as nobody's child, would never hear the announcement. With one initiator no
+//! acknowledgement is ever stale, so E8 changes nothing there.
+//!
+//! **Guarantees.** Exactly one process declares itself, the initiator with the smallest key (P-Unique; S001 safety
+//! after every event, against [`Winner::EarliestInitiator`]); every process learns it; the parent pointers end as
+//! a spanning tree rooted at the leader, and no process votes twice. The links must be FIFO: on unordered links
+//! an acknowledgement can overtake the message it should follow, which can leave a process waiting for ever for a
+//! child that is not one, or make two processes count each other as children and pass the announcement back and
+//! forth for ever.
+//!
+//! **Cost.** With one initiator, exactly: `2m − (n−1)` cfl, `n − 1` ack-parent, `2(m − n + 1)` ack-sibling,
+//! `n − 1` vote and `n − 1` leader, `4m` in all. S002's bound `cfl + vote + leader ≤ 2m + k(n−1) + 2(n−1)` counts
+//! only first-visit and re-parenting cfl: it leaves out the acknowledgements and the a27 replies (a visited process
+//! answering a worse campaign with its own), and runs with several initiators exceed it; it is reported, not
+//! enforced. On bounded-degree networks `cfl ≤ 4m + k(n−1)` held over many runs, and is the headline bound when
+//! `k > 1`; it is empirical, and dense networks with many initiators exceed it (a process re-parents up to `k`
+//! times and each time tells all its children: up to 1.5 times the bound on complete graphs of 40 with every
+//! process initiating). What always holds is `cfl ≤ 2km`: keys only decrease, so a process holds at most `k`
+//! of them, and it sends each at most once over each link (E5). Every process but the root votes exactly once
+//! whatever `k`; with several initiators a late a27 reply can make a process count a neighbour as a child while
+//! the announcement passes, so `leader` may exceed `n − 1`.
+//!
+//! **Time.** Under unit delays with one initiator `r`, everybody knows the leader by `3·ecc(r) + 2` (the flood
+//! reaches depth `d` at `d`, the answers to its cfl are back by `d + 2`, votes reach the root by `2·ecc(r) + 2`,
+//! the announcement takes `ecc(r)`). S002: `O(D)` for bounded `k`, the winning flood chasing each losing
+//! initiator for up to `2D`.
+
+use elect_core::{Check, Command, Cx, Duration, Instant, NodeId, Notice, Port, Process, Setup, Status, When, Winner};
+use serde::{Deserialize, Serialize};
+
+use crate::election_checks;
+use crate::params::{ParamError, Params};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+
+/// The algorithm's configuration (it has no parameters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimestampFlooding;
+
+/// A campaign: when its initiator started it, then the initiator's id. The smallest key wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Key {
+    /// The initiator's virtual time when it initiated.
+    pub time: Instant,
+    /// The initiator.
+    pub initiator: NodeId,
+}
+
+/// Timestamped-flooding messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Msg {
+    /// Campaign-For-Leader: the sender's best campaign.
+    Cfl {
+        /// The campaign.
+        key: Key,
+    },
+    /// "You are my parent in this campaign."
+    AckParent {
+        /// The campaign.
+        key: Key,
+    },
+    /// "Same campaign, but I am not your child."
+    AckSibling {
+        /// The campaign.
+        key: Key,
+    },
+    /// The sender's subtree is done.
+    Vote,
+    /// The winner, announced down the tree.
+    Leader {
+        /// The winner.
+        id: NodeId,
+    },
+}
+
+elect_core::message_kinds!(Msg {
+    Cfl => "cfl",
+    AckParent => "ack-parent",
+    AckSibling => "ack-sibling",
+    Vote => "vote",
+    Leader => "leader",
+});
+
+/// What a process knows about one of its links, as bits.
+mod link {
+    /// The neighbour is a child (`CR`).
+    pub(super) const CHILD: u8 = 1;
+    /// The neighbour is a sibling (`SB`).
+    pub(super) const SIBLING: u8 = 1 << 1;
+    /// The neighbour's relation is unknown (`UNK`).
+    pub(super) const UNKNOWN: u8 = 1 << 2;
+    /// The neighbour has voted (`REPLIED`).
+    pub(super) const REPLIED: u8 = 1 << 3;
+    /// The neighbour has been sent `cfl{cur}` (`sent`).
+    pub(super) const SENT: u8 = 1 << 4;
+    /// The link layer reported the neighbour gone: it has left `NEIB`.
+    pub(super) const GONE: u8 = 1 << 5;
+
+    /// Whether a link with these bits keeps its process from voting.
+    pub(super) fn blocks(bits: u8) -> bool {
+        bits & UNKNOWN != 0 || bits & (CHILD | REPLIED) == CHILD
+    }
+}
+
+/// One process of timestamped flooding.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    me: NodeId,
+    /// Per port, the [`link`] bits.
+    links: Box<[u8]>,
+    /// Links in `UNK` or in `CR − REPLIED`: the process may vote when there are none.
+    blocking: u32,
+    /// `cur`; `None` until the process is visited.
+    cur: Option<Key>,
+    parent: Option<Port>,
+    voted: bool,
+    leader: Option<NodeId>,
+}
+
+impl Node {
+    /// The best campaign this process has seen, once it has been reached by one.
+    pub fn key(&self) -> Option<Key> {
+        self.cur
+    }
+
+    /// The link to its parent in the spanning tree; `None` at a campaign's root (and before it is reached).
+    pub fn parent(&self) -> Option<Port> {
+        self.parent
+    }
+
+    /// Its children, as it last knew them (`CR`).
+    pub fn children(&self) -> impl Iterator<Item = Port> + '_ {
+        self.ports_with(|bits| bits & link::CHILD != 0)
+    }
+
+    /// Whether it has voted (the root "votes" by declaring itself).
+    pub fn voted(&self) -> bool {
+        self.voted
+    }
+
+    /// The leader it knows.
+    pub fn leader(&self) -> Option<NodeId> {
+        self.leader
+    }
+
+    fn ports_with(&self, pick: impl Fn(u8) -> bool + 'static) -> impl Iterator<Item = Port> + '_ {
+        self.links.iter().enumerate().filter(move |&(_, &bits)| pick(bits)).map(|(p, _)| Port(p as u32))
+    }
+
+    /// Sets the bits `set` and clears the bits `clear` of link `port`.
+    fn mark(&mut self, port: Port, set: u8, clear: u8) {
+        let bits = &mut self.links[port.index()];
+        let before = *bits;
+        *bits = (before & !clear) | set;
+        self.blocking = self.blocking - u32::from(link::blocks(before)) + u32::from(link::blocks(*bits));
+    }
+
+    /// `send_cfl(j)` [E5]: sends `cfl{cur}` over `port` unless it already went there (or the neighbour is gone).
+    fn send_cfl(&mut self, cx: &mut Cx<'_, Self>, port: Port) {
+        if self.links[port.index()] & (link::SENT | link::GONE) == 0 {
+            self.links[port.index()] |= link::SENT;
+            let key = self.cur.expect("only a visited process campaigns");
+            cx.send(port, Msg::Cfl { key });
+        }
+    }
+
+    /// Whether an acknowledgement of `key` from `port` is stale (E8): it answers an older campaign, and the port
+    /// has been sent the current one (or brought it), so a fresh answer is on its way.
+    fn is_stale(&self, port: Port, key: Key) -> bool {
+        self.cur != Some(key) && self.links[port.index()] & link::SENT != 0
+    }
+
+    /// `sent := {from}` (or `∅` for an initiator): `cur` just changed.
+    fn reset_sent(&mut self, from: Option<Port>) {
+        for bits in self.links.iter_mut() {
+            *bits &= !link::SENT;
+        }
+        if let Some(from) = from {
+            self.links[from.index()] |= link::SENT;
+        }
+    }
+
+    /// `send_cfl` to every link picked by `pick`.
+    fn spread(&mut self, cx: &mut Cx<'_, Self>, pick: impl Fn(u8) -> bool) {
+        for p in 0..self.links.len() {
+            if pick(self.links[p]) {
+                self.send_cfl(cx, Port(p as u32));
+            }
+        }
+    }
+
+    /// `send_cfl to CR − REPLIED`.
+    fn spread_to_children(&mut self, cx: &mut Cx<'_, Self>) {
+        self.spread(cx, |bits| bits & (link::CHILD | link::REPLIED) == link::CHILD);
+    }
+
+    /// Adopts `key` from `from` as the new best campaign, with `from` as parent (a1, E6, a13).
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, from: Port, key: Key) {
+        self.cur = Some(key);
+        self.parent = Some(from);
+        self.reset_sent(Some(from));
+        cx.send(from, Msg::AckParent { key });
+    }
+
+    fn on_cfl(&mut self, cx: &mut Cx<'_, Self>, from: Port, c: Key) {
+        let Some(cur) = self.cur else {
+            // a1: first visit.
+            self.adopt(cx, from, c);
+            self.mark(from, 0, link::UNKNOWN);
+            self.spread(cx, |_| true);
+            return;
+        };
+        if c < cur && self.parent == Some(from) {
+            // E6: the parent brings a better campaign; only the key changes.
+            self.adopt(cx, from, c);
+            self.spread_to_children(cx);
+        } else if c < cur && self.voted {
+            // E7: this subtree has reported already.
+            cx.send(from, Msg::AckSibling { key: c });
+            self.mark(from, link::SIBLING, link::UNKNOWN | link::CHILD);
+        } else if c < cur {
+            // a13 with E1 and E2: re-parent towards the better campaign; the old parent becomes a child.
+            let old = self.parent;
+            self.adopt(cx, from, c);
+            self.mark(from, 0, link::CHILD | link::SIBLING | link::UNKNOWN);
+            if let Some(old) = old {
+                self.mark(old, link::CHILD, 0);
+            }
+            self.spread_to_children(cx);
+        } else if c == cur {
+            // a21 with E2, E3 and E5.
+            if self.parent != Some(from) {
+                cx.send(from, Msg::AckSibling { key: c });
+                self.mark(from, link::SIBLING, link::UNKNOWN | link::CHILD);
+            }
+        } else {
+            // a27 with E5: answer a worse campaign with ours; the sender will become a child.
+            self.send_cfl(cx, from);
+            self.mark(from, link::CHILD, link::UNKNOWN | link::SIBLING);
+        }
+    }
+
+    /// E4: the vote test, after every event.
+    fn try_vote(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.cur.is_none() || self.voted || self.blocking > 0 {
+            return;
+        }
+        self.voted = true;
+        match self.parent {
+            Some(parent) => cx.send(parent, Msg::Vote),
+            None => {
+                self.leader = Some(self.me);
+                cx.notify(Notice::Elected { epoch: 0 });
+                self.announce(cx, self.me);
+            }
+        }
+    }
+
+    /// Sends `leader{id}` to every child.
+    fn announce(&self, cx: &mut Cx<'_, Self>, id: NodeId) {
+        for port in self.children() {
+            cx.send(port, Msg::Leader { id });
+        }
+    }
+}
+
+impl Process for Node {
+    type Msg = Msg;
+    type Timer = ();
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
+        if self.links[from.index()] & link::GONE != 0 {
+            return;
+        }
+        match msg {
+            Msg::Cfl { key } => self.on_cfl(cx, from, key),
+            // E8: the answer to an older campaign, when the current one has gone to the same neighbour too.
+            Msg::AckParent { key } | Msg::AckSibling { key } if self.is_stale(from, key) => {}
+            Msg::AckParent { .. } => self.mark(from, link::CHILD, link::UNKNOWN | link::SIBLING),
+            Msg::AckSibling { .. } => self.mark(from, link::SIBLING, link::UNKNOWN | link::CHILD),
+            Msg::Vote => self.mark(from, link::REPLIED, 0),
+            Msg::Leader { id } => {
+                self.leader = Some(id);
+                self.announce(cx, id);
+            }
+        }
+        self.try_vote(cx);
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        // E0: a process already reached by a campaign does not start its own.
+        if cmd == Command::Initiate && self.cur.is_none() {
+            self.cur = Some(Key { time: cx.now(), initiator: self.me });
+            self.parent = None;
+            self.reset_sent(None);
+            self.spread(cx, |_| true);
+            self.try_vote(cx);
+        }
+    }
+
+    /// A neighbour the link layer reports gone (the crashed old leader) leaves `NEIB` for the rest of the run:
+    /// nobody waits for its answer or its vote, and no campaign is sent to it. A link coming back is ignored.
+    fn on_link(&mut self, cx: &mut Cx<'_, Self>, port: Port, up: bool) {
+        if !up {
+            self.mark(port, link::GONE, link::UNKNOWN | link::CHILD | link::SIBLING);
+            self.try_vote(cx);
+        }
+    }
+
+    fn status(&self) -> Status {
+        match (self.leader, self.cur) {
+            (Some(leader), _) => Status::normal(Some(leader), 0),
+            (None, None) => Status::normal(None, 0),
+            (None, Some(_)) => Status::election(0),
+        }
+    }
+}
+
+static INFO: Info = Info {
+    name: "timestamp-flooding",
+    aliases: &["clnw"],
+    title: "Chow-Luo-Newman-Wolfe timestamped flooding",
+    model: "any connected graph (bounded degree), asynchronous reliable FIFO links, the earliest initiator wins",
+    seed: "S002",
+    needs: Needs::Connected,
+    timing: Timing::Asynchronous,
+    elects: Elects::OneLeader,
+    lockstep: false,
+    params: &[],
+    showcase: Showcase {
+        initiators: Initiators::NeighborsOfCrashed,
+        crash_strongest: true,
+        describe: "the old leader crashed; its neighbours notice and initiate",
+    },
+};
+
+impl Algorithm for TimestampFlooding {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(_: &Params) -> Result<Self, ParamError> {
+        Ok(Self)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        let degree = setup.neighbors.len();
+        Node {
+            me: setup.id,
+            links: vec![link::UNKNOWN; degree].into_boxed_slice(),
+            blocking: degree as u32,
+            cur: None,
+            parent: None,
+            voted: false,
+            leader: None,
+        }
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        election_checks(When::Always, true)
+    }
+
+    fn winner(&self) -> Winner {
+        Winner::EarliestInitiator
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // Every message takes at most t: the flood reaches everybody within (n − 1)·t (the diameter of the live
+        // processes, which may exceed D once the old leader is gone), the answers come back within 2t more, and
+        // votes climb and the announcement descends a tree of depth at most n − 1. Each losing campaign the
+        // winner has to conquer can add as much again.
+        let hops = facts.nodes.saturating_sub(1);
+        t * ((3 * hops + 2) * facts.initiators.max(1))
+    }
+
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        let (n, m, k) = (f.nodes, f.edges, f.initiators);
+        let tree = n.saturating_sub(1);
+        let paper = Bound {
+            name: "S002: cfl+vote+leader <= 2m+k(n-1)+2(n-1) (first-visit and re-parenting cfl only)".into(),
+            measure: Measure::Kinds(&["cfl", "vote", "leader"]),
+            value: 2 * m + k * tree + 2 * tree,
+        };
+        if k == 1 {
+            vec![
+                Bound { name: "k=1: exactly 4m messages".into(), measure: Measure::Messages, value: 4 * m },
+                Bound {
+                    name: "k=1: exactly 2m-(n-1) cfl".into(),
+                    measure: Measure::Kinds(&["cfl"]),
+                    value: (2 * m).saturating_sub(tree),
+                },
+                paper,
+            ]
+        } else {
+            vec![
+                Bound {
+                    name: "cfl <= 4m+k(n-1) (empirical, bounded degree)".into(),
+                    measure: Measure::Kinds(&["cfl"]),
+                    value: 4 * m + k * tree,
+                },
+                Bound {
+                    name: "cfl <= 2km (each campaign at most once per link and direction)".into(),
+                    measure: Measure::Kinds(&["cfl"]),
+                    value: 2 * k * m,
+                },
+                paper,
+            ]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{Effect, EffectOf, Message, Neighbor, Ranking, Shape};
+
+    use super::*;
+
+    /// A process with id `me` and neighbours of ids `nbrs`, one per port.
+    fn node(me: u32, nbrs: &[u32]) -> Node {
+        let ranking = Ranking::default();
+        let neighbors: Vec<Neighbor> = nbrs
+            .iter()
+            .enumerate()
+            .map(|(p, &id)| Neighbor { port: Port(p as u32), id: NodeId(id), rank: ranking.rank(NodeId(id)) })
+            .collect();
+        TimestampFlooding.build(&Setup {
+            id: NodeId(me),
+            rank: ranking.rank(NodeId(me)),
+            neighbors: &neighbors,
+            ring: None,
+            ring_order: &[],
+            shape: Shape::Other,
+            delay_bound: None,
+            diameter: None,
+        })
+    }
+
+    fn key(time: u64, initiator: u32) -> Key {
+        Key { time: Instant::from_ticks(time), initiator: NodeId(initiator) }
+    }
+
+    fn deliver(node: &mut Node, from: u32, msg: Msg) -> Vec<EffectOf<Node>> {
+        let mut effects = Vec::new();
+        node.on_message(&mut Cx::new(Instant::from_ticks(5), &mut effects), Port(from), msg);
+        effects
+    }
+
+    fn initiate(node: &mut Node, at: u64) -> Vec<EffectOf<Node>> {
+        let mut effects = Vec::new();
+        node.on_command(&mut Cx::new(Instant::from_ticks(at), &mut effects), Command::Initiate);
+        effects
+    }
+
+    fn sends(effects: &[EffectOf<Node>]) -> Vec<(u32, Msg)> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Send { to, msg } => Some((to.0, msg.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn keys_order_by_time_then_by_the_smaller_initiator_id() {
+        assert!(key(0, 9) < key(1, 1));
+        assert!(key(3, 2) < key(3, 7));
+        assert_eq!(Msg::Vote.kind(), "vote");
+        assert_eq!(&*Msg::kinds(), ["cfl", "ack-parent", "ack-sibling", "vote", "leader"]);
+    }
+
+    #[test]
+    fn an_initiator_stamps_its_campaign_with_the_time_and_floods_it() {
+        let mut p = node(4, &[1, 2, 3]);
+        let out = sends(&initiate(&mut p, 7));
+        let k = key(7, 4);
+        assert_eq!(out, [(0, Msg::Cfl { key: k }), (1, Msg::Cfl { key: k }), (2, Msg::Cfl { key: k })]);
+        assert_eq!((p.key(), p.parent(), p.status()), (Some(k), None, Status::election(0)));
+    }
+
+    #[test]
+    fn a_lone_initiator_elects_itself_at_once() {
+        let mut p = node(1, &[]);
+        let effects = initiate(&mut p, 0);
+        assert_eq!(effects, [Effect::Notify(Notice::Elected { epoch: 0 })]);
+        assert_eq!(p.status(), Status::normal(Some(NodeId(1)), 0));
+    }
+
+    #[test]
+    fn a_process_reached_by_a_campaign_does_not_start_its_own() {
+        let mut p = node(2, &[1, 3]);
+        deliver(&mut p, 0, Msg::Cfl { key: key(0, 1) });
+        assert!(initiate(&mut p, 0).is_empty(), "E0");
+        assert_eq!(p.key(), Some(key(0, 1)));
+    }
+
+    #[test]
+    fn a_leaf_acknowledges_and_votes_on_its_first_campaign() {
+        let mut p = node(5, &[1]);
+        let out = sends(&deliver(&mut p, 0, Msg::Cfl { key: key(0, 1) }));
+        assert_eq!(out, [(0, Msg::AckParent { key: key(0, 1) }), (0, Msg::Vote)], "E4: degree-1 leaf");
+        assert!(p.voted());
+    }
+
+    #[test]
+    fn a_better_campaign_reverses_the_tree_and_never_goes_back_where_it_came_from() {
+        // 3 initiated and 7 became its child; then 1's campaign arrives from port 1: 3 follows it and passes it on
+        // to its child.
+        let mut p = node(3, &[7, 8, 9]);
+        initiate(&mut p, 0);
+        deliver(&mut p, 0, Msg::AckParent { key: key(0, 3) });
+        let out = sends(&deliver(&mut p, 1, Msg::Cfl { key: key(0, 1) }));
+        assert_eq!(out, [(1, Msg::AckParent { key: key(0, 1) }), (0, Msg::Cfl { key: key(0, 1) })]);
+        assert_eq!(p.parent(), Some(Port(1)));
+        // A worse campaign from port 2 is answered with the better one, once (E5).
+        let out = sends(&deliver(&mut p, 2, Msg::Cfl { key: key(0, 3) }));
+        assert_eq!(out, [(2, Msg::Cfl { key: key(0, 1) })]);
+        assert!(sends(&deliver(&mut p, 2, Msg::Cfl { key: key(0, 3) })).is_empty());
+        assert_eq!(p.children().collect::<Vec<_>>(), [Port(0), Port(2)]);
+    }
+
+    #[test]
+    fn a_process_that_voted_answers_a_better_campaign_as_a_sibling() {
+        let mut p = node(6, &[1, 2]);
+        deliver(&mut p, 0, Msg::Cfl { key: key(0, 2) });
+        let out = sends(&deliver(&mut p, 1, Msg::Cfl { key: key(0, 2) }));
+        assert_eq!(out, [(1, Msg::AckSibling { key: key(0, 2) }), (0, Msg::Vote)]);
+        let out = sends(&deliver(&mut p, 1, Msg::Cfl { key: key(0, 1) }));
+        assert_eq!(out, [(1, Msg::AckSibling { key: key(0, 1) })], "E7");
+        assert_eq!(p.parent(), Some(Port(0)));
+        // The announcement goes to the children only (there are none) and ends the election here.
+        assert!(sends(&deliver(&mut p, 0, Msg::Leader { id: NodeId(1) })).is_empty());
+        assert_eq!(p.status(), Status::normal(Some(NodeId(1)), 0));
+    }
+
+    #[test]
+    fn a_late_acknowledgement_of_an_older_campaign_does_not_settle_a_neighbour_asked_again() {
+        // 3 initiated and counts 5 as a child (5 sent a worse campaign); 2's campaign, then 1's, re-parent 3, and
+        // each goes on to 5. 5's answer to 2's campaign arrives after 1's was sent: E8 ignores it.
+        let mut p = node(3, &[5, 2, 1]);
+        initiate(&mut p, 0);
+        deliver(&mut p, 0, Msg::Cfl { key: key(0, 5) });
+        assert_eq!(sends(&deliver(&mut p, 1, Msg::Cfl { key: key(0, 2) }))[1], (0, Msg::Cfl { key: key(0, 2) }));
+        assert_eq!(sends(&deliver(&mut p, 2, Msg::Cfl { key: key(0, 1) }))[1], (0, Msg::Cfl { key: key(0, 1) }));
+        deliver(&mut p, 1, Msg::AckParent { key: key(0, 1) });
+        assert!(sends(&deliver(&mut p, 0, Msg::AckSibling { key: key(0, 2) })).is_empty(), "no vote yet");
+        assert_eq!(p.children().collect::<Vec<_>>(), [Port(0), Port(1)], "5 is still awaited");
+        deliver(&mut p, 0, Msg::AckParent { key: key(0, 1) });
+        deliver(&mut p, 0, Msg::Vote);
+        assert_eq!(sends(&deliver(&mut p, 1, Msg::Vote)), [(2, Msg::Vote)]);
+    }
+
+    #[test]
+    fn a_neighbour_reported_gone_is_neither_asked_nor_awaited() {
+        let mut p = node(2, &[9, 1]);
+        let mut effects = Vec::new();
+        p.on_link(&mut Cx::new(Instant::ZERO, &mut effects), Port(0), false);
+        assert!(effects.is_empty());
+        assert_eq!(sends(&initiate(&mut p, 0)), [(1, Msg::Cfl { key: key(0, 2) })]);
+        deliver(&mut p, 1, Msg::AckParent { key: key(0, 2) });
+        let effects = deliver(&mut p, 1, Msg::Vote);
+        assert_eq!(effects[0], Effect::Notify(Notice::Elected { epoch: 0 }));
+        assert_eq!(sends(&effects), [(1, Msg::Leader { id: NodeId(2) })]);
+        assert!(deliver(&mut p, 0, Msg::Cfl { key: key(0, 1) }).is_empty(), "nothing comes from a gone neighbour");
+    }
+
+    #[test]
+    fn bounds_are_exact_for_one_initiator_and_empirical_for_several() {
+        let one = TimestampFlooding.bounds(&Facts::new(9, 12, 1));
+        assert_eq!(one[0].value, 48);
+        assert_eq!(one[1].value, 2 * 12 - 8);
+        assert_eq!(one[2].value, 2 * 12 + 8 + 2 * 8);
+        let three = TimestampFlooding.bounds(&Facts::new(9, 12, 3));
+        assert_eq!(three[0].value, 4 * 12 + 3 * 8);
+        assert_eq!(three[0].measure, Measure::Kinds(&["cfl"]));
+        assert_eq!(three[1].value, 2 * 3 * 12);
+        assert!(three[2].name.starts_with("S002"));
+    }
+}

@@ -1,0 +1,251 @@
+//! Mobility: nodes of a geometric graph move by the random-waypoint model, and links follow the radio range.
+//!
+//! Each node heads at a constant speed for a destination drawn uniformly in the unit square, waits there for the
+//! pause time, and draws the next one. Every step (one time unit) the simulator moves the nodes, works out which
+//! pairs are in range, and tells both ends of every link that came up or went down; a message is delivered only
+//! if its link is still up when it arrives. All draws come from the run's mobility stream.
+//!
+//! While nodes move, the simulator measures the paper's metric: for each node, the fraction of the time it
+//! followed the strongest live node of its connected component.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::{TICKS_PER_UNIT, format_time, parse_time};
+
+/// How nodes move, as `--mobility waypoint:SPEED[:PAUSE]` writes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MobilitySpec {
+    /// Distance per time unit, in the unit square.
+    pub speed: f64,
+    /// Ticks a node waits at each destination.
+    pub pause: u64,
+}
+
+impl Eq for MobilitySpec {}
+
+impl FromStr for MobilitySpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let rest = s.trim().strip_prefix("waypoint:").ok_or_else(|| {
+            format!("unknown mobility model '{s}': use waypoint:SPEED or waypoint:SPEED:PAUSE (random waypoint)")
+        })?;
+        let (speed, pause) = rest.split_once(':').unwrap_or((rest, "0"));
+        let speed: f64 = speed
+            .trim()
+            .parse()
+            .map_err(|_| format!("waypoint:SPEED needs a speed (distance per time unit), not '{speed}'"))?;
+        if !(speed > 0.0 && speed <= 1.0) {
+            return Err(format!("the waypoint speed must be in (0, 1] (the unit square per time unit), not {speed}"));
+        }
+        Ok(Self { speed, pause: parse_time(pause)? })
+    }
+}
+
+impl fmt::Display for MobilitySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "waypoint:{}", self.speed)?;
+        if self.pause > 0 {
+            write!(f, ":{}", format_time(self.pause))?;
+        }
+        Ok(())
+    }
+}
+
+/// The interval between two moves, in ticks.
+pub(crate) const STEP: u64 = TICKS_PER_UNIT;
+
+/// The moving nodes and the links between them.
+pub(crate) struct Mobility {
+    range: f64,
+    spec: MobilitySpec,
+    positions: Vec<[f64; 2]>,
+    targets: Vec<[f64; 2]>,
+    /// When a pausing node leaves again.
+    resume: Vec<u64>,
+    /// `in_range[a * n + b]`.
+    in_range: Vec<bool>,
+    n: usize,
+    rng: ChaCha8Rng,
+    /// Links that came up or went down so far.
+    pub(crate) changes: u64,
+}
+
+impl Mobility {
+    /// Nodes at `positions`, in range when at most `range` apart.
+    pub(crate) fn new(positions: &[[f64; 2]], range: f64, spec: MobilitySpec, mut rng: ChaCha8Rng) -> Self {
+        let n = positions.len();
+        let targets = (0..n).map(|_| [rng.random::<f64>(), rng.random::<f64>()]).collect();
+        let mut m = Self {
+            range,
+            spec,
+            positions: positions.to_vec(),
+            targets,
+            resume: vec![0; n],
+            in_range: vec![false; n * n],
+            n,
+            rng,
+            changes: 0,
+        };
+        m.relink(&mut Vec::new());
+        m.changes = 0;
+        m
+    }
+
+    /// Whether positions `a` and `b` are in range now.
+    pub(crate) fn in_range(&self, a: u32, b: u32) -> bool {
+        self.in_range[a as usize * self.n + b as usize]
+    }
+
+    /// The pairs `(a, b)`, `a < b`, in range now.
+    pub(crate) fn links(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        (0..self.n as u32)
+            .flat_map(move |a| (a + 1..self.n as u32).filter(move |&b| self.in_range(a, b)).map(move |b| (a, b)))
+    }
+
+    /// Moves every node by one step at time `now`, and appends the links that changed as `(a, b, up)`.
+    pub(crate) fn step(&mut self, now: u64, changed: &mut Vec<(u32, u32, bool)>) {
+        let reach = self.spec.speed * STEP as f64 / TICKS_PER_UNIT as f64;
+        for i in 0..self.n {
+            if now < self.resume[i] {
+                continue;
+            }
+            let (p, t) = (self.positions[i], self.targets[i]);
+            let (dx, dy) = (t[0] - p[0], t[1] - p[1]);
+            let left = dx.hypot(dy);
+            if left <= reach {
+                self.positions[i] = t;
+                self.resume[i] = now + self.spec.pause;
+                self.targets[i] = [self.rng.random::<f64>(), self.rng.random::<f64>()];
+            } else {
+                self.positions[i] = [p[0] + dx / left * reach, p[1] + dy / left * reach];
+            }
+        }
+        self.relink(changed);
+    }
+
+    fn relink(&mut self, changed: &mut Vec<(u32, u32, bool)>) {
+        let n = self.n;
+        for a in 0..n {
+            for b in a + 1..n {
+                let (p, q) = (self.positions[a], self.positions[b]);
+                let now = (p[0] - q[0]).hypot(p[1] - q[1]) <= self.range;
+                if now != self.in_range[a * n + b] {
+                    self.in_range[a * n + b] = now;
+                    self.in_range[b * n + a] = now;
+                    self.changes += 1;
+                    changed.push((a as u32, b as u32, now));
+                }
+            }
+        }
+    }
+
+    /// For each position, the component it is in (the smallest position of the component), over the links in
+    /// range between live nodes.
+    pub(crate) fn components(&self, up: &[bool]) -> Vec<u32> {
+        let mut uf = petgraph::unionfind::UnionFind::<u32>::new(self.n);
+        for (a, b) in self.links() {
+            if up[a as usize] && up[b as usize] {
+                uf.union(a, b);
+            }
+        }
+        let labels = uf.into_labeling();
+        let mut smallest = vec![u32::MAX; self.n];
+        for (i, &l) in labels.iter().enumerate() {
+            smallest[l as usize] = smallest[l as usize].min(i as u32);
+        }
+        labels.iter().map(|&l| smallest[l as usize]).collect()
+    }
+}
+
+/// Per node, how long it followed the right leader.
+pub(crate) struct Availability {
+    /// Whether the node follows the strongest live node of its component now.
+    pub(crate) good: Vec<bool>,
+    /// Since when, if it does.
+    since: Vec<u64>,
+    /// Ticks it did, before `since`.
+    total: Vec<u64>,
+}
+
+impl Availability {
+    pub(crate) fn new(n: usize) -> Self {
+        Self { good: vec![false; n], since: vec![0; n], total: vec![0; n] }
+    }
+
+    /// Node `i` does (or does not) follow the right leader from `now` on.
+    pub(crate) fn set(&mut self, i: usize, good: bool, now: u64) {
+        if good == self.good[i] {
+            return;
+        }
+        if good {
+            self.since[i] = now;
+        } else {
+            self.total[i] += now - self.since[i];
+        }
+        self.good[i] = good;
+    }
+
+    /// Each node's fraction of `[0, end]` with the right leader.
+    pub(crate) fn fractions(&self, end: u64) -> Vec<f64> {
+        (0..self.good.len())
+            .map(|i| {
+                let t = self.total[i] + if self.good[i] { end - self.since[i] } else { 0 };
+                if end == 0 { f64::from(u8::from(self.good[i])) } else { t as f64 / end as f64 }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn specs_parse_and_print_back() {
+        for s in ["waypoint:0.01", "waypoint:0.5:2"] {
+            assert_eq!(s.parse::<MobilitySpec>().unwrap().to_string(), s);
+        }
+        assert!("brownian".parse::<MobilitySpec>().unwrap_err().contains("unknown mobility model"));
+        assert!("waypoint:3".parse::<MobilitySpec>().unwrap_err().contains("(0, 1]"));
+        assert!("waypoint:x".parse::<MobilitySpec>().unwrap_err().contains("needs a speed"));
+    }
+
+    #[test]
+    fn nodes_move_at_their_speed_and_links_follow_the_range() {
+        let start = vec![[0.1, 0.1], [0.15, 0.1], [0.9, 0.9]];
+        let spec = MobilitySpec { speed: 0.05, pause: 0 };
+        let mut m = Mobility::new(&start, 0.1, spec, ChaCha8Rng::seed_from_u64(1));
+        assert!(m.in_range(0, 1) && m.in_range(1, 0) && !m.in_range(0, 2));
+        let mut changed = Vec::new();
+        for t in 1..200 {
+            let before = m.positions.clone();
+            m.step(t * STEP, &mut changed);
+            for (p, q) in before.iter().zip(&m.positions) {
+                assert!((p[0] - q[0]).hypot(p[1] - q[1]) <= 0.05 + 1e-12);
+            }
+            for a in 0..3u32 {
+                for b in 0..3u32 {
+                    let (p, q) = (m.positions[a as usize], m.positions[b as usize]);
+                    assert_eq!(m.in_range(a, b), a != b && (p[0] - q[0]).hypot(p[1] - q[1]) <= 0.1);
+                }
+            }
+        }
+        assert_eq!(m.changes, changed.len() as u64);
+        assert!(m.changes > 0, "nodes that move for 200 steps meet and part");
+    }
+
+    #[test]
+    fn availability_integrates_time_with_the_right_leader() {
+        let mut a = Availability::new(2);
+        a.set(0, true, 10);
+        a.set(0, false, 30);
+        a.set(0, true, 90);
+        a.set(1, true, 0);
+        assert_eq!(a.fractions(100), vec![0.3, 1.0]);
+    }
+}
