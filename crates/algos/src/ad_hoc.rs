@@ -57,9 +57,7 @@
 
 use std::collections::BTreeSet;
 
-use elect_core::{
-    Check, Command, Cx, Duration, Notice, Port, Process, Property, Rank, Setup, Shape, Span, State, Status,
-};
+use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Property, Rank, Setup, Shape, Span, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, ParamInfo, Params};
@@ -137,8 +135,6 @@ pub struct AdHoc {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
     me: Rank,
-    /// Ranks of the processes behind each port.
-    ranks: Vec<Rank>,
     /// Which links work now.
     up: Vec<bool>,
     in_election: bool,
@@ -159,6 +155,12 @@ pub struct Node {
 impl Node {
     fn ports(&self) -> impl Iterator<Item = Port> + '_ {
         self.up.iter().enumerate().filter(|&(_, &up)| up).map(|(i, _)| Port(i as u32))
+    }
+
+    /// The computation this process last took part in, or its own next one if none: what it tags a `leader`
+    /// message with outside an election.
+    fn known_src(&self) -> Src {
+        self.src.unwrap_or(Src { num: self.num, origin: self.me })
     }
 
     fn start_election(&mut self, cx: &mut Cx<'_, Self>) {
@@ -268,15 +270,14 @@ impl Node {
     fn merge(&mut self, cx: &mut Cx<'_, Self>, from: Port, l: Rank) {
         match self.leader {
             Some(mine) if l < mine => {
-                let src = self.src.unwrap_or(Src { num: self.num, origin: self.me });
-                cx.send(from, Msg::Leader { src, leader: mine });
+                cx.send(from, Msg::Leader { src: self.known_src(), leader: mine });
             }
             Some(mine) if l == mine => {}
             // Told of a leader weaker than itself: only an election finds the component's strongest.
             None if l < self.me => self.start_election(cx),
             _ => {
                 self.adopt(cx, l);
-                let src = self.src.unwrap_or(Src { num: self.num, origin: self.me });
+                let src = self.known_src();
                 for p in self.ports().filter(|&p| p != from).collect::<Vec<_>>() {
                     cx.send(p, Msg::Leader { src, leader: l });
                 }
@@ -367,7 +368,7 @@ impl Process for Node {
             }
             (true, false, _) => {
                 if let Some(leader) = self.leader {
-                    let src = src.unwrap_or(Src { num: self.num, origin: self.me });
+                    let src = self.known_src();
                     cx.send(port, Msg::Leader { src, leader });
                 }
             }
@@ -436,7 +437,6 @@ impl Algorithm for AdHoc {
         let beat = (period > 0).then(|| (t * period, t * (2 * period + 2 * hops), t * (2 * period + 5 * hops + 2)));
         Node {
             me: setup.rank,
-            ranks: setup.neighbors.iter().map(|n| n.rank).collect(),
             up: vec![!mobile; setup.neighbors.len()],
             in_election: false,
             src: None,
@@ -486,25 +486,5 @@ impl Node {
     /// The current computation's tree: the parent port, if any (for checks and pictures).
     pub fn parent(&self) -> Option<Port> {
         self.parent
-    }
-
-    /// Whether this process is taking part in an election.
-    pub fn in_election(&self) -> bool {
-        self.in_election
-    }
-
-    /// The process state, for tests: the number of links it believes up.
-    pub fn links_up(&self) -> usize {
-        self.up.iter().filter(|&&u| u).count()
-    }
-
-    /// Whether this process is the leader it follows.
-    pub fn leads(&self) -> bool {
-        self.leader == Some(self.me) && self.status().state == State::Normal
-    }
-
-    /// The rank behind `port`.
-    pub fn rank_at(&self, port: Port) -> Rank {
-        self.ranks[port.index()]
     }
 }

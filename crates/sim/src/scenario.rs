@@ -79,6 +79,8 @@ pub struct Scenario {
     pub diameter: Option<u64>,
     /// Its connected components.
     pub components: usize,
+    /// The largest eccentricity among the initiators, when the diameter is measured.
+    pub initiator_eccentricity: Option<u64>,
 }
 
 /// A link fault resolved to directed links between positions.
@@ -279,6 +281,8 @@ impl Scenario {
         if config.monitor == Some(0) {
             return err("--heartbeat must be at least 1 (a multiple of the delay bound T)");
         }
+        let initiator_eccentricity = diameter
+            .and_then(|_| (0..n as u32).filter(|&i| initiators[i as usize]).map(|i| graph.eccentricity(i)).max());
         Ok(Self {
             config: config.clone(),
             info,
@@ -292,6 +296,7 @@ impl Scenario {
             partitions,
             losses,
             delay_bound,
+            initiator_eccentricity,
             diameter,
             components,
         })
@@ -338,14 +343,8 @@ impl Scenario {
             live: self.len() as u64,
             crashes_during_run: self.fault_times().count() as u64,
             diameter: self.diameter,
-            initiator_eccentricity: self.initiator_eccentricity(),
+            initiator_eccentricity: self.initiator_eccentricity,
         }
-    }
-
-    /// The largest eccentricity among the initiators (measured on graphs small enough for the diameter).
-    fn initiator_eccentricity(&self) -> Option<u64> {
-        self.diameter?;
-        (0..self.len() as u32).filter(|&i| self.initiators[i as usize]).map(|i| self.graph.eccentricity(i)).max()
     }
 
     /// Validates `config` without keeping the result.
