@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
 use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
-use crate::rounds::{RoundCx, Rounds, Synchronous};
+use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
 
 const DIAMETER: ParamInfo = ParamInfo {
     name: "diameter",
@@ -128,6 +128,10 @@ impl Rounds for Flooder {
     fn halted(&self) -> bool {
         self.round > self.rounds
     }
+
+    fn final_round(&self) -> Option<u32> {
+        Some(self.rounds.saturating_add(1))
+    }
 }
 
 /// One process of FloodMax or OptFloodMax.
@@ -194,24 +198,8 @@ impl<const OPT: bool> Algorithm for Flood<OPT> {
         Ok(Self { diameter })
     }
 
-    /// # Panics
-    /// If neither `diameter=` nor [`Setup::diameter`] gives the number of rounds: drivers that cannot measure
-    /// the diameter refuse the run first unless the parameter is given.
     fn build(&self, setup: &Setup<'_>) -> Node {
-        let rounds = self.diameter.or(setup.diameter).unwrap_or_else(|| {
-            panic!("{} needs the network's diameter or an upper bound (--param diameter=D)", Self::INFO.name)
-        });
-        let flooder = Flooder {
-            me: setup.rank,
-            max: setup.rank,
-            came_from: None,
-            rounds,
-            round: 0,
-            degree: setup.neighbors.len() as u32,
-            opt: OPT,
-            changed: false,
-        };
-        Synchronous::new(flooder, setup)
+        Synchronous::new(self.build_rounds(setup), setup)
     }
 
     fn checks(&self) -> Vec<Check> {
@@ -228,5 +216,28 @@ impl<const OPT: bool> Algorithm for Flood<OPT> {
         let value = rounds * 2 * f.edges;
         let name = if OPT { "at most D'*2m max messages" } else { "exactly D'*2m max messages" };
         vec![Bound { name: name.into(), measure: Measure::Kinds(&["max"]), value }]
+    }
+}
+
+impl<const OPT: bool> RoundAlgorithm for Flood<OPT> {
+    type Rounds = Flooder;
+
+    /// # Panics
+    /// If neither `diameter=` nor [`Setup::diameter`] gives the number of rounds: drivers that cannot measure
+    /// the diameter refuse the run first unless the parameter is given.
+    fn build_rounds(&self, setup: &Setup<'_>) -> Flooder {
+        let rounds = self.diameter.or(setup.diameter).unwrap_or_else(|| {
+            panic!("{} needs the network's diameter or an upper bound (--param diameter=D)", Self::INFO.name)
+        });
+        Flooder {
+            me: setup.rank,
+            max: setup.rank,
+            came_from: None,
+            rounds,
+            round: 0,
+            degree: setup.neighbors.len() as u32,
+            opt: OPT,
+            changed: false,
+        }
     }
 }

@@ -19,12 +19,14 @@ pub mod peterson;
 pub mod registry;
 pub mod ring_participant;
 pub mod rounds;
+pub mod sync_lcr;
+pub mod synchronizers;
 pub mod timestamp_flooding;
 
 pub use params::{ParamError, ParamInfo, Params};
 pub use registry::{
     Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, Measure, Needs, RegistryError, Showcase, Timing,
-    dispatch, lookup,
+    dispatch, dispatch_synchronized, lookup, runs_on_synchronizers,
 };
 
 use elect_core::{Check, Property, RingPorts, Setup, When};

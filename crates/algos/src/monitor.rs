@@ -478,6 +478,7 @@ impl<A: Algorithm> Monitored<A> {
                     cx.persist((self.epoch, self.durable.clone()));
                 }
                 Effect::Notify(Notice::Elected { .. }) => cx.notify(Notice::Elected { epoch: self.epoch }),
+                Effect::Notify(notice) => cx.notify(notice),
             }
         }
         self.effects = effects;

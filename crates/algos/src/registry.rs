@@ -9,6 +9,7 @@ use std::fmt::Debug;
 use elect_core::{Check, Duration, NodeId, Process, Setup, Winner};
 
 use crate::params::{ParamError, ParamInfo, Params};
+use crate::synchronizers::Choice;
 
 /// The topology an algorithm's model needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,6 +206,13 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
 
     /// Its closed-form message bounds for a run; the first is the headline bound.
     fn bounds(&self, facts: &Facts) -> Vec<Bound>;
+
+    /// When it runs on a synchronizer: what the synchronizer's set-up built, from the processes at the end of a
+    /// run (`None` for every other algorithm).
+    fn synchronizer(&self, processes: &[Self::Process]) -> Option<crate::synchronizers::SyncSummary> {
+        let _ = processes;
+        None
+    }
 }
 
 /// A consumer of algorithms: the simulator, the model checker, the runtime.
@@ -229,6 +237,14 @@ pub enum RegistryError {
     /// Bad parameters.
     #[error(transparent)]
     Param(#[from] ParamError),
+    /// A synchronizer was asked to run an algorithm that is not written in rounds.
+    #[error("{name} is not written in rounds, so no synchronizer can run it (those that are: {known})")]
+    NotInRounds {
+        /// The algorithm's name.
+        name: &'static str,
+        /// The algorithms written in rounds.
+        known: String,
+    },
 }
 
 macro_rules! registry {
@@ -261,9 +277,51 @@ registry!(
     crate::invitation::Invitation,
     crate::floodmax::FloodMax,
     crate::floodmax::OptFloodMax,
+    crate::sync_lcr::SyncLcr,
     crate::ad_hoc::AdHoc,
     crate::timestamp_flooding::TimestampFlooding,
 );
+
+/// The algorithms written in rounds, which the synchronizers run.
+macro_rules! round_registry {
+    ($($algorithm:ty),* $(,)?) => {
+        /// Whether the algorithm called `name` (canonical) is written in rounds, so that a synchronizer can run it.
+        pub fn runs_on_synchronizers(name: &str) -> bool {
+            [$(<$algorithm as Algorithm>::INFO.name),*].contains(&name)
+        }
+
+        fn drive_synchronized<D: Driver>(
+            info: &Info,
+            params: &Params,
+            choice: Choice,
+            driver: D,
+        ) -> Result<D::Output, RegistryError> {
+            $(
+                if info.name == <$algorithm as Algorithm>::INFO.name {
+                    return Ok(crate::synchronizers::drive(<$algorithm>::from_params(params)?, choice, driver));
+                }
+            )*
+            Err(RegistryError::NotInRounds {
+                name: info.name,
+                known: [$(<$algorithm as Algorithm>::INFO.name),*].join(", "),
+            })
+        }
+    };
+}
+
+round_registry!(crate::floodmax::FloodMax, crate::floodmax::OptFloodMax, crate::sync_lcr::SyncLcr);
+
+/// Looks `name` up, validates `params`, and hands the algorithm, run on synchronizer `choice`, to `driver`.
+pub fn dispatch_synchronized<D: Driver>(
+    name: &str,
+    params: &Params,
+    choice: Choice,
+    driver: D,
+) -> Result<D::Output, RegistryError> {
+    let info = lookup(name)?;
+    params.check_known(info.name, info.params)?;
+    drive_synchronized(info, params, choice, driver)
+}
 
 /// The algorithm called `name` (canonical or alias).
 pub fn lookup(name: &str) -> Result<&'static Info, RegistryError> {

@@ -54,6 +54,30 @@ pub trait Rounds: Clone + Debug + Eq + Hash + Send + Sync + 'static {
 
     /// Whether this process is done: it takes no more rounds and ignores further messages.
     fn halted(&self) -> bool;
+
+    /// The round this process will halt in, when it knows it in advance and sends nothing in it (FloodMax
+    /// decides in round `D' + 1`). Synchronizers use it to tell neighbours one pulse early that they need not wait
+    /// for this process any more, which spares a last pulse of control messages; `None` (the default) when the
+    /// process learns it is done only by halting.
+    fn final_round(&self) -> Option<u32> {
+        None
+    }
+
+    /// Whether, having taken round `round`, this process sends nothing from round `round + 1` on: it has halted,
+    /// or its next round is its silent [final round](Rounds::final_round).
+    fn quiet_after(&self, round: u32) -> bool {
+        self.halted() || self.final_round() == Some(round.saturating_add(1))
+    }
+}
+
+/// An [`Algorithm`](crate::Algorithm) written in rounds: the synchronizers build its round processes and run
+/// them on asynchronous networks (see [`crate::synchronizers`]).
+pub trait RoundAlgorithm: crate::Algorithm {
+    /// The algorithm at one process.
+    type Rounds: Rounds;
+
+    /// Builds one process's round algorithm.
+    fn build_rounds(&self, setup: &Setup<'_>) -> Self::Rounds;
 }
 
 /// What a round did besides changing state: sends and notices, in order.

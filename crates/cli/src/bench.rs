@@ -137,6 +137,7 @@ fn run_once(work: &Work) -> anyhow::Result<(u64, u64, usize)> {
                 algorithms: ["chang-roberts", "hirschberg-sinclair", "franklin", "peterson"].map(String::from).to_vec(),
                 sizes: "8..131072".parse().expect("a valid size range"),
                 seeds: 4,
+                synchronizers: Vec::new(),
                 template: ring("", 1, Ids::Random),
             };
             let rows = sweep.run(*threads, &|_| {}).map_err(config_error)?;

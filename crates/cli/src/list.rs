@@ -23,6 +23,7 @@ pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
             info.aliases.join(","),
             info.needs.natural_topology().to_owned(),
             match info.timing {
+                _ if elect_algos::runs_on_synchronizers(info.name) => "rounds (T), or async on a synchronizer",
                 Timing::Asynchronous => "async",
                 Timing::Synchronous => "sync (T)",
             }
@@ -33,6 +34,12 @@ pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
     }
     let mut out = io::stdout().lock();
     table.write(&mut out)?;
+    writeln!(
+        out,
+        "\nAlgorithms written in rounds run in lock-step rounds of length T, or on an asynchronous network with \
+         --synchronizer {}.",
+        elect_algos::synchronizers::Spec::SYNTAX
+    )?;
     if args.long {
         for info in registry::all() {
             writeln!(out, "\n{} ({})", info.name, info.title)?;

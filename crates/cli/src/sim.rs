@@ -103,6 +103,12 @@ pub(crate) struct SimArgs {
     /// With --mobility: the nodes stop moving at time T (then the run settles and is judged).
     #[arg(long, value_name = "T", value_parser = parse_time, requires = "mobility")]
     mobility_until: Option<u64>,
+    /// Run an algorithm written in rounds (floodmax, opt-floodmax, sync-lcr) on a synchronizer instead of in
+    /// lock-step: abd (pulses 2d apart, d the delay bound), alpha (acks and safe on every link), beta[@ROOT] (a
+    /// spanning tree from ROOT, by default the smallest initiator), gamma[:K][@ROOT] (clusters of at least K
+    /// processes, by default K = ceil(sqrt n); beta inside, alpha between them).
+    #[arg(long, value_name = "NAME")]
+    synchronizer: Option<elect_algos::synchronizers::Spec>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -112,7 +118,8 @@ pub(crate) struct SimArgs {
 }
 
 /// The flags that describe a run, which a scenario file describes instead.
-const SCENARIO_CONFLICTS: [&str; 24] = [
+const SCENARIO_CONFLICTS: [&str; 25] = [
+    "synchronizer",
     "mobility",
     "mobility_until",
     "algorithm",
@@ -208,6 +215,7 @@ impl SimArgs {
         cfg.fifo = self.links == "fifo";
         cfg.mobility = self.mobility;
         cfg.mobility_until = self.mobility_until;
+        cfg.synchronizer = self.synchronizer;
         Ok((cfg, None))
     }
 }
@@ -339,6 +347,34 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
             m.link_changes,
             m.components_at_end,
             if m.components_at_end == 1 { "" } else { "s" }
+        )?;
+    }
+    if let Some(s) = &r.synchronizer {
+        let mut built = Vec::new();
+        if let Some(root) = s.summary.root {
+            built.push(format!("root {root}"));
+        }
+        if let Some(h) = s.summary.tree_height {
+            built.push(format!("tree height {h}"));
+        }
+        if let (Some(c), Some(hc), Some(p)) = (s.summary.clusters, s.summary.cluster_height, s.summary.preferred_links)
+        {
+            built.push(format!("{c} clusters of height <= {hc}, {p} preferred links"));
+        }
+        let built = if built.is_empty() { String::new() } else { format!(" ({})", built.join(", ")) };
+        writeln!(
+            out,
+            "synchronizer {}{built}: set-up {} messages, first pulse at t={}; {} pulses in {} (the last took {}): {} \
+             algorithm messages, {} acks, {} control",
+            s.summary.name,
+            s.setup_messages,
+            s.setup_time,
+            s.pulses,
+            s.pulse_time,
+            s.last_pulse_time,
+            s.algorithm_messages,
+            s.acks,
+            s.control_messages
         )?;
     }
     if r.bounds.is_empty() {

@@ -5,9 +5,10 @@ use std::io::{self, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, ValueEnum};
+use elect_algos::synchronizers::Spec;
 use elect_sim::{Delay, Ids, InitiatorSpec, Row, SimConfig, SimError, Sizes, Sweep, write_csv};
-use elect_viz::{Point, complexity_plot};
+use elect_viz::{Metric, Point, complexity_plot};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::{BadInput, Outcome};
@@ -36,15 +37,48 @@ pub(crate) struct SweepArgs {
     /// Message delay: a constant, uniform:A..B, or exp:MEAN.
     #[arg(long, default_value = "1")]
     delay: Delay,
+    /// Run each algorithm written in rounds on each of these synchronizers, comma-separated: lockstep (no
+    /// synchronizer), abd, alpha, beta[@ROOT], gamma[:K][@ROOT].
+    #[arg(long, value_delimiter = ',', value_parser = parse_synchronizer)]
+    synchronizers: Vec<Option<Spec>>,
     /// Threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
     /// Write the CSV to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Also draw messages per process against n, with each algorithm's bound, to FILE (.svg or .png).
+    /// Also draw a plot against n to FILE (.svg or .png): by default election messages per process with each
+    /// algorithm's bound (see --metric).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// What --plot shows against n.
+    #[arg(long, value_enum, default_value_t = MetricArg::Election)]
+    metric: MetricArg,
+}
+
+/// What a plot shows against n.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum MetricArg {
+    /// Election messages per process, as each algorithm's headline bound counts them, with the bound.
+    Election,
+    /// All messages per process (a synchronizer's acks and control messages included).
+    Messages,
+    /// The time until every process knows the leader.
+    Time,
+}
+
+impl From<MetricArg> for Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Election => Self::Election,
+            MetricArg::Messages => Self::Messages,
+            MetricArg::Time => Self::Time,
+        }
+    }
+}
+
+fn parse_synchronizer(s: &str) -> Result<Option<Spec>, String> {
+    if matches!(s.trim(), "lockstep" | "none") { Ok(None) } else { s.parse().map(Some) }
 }
 
 #[derive(Args)]
@@ -55,9 +89,20 @@ pub(crate) struct PlotArgs {
     /// The picture to write (.svg or .png).
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
-    /// The title.
-    #[arg(long, default_value = "Election messages per process")]
-    title: String,
+    /// The title [default: after the metric].
+    #[arg(long)]
+    title: Option<String>,
+    /// What to show against n.
+    #[arg(long, value_enum, default_value_t = MetricArg::Election)]
+    metric: MetricArg,
+}
+
+fn title(metric: MetricArg) -> &'static str {
+    match metric {
+        MetricArg::Election => "Election messages per process",
+        MetricArg::Messages => "Messages per process",
+        MetricArg::Time => "Time until every process knows the leader",
+    }
 }
 
 fn progress_bar(total: u64) -> ProgressBar {
@@ -87,10 +132,18 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
     template.ids = args.ids.clone();
     template.initiators = args.initiators.clone();
     template.delay = args.delay;
-    let sweep = Sweep { algorithms: args.algorithms.clone(), sizes: args.nodes.clone(), seeds: args.seeds, template };
+    let sweep = Sweep {
+        algorithms: args.algorithms.clone(),
+        sizes: args.nodes.clone(),
+        seeds: args.seeds,
+        synchronizers: args.synchronizers.clone(),
+        template,
+    };
     let total_runs = sweep.configs().map_err(|e| BadInput(e.0))?.len() as u64;
-    let total_work: u64 =
-        sweep.sizes.0.iter().map(|&n| n as u64).sum::<u64>() * args.seeds * args.algorithms.len() as u64;
+    let total_work: u64 = sweep.sizes.0.iter().map(|&n| n as u64).sum::<u64>()
+        * args.seeds
+        * args.algorithms.len() as u64
+        * args.synchronizers.len().max(1) as u64;
     let bar = progress_bar(total_work);
     let rows = sweep.run(args.threads, &|p| {
         bar.set_position(p.work);
@@ -111,8 +164,8 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
         None => write_csv(&rows, io::stdout().lock()).context("cannot write the CSV")?,
     }
     if let Some(path) = &args.plot {
-        let points: Vec<Point> = rows.iter().map(Point::from_row).collect();
-        complexity_plot(&points, "Election messages per process", path).map_err(|e| BadInput(e.to_string()))?;
+        let points: Vec<Point> = rows.iter().map(|r| Point::from_row(r, args.metric.into())).collect();
+        complexity_plot(&points, title(args.metric), path, args.metric.into()).map_err(|e| BadInput(e.to_string()))?;
     }
     Ok(report_violations(&rows, &sweep.template))
 }
@@ -127,6 +180,7 @@ fn report_violations(rows: &[Row], template: &SimConfig) -> Outcome {
     for r in bad.iter().take(5) {
         let mut cfg = template.clone();
         cfg.algorithm = r.algorithm.to_owned();
+        cfg.synchronizer = r.synchronizer.as_deref().and_then(|s| s.parse().ok());
         cfg.nodes = r.n;
         cfg.seed = r.seed;
         eprintln!("  reproduce with: {}", cfg.command_line());
@@ -136,9 +190,10 @@ fn report_violations(rows: &[Row], template: &SimConfig) -> Outcome {
 
 pub(crate) fn plot(args: &PlotArgs) -> anyhow::Result<Outcome> {
     let file = File::open(&args.input).with_context(|| format!("cannot open {}", args.input.display()))?;
-    let points =
-        elect_viz::read_csv(BufReader::new(file)).map_err(|e| BadInput(format!("{}: {e}", args.input.display())))?;
-    complexity_plot(&points, &args.title, &args.out).map_err(|e| BadInput(e.to_string()))?;
+    let points = elect_viz::read_csv(BufReader::new(file), args.metric.into())
+        .map_err(|e| BadInput(format!("{}: {e}", args.input.display())))?;
+    let title = args.title.as_deref().unwrap_or(title(args.metric));
+    complexity_plot(&points, title, &args.out, args.metric.into()).map_err(|e| BadInput(e.to_string()))?;
     io::stdout().flush()?;
     Ok(Outcome::Held)
 }

@@ -228,3 +228,74 @@ fn sweep_and_plot_refuse_bad_input_with_one_line() {
         assert!(err.contains(expected) && err.lines().count() == 1, "{args:?}: {err:?}");
     }
 }
+
+#[test]
+fn a_synchronizer_runs_a_round_algorithm_and_reports_its_set_up_apart() {
+    let base = ["sim", "--algorithm", "floodmax", "--topology", "grid:4x4", "--ids", "random", "--json"];
+    let (code, v) = json(&[&base[..], &["--synchronizer", "beta"]].concat());
+    assert_eq!(code, 0, "{v}");
+    let s = &v["synchronizer"];
+    // m = 24, n = 16, D = 6: set-up 2m + (n - 1); per pulse 2m max, 2m acks, (n - 1) safe and (n - 1) pulse.
+    assert_eq!((s["name"].as_str(), s["setup_messages"].as_u64()), (Some("beta"), Some(63)));
+    assert_eq!(s["control_messages"].as_u64(), Some(2 * 15 * 6));
+    assert_eq!(v["messages"]["total"].as_u64(), Some(63 + 4 * 24 * 6 + 2 * 15 * 6));
+    let (_, lockstep) = json(&base);
+    assert!(lockstep.get("synchronizer").is_none(), "lock-step runs have no synchronizer section");
+    let o = elect(&["sim", "-a", "floodmax", "--topology", "grid:4x4", "--synchronizer", "gamma:3"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("synchronizer gamma (root 1, tree height"), "{}", stdout(&o));
+}
+
+#[test]
+fn bad_synchronizers_exit_2_naming_the_problem() {
+    for (args, needle) in [
+        (&["--algorithm", "floodmax", "--synchronizer", "delta"][..], "invalid synchronizer 'delta'"),
+        (&["--algorithm", "chang-roberts", "--synchronizer", "alpha"][..], "chang-roberts is not written in rounds"),
+        (&["--algorithm", "floodmax", "--synchronizer", "beta@3", "--initiators", "1"][..], "root 3 must initiate"),
+        (&["--algorithm", "floodmax", "--synchronizer", "abd", "--delay", "exp:2"][..], "unbounded"),
+    ] {
+        let o = elect(&[&["sim", "--nodes", "6"][..], args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+#[test]
+fn a_sweep_compares_synchronizers_and_plots_messages_and_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, svg) = (dir.path().join("s.csv"), dir.path().join("time.svg"));
+    let o = elect(&[
+        "sweep",
+        "--algorithms",
+        "floodmax",
+        "--nodes",
+        "8..16",
+        "--topology",
+        "random-regular:3",
+        "--synchronizers",
+        "lockstep,alpha,gamma:2",
+        "--out",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+        "--metric",
+        "time",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let labels: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
+    assert_eq!(labels, ["", "", "alpha", "alpha", "gamma:2", "gamma:2"]);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.contains("floodmax on alpha") && picture.contains("time until every process knows the leader"));
+    let o = elect(&[
+        "plot",
+        "-i",
+        csv.to_str().unwrap(),
+        "-o",
+        dir.path().join("m.svg").to_str().unwrap(),
+        "--metric",
+        "messages",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -121,6 +121,12 @@ pub enum Notice {
         /// The epoch it was elected in.
         epoch: u64,
     },
+    /// This process took round `pulse` of a synchronous algorithm (lock-step, or on a synchronizer): drivers
+    /// measure a synchronizer's set-up and per-pulse time from these.
+    Pulse {
+        /// The round, from 1.
+        pulse: u32,
+    },
 }
 
 /// An effect recorded by a handler, for the driver to carry out.

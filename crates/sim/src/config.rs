@@ -554,6 +554,8 @@ pub struct SimConfig {
     pub mobility: Option<crate::mobility::MobilitySpec>,
     /// Stop moving at this time (ticks); nodes move until the end of the run otherwise.
     pub mobility_until: Option<u64>,
+    /// Run an algorithm written in rounds on this synchronizer instead of in lock-step.
+    pub synchronizer: Option<elect_algos::synchronizers::Spec>,
 }
 
 impl SimConfig {
@@ -584,6 +586,7 @@ impl SimConfig {
             fifo: true,
             mobility: None,
             mobility_until: None,
+            synchronizer: None,
         }
     }
 
@@ -642,6 +645,9 @@ impl SimConfig {
             args.push(format!("--attr {}", self.attrs));
         }
         args.extend(self.params.iter().map(|(k, v)| format!("--param {}", shell_quote(&format!("{k}={v}")))));
+        if let Some(s) = self.synchronizer {
+            args.push(format!("--synchronizer {s}"));
+        }
         if !self.fifo {
             args.push("--links unordered".to_owned());
         }

@@ -22,7 +22,9 @@ use crate::faults::Probability;
 use crate::mobility::{Availability, Mobility, STEP};
 use crate::network::{Fate, Network};
 use crate::queue::EventQueue;
-use crate::report::{BoundReport, Messages, MobilityReport, Properties, Report, Time, Verdict, ViolationReport};
+use crate::report::{
+    BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict, ViolationReport,
+};
 use crate::scenario::{PartitionFault, Scenario, Stream, rng};
 use crate::topology::{End, Graph};
 use crate::trace::{Record, Trace};
@@ -191,6 +193,8 @@ pub struct Sim<A: Algorithm> {
     monitor: Monitor,
     /// When a process last performed the "I am the leader" action.
     declared: Option<u64>,
+    /// When pulses of a synchronous algorithm began.
+    pulses: PulseLog,
     found: Vec<Violation>,
     violations: Vec<ViolationReport>,
     trace: Option<Trace>,
@@ -246,6 +250,7 @@ impl<A: Algorithm> Sim<A> {
             stopped: false,
             judging: true,
             declared: None,
+            pulses: PulseLog::default(),
             found: Vec::new(),
             violations: Vec::new(),
             trace: None,
@@ -761,7 +766,11 @@ impl<A: Algorithm> Sim<A> {
     }
 
     fn notice(&mut self, node: u32, notice: Notice) {
-        let Notice::Elected { .. } = notice;
+        if let Notice::Pulse { pulse } = notice {
+            self.pulses.record(pulse, self.now);
+            self.record(Record::Notice { t: self.t(), node: self.id(node), notice });
+            return;
+        }
         self.declared = Some(self.now);
         self.elections += 1;
         self.record(Record::Notice { t: self.t(), node: self.id(node), notice });
@@ -892,6 +901,22 @@ impl<A: Algorithm> Sim<A> {
                 components_at_end: components.len(),
             }
         });
+        let synchronizer = self.algorithm.synchronizer(&self.procs).map(|summary| {
+            let count = |ks: &[&str]| ks.iter().map(|k| by_kind.iter().find(|(n, _)| n == k).map_or(0, |p| p.1)).sum();
+            let (setup_messages, control_messages, acks) =
+                (count(summary.setup_kinds), count(summary.control_kinds), count(&["ack"]));
+            SyncReport {
+                setup_messages,
+                setup_time: Time(self.pulses.at(1)),
+                pulses: self.pulses.last(),
+                algorithm_messages: self.sent - setup_messages - control_messages - acks,
+                acks,
+                control_messages,
+                pulse_time: Time(self.pulses.at(self.pulses.last()) - self.pulses.at(1)),
+                last_pulse_time: Time(self.pulses.at(self.pulses.last()) - self.pulses.at(self.pulses.last() - 1)),
+                summary,
+            }
+        });
         Report {
             algorithm: sc.info.name,
             topology: sc.graph.kind().to_string(),
@@ -918,6 +943,7 @@ impl<A: Algorithm> Sim<A> {
                 skipped: self.monitor.skipped().to_vec(),
             },
             bounds,
+            synchronizer,
             mobility,
             initiators: facts.initiators as usize,
             live: live.len(),
@@ -929,6 +955,31 @@ impl<A: Algorithm> Sim<A> {
             expected_leader: self.monitor.expected(),
             reproduce: sc.config.command_line(),
         }
+    }
+}
+
+/// When the pulses of a synchronous algorithm began, anywhere: the first time any process took each pulse.
+#[derive(Default)]
+struct PulseLog {
+    /// By pulse, from 1.
+    first: Vec<u64>,
+}
+
+impl PulseLog {
+    fn record(&mut self, pulse: u32, now: u64) {
+        let i = pulse.saturating_sub(1) as usize;
+        if i >= self.first.len() {
+            self.first.resize(i + 1, now);
+        }
+    }
+
+    /// The highest pulse taken.
+    fn last(&self) -> u32 {
+        self.first.len() as u32
+    }
+
+    fn at(&self, pulse: u32) -> u64 {
+        pulse.checked_sub(1).and_then(|i| self.first.get(i as usize)).copied().unwrap_or(0)
     }
 }
 

@@ -33,7 +33,7 @@ mod trace;
 use std::io::Write;
 
 use elect_algos::monitor::LeaderMonitor;
-use elect_algos::{Algorithm, Driver, dispatch};
+use elect_algos::{Algorithm, Driver, dispatch, dispatch_synchronized};
 
 pub use config::{
     Attrs, DEFAULT_MAX_EVENTS, Delay, EdgeFile, Ids, InitiatorSpec, Radius, SimConfig, TICKS_PER_UNIT, TopologyKind,
@@ -42,7 +42,9 @@ pub use config::{
 pub use engine::{Progress, ProgressFn, RunError, Sim};
 pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
 pub use mobility::MobilitySpec;
-pub use report::{BoundReport, Messages, MobilityReport, Properties, Report, Time, Verdict, ViolationReport};
+pub use report::{
+    BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict, ViolationReport,
+};
 pub use scenario::{ConfigError, Scenario};
 pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
 pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
@@ -139,5 +141,10 @@ pub fn simulate(config: &SimConfig, trace: Option<Box<dyn Write + Send>>) -> Res
 /// [`simulate`] with every observer.
 pub fn simulate_with(config: &SimConfig, observers: Observers) -> Result<Report, SimError> {
     let scenario = Scenario::build(config)?;
-    dispatch(&config.algorithm, &config.params, Run { scenario, observers }).map_err(ConfigError::from)?
+    let run = Run { scenario, observers };
+    match run.scenario.synchronizer {
+        Some(choice) => dispatch_synchronized(&config.algorithm, &config.params, choice, run),
+        None => dispatch(&config.algorithm, &config.params, run),
+    }
+    .map_err(ConfigError::from)?
 }

@@ -135,6 +135,31 @@ pub struct MobilityReport {
     pub components_at_end: usize,
 }
 
+/// What a run on a synchronizer measured: the set-up apart from the pulses.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SyncReport {
+    /// The synchronizer and what its set-up built (tree height, clusters, preferred links).
+    #[serde(flatten)]
+    pub summary: elect_algos::synchronizers::SyncSummary,
+    /// Messages of the set-up (ABD's `start`; β's and γ's tree and clusters).
+    pub setup_messages: u64,
+    /// When the first process took pulse 1 (the set-up's time, from the start of the run).
+    pub setup_time: Time,
+    /// The highest pulse any process took.
+    pub pulses: u32,
+    /// The algorithm's own messages.
+    pub algorithm_messages: u64,
+    /// Acknowledgements of algorithm messages.
+    pub acks: u64,
+    /// Other per-pulse control messages (`safe`, `cluster-safe`, `ready`, `pulse`).
+    pub control_messages: u64,
+    /// From the first process's pulse 1 to the first process's last pulse.
+    pub pulse_time: Time,
+    /// From the first process's last-but-one pulse to the first process's last: the time of one pulse once the
+    /// start-up skew is absorbed.
+    pub last_pulse_time: Time,
+}
+
 /// Everything a run measured and checked.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -176,6 +201,9 @@ pub struct Report {
     pub properties: Properties,
     /// Closed-form bounds, headline first.
     pub bounds: Vec<BoundReport>,
+    /// On a synchronizer: its costs, set-up apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synchronizer: Option<SyncReport>,
     /// On a mobile network: how often nodes had the right leader.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mobility: Option<MobilityReport>,

@@ -81,6 +81,9 @@ pub struct Scenario {
     pub components: usize,
     /// The largest eccentricity among the initiators, when the diameter is measured.
     pub initiator_eccentricity: Option<u64>,
+    /// The synchronizer a round algorithm runs on, with its defaults resolved (`None`: lock-step, or not a round
+    /// algorithm).
+    pub synchronizer: Option<elect_algos::synchronizers::Choice>,
 }
 
 /// A link fault resolved to directed links between positions.
@@ -233,7 +236,40 @@ impl Scenario {
             }
         }
         let delay_bound = config.delay_bound.or(config.delay.bound()).map(Duration::from_ticks);
-        if info.timing == Timing::Synchronous && delay_bound.is_none() {
+        let synchronizer = match config.synchronizer {
+            None => None,
+            Some(spec) => {
+                if !elect_algos::runs_on_synchronizers(info.name) {
+                    return err(format!(
+                        "{} is not written in rounds, so no synchronizer can run it (--synchronizer runs {})",
+                        info.name,
+                        elect_algos::registry::all()
+                            .iter()
+                            .filter(|i| elect_algos::runs_on_synchronizers(i.name))
+                            .map(|i| i.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                if config.monitor.is_some() {
+                    return err("a synchronized algorithm runs once, failure-free: --monitor does not apply");
+                }
+                if config.mobility.is_some() {
+                    return err("the synchronizers assume fixed links: --mobility does not apply");
+                }
+                if spec.timing() == Timing::Synchronous && delay_bound.is_none() {
+                    return err(format!(
+                        "the abd synchronizer spaces pulses 2d apart for a delay bound d, but --delay {} is \
+                         unbounded; use a constant or uniform:A..B delay, or give a bound with --delay-bound",
+                        config.delay
+                    ));
+                }
+                let starting: Vec<NodeId> = (0..n).filter(|&i| initiators[i]).map(|i| ids[i]).collect();
+                Some(spec.resolve(n, &starting).map_err(ConfigError)?)
+            }
+        };
+        let timing = config.synchronizer.map_or(info.timing, |s| s.timing());
+        if timing == Timing::Synchronous && delay_bound.is_none() {
             return err(format!(
                 "{} relies on a delay bound T for its timeouts, but --delay {} is unbounded; use a constant or \
                  uniform:A..B delay, or tell it a bound with --delay-bound",
@@ -256,10 +292,11 @@ impl Scenario {
                 info.name
             ));
         }
-        if info.lockstep {
+        if info.lockstep && synchronizer.is_none() {
             if initiators.iter().enumerate().any(|(p, &i)| !i && !down_at_start.contains(&(p as u32))) {
                 return err(format!(
-                    "{} runs in lock-step rounds that every process starts at time 0: use --initiators all",
+                    "{} runs in lock-step rounds that every process starts at time 0: use --initiators all, or run \
+                     it on a synchronizer (--synchronizer alpha)",
                     info.name
                 ));
             }
@@ -269,14 +306,15 @@ impl Scenario {
                     info.name
                 ));
             }
-            if diameter.is_none() && config.params.get("diameter").is_none() {
-                return err(format!(
-                    "{} runs D rounds, but the diameter of this {} on {n} nodes is too large to measure; give an \
-                     upper bound with --param diameter=D",
-                    info.name,
-                    graph.kind()
-                ));
-            }
+        }
+        let needs_diameter = info.params.iter().any(|p| p.name == "diameter");
+        if needs_diameter && diameter.is_none() && config.params.get("diameter").is_none() {
+            return err(format!(
+                "{} runs D rounds, but the diameter of this {} on {n} nodes is too large to measure; give an upper \
+                 bound with --param diameter=D",
+                info.name,
+                graph.kind()
+            ));
         }
         if config.monitor == Some(0) {
             return err("--heartbeat must be at least 1 (a multiple of the delay bound T)");
@@ -299,6 +337,7 @@ impl Scenario {
             initiator_eccentricity,
             diameter,
             components,
+            synchronizer,
         })
     }
 

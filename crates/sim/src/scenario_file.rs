@@ -22,7 +22,7 @@
 //!
 //! Top-level keys: `description`, `algorithm` (required), `nodes`, `topology`, `ids` (a name or a list of ids),
 //! `initiators` (a name or a list), `seed`, `delay` (a number of time units or `uniform:A..B`/`exp:M`),
-//! `delay-bound`, `prefer`, `attr`, `params` (a table), `links`, `loss` (a probability, or a list of `P`, `A-B:P`,
+//! `delay-bound`, `prefer`, `attr`, `params` (a table), `links`, `synchronizer`, `loss` (a probability, or a list of `P`, `A-B:P`,
 //! `A>B:P`), `duplicate`, `until`, `monitor`, `heartbeat`, `max-events`, and `connectivity`: a link matrix, one
 //! string per process in increasing id order, `1` where the row's process can send to the column's and `0` where
 //! it cannot, for connectivity that is not transitive (complete topology only).
@@ -243,6 +243,7 @@ struct RawFile {
     attr: Option<Spanned<String>>,
     params: Option<Spanned<BTreeMap<String, toml::Value>>>,
     links: Option<Spanned<String>>,
+    synchronizer: Option<Spanned<String>>,
     loss: Option<Spanned<toml::Value>>,
     duplicate: Option<Spanned<toml::Value>>,
     until: Option<Spanned<Units>>,
@@ -444,6 +445,10 @@ impl ScenarioFile {
                 "unordered" => Ok(false),
                 other => Err(format!("links is '{other}', neither fifo nor unordered")),
             })?;
+        }
+        if let Some(v) = &raw.synchronizer {
+            cfg.synchronizer = Some(r.parse(v, |s| s.parse::<elect_algos::synchronizers::Spec>())?);
+            field(v.span(), |from, to| to.synchronizer = from.synchronizer);
         }
         if let Some(v) = &raw.loss {
             cfg.losses = r.parse(v, |v| match v {
@@ -711,6 +716,16 @@ held = ["a3", "a4-prime"]
         assert!(prop.starts_with("s.toml:4: ") && prop.contains("unknown property 'a5'"), "{prop}");
         let initiator = error("algorithm = \"bully\"\nnodes = 3\ninitiators = [7]\n");
         assert!(initiator.starts_with("s.toml:3: "), "{initiator}");
+    }
+
+    #[test]
+    fn a_file_names_its_synchronizer() {
+        let text = "algorithm = \"floodmax\"\nnodes = 9\ntopology = \"grid:3x3\"\nsynchronizer = \"gamma:2@4\"\n";
+        let c = ScenarioFile::parse("g.toml", text).unwrap().config;
+        assert_eq!(c.synchronizer, Some("gamma:2@4".parse().unwrap()));
+        assert!(c.command_line().ends_with("--synchronizer gamma:2@4"), "{}", c.command_line());
+        let bad = error("algorithm = \"floodmax\"\nnodes = 9\nsynchronizer = \"delta\"\n");
+        assert!(bad.starts_with("s.toml:3: invalid synchronizer 'delta'"), "{bad}");
     }
 
     #[test]

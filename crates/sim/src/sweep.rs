@@ -6,6 +6,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use elect_algos::lookup;
+use elect_algos::synchronizers::Spec;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -64,6 +65,8 @@ pub struct Sweep {
     pub sizes: Sizes,
     /// Seeds `1..=seeds`.
     pub seeds: u64,
+    /// The synchronizers to run each algorithm on (`None`: lock-step); empty: the template's.
+    pub synchronizers: Vec<Option<Spec>>,
     /// Everything else (ids, initiators, delays): `algorithm`, `nodes` and `seed` are replaced per run.
     pub template: SimConfig,
 }
@@ -73,6 +76,8 @@ pub struct Sweep {
 pub struct Row {
     /// The algorithm's canonical name.
     pub algorithm: &'static str,
+    /// The synchronizer it ran on, if any.
+    pub synchronizer: Option<String>,
     /// `n`.
     pub n: usize,
     /// The seed.
@@ -96,15 +101,22 @@ pub struct Row {
     pub bound_value: Option<u64>,
     /// Its measured count.
     pub bound_measured: Option<u64>,
+    /// On a synchronizer: the set-up's messages.
+    pub setup_messages: Option<u64>,
+    /// On a synchronizer: the pulses taken.
+    pub pulses: Option<u32>,
+    /// On a synchronizer: from the first pulse to the last.
+    pub pulse_time: Option<Time>,
     /// Whether every checked property held.
     pub ok: bool,
 }
 
 impl Row {
-    fn new(r: &Report) -> Self {
+    fn new(r: &Report, cfg: &SimConfig) -> Self {
         let bound = r.bounds.first();
         Self {
             algorithm: r.algorithm,
+            synchronizer: cfg.synchronizer.map(|s| s.to_string()),
             n: r.nodes,
             seed: r.seed,
             messages: r.messages.total,
@@ -116,6 +128,9 @@ impl Row {
             bound: bound.map(|b| b.name.clone()),
             bound_value: bound.map(|b| b.value),
             bound_measured: bound.map(|b| b.measured),
+            setup_messages: r.synchronizer.as_ref().map(|s| s.setup_messages),
+            pulses: r.synchronizer.as_ref().map(|s| s.pulses),
+            pulse_time: r.synchronizer.as_ref().map(|s| s.pulse_time),
             ok: r.ok(),
         }
     }
@@ -141,15 +156,20 @@ impl Sweep {
             return Err(ConfigError("a sweep needs at least one algorithm, one size and one seed".into()));
         }
         let mut configs = Vec::new();
+        let synchronizers =
+            if self.synchronizers.is_empty() { vec![self.template.synchronizer] } else { self.synchronizers.clone() };
         for name in &self.algorithms {
             let info = lookup(name)?;
-            for &n in &self.sizes.0 {
-                for seed in 1..=self.seeds {
-                    let mut cfg = self.template.clone();
-                    cfg.algorithm = info.name.to_owned();
-                    cfg.nodes = n;
-                    cfg.seed = seed;
-                    configs.push(cfg);
+            for &synchronizer in &synchronizers {
+                for &n in &self.sizes.0 {
+                    for seed in 1..=self.seeds {
+                        let mut cfg = self.template.clone();
+                        cfg.algorithm = info.name.to_owned();
+                        cfg.nodes = n;
+                        cfg.seed = seed;
+                        cfg.synchronizer = synchronizer;
+                        configs.push(cfg);
+                    }
                 }
             }
         }
@@ -189,7 +209,7 @@ impl Sweep {
                         total_work,
                     };
                     progress(update);
-                    Ok((i, Row::new(&report)))
+                    Ok((i, Row::new(&report, &configs[i])))
                 })
                 .collect::<Result<_, SimError>>()
         })?;
@@ -208,13 +228,20 @@ pub fn write_csv(rows: &[Row], out: impl Write) -> Result<(), csv::Error> {
         }
     }
     let mut w = csv::Writer::from_writer(out);
-    let mut header = vec!["algorithm", "n", "seed", "messages"];
+    let mut header = vec!["algorithm", "synchronizer", "n", "seed", "messages"];
     header.extend(&kinds);
-    header.extend(["elected_at", "declared_at", "end_time", "bound", "bound_value", "bound_measured", "ok"]);
+    header.extend(["elected_at", "declared_at", "end_time", "bound", "bound_value", "bound_measured"]);
+    header.extend(["setup_messages", "pulses", "pulse_time", "ok"]);
     w.write_record(&header)?;
     let opt = |v: Option<String>| v.unwrap_or_default();
     for r in rows {
-        let mut record = vec![r.algorithm.to_owned(), r.n.to_string(), r.seed.to_string(), r.messages.to_string()];
+        let mut record = vec![
+            r.algorithm.to_owned(),
+            opt(r.synchronizer.clone()),
+            r.n.to_string(),
+            r.seed.to_string(),
+            r.messages.to_string(),
+        ];
         for kind in &kinds {
             record.push(opt(r.by_kind.iter().find(|(k, _)| k == kind).map(|(_, c)| c.to_string())));
         }
@@ -224,6 +251,9 @@ pub fn write_csv(rows: &[Row], out: impl Write) -> Result<(), csv::Error> {
         record.push(opt(r.bound.clone()));
         record.push(opt(r.bound_value.map(|v| v.to_string())));
         record.push(opt(r.bound_measured.map(|v| v.to_string())));
+        record.push(opt(r.setup_messages.map(|v| v.to_string())));
+        record.push(opt(r.pulses.map(|v| v.to_string())));
+        record.push(opt(r.pulse_time.map(|v| v.to_string())));
         record.push(r.ok.to_string());
         w.write_record(&record)?;
     }
@@ -253,6 +283,7 @@ mod tests {
             algorithms: vec!["cr".into(), "peterson".into()],
             sizes: "4..32".parse().unwrap(),
             seeds: 3,
+            synchronizers: Vec::new(),
             template,
         };
         let calls = AtomicU64::new(0);
@@ -274,10 +305,39 @@ mod tests {
         let header = text.lines().next().unwrap();
         assert_eq!(
             header,
-            "algorithm,n,seed,messages,token,elected,one,two,leader,elected_at,declared_at,end_time,bound,bound_value,bound_measured,ok"
+            "algorithm,synchronizer,n,seed,messages,token,elected,one,two,leader,elected_at,declared_at,end_time,bound,\
+             bound_value,bound_measured,setup_messages,pulses,pulse_time,ok"
         );
-        assert!(text.lines().nth(1).unwrap().starts_with("chang-roberts,4,1,"));
+        assert!(text.lines().nth(1).unwrap().starts_with("chang-roberts,,4,1,"));
         assert_eq!(text.lines().count(), 25);
+    }
+
+    #[test]
+    fn a_sweep_compares_synchronizers_on_a_graph_family() {
+        let mut template = SimConfig::new("floodmax", 1);
+        template.ids = Ids::Random;
+        template.topology = Some("random-regular:3".parse().unwrap());
+        let sweep = Sweep {
+            algorithms: vec!["floodmax".into()],
+            sizes: "8..32".parse().unwrap(),
+            seeds: 2,
+            synchronizers: vec![None, Some(Spec::Alpha), Some(Spec::Beta { root: None })],
+            template,
+        };
+        let rows = sweep.run(Some(2), &|_| {}).unwrap();
+        assert_eq!(rows.len(), 3 * 3 * 2);
+        assert!(rows.iter().all(|r| r.ok));
+        let labels: Vec<Option<&str>> = rows.iter().step_by(6).map(|r| r.synchronizer.as_deref()).collect();
+        assert_eq!(labels, [None, Some("alpha"), Some("beta")]);
+        for (lockstep, alpha) in rows[..6].iter().zip(&rows[6..12]) {
+            assert_eq!(alpha.messages, 3 * lockstep.messages, "alpha: 6mD against 2mD");
+            assert_eq!((lockstep.pulses, alpha.setup_messages), (None, Some(0)));
+        }
+        assert!(rows[12..].iter().all(|r| r.setup_messages.unwrap() > 0 && r.pulse_time.is_some()));
+        let mut csv = Vec::new();
+        write_csv(&rows, &mut csv).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        assert!(text.lines().nth(7).unwrap().starts_with("floodmax,alpha,8,1,"), "{text}");
     }
 
     #[test]
@@ -286,6 +346,7 @@ mod tests {
             algorithms: vec!["bully".into()],
             sizes: "8..8192".parse().unwrap(),
             seeds: 1,
+            synchronizers: Vec::new(),
             template: SimConfig::new("bully", 1),
         };
         let err = sweep.configs().unwrap_err();

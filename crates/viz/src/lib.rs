@@ -3,4 +3,4 @@
 
 pub mod plot;
 
-pub use plot::{PlotError, Point, complexity_plot, read_csv};
+pub use plot::{Metric, PlotError, Point, complexity_plot, read_csv};

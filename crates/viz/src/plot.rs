@@ -36,33 +36,70 @@ pub enum PlotError {
     },
 }
 
-/// One run, reduced to what the plot shows.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Point {
-    /// The algorithm.
-    pub algorithm: String,
-    /// `n`.
-    pub n: usize,
-    /// Election messages, as the headline bound counts them (all messages when there is no bound).
-    pub measured: u64,
-    /// The headline bound's formula and value.
-    pub bound: Option<(String, u64)>,
+/// What a plot shows against `n`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Metric {
+    /// Election messages per process, as each algorithm's headline bound counts them, with the bound.
+    #[default]
+    Election,
+    /// All messages per process (a synchronizer's acks and control messages included).
+    Messages,
+    /// The time until every process knows the leader (the end of the run when they do not agree).
+    Time,
 }
 
-impl Point {
-    /// The plot's view of a sweep row.
-    pub fn from_row(row: &Row) -> Self {
-        Self {
-            algorithm: row.algorithm.to_owned(),
-            n: row.n,
-            measured: row.bound_measured.unwrap_or(row.messages),
-            bound: row.bound.clone().zip(row.bound_value),
+impl Metric {
+    fn per_process(self) -> bool {
+        self != Self::Time
+    }
+
+    fn axis(self) -> &'static str {
+        match self {
+            Self::Election => "election messages per process",
+            Self::Messages => "messages per process",
+            Self::Time => "time until every process knows the leader",
         }
     }
 }
 
-/// Reads the points of a sweep CSV (as written by `elect sweep`).
-pub fn read_csv(input: impl Read) -> Result<Vec<Point>, PlotError> {
+/// One run, reduced to what the plot shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// The series: the algorithm, and the synchronizer it ran on.
+    pub algorithm: String,
+    /// `n`.
+    pub n: usize,
+    /// The value the metric measures: a count of messages, or a time in units.
+    pub measured: f64,
+    /// The headline bound's formula and value (election messages only).
+    pub bound: Option<(String, f64)>,
+}
+
+/// The series a run belongs to.
+fn series_name(algorithm: &str, synchronizer: Option<&str>) -> String {
+    match synchronizer {
+        Some(s) if !s.is_empty() => format!("{algorithm} on {s}"),
+        _ => algorithm.to_owned(),
+    }
+}
+
+impl Point {
+    /// The plot's view of a sweep row.
+    pub fn from_row(row: &Row, metric: Metric) -> Self {
+        let (measured, bound) = match metric {
+            Metric::Election => (
+                row.bound_measured.unwrap_or(row.messages) as f64,
+                row.bound.clone().zip(row.bound_value.map(|v| v as f64)),
+            ),
+            Metric::Messages => (row.messages as f64, None),
+            Metric::Time => (row.elected_at.unwrap_or(row.end_time).units(), None),
+        };
+        Self { algorithm: series_name(row.algorithm, row.synchronizer.as_deref()), n: row.n, measured, bound }
+    }
+}
+
+/// Reads the points of a sweep CSV (as written by `elect sweep`) for `metric`.
+pub fn read_csv(input: impl Read, metric: Metric) -> Result<Vec<Point>, PlotError> {
     let mut reader = csv::Reader::from_reader(input);
     let header = reader.headers()?.clone();
     let column = |name: &str| {
@@ -70,6 +107,8 @@ pub fn read_csv(input: impl Read) -> Result<Vec<Point>, PlotError> {
     };
     let (algorithm, n, messages) = (column("algorithm")?, column("n")?, column("messages")?);
     let (bound, value, measured) = (column("bound")?, column("bound_value")?, column("bound_measured")?);
+    let (elected_at, end_time) = (column("elected_at")?, column("end_time")?);
+    let synchronizer = column("synchronizer").ok();
     let mut points = Vec::new();
     for (line, record) in reader.records().enumerate() {
         let record = record?;
@@ -81,13 +120,29 @@ pub fn read_csv(input: impl Read) -> Result<Vec<Point>, PlotError> {
                 }),
             }
         };
+        let time = |i: usize| -> Result<Option<f64>, PlotError> {
+            match record.get(i).unwrap_or("") {
+                "" => Ok(None),
+                v => v.parse().map(Some).map_err(|_| {
+                    PlotError::Input(format!("row {}: '{v}' in column '{}' is not a time", line + 2, &header[i]))
+                }),
+            }
+        };
         let n = number(n)?.ok_or_else(|| PlotError::Input(format!("row {}: no n", line + 2)))?;
         let messages = number(messages)?.unwrap_or(0);
+        let (measured, bound) = match metric {
+            Metric::Election => (
+                number(measured)?.unwrap_or(messages) as f64,
+                number(value)?.map(|v| (record.get(bound).unwrap_or("").to_owned(), v as f64)),
+            ),
+            Metric::Messages => (messages as f64, None),
+            Metric::Time => (time(elected_at)?.or(time(end_time)?).unwrap_or(0.0), None),
+        };
         points.push(Point {
-            algorithm: record.get(algorithm).unwrap_or("").to_owned(),
+            algorithm: series_name(record.get(algorithm).unwrap_or(""), synchronizer.and_then(|i| record.get(i))),
             n: n as usize,
-            measured: number(measured)?.unwrap_or(messages),
-            bound: number(value)?.map(|v| (record.get(bound).unwrap_or("").to_owned(), v)),
+            measured,
+            bound,
         });
     }
     Ok(points)
@@ -102,8 +157,8 @@ struct Summary {
     bound: Option<f64>,
 }
 
-/// Per algorithm (in order of first appearance): its bound's name and the summaries by `n`.
-fn summarize(points: &[Point]) -> Vec<(String, Option<String>, Vec<Summary>)> {
+/// Per algorithm (in order of first appearance): its bound's name and the summaries by `n`, per process or not.
+fn summarize(points: &[Point], per_process: bool) -> Vec<(String, Option<String>, Vec<Summary>)> {
     let mut order: Vec<&str> = Vec::new();
     let mut groups: BTreeMap<(&str, usize), Vec<&Point>> = BTreeMap::new();
     for p in points {
@@ -119,7 +174,7 @@ fn summarize(points: &[Point]) -> Vec<(String, Option<String>, Vec<Summary>)> {
             let summaries = groups
                 .range((algorithm, 0)..=(algorithm, usize::MAX))
                 .map(|(&(_, n), runs)| {
-                    let per = |m: u64| m as f64 / n as f64;
+                    let per = |m: f64| if per_process { m / n as f64 } else { m };
                     let values: Vec<f64> = runs.iter().map(|p| per(p.measured)).collect();
                     let bound = runs.iter().filter_map(|p| p.bound.as_ref()).map(|(name, v)| {
                         bound_name.get_or_insert_with(|| name.clone());
@@ -166,8 +221,8 @@ fn register_font() {
     });
 }
 
-/// Draws the complexity plot of `points` to `path` (`.svg` or `.png`).
-pub fn complexity_plot(points: &[Point], title: &str, path: &Path) -> Result<(), PlotError> {
+/// Draws `metric` of `points` against `n` to `path` (`.svg` or `.png`).
+pub fn complexity_plot(points: &[Point], title: &str, path: &Path, metric: Metric) -> Result<(), PlotError> {
     if points.is_empty() {
         return Err(PlotError::Empty);
     }
@@ -177,12 +232,12 @@ pub fn complexity_plot(points: &[Point], title: &str, path: &Path) -> Result<(),
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("svg") => {
             let root = SVGBackend::new(path, SIZE).into_drawing_area();
-            draw(&root, points, title).map_err(|e| draw_error(&e))?;
+            draw(&root, points, title, metric).map_err(|e| draw_error(&e))?;
             root.present().map_err(|e| draw_error(&e))
         }
         Some("png") => {
             let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-            draw(&root, points, title).map_err(|e| draw_error(&e))?;
+            draw(&root, points, title, metric).map_err(|e| draw_error(&e))?;
             root.present().map_err(|e| draw_error(&e))
         }
         _ => Err(PlotError::Format(path.display().to_string())),
@@ -193,8 +248,9 @@ fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     points: &[Point],
     title: &str,
+    metric: Metric,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let series = summarize(points);
+    let series = summarize(points, metric.per_process());
     let all = series.iter().flat_map(|(_, _, s)| s);
     let (x_min, x_max) = all.clone().fold((f64::INFINITY, 0f64), |(lo, hi), s| (lo.min(s.n), hi.max(s.n)));
     let y_max = all.clone().map(|s| s.max.max(s.bound.unwrap_or(0.0))).fold(1.0, f64::max);
@@ -209,7 +265,7 @@ fn draw<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc("n (processes)")
-        .y_desc("election messages per process")
+        .y_desc(metric.axis())
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| if *y >= 10.0 { format!("{y:.0}") } else { format!("{y:.1}") })
         .label_style(("sans-serif", 16))
@@ -254,10 +310,10 @@ mod tests {
                 points.push(Point {
                     algorithm: "peterson".into(),
                     n,
-                    measured: 2 * n as u64 * (lg - 1) + n as u64 + seed,
-                    bound: Some(("2n floor(lg n) + n".into(), 2 * n as u64 * lg + n as u64)),
+                    measured: (2 * n as u64 * (lg - 1) + n as u64 + seed) as f64,
+                    bound: Some(("2n floor(lg n) + n".into(), (2 * n as u64 * lg + n as u64) as f64)),
                 });
-                points.push(Point { algorithm: "lelann".into(), n, measured: 2 * n as u64, bound: None });
+                points.push(Point { algorithm: "lelann".into(), n, measured: 2.0 * n as f64, bound: None });
             }
         }
         points
@@ -265,7 +321,7 @@ mod tests {
 
     #[test]
     fn summaries_are_per_process_means_and_ranges_with_the_bound() {
-        let series = summarize(&points());
+        let series = summarize(&points(), true);
         assert_eq!(series.len(), 2);
         let (name, bound, summaries) = &series[0];
         assert_eq!((name.as_str(), bound.as_deref()), ("peterson", Some("2n floor(lg n) + n")));
@@ -281,32 +337,43 @@ mod tests {
     fn svg_and_png_are_written_and_other_names_refused() {
         let dir = tempfile::tempdir().unwrap();
         let svg = dir.path().join("plot.svg");
-        complexity_plot(&points(), "test", &svg).unwrap();
+        complexity_plot(&points(), "test", &svg, Metric::Election).unwrap();
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(text.starts_with("<svg") && text.contains("peterson") && text.contains("bound"));
         let png = dir.path().join("plot.png");
-        complexity_plot(&points(), "test", &png).unwrap();
+        complexity_plot(&points(), "test", &png, Metric::Election).unwrap();
         let bytes = std::fs::read(&png).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
-        assert!(matches!(complexity_plot(&points(), "t", &dir.path().join("x.gif")), Err(PlotError::Format(_))));
-        assert!(matches!(complexity_plot(&[], "t", &svg), Err(PlotError::Empty)));
+        let gif = dir.path().join("x.gif");
+        assert!(matches!(complexity_plot(&points(), "t", &gif, Metric::Election), Err(PlotError::Format(_))));
+        assert!(matches!(complexity_plot(&[], "t", &svg, Metric::Election), Err(PlotError::Empty)));
+        let time = dir.path().join("time.svg");
+        complexity_plot(&points(), "test", &time, Metric::Time).unwrap();
+        assert!(std::fs::read_to_string(&time).unwrap().contains("time until every process knows the leader"));
     }
 
     #[test]
     fn csv_round_trips_through_the_sweep_format() {
         let csv = "algorithm,n,seed,messages,one,two,leader,elected_at,declared_at,end_time,bound,bound_value,bound_measured,ok\n\
                    peterson,8,1,32,12,12,8,30,21,30,2n floor(lg n) + n one and two,56,24,true\n";
-        let points = read_csv(csv.as_bytes()).unwrap();
+        let points = read_csv(csv.as_bytes(), Metric::Election).unwrap();
         assert_eq!(
             points,
             [Point {
                 algorithm: "peterson".into(),
                 n: 8,
-                measured: 24,
-                bound: Some(("2n floor(lg n) + n one and two".into(), 56))
+                measured: 24.0,
+                bound: Some(("2n floor(lg n) + n one and two".into(), 56.0))
             }]
         );
+        let time = read_csv(csv.as_bytes(), Metric::Time).unwrap();
+        assert_eq!((time[0].measured, time[0].bound.clone()), (30.0, None));
+        let synced = "algorithm,synchronizer,n,messages,elected_at,end_time,bound,bound_value,bound_measured\n\
+                      floodmax,alpha,16,864,18,18,x,288,288\nfloodmax,,16,288,6,6,x,288,288\n";
+        let points = read_csv(synced.as_bytes(), Metric::Messages).unwrap();
+        assert_eq!((points[0].algorithm.as_str(), points[0].measured), ("floodmax on alpha", 864.0));
+        assert_eq!(points[1].algorithm, "floodmax");
         let bad = "algorithm,n\nx,1\n";
-        assert!(read_csv(bad.as_bytes()).unwrap_err().to_string().contains("no 'messages' column"));
+        assert!(read_csv(bad.as_bytes(), Metric::Election).unwrap_err().to_string().contains("no 'messages' column"));
     }
 }

@@ -103,7 +103,7 @@ impl Monitor {
 
     /// Process `i` emitted `notice`.
     pub fn on_notice(&mut self, world: &impl World, i: usize, notice: Notice, out: &mut Vec<Violation>) {
-        let Notice::Elected { epoch } = notice;
+        let Notice::Elected { epoch } = notice else { return };
         let me = world.id(i);
         let first = *self.elected.entry(epoch).or_insert(me);
         if first != me && self.wants(Property::Uniqueness, When::Always) {

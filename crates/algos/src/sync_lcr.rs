@@ -1,0 +1,392 @@
+//! # LCR in synchronous rounds (Le Lann, Chang and Roberts; S003's Chang–Roberts as Lynch §3.3 writes it)
+//!
+//! **Model.** Synchronous rounds (see [`crate::rounds`]: rounds of length `T`, the delay bound) on a unidirectional
+//! ring: every process sends only to its clockwise neighbour. Ids are unique and compared through the run's
+//! ranking; `n` is unknown. Every process starts in round 1 (every process initiates, at the same instant); no
+//! process fails. Being written in rounds ([`RoundAlgorithm`]), it can also run on a synchronizer, on an
+//! asynchronous network.
+//!
+//! **Messages.** `token{id}` carries a candidate clockwise, one hop per round; `elected{leader}` announces the
+//! winner once around the ring. The kinds are those of [`crate::chang_roberts`], so the counts compare directly.
+//!
+//! **Rules (Lynch's LCR, with the halting announcement).** In its first round a process sends `token{own id}`.
+//! In every round it looks at the token sent to it in the round before: a stronger id is relayed in this round, a
+//! weaker one is discarded, and its own id has gone round the whole ring unbeaten: the process is the leader, and
+//! sends `elected{own id}` in the same round. A process that receives another process's `elected{x}` records `x`
+//! as its leader, relays it in the same round, and halts. The leader halts when its own announcement comes back,
+//! so the announcement costs `n` messages, as in Chang–Roberts, and every process halts.
+//!
+//! A process woken by a message instead of initiating (the simulator refuses such lock-step runs) joins in that
+//! message's round and still sends its own token in its first round; since every process handles every token that
+//! reaches it, the strongest process still wins and the others still learn it.
+//!
+//! **Guarantees.** A token dies at the first stronger process clockwise from its origin; only the strongest id has
+//! none, so only its token comes home: exactly the strongest process declares itself (P-Unique), nobody believes in
+//! any other leader at any time, and every process learns the leader from the announcement (liveness, agreement).
+//!
+//! **Cost.** The tokens of Chang–Roberts with every process initiating: `n + Σ_{p ≠ max} dist(p)`, where
+//! `dist(p)` is the number of hops from `p`, clockwise, to the first stronger id: `2n − 1` on an ascending ring,
+//! `n(n+1)/2` on a descending one, `n·H_n` on average over all arrangements; plus exactly `n` `elected`. Rounds:
+//! the strongest token comes home in round `n + 1`, and the announcement reaches the process `k` hops after the
+//! leader in round `n + 1 + k`, so with round `r` at `(r − 1)·T` the leader knows at `n·T`, every process by
+//! `(2n − 1)·T` (the leader's counter-clockwise neighbour last), and the leader halts at `2n·T`, when its
+//! announcement comes back.
+
+use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
+
+use crate::params::{ParamError, Params};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
+use crate::{election_checks, ring_ports};
+
+/// The algorithm's configuration: it has no parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SyncLcr;
+
+/// LCR's messages are Chang and Roberts's: the same tokens and announcement, counted under the same kinds.
+pub use crate::chang_roberts::Msg;
+
+/// One process of LCR, taking rounds.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Lcr {
+    me: Rank,
+    /// The leader, once known.
+    leader: Option<Rank>,
+    /// The clockwise neighbour's port.
+    next: Port,
+    /// Has taken its first round (and sent its own token).
+    started: bool,
+    /// Done: a follower relayed the announcement, or the leader's came back.
+    halted: bool,
+}
+
+impl Lcr {
+    /// A process of rank `me` whose clockwise neighbour is at `next`, before its first round.
+    fn new(me: Rank, next: Port) -> Self {
+        Self { me, leader: None, next, started: false, halted: false }
+    }
+}
+
+impl Rounds for Lcr {
+    type Msg = Msg;
+
+    fn round(&mut self, cx: &mut RoundCx<'_, Msg>, inbox: &[(Port, Msg)]) {
+        if !self.started {
+            self.started = true;
+            cx.send(self.next, Msg::Token { id: self.me });
+        }
+        for (_, msg) in inbox {
+            match *msg {
+                Msg::Token { id } if id > self.me => cx.send(self.next, Msg::Token { id }),
+                Msg::Token { id } if id == self.me => {
+                    self.leader = Some(self.me);
+                    cx.notify(Notice::Elected { epoch: 0 });
+                    cx.send(self.next, Msg::Elected { leader: self.me });
+                }
+                // A weaker token dies here.
+                Msg::Token { .. } => {}
+                Msg::Elected { leader } => {
+                    if leader != self.me {
+                        self.leader = Some(leader);
+                        cx.send(self.next, Msg::Elected { leader });
+                    }
+                    self.halted = true;
+                }
+            }
+        }
+    }
+
+    fn status(&self) -> Status {
+        match (self.leader, self.started) {
+            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
+            (None, false) => Status::normal(None, 0),
+            (None, true) => Status::election(0),
+        }
+    }
+
+    fn halted(&self) -> bool {
+        self.halted
+    }
+}
+
+/// One process of LCR in synchronous rounds.
+pub type Node = Synchronous<Lcr>;
+
+static INFO: Info = Info {
+    name: "sync-lcr",
+    aliases: &[],
+    title: "LCR in synchronous rounds",
+    model: "unidirectional ring, synchronous rounds (delay bound T), every process starts in round 1",
+    seed: "S003 (Lynch ch. 3)",
+    needs: Needs::Ring,
+    timing: Timing::Synchronous,
+    elects: Elects::OneLeader,
+    lockstep: true,
+    params: &[],
+    showcase: Showcase {
+        initiators: Initiators::All,
+        crash_strongest: false,
+        describe: "random ids, all start in round 1, one hop per round",
+    },
+};
+
+impl Algorithm for SyncLcr {
+    type Process = Node;
+    const INFO: &'static Info = &INFO;
+
+    fn from_params(_: &Params) -> Result<Self, ParamError> {
+        Ok(Self)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Node {
+        Synchronous::new(self.build_rounds(setup), setup)
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        election_checks(When::Always, true)
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // Up to T until the first multiple of T, then 2n rounds: the strongest token's n hops and the
+        // announcement's n.
+        t * (2 * facts.nodes + 1)
+    }
+
+    fn bounds(&self, f: &Facts) -> Vec<Bound> {
+        let n = f.nodes;
+        vec![
+            Bound {
+                name: "worst case n(n+1)/2 tokens".into(),
+                measure: Measure::Kinds(&["token"]),
+                value: n * (n + 1) / 2,
+            },
+            Bound { name: "announcement n elected".into(), measure: Measure::Kinds(&["elected"]), value: n },
+        ]
+    }
+}
+
+impl RoundAlgorithm for SyncLcr {
+    type Rounds = Lcr;
+
+    fn build_rounds(&self, setup: &Setup<'_>) -> Lcr {
+        Lcr::new(setup.rank, ring_ports(setup).next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{
+        Command, Cx, Effect, Instant, Message, Neighbor, NodeId, Prefer, Process, RingPorts, Shape, Span,
+    };
+
+    use super::*;
+    use crate::rounds::{RoundEffect, RoundMsg, RoundTimer};
+
+    fn rank(id: u32) -> Rank {
+        Rank::new(Prefer::Highest, 0, NodeId(id))
+    }
+
+    /// What a lock-step run on a ring did.
+    #[derive(Debug, Default)]
+    struct Run {
+        tokens: u64,
+        elected: u64,
+        /// Per position: the round in which it learned the leader, and that leader.
+        learned: Vec<Option<(u32, NodeId)>>,
+        /// Per position: the round after which it halted.
+        halted: Vec<Option<u32>>,
+        /// The positions that declared themselves leader, with the round.
+        declared: Vec<(usize, u32)>,
+    }
+
+    /// Runs LCR on a ring with `ranks` clockwise, every process in round 1, with no clock and no driver: every
+    /// message sent in round `r` is in its receiver's inbox in round `r + 1`; a halted process takes no rounds.
+    fn lockstep(ranks: &[Rank]) -> Run {
+        let n = ranks.len();
+        let mut nodes: Vec<Lcr> = ranks.iter().map(|&r| Lcr::new(r, Port(0))).collect();
+        let mut inboxes: Vec<Vec<(Port, Msg)>> = vec![Vec::new(); n];
+        let mut run = Run { learned: vec![None; n], halted: vec![None; n], ..Run::default() };
+        let mut round = 0;
+        while !nodes.iter().all(Rounds::halted) {
+            round += 1;
+            assert!(round <= 3 * n as u32 + 3, "no end after {round} rounds: {ranks:?}");
+            let mut next_inboxes: Vec<Vec<(Port, Msg)>> = vec![Vec::new(); n];
+            for (i, node) in nodes.iter_mut().enumerate().filter(|(_, node)| !node.halted()) {
+                let mut effects = Vec::new();
+                node.round(&mut RoundCx::new(round, Instant::ZERO, &mut effects), &inboxes[i]);
+                for effect in effects {
+                    match effect {
+                        RoundEffect::Send { to, msg } => {
+                            assert_eq!(to, Port(0), "only to the clockwise neighbour");
+                            match msg {
+                                Msg::Token { .. } => run.tokens += 1,
+                                Msg::Elected { .. } => run.elected += 1,
+                            }
+                            next_inboxes[(i + 1) % n].push((Port(1), msg));
+                        }
+                        RoundEffect::Notify(notice) => {
+                            assert_eq!(notice, Notice::Elected { epoch: 0 });
+                            run.declared.push((i, round));
+                        }
+                    }
+                }
+                if let (None, Some(leader)) = (run.learned[i], node.status().leader) {
+                    run.learned[i] = Some((round, leader));
+                }
+                if node.halted() {
+                    run.halted[i] = Some(round);
+                }
+            }
+            inboxes = next_inboxes;
+        }
+        run
+    }
+
+    fn ranks(ids: &[u32]) -> Vec<Rank> {
+        ids.iter().copied().map(rank).collect()
+    }
+
+    /// §3.2's per-arrangement count: the strongest token goes all the way round, every other dies at the first
+    /// stronger rank clockwise.
+    fn chang_roberts_tokens(ranks: &[Rank]) -> u64 {
+        let n = ranks.len();
+        let dist = |p: usize| (1..n).find(|&h| ranks[(p + h) % n] > ranks[p]).unwrap_or(n) as u64;
+        (0..n).map(dist).sum()
+    }
+
+    fn permutations(items: &[u32]) -> Vec<Vec<u32>> {
+        if items.len() <= 1 {
+            return vec![items.to_vec()];
+        }
+        let mut all = Vec::new();
+        for i in 0..items.len() {
+            let mut rest = items.to_vec();
+            let first = rest.remove(i);
+            for mut tail in permutations(&rest) {
+                tail.insert(0, first);
+                all.push(tail);
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_arrangement_of_small_rings_costs_what_chang_roberts_does_and_ends_on_time() {
+        for n in 1..=7u32 {
+            for ids in permutations(&(1..=n).collect::<Vec<_>>()) {
+                let run = lockstep(&ranks(&ids));
+                let top = ids.iter().position(|&id| id == n).unwrap();
+                let size = n as usize;
+                assert_eq!(run.tokens, chang_roberts_tokens(&ranks(&ids)), "{ids:?}");
+                assert_eq!(run.elected, u64::from(n), "{ids:?}");
+                assert_eq!(run.declared, [(top, n + 1)], "{ids:?}");
+                for k in 0..n {
+                    // The process k hops clockwise from the leader learns in round n + 1 + k and halts then; the
+                    // leader halts in round 2n + 1, when its announcement comes back.
+                    let p = (top + k as usize) % size;
+                    assert_eq!(run.learned[p], Some((n + 1 + k, NodeId(n))), "{ids:?} position {p}");
+                    let halt = if k == 0 { 2 * n + 1 } else { n + 1 + k };
+                    assert_eq!(run.halted[p], Some(halt), "{ids:?} position {p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ascending_and_descending_rings_cost_2n_minus_1_and_n_n_plus_1_over_2_tokens() {
+        for n in [1, 2, 3, 8, 16, 32, 100] {
+            let asc: Vec<u32> = (1..=n).collect();
+            let desc: Vec<u32> = (1..=n).rev().collect();
+            let n = u64::from(n);
+            assert_eq!(lockstep(&ranks(&asc)).tokens, 2 * n - 1);
+            assert_eq!(lockstep(&ranks(&desc)).tokens, n * (n + 1) / 2);
+        }
+    }
+
+    #[test]
+    fn the_ranking_decides_who_wins() {
+        let ids = [4, 1, 3, 6, 2, 5];
+        let lowest: Vec<Rank> = ids.iter().map(|&id| Rank::new(Prefer::Lowest, 0, NodeId(id))).collect();
+        let run = lockstep(&lowest);
+        assert_eq!(run.declared, [(1, 7)]);
+        assert!(run.learned.iter().all(|l| l.is_some_and(|(_, leader)| leader == NodeId(1))));
+        assert_eq!(run.tokens, chang_roberts_tokens(&lowest));
+        // Under "smaller wins" this arrangement costs what its mirror image does under "larger wins".
+        assert_eq!(run.tokens, chang_roberts_tokens(&ranks(&ids.map(|id| 7 - id))));
+    }
+
+    #[test]
+    fn the_status_goes_from_idle_to_election_to_normal_under_the_leader() {
+        let mut p = Lcr::new(rank(5), Port(0));
+        let mut effects = Vec::new();
+        let mut round = |p: &mut Lcr, r, inbox: &[(Port, Msg)]| {
+            effects.clear();
+            p.round(&mut RoundCx::new(r, Instant::ZERO, &mut effects), inbox);
+            effects.clone()
+        };
+        assert_eq!(p.status(), Status::normal(None, 0));
+        let send = |msg| RoundEffect::Send { to: Port(0), msg };
+        assert_eq!(round(&mut p, 1, &[]), [send(Msg::Token { id: rank(5) })]);
+        assert_eq!(p.status(), Status::election(0));
+        let tokens = [(Port(1), Msg::Token { id: rank(3) }), (Port(1), Msg::Token { id: rank(9) })];
+        assert_eq!(round(&mut p, 2, &tokens), [send(Msg::Token { id: rank(9) })], "the weaker token dies");
+        assert_eq!(p.status(), Status::election(0));
+        assert_eq!(round(&mut p, 3, &[]), []);
+        let announcement = [(Port(1), Msg::Elected { leader: rank(9) })];
+        assert_eq!(round(&mut p, 4, &announcement), [send(Msg::Elected { leader: rank(9) })]);
+        assert_eq!(p.status(), Status::normal(Some(NodeId(9)), 0));
+        assert!(p.halted());
+    }
+
+    #[test]
+    fn the_leader_announces_when_its_token_comes_home_and_halts_when_the_announcement_does() {
+        let mut p = Lcr::new(rank(9), Port(0));
+        let mut effects = Vec::new();
+        p.round(&mut RoundCx::new(1, Instant::ZERO, &mut effects), &[]);
+        effects.clear();
+        p.round(&mut RoundCx::new(4, Instant::ZERO, &mut effects), &[(Port(1), Msg::Token { id: rank(9) })]);
+        let announce = RoundEffect::Send { to: Port(0), msg: Msg::Elected { leader: rank(9) } };
+        assert_eq!(effects, [RoundEffect::Notify(Notice::Elected { epoch: 0 }), announce]);
+        assert_eq!((p.status(), p.halted()), (Status::normal(Some(NodeId(9)), 0), false));
+        effects.clear();
+        p.round(&mut RoundCx::new(7, Instant::ZERO, &mut effects), &[(Port(1), Msg::Elected { leader: rank(9) })]);
+        assert_eq!((effects.len(), p.halted()), (0, true), "the announcement stops at the leader");
+    }
+
+    #[test]
+    fn on_a_clock_it_starts_at_the_first_multiple_of_t_and_sends_its_token_clockwise_in_round_1() {
+        let neighbors = [
+            Neighbor { port: Port(0), id: NodeId(2), rank: rank(2) },
+            Neighbor { port: Port(1), id: NodeId(3), rank: rank(3) },
+        ];
+        let setup = Setup {
+            id: NodeId(1),
+            rank: rank(1),
+            neighbors: &neighbors,
+            ring: Some(RingPorts { next: Port(1), prev: Port(0) }),
+            ring_order: &[],
+            shape: Shape::Ring,
+            delay_bound: Some(Duration::from_ticks(1000)),
+            diameter: None,
+        };
+        let mut p = SyncLcr.build(&setup);
+        let mut effects = Vec::new();
+        p.on_command(&mut Cx::new(Instant::from_ticks(400), &mut effects), Command::Initiate);
+        let wait = Span::exactly(Duration::from_ticks(600));
+        assert_eq!(effects, [Effect::SetTimer { timer: RoundTimer::NextRound, after: wait }]);
+        effects.clear();
+        p.on_timer(&mut Cx::new(Instant::from_ticks(1000), &mut effects), RoundTimer::NextRound);
+        let token = RoundMsg { round: 1, msg: Msg::Token { id: rank(1) } };
+        assert_eq!(effects[0], Effect::Send { to: Port(1), msg: token });
+        assert_eq!(&*RoundMsg::<Msg>::kinds(), ["token", "elected"]);
+    }
+
+    #[test]
+    fn bounds_are_chang_roberts_worst_case_and_the_announcement() {
+        let facts = Facts::new(8, 8, 8);
+        let bounds: Vec<(String, u64)> = SyncLcr.bounds(&facts).into_iter().map(|b| (b.name, b.value)).collect();
+        assert_eq!(bounds, [("worst case n(n+1)/2 tokens".into(), 36), ("announcement n elected".into(), 8)]);
+        let t = Duration::from_ticks(1000);
+        assert_eq!(SyncLcr.election_time(&facts, t), t * 17);
+    }
+}

@@ -1,0 +1,148 @@
+//! # The ABD synchronizer (asynchronous bounded delay; ALGORITHMS.md §7.1)
+//!
+//! **Model.** Every message takes at most `d` (the driver's delay bound); local clocks run at the same rate but
+//! need not agree.
+//!
+//! **Rules.** A process starts when it initiates or when the first message reaches it: it sends `start` to
+//! every neighbour that has not sent it one, takes pulse 1 at once, and then pulse `p` at its start time
+//! `s + 2d·(p − 1)`. Algorithm messages carry their pulse; one that arrives early waits for its round.
+//!
+//! **Why it is correct.** Neighbours start at most `d` apart (the first to start tells the other), so a message
+//! sent in pulse `p` by a neighbour that started at `s' ≤ s + d` arrives by `s' + 2d(p − 1) + d ≤ s + 2dp`, when
+//! this process takes pulse `p + 1`: the driver delivers messages before timers due at the same instant.
+//!
+//! **Cost.** At most `2m` `start` messages once, none per pulse; `2d` per pulse, plus up to `d` of start-up skew.
+
+use std::borrow::Cow;
+
+use elect_core::{Command, Cx, Duration, Message, Port, Process, Setup, Span, Status};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::{Pulses, kinds};
+use crate::rounds::{RoundTimer, Rounds};
+
+/// ABD's messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", bound = "M: Serialize + DeserializeOwned")]
+pub enum AbdMsg<M> {
+    /// A message of the algorithm, sent in pulse `pulse`.
+    Alg {
+        /// The sender's pulse.
+        pulse: u32,
+        /// The message.
+        msg: M,
+    },
+    /// The sender started: start too.
+    Start,
+}
+
+const OWN: &[&str] = &["start"];
+
+impl<M: Message> Message for AbdMsg<M> {
+    fn kinds() -> Cow<'static, [&'static str]> {
+        kinds::<M>(OWN)
+    }
+
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::Alg { msg, .. } => msg.kind_index(),
+            Self::Start => M::kinds().len(),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Alg { msg, .. } => msg.kind(),
+            Self::Start => OWN[0],
+        }
+    }
+}
+
+/// One process of a round algorithm on the ABD synchronizer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AbdNode<R: Rounds> {
+    pulses: Pulses<R>,
+    /// The time between pulses, `2d`, in ticks.
+    period: u64,
+    started: bool,
+    /// Ports a `start` came from (no `start` is sent back).
+    heard: Vec<bool>,
+}
+
+impl<R: Rounds> AbdNode<R> {
+    /// Wraps `inner`; the pulse length is twice the delay bound of `setup`.
+    ///
+    /// # Panics
+    /// If `setup` has no delay bound; drivers check [`crate::Timing::Synchronous`] first.
+    pub fn new(inner: R, setup: &Setup<'_>) -> Self {
+        let d = setup.delay_bound.expect("ABD needs a delay bound; drivers check Timing::Synchronous").ticks();
+        Self {
+            pulses: Pulses::new(inner),
+            period: 2 * d.max(1),
+            started: false,
+            heard: vec![false; setup.neighbors.len()],
+        }
+    }
+
+    /// The algorithm.
+    pub fn inner(&self) -> &R {
+        &self.pulses.inner
+    }
+
+    /// The last pulse taken.
+    pub fn pulse(&self) -> u32 {
+        self.pulses.round
+    }
+
+    fn start(&mut self, cx: &mut Cx<'_, Self>) {
+        self.started = true;
+        for port in (0..self.heard.len()).filter(|&i| !self.heard[i]) {
+            cx.send(Port(port as u32), AbdMsg::Start);
+        }
+        self.take(cx);
+    }
+
+    fn take(&mut self, cx: &mut Cx<'_, Self>) {
+        self.pulses.take(cx, |cx, to, pulse, msg| cx.send(to, AbdMsg::Alg { pulse, msg }));
+        if !self.pulses.inner.halted() {
+            cx.set_timer(RoundTimer::NextRound, Span::exactly(Duration::from_ticks(self.period)));
+        }
+    }
+}
+
+impl<R: Rounds> Process for AbdNode<R> {
+    type Msg = AbdMsg<R::Msg>;
+    type Timer = RoundTimer;
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
+        if let AbdMsg::Start = msg {
+            self.heard[from.index()] = true;
+        }
+        if !self.started {
+            self.start(cx);
+        }
+        if let AbdMsg::Alg { pulse, msg } = msg {
+            if !self.pulses.inner.halted() {
+                self.pulses.file(pulse, from, msg);
+            }
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, _: RoundTimer) {
+        if !self.pulses.inner.halted() {
+            self.take(cx);
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate && !self.started {
+            self.start(cx);
+        }
+    }
+
+    fn status(&self) -> Status {
+        self.pulses.inner.status()
+    }
+}

@@ -1,0 +1,183 @@
+//! # The α synchronizer (Awerbuch 1985; S003; ALGORITHMS.md §7.2)
+//!
+//! **Model.** Asynchronous reliable links (FIFO not needed), no failures.
+//!
+//! **Rules.** In pulse `p` a process sends the pulse's algorithm messages, and acknowledges every algorithm
+//! message it receives (`ack`). Once all of its own messages of the pulse are acknowledged it is *safe* and sends
+//! `safe(p)` to every neighbour, even when it sent nothing. After `safe(p)` from every neighbour it takes pulse
+//! `p + 1` with the messages of pulse `p`: every neighbour is safe, so every message sent to it in pulse `p` has
+//! arrived. A neighbour can be one pulse ahead; its messages wait for their round.
+//!
+//! **Cost.** Per pulse: one `ack` per algorithm message and `2m` `safe`; 3 message delays (message, ack, safe).
+//! No set-up.
+
+use std::borrow::Cow;
+
+use elect_core::{Command, Cx, Message, Port, Process, Setup, Status};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::{Heard, Pulses, kinds};
+use crate::rounds::{RoundTimer, Rounds};
+
+/// α's messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", bound = "M: Serialize + DeserializeOwned")]
+pub enum AlphaMsg<M> {
+    /// A message of the algorithm, sent in pulse `pulse`.
+    Alg {
+        /// The sender's pulse.
+        pulse: u32,
+        /// The message.
+        msg: M,
+    },
+    /// An algorithm message arrived.
+    Ack,
+    /// Every message the sender sent in pulse `pulse` has arrived; with `last`, it sends nothing after this pulse
+    /// (its algorithm halted, or takes one more, silent, round).
+    Safe {
+        /// The pulse.
+        pulse: u32,
+        /// Whether it is the sender's last `safe`.
+        last: bool,
+    },
+}
+
+const OWN: &[&str] = &["ack", "safe"];
+
+impl<M: Message> Message for AlphaMsg<M> {
+    fn kinds() -> Cow<'static, [&'static str]> {
+        kinds::<M>(OWN)
+    }
+
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::Alg { msg, .. } => msg.kind_index(),
+            Self::Ack => M::kinds().len(),
+            Self::Safe { .. } => M::kinds().len() + 1,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Alg { msg, .. } => msg.kind(),
+            Self::Ack => OWN[0],
+            Self::Safe { .. } => OWN[1],
+        }
+    }
+}
+
+/// One process of a round algorithm on the α synchronizer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AlphaNode<R: Rounds> {
+    pulses: Pulses<R>,
+    started: bool,
+    /// Taken its last round: only acknowledges.
+    done: bool,
+    /// Own messages of the current pulse not yet acknowledged.
+    unacked: u32,
+    /// The last pulse this process declared safe (0: none).
+    safe: u32,
+    /// It told its neighbours its last `safe`.
+    told_last: bool,
+    /// Per port: the neighbour's `safe`s.
+    heard: Vec<Heard>,
+}
+
+impl<R: Rounds> AlphaNode<R> {
+    /// Wraps `inner`.
+    pub fn new(inner: R, setup: &Setup<'_>) -> Self {
+        Self {
+            pulses: Pulses::new(inner),
+            started: false,
+            done: false,
+            unacked: 0,
+            safe: 0,
+            told_last: false,
+            heard: vec![Heard::default(); setup.neighbors.len()],
+        }
+    }
+
+    /// The algorithm.
+    pub fn inner(&self) -> &R {
+        &self.pulses.inner
+    }
+
+    /// The last pulse taken.
+    pub fn pulse(&self) -> u32 {
+        self.pulses.round
+    }
+
+    fn take(&mut self, cx: &mut Cx<'_, Self>) {
+        self.unacked = self.pulses.take(cx, |cx, to, pulse, msg| cx.send(to, AlphaMsg::Alg { pulse, msg }));
+        // A round after its last safe is the silent final round: nothing follows.
+        self.done = self.told_last;
+    }
+
+    /// Declares the current pulse safe once every own message is acknowledged, and takes the next pulses while
+    /// every neighbour is safe.
+    fn advance(&mut self, cx: &mut Cx<'_, Self>) {
+        while !self.done {
+            let p = self.pulses.round;
+            if self.safe < p {
+                if self.unacked > 0 {
+                    return;
+                }
+                let last = self.pulses.quiet();
+                for (port, heard) in self.heard.iter().enumerate() {
+                    if heard.needs(p) {
+                        cx.send(Port(port as u32), AlphaMsg::Safe { pulse: p, last });
+                    }
+                }
+                (self.safe, self.told_last) = (p, last);
+                if self.pulses.inner.halted() {
+                    self.done = true;
+                    return;
+                }
+            }
+            if !self.heard.iter().all(|h| h.done_with(p)) {
+                return;
+            }
+            self.take(cx);
+        }
+    }
+
+    fn start(&mut self, cx: &mut Cx<'_, Self>) {
+        self.started = true;
+        self.take(cx);
+    }
+}
+
+impl<R: Rounds> Process for AlphaNode<R> {
+    type Msg = AlphaMsg<R::Msg>;
+    type Timer = RoundTimer;
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
+        if !self.started {
+            self.start(cx);
+        }
+        match msg {
+            AlphaMsg::Alg { pulse, msg } => {
+                cx.send(from, AlphaMsg::Ack);
+                if !self.done {
+                    self.pulses.file(pulse, from, msg);
+                }
+            }
+            AlphaMsg::Ack => self.unacked = self.unacked.saturating_sub(1),
+            AlphaMsg::Safe { pulse, last } => self.heard[from.index()].safe(pulse, last),
+        }
+        self.advance(cx);
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate && !self.started {
+            self.start(cx);
+            self.advance(cx);
+        }
+    }
+
+    fn status(&self) -> Status {
+        self.pulses.inner.status()
+    }
+}

@@ -1,0 +1,594 @@
+//! # The β and γ synchronizers (Awerbuch 1985; S003; ALGORITHMS.md §7.3–7.4)
+//!
+//! β is γ with a single cluster; both share this module.
+//!
+//! **Model.** Asynchronous reliable links (FIFO not needed), no failures, a known root (the decision of
+//! DESIGN.md: the tree is built from a known root in a set-up phase whose cost is reported apart; electing the
+//! root would be circular for leader election).
+//!
+//! **Set-up: the tree.** The echo algorithm: the root sends `explore` on every link; a process reached for the
+//! first time takes the sender as its parent and sends `explore` on its other links; every other `explore`
+//! answers a link. A process answered on every link but its parent's sends `echo` to its parent. Each link
+//! carries exactly two set-up messages: `2m`. Under unit delays the tree is a breadth-first tree.
+//!
+//! **Set-up: the clusters (γ).** Each `echo` carries the number of processes below the sender not yet in a
+//! cluster. A process whose count, itself included, reaches `K` heads a cluster of those processes and reports
+//! 0; the root heads whatever remains. A cluster is a subtree, so its tree is the spanning tree restricted to
+//! it. Each head sends `cluster` down its cluster (`n − c` messages); every process then sends `hello` with its
+//! cluster on every link (`2m`). For each pair of adjacent clusters the *preferred link* is the one with the
+//! smallest key (the ranks and ports of its two ends, so both clusters pick the same one without talking): each
+//! process sends its subtree's best link to every other cluster up the cluster tree (`links`, `n − c`), and the
+//! head sends the chosen links down (`preferred`, `n − c`), which opens pulse 1. β sends `start` down the tree
+//! instead (`n − 1`) once the echo reaches the root.
+//!
+//! **Pulses.** In pulse `p` a process sends its algorithm messages and gets an `ack` for each. It sends
+//! `safe(p)` to its cluster parent once it is safe and every cluster child sent `safe(p)`. A head whose cluster
+//! has no preferred link (β; γ with one cluster) then sends `pulse(p + 1)` down the cluster, which takes pulse
+//! `p + 1`. Otherwise the head sends `cluster-safe(p)` down the cluster; each process passes it on, also over
+//! its preferred links; a process sends `ready(p)` up once it has `cluster-safe(p)` from its own cluster and
+//! over each of its preferred links, and `ready(p)` from each cluster child; the head, ready, sends
+//! `pulse(p + 1)` (Awerbuch's `go`). A process can be a pulse behind a neighbour in another cluster; the
+//! neighbour's messages wait for their round.
+//!
+//! **Halting.** `safe` and `cluster-safe` carry whether everything below (or the cluster) sends nothing after
+//! the pulse. A cluster that is silent from the next pulse on sends `pulse(p + 1)` marked `last`: its processes
+//! take that round and stop. A neighbouring cluster stops waiting for a cluster that said so.
+//!
+//! **Cost.** Per pulse: one `ack` per algorithm message, and `4(n − c) + 2P` control messages (`c` clusters,
+//! `P` preferred links), `2(n − 1)` for β; time `2h + 2` for β under unit delays (`h` the tree's height), about
+//! `4h_c + 3` for γ. One cluster makes γ β; clusters of one make it α.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use elect_core::{Command, Cx, Message, NodeId, Port, Process, Rank, Setup, Status};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::{Heard, Pulses, SyncSummary, kinds};
+use crate::rounds::{RoundTimer, Rounds};
+
+/// A link named by its two ends, `(rank, port)` each, the smaller first: both ends compute the same key.
+pub type LinkKey = ((Rank, u32), (Rank, u32));
+
+/// The messages of β (`GAMMA = false`) and γ.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", bound = "M: Serialize + DeserializeOwned")]
+pub enum ClusterMsg<M, const GAMMA: bool> {
+    /// A message of the algorithm, sent in pulse `pulse`.
+    Alg {
+        /// The sender's pulse.
+        pulse: u32,
+        /// The message.
+        msg: M,
+    },
+    /// An algorithm message arrived.
+    Ack,
+    /// The sender and its cluster subtree are safe for `pulse`; `last`: none of them sends after it.
+    Safe {
+        /// The pulse.
+        pulse: u32,
+        /// Whether the subtree is silent from the next pulse on.
+        last: bool,
+    },
+    /// The sender's cluster is safe for `pulse` (down the cluster tree, and over preferred links).
+    ClusterSafe {
+        /// The pulse.
+        pulse: u32,
+        /// Whether the cluster is silent from the next pulse on.
+        last: bool,
+    },
+    /// The sender's cluster subtree and the clusters next to it are safe for `pulse`.
+    Ready {
+        /// The pulse.
+        pulse: u32,
+    },
+    /// Take pulse `pulse`; with `last`, as the final one.
+    Pulse {
+        /// The pulse.
+        pulse: u32,
+        /// Whether it is the cluster's last.
+        last: bool,
+    },
+    /// Set-up: join the tree; the sender is at `depth`.
+    Explore {
+        /// The sender's depth.
+        depth: u32,
+    },
+    /// Set-up: the sender's subtree is done; `open` of its processes are in no cluster yet.
+    Echo {
+        /// Processes below not yet in a cluster (0: the sender heads a cluster).
+        open: u32,
+    },
+    /// β's set-up is done: take pulse 1.
+    Start,
+    /// γ set-up: the cluster headed by `head`; the sender is at `depth` in it.
+    Cluster {
+        /// The head's rank (the cluster's name).
+        head: Rank,
+        /// The sender's depth in the cluster tree.
+        depth: u32,
+    },
+    /// γ set-up: the sender's cluster, and its port on this link.
+    Hello {
+        /// The sender's cluster.
+        cluster: Rank,
+        /// The sender's port.
+        port: u32,
+    },
+    /// γ set-up: the best link from the sender's subtree to each other cluster.
+    Links {
+        /// `(cluster, link)` pairs.
+        best: Vec<(Rank, LinkKey)>,
+    },
+    /// γ set-up is done in the cluster: its preferred links; take pulse 1.
+    Preferred {
+        /// The cluster's preferred links.
+        links: Vec<LinkKey>,
+    },
+}
+
+const BETA: &[&str] = &["ack", "safe", "pulse", "explore", "echo", "start"];
+const GAMMA_KINDS: &[&str] =
+    &["ack", "safe", "cluster-safe", "ready", "pulse", "explore", "echo", "cluster", "hello", "links", "preferred"];
+/// β's set-up kinds.
+const BETA_SETUP: &[&str] = &["explore", "echo", "start"];
+/// γ's set-up kinds.
+const GAMMA_SETUP: &[&str] = &["explore", "echo", "cluster", "hello", "links", "preferred"];
+
+impl<M, const GAMMA: bool> ClusterMsg<M, GAMMA> {
+    fn own(&self) -> &'static str {
+        match self {
+            Self::Alg { .. } => "",
+            Self::Ack => "ack",
+            Self::Safe { .. } => "safe",
+            Self::ClusterSafe { .. } => "cluster-safe",
+            Self::Ready { .. } => "ready",
+            Self::Pulse { .. } => "pulse",
+            Self::Explore { .. } => "explore",
+            Self::Echo { .. } => "echo",
+            Self::Start => "start",
+            Self::Cluster { .. } => "cluster",
+            Self::Hello { .. } => "hello",
+            Self::Links { .. } => "links",
+            Self::Preferred { .. } => "preferred",
+        }
+    }
+
+    fn own_kinds() -> &'static [&'static str] {
+        if GAMMA { GAMMA_KINDS } else { BETA }
+    }
+}
+
+impl<M: Message, const GAMMA: bool> Message for ClusterMsg<M, GAMMA> {
+    fn kinds() -> Cow<'static, [&'static str]> {
+        kinds::<M>(Self::own_kinds())
+    }
+
+    fn kind_index(&self) -> usize {
+        match self {
+            Self::Alg { msg, .. } => msg.kind_index(),
+            other => {
+                let own = other.own();
+                // β never sends γ's set-up kinds, nor γ β's `start`: every kind sent is listed.
+                M::kinds().len() + Self::own_kinds().iter().position(|k| *k == own).unwrap_or(0)
+            }
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Alg { msg, .. } => msg.kind(),
+            other => other.own(),
+        }
+    }
+}
+
+/// Where a process stands in one pulse.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct PulseState {
+    /// Own messages of the pulse not yet acknowledged.
+    unacked: u32,
+    /// Cluster children that sent `safe`.
+    safe_children: u32,
+    /// Whether this process and every cluster child that reported is silent after the pulse.
+    quiet: bool,
+    /// `safe` sent (or, at the head, the cluster found safe).
+    safe_sent: bool,
+    /// `cluster-safe` from the own cluster, with its `last` flag.
+    cluster_safe: Option<bool>,
+    /// Cluster children that sent `ready`.
+    ready_children: u32,
+    /// `ready` sent (or, at the head, the next pulse begun).
+    ready_sent: bool,
+}
+
+/// One process of a round algorithm on the β (`GAMMA = false`) or γ synchronizer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClusterNode<R: Rounds, const GAMMA: bool> {
+    pulses: Pulses<R>,
+    me: Rank,
+    /// The neighbours' ranks, by port.
+    ranks: Vec<Rank>,
+    root: bool,
+    /// The least cluster size (`u32::MAX` for β: one cluster).
+    k: u32,
+    // The tree.
+    explored: bool,
+    parent: Option<Port>,
+    depth: u32,
+    /// Links not yet answered in the echo.
+    pending: u32,
+    /// Tree children with the `open` count each reported.
+    children: Vec<(Port, u32)>,
+    echoed: bool,
+    // The cluster.
+    head: bool,
+    cluster: Option<Rank>,
+    cluster_depth: u32,
+    /// Per port: the neighbour's cluster and port, from its `hello`.
+    hello: Vec<Option<(Rank, u32)>>,
+    /// Cluster children whose `links` arrived.
+    links_heard: u32,
+    links_sent: bool,
+    /// The best link to each other cluster from this subtree.
+    best: BTreeMap<Rank, LinkKey>,
+    /// Own preferred links.
+    preferred: Vec<Port>,
+    /// At the head: whether the cluster has any preferred link.
+    cluster_preferred: bool,
+    // The pulses.
+    opened: bool,
+    done: bool,
+    now: PulseState,
+    /// Per port: `cluster-safe`s heard over it (used on preferred links).
+    across: Vec<Heard>,
+}
+
+impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
+    /// Wraps `inner`; `root` says whether this process is the tree's root, `k` is the least cluster size.
+    pub fn new(inner: R, setup: &Setup<'_>, root: bool, k: u32) -> Self {
+        let degree = setup.neighbors.len();
+        Self {
+            pulses: Pulses::new(inner),
+            me: setup.rank,
+            ranks: setup.neighbors.iter().map(|n| n.rank).collect(),
+            root,
+            k,
+            explored: false,
+            parent: None,
+            depth: 0,
+            pending: 0,
+            children: Vec::new(),
+            echoed: false,
+            head: false,
+            cluster: None,
+            cluster_depth: 0,
+            hello: vec![None; if GAMMA { degree } else { 0 }],
+            links_heard: 0,
+            links_sent: false,
+            best: BTreeMap::new(),
+            preferred: Vec::new(),
+            cluster_preferred: false,
+            opened: false,
+            done: false,
+            now: PulseState::default(),
+            across: vec![Heard::default(); if GAMMA { degree } else { 0 }],
+        }
+    }
+
+    /// The algorithm.
+    pub fn inner(&self) -> &R {
+        &self.pulses.inner
+    }
+
+    /// The last pulse taken.
+    pub fn pulse(&self) -> u32 {
+        self.pulses.round
+    }
+
+    /// The depth in the spanning tree.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// Whether this process heads a cluster (β: only the root).
+    pub fn is_head(&self) -> bool {
+        self.head
+    }
+
+    /// Own preferred links.
+    pub fn preferred(&self) -> &[Port] {
+        &self.preferred
+    }
+
+    fn degree(&self) -> u32 {
+        self.ranks.len() as u32
+    }
+
+    /// Cluster children: the tree children that head no cluster of their own.
+    fn cluster_children(&self) -> impl Iterator<Item = Port> + '_ {
+        self.children.iter().filter(|(_, open)| *open > 0).map(|&(port, _)| port)
+    }
+
+    fn cluster_child_count(&self) -> u32 {
+        self.cluster_children().count() as u32
+    }
+
+    fn to_cluster_children(&self, cx: &mut Cx<'_, Self>, msg: &ClusterMsg<R::Msg, GAMMA>) {
+        for port in self.cluster_children() {
+            cx.send(port, msg.clone());
+        }
+    }
+
+    // The tree.
+
+    fn explore(&mut self, cx: &mut Cx<'_, Self>, parent: Option<Port>, depth: u32) {
+        self.explored = true;
+        (self.parent, self.depth) = (parent, depth);
+        self.pending = self.degree() - u32::from(parent.is_some());
+        for port in (0..self.degree()).map(Port).filter(|&p| Some(p) != parent) {
+            cx.send(port, ClusterMsg::Explore { depth });
+        }
+        self.answered(cx);
+    }
+
+    /// One more link answered in the echo; the echo goes up once all are.
+    fn answered(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.pending > 0 || self.echoed {
+            return;
+        }
+        self.echoed = true;
+        let open = 1 + self.children.iter().map(|&(_, open)| open).sum::<u32>();
+        self.head = self.root || open >= self.k;
+        if let Some(parent) = self.parent {
+            cx.send(parent, ClusterMsg::Echo { open: if self.head { 0 } else { open } });
+        }
+        if !self.head {
+            return;
+        }
+        if GAMMA {
+            self.join(cx, self.me, 0);
+        } else {
+            self.to_cluster_children(cx, &ClusterMsg::Start);
+            self.open(cx, 1, false);
+        }
+    }
+
+    // The clusters (γ).
+
+    fn join(&mut self, cx: &mut Cx<'_, Self>, head: Rank, depth: u32) {
+        (self.cluster, self.cluster_depth) = (Some(head), depth);
+        self.to_cluster_children(cx, &ClusterMsg::Cluster { head, depth });
+        for port in 0..self.degree() {
+            cx.send(Port(port), ClusterMsg::Hello { cluster: head, port });
+        }
+        self.links_ready(cx);
+    }
+
+    fn link_key(&self, port: u32, far: u32) -> LinkKey {
+        let (a, b) = ((self.me, port), (self.ranks[port as usize], far));
+        if a <= b { (a, b) } else { (b, a) }
+    }
+
+    /// Reports the subtree's best links to other clusters up, or at the head chooses the preferred links, once
+    /// every neighbour's cluster and every cluster child's report are known.
+    fn links_ready(&mut self, cx: &mut Cx<'_, Self>) {
+        let Some(cluster) = self.cluster else { return };
+        if self.links_sent || self.links_heard < self.cluster_child_count() || self.hello.iter().any(Option::is_none) {
+            return;
+        }
+        self.links_sent = true;
+        for port in 0..self.degree() {
+            let (theirs, far) = self.hello[port as usize].expect("every hello arrived");
+            if theirs != cluster {
+                let key = self.link_key(port, far);
+                let best = self.best.entry(theirs).or_insert(key);
+                *best = (*best).min(key);
+            }
+        }
+        if self.head {
+            let links: Vec<LinkKey> = self.best.values().copied().collect();
+            self.cluster_preferred = !links.is_empty();
+            self.prefer(&links);
+            self.to_cluster_children(cx, &ClusterMsg::Preferred { links });
+            self.open(cx, 1, false);
+        } else if let Some(parent) = self.parent {
+            cx.send(parent, ClusterMsg::Links { best: self.best.iter().map(|(&c, &k)| (c, k)).collect() });
+        }
+    }
+
+    fn prefer(&mut self, links: &[LinkKey]) {
+        self.preferred = (0..self.degree())
+            .filter(|&port| self.hello[port as usize].is_some_and(|(_, far)| links.contains(&self.link_key(port, far))))
+            .map(Port)
+            .collect();
+    }
+
+    // The pulses.
+
+    /// Takes pulse `p`; with `last`, as the final one.
+    fn open(&mut self, cx: &mut Cx<'_, Self>, p: u32, last: bool) {
+        debug_assert_eq!(p, self.pulses.round + 1);
+        self.opened = true;
+        let unacked = self.pulses.take(cx, |cx, to, pulse, msg| cx.send(to, ClusterMsg::Alg { pulse, msg }));
+        self.now = PulseState { unacked, quiet: self.pulses.quiet(), ..PulseState::default() };
+        self.done = last;
+        self.check_safe(cx);
+    }
+
+    fn check_safe(&mut self, cx: &mut Cx<'_, Self>) {
+        let s = &self.now;
+        if !self.opened || self.done || s.safe_sent || s.unacked > 0 || s.safe_children < self.cluster_child_count() {
+            return;
+        }
+        self.now.safe_sent = true;
+        let (p, quiet) = (self.pulses.round, self.now.quiet);
+        if !self.head {
+            let parent = self.parent.expect("a process that heads no cluster has a parent");
+            cx.send(parent, ClusterMsg::Safe { pulse: p, last: quiet });
+        } else if self.cluster_preferred {
+            self.cluster_safe(cx, quiet);
+        } else {
+            self.next_pulse(cx, quiet);
+        }
+    }
+
+    /// The own cluster is safe: tell the cluster below and the clusters next door.
+    fn cluster_safe(&mut self, cx: &mut Cx<'_, Self>, last: bool) {
+        let p = self.pulses.round;
+        self.now.cluster_safe = Some(last);
+        self.to_cluster_children(cx, &ClusterMsg::ClusterSafe { pulse: p, last });
+        for &port in &self.preferred {
+            if self.across[port.index()].needs(p) {
+                cx.send(port, ClusterMsg::ClusterSafe { pulse: p, last });
+            }
+        }
+        self.check_ready(cx);
+    }
+
+    fn check_ready(&mut self, cx: &mut Cx<'_, Self>) {
+        let p = self.pulses.round;
+        let s = &self.now;
+        let Some(last) = s.cluster_safe else { return };
+        if self.done
+            || s.ready_sent
+            || s.ready_children < self.cluster_child_count()
+            || !self.preferred.iter().all(|port| self.across[port.index()].done_with(p))
+        {
+            return;
+        }
+        self.now.ready_sent = true;
+        if self.head {
+            self.next_pulse(cx, last);
+        } else {
+            let parent = self.parent.expect("a process that heads no cluster has a parent");
+            cx.send(parent, ClusterMsg::Ready { pulse: p });
+        }
+    }
+
+    /// At the head: the cluster takes the next pulse.
+    fn next_pulse(&mut self, cx: &mut Cx<'_, Self>, last: bool) {
+        let p = self.pulses.round + 1;
+        self.to_cluster_children(cx, &ClusterMsg::Pulse { pulse: p, last });
+        self.open(cx, p, last);
+    }
+}
+
+impl<R: Rounds, const GAMMA: bool> Process for ClusterNode<R, GAMMA> {
+    type Msg = ClusterMsg<R::Msg, GAMMA>;
+    type Timer = RoundTimer;
+    type Durable = ();
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
+        match msg {
+            ClusterMsg::Alg { pulse, msg } => {
+                cx.send(from, ClusterMsg::Ack);
+                if !self.done {
+                    self.pulses.file(pulse, from, msg);
+                }
+            }
+            ClusterMsg::Ack => {
+                self.now.unacked = self.now.unacked.saturating_sub(1);
+                self.check_safe(cx);
+            }
+            ClusterMsg::Safe { last, .. } => {
+                self.now.safe_children += 1;
+                self.now.quiet &= last;
+                self.check_safe(cx);
+            }
+            ClusterMsg::ClusterSafe { pulse, last } => {
+                if Some(from) == self.parent && !self.head {
+                    self.cluster_safe(cx, last);
+                } else if let Some(heard) = self.across.get_mut(from.index()) {
+                    heard.safe(pulse, last);
+                    self.check_ready(cx);
+                }
+            }
+            ClusterMsg::Ready { .. } => {
+                self.now.ready_children += 1;
+                self.check_ready(cx);
+            }
+            ClusterMsg::Pulse { pulse, last } => {
+                self.to_cluster_children(cx, &ClusterMsg::Pulse { pulse, last });
+                self.open(cx, pulse, last);
+            }
+            ClusterMsg::Explore { depth } => {
+                if self.explored {
+                    self.pending = self.pending.saturating_sub(1);
+                    self.answered(cx);
+                } else {
+                    self.explore(cx, Some(from), depth + 1);
+                }
+            }
+            ClusterMsg::Echo { open } => {
+                self.children.push((from, open));
+                self.pending = self.pending.saturating_sub(1);
+                self.answered(cx);
+            }
+            ClusterMsg::Start => {
+                self.to_cluster_children(cx, &ClusterMsg::Start);
+                self.open(cx, 1, false);
+            }
+            ClusterMsg::Cluster { head, depth } => self.join(cx, head, depth + 1),
+            ClusterMsg::Hello { cluster, port } => {
+                if let Some(slot) = self.hello.get_mut(from.index()) {
+                    *slot = Some((cluster, port));
+                }
+                self.links_ready(cx);
+            }
+            ClusterMsg::Links { best } => {
+                for (cluster, key) in best {
+                    let slot = self.best.entry(cluster).or_insert(key);
+                    *slot = (*slot).min(key);
+                }
+                self.links_heard += 1;
+                self.links_ready(cx);
+            }
+            ClusterMsg::Preferred { links } => {
+                self.prefer(&links);
+                self.to_cluster_children(cx, &ClusterMsg::Preferred { links });
+                self.open(cx, 1, false);
+            }
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        if cmd == Command::Initiate && self.root && !self.explored {
+            self.explore(cx, None, 0);
+        }
+    }
+
+    fn status(&self) -> Status {
+        self.pulses.inner.status()
+    }
+}
+
+/// What the set-up of β or γ built.
+pub(crate) fn summary<R: Rounds, const GAMMA: bool>(
+    root: Option<NodeId>,
+    nodes: &[ClusterNode<R, GAMMA>],
+) -> SyncSummary {
+    let tree_height = nodes.iter().map(|n| n.depth).max();
+    let clusters = nodes.iter().filter(|n| n.head).count() as u32;
+    if !GAMMA {
+        return SyncSummary {
+            name: "beta",
+            setup_kinds: BETA_SETUP,
+            control_kinds: &["safe", "pulse"],
+            root,
+            tree_height,
+            ..SyncSummary::default()
+        };
+    }
+    SyncSummary {
+        name: "gamma",
+        setup_kinds: GAMMA_SETUP,
+        control_kinds: &["safe", "cluster-safe", "ready", "pulse"],
+        root,
+        tree_height,
+        clusters: Some(clusters),
+        cluster_height: nodes.iter().map(|n| n.cluster_depth).max(),
+        preferred_links: Some(nodes.iter().map(|n| n.preferred.len() as u64).sum::<u64>() / 2),
+    }
+}

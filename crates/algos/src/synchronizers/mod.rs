@@ -1,0 +1,529 @@
+//! # Synchronizers: synchronous algorithms on asynchronous networks (S003; Awerbuch 1985)
+//!
+//! A synchronous algorithm runs in pulses: receive, compute, send to zero or more neighbours
+//! ([`Rounds`]). A synchronizer generates the pulses on a network without a common clock, so that every message
+//! sent in pulse `p` reaches its destination before the destination takes pulse `p + 1`. Each synchronizer here
+//! is a [`Process`] wrapping any [`Rounds`] implementation, so a synchronized algorithm runs under every driver
+//! (simulator, model checker, runtime) with no special case.
+//!
+//! | synchronizer | needs | per pulse | time per pulse (unit delay) | set-up |
+//! |---|---|---|---|---|
+//! | [`abd`] | a delay bound `d`, clocks at the same rate | nothing | `2d` | `start` to every neighbour (≤ `2m`) |
+//! | [`alpha`] | nothing | an `ack` per message, `safe` on every link (`2m`) | 3 | none |
+//! | [`beta`](clusters) | a known root | an `ack` per message, `safe` up and `pulse` down a spanning tree (`2(n−1)`) | `2h + 2` | echo tree `2m` + `start` `n − 1` |
+//! | [`gamma`](clusters) | a known root | an `ack` per message, β in each cluster, `cluster-safe` over a preferred link between adjacent clusters (`4(n−c) + 2P`) | about `4h_c + 3` | echo tree, clusters, preferred links |
+//!
+//! The set-up messages (`start` of ABD, the tree and the clusters of β and γ) have their own kinds, so a report
+//! shows them apart from the per-pulse cost; [`SyncSummary::setup_kinds`] lists them.
+//!
+//! **Wake-up.** ABD and α: a process starts when it initiates or when any message reaches it, and takes pulse 1
+//! at once. β and γ: the root starts the set-up when it initiates; every other process starts when the set-up
+//! reaches it (an initiation elsewhere does nothing). Every process takes every pulse from 1, so an algorithm
+//! that needs everybody to start in round 1 (FloodMax) is correct whoever initiates.
+//!
+//! **Halting.** A process whose algorithm halts tells its neighbours on its last `safe` (the flag `last`), and
+//! they stop waiting for it; one that knows its last round in advance and is silent in it
+//! ([`Rounds::final_round`], FloodMax's round `D' + 1`) says so one pulse early, so that last round costs no
+//! control messages. A halted process still acknowledges algorithm messages, so nobody waits on it.
+
+mod abd;
+mod alpha;
+mod clusters;
+
+use std::fmt::{self, Debug};
+use std::str::FromStr;
+
+use elect_core::{Check, Duration, NodeId, Port, Process, Setup, Winner};
+use serde::Serialize;
+
+pub use abd::{AbdMsg, AbdNode};
+pub use alpha::{AlphaMsg, AlphaNode};
+pub use clusters::{ClusterMsg, ClusterNode, LinkKey};
+
+use crate::params::{ParamError, Params};
+use crate::registry::{Algorithm, Bound, Facts, Info, Timing};
+use crate::rounds::{RoundAlgorithm, RoundCx, RoundEffect, Rounds};
+
+/// Which synchronizer, as `--synchronizer` names it: `abd`, `alpha`, `beta[@ROOT]`, `gamma[:K][@ROOT]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Spec {
+    /// Asynchronous bounded delay: pulses on the local clock, `2d` apart.
+    Abd,
+    /// Acks and `safe` to every neighbour.
+    Alpha,
+    /// A spanning tree from `root`: convergecast of `safe`, broadcast of the next pulse.
+    Beta {
+        /// The tree's root; by default the smallest initiating id.
+        root: Option<NodeId>,
+    },
+    /// Clusters of at least `cluster` processes with β inside and α between them.
+    Gamma {
+        /// The least cluster size `K` (the root's cluster may be smaller); by default `⌈√n⌉`.
+        cluster: Option<u32>,
+        /// The tree's root; by default the smallest initiating id.
+        root: Option<NodeId>,
+    },
+}
+
+impl Spec {
+    /// The syntax `--synchronizer` accepts.
+    pub const SYNTAX: &'static str = "abd, alpha, beta[@ROOT] or gamma[:K][@ROOT]";
+
+    /// The synchronizer's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Abd => "abd",
+            Self::Alpha => "alpha",
+            Self::Beta { .. } => "beta",
+            Self::Gamma { .. } => "gamma",
+        }
+    }
+
+    /// Whether it needs a bound on message delay.
+    pub fn timing(self) -> Timing {
+        if self == Self::Abd { Timing::Synchronous } else { Timing::Asynchronous }
+    }
+
+    /// The root given, if any.
+    pub fn root(self) -> Option<NodeId> {
+        match self {
+            Self::Beta { root } | Self::Gamma { root, .. } => root,
+            Self::Abd | Self::Alpha => None,
+        }
+    }
+
+    /// Fills in the defaults for a run on `n` processes whose initiators are `initiators`: the root is the
+    /// smallest initiating id, the least cluster size `⌈√n⌉`. Errors name what is wrong.
+    pub fn resolve(self, n: usize, initiators: &[NodeId]) -> Result<Choice, String> {
+        let root = |given: Option<NodeId>| -> Result<NodeId, String> {
+            match given {
+                Some(root) if initiators.contains(&root) => Ok(root),
+                Some(root) => Err(format!(
+                    "the {} synchronizer's root {root} must initiate: it starts the set-up (add it to \
+                     --initiators, or leave the root out to use the smallest initiator)",
+                    self.name()
+                )),
+                None => initiators
+                    .iter()
+                    .copied()
+                    .min()
+                    .ok_or_else(|| format!("the {} synchronizer needs an initiator to be its root", self.name())),
+            }
+        };
+        Ok(match self {
+            Self::Abd => Choice::Abd,
+            Self::Alpha => Choice::Alpha,
+            Self::Beta { root: given } => Choice::Beta { root: root(given)? },
+            Self::Gamma { cluster, root: given } => {
+                let k = cluster.unwrap_or_else(|| (n as f64).sqrt().ceil().max(1.0) as u32);
+                Choice::Gamma { cluster: k, root: root(given)? }
+            }
+        })
+    }
+}
+
+impl fmt::Display for Spec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())?;
+        if let Self::Gamma { cluster: Some(k), .. } = self {
+            write!(f, ":{k}")?;
+        }
+        if let Some(root) = self.root() {
+            write!(f, "@{}", root.0)?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Spec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = |why: &str| format!("invalid synchronizer '{s}': {why} (expected {})", Self::SYNTAX);
+        let (head, root) = match s.trim().split_once('@') {
+            Some((head, root)) => {
+                let root = root.trim().parse::<u32>().map_err(|_| bad("the root must be a process id"))?;
+                (head.trim(), Some(NodeId(root)))
+            }
+            None => (s.trim(), None),
+        };
+        let (name, arg) = match head.split_once(':') {
+            Some((name, arg)) => (name, Some(arg.trim())),
+            None => (head, None),
+        };
+        let spec = match name.to_ascii_lowercase().as_str() {
+            "abd" => Self::Abd,
+            "alpha" | "α" => Self::Alpha,
+            "beta" | "β" => Self::Beta { root },
+            "gamma" | "γ" => {
+                let cluster = arg
+                    .map(|k| k.parse::<u32>().ok().filter(|&k| k >= 1).ok_or_else(|| bad("K must be at least 1")))
+                    .transpose()?;
+                return Ok(Self::Gamma { cluster, root });
+            }
+            _ => return Err(bad("unknown synchronizer")),
+        };
+        if arg.is_some() {
+            return Err(bad("only gamma takes a cluster size"));
+        }
+        if root.is_some() && !matches!(spec, Self::Beta { .. }) {
+            return Err(bad("only beta and gamma have a root"));
+        }
+        Ok(spec)
+    }
+}
+
+/// A synchronizer with its defaults resolved for one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Choice {
+    /// ABD.
+    Abd,
+    /// α.
+    Alpha,
+    /// β from `root`.
+    Beta {
+        /// The root.
+        root: NodeId,
+    },
+    /// γ with clusters of at least `cluster` processes, from `root`.
+    Gamma {
+        /// The least cluster size.
+        cluster: u32,
+        /// The root.
+        root: NodeId,
+    },
+}
+
+/// What a synchronized run reports about its synchronizer besides message counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SyncSummary {
+    /// `abd`, `alpha`, `beta` or `gamma`.
+    pub name: &'static str,
+    /// The message kinds of the set-up phase.
+    #[serde(skip)]
+    pub setup_kinds: &'static [&'static str],
+    /// The kinds of its per-pulse control messages (acks apart).
+    #[serde(skip)]
+    pub control_kinds: &'static [&'static str],
+    /// The root of the spanning tree (β, γ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<NodeId>,
+    /// The height `h` of the spanning tree the set-up built (β, γ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree_height: Option<u32>,
+    /// `c`: clusters (γ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<u32>,
+    /// The largest height of a cluster's tree, `h_c` (γ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster_height: Option<u32>,
+    /// `P`: preferred links between adjacent clusters (γ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preferred_links: Option<u64>,
+}
+
+/// A synchronizer: how to wrap a round algorithm's process.
+pub trait Synchronizer: Clone + Debug + Send + Sync + 'static {
+    /// One process of a synchronized algorithm.
+    type Node<R: Rounds>: Process;
+
+    /// Whether it needs a delay bound.
+    const TIMING: Timing;
+
+    /// Wraps one process of the algorithm.
+    fn node<R: Rounds>(&self, inner: R, setup: &Setup<'_>) -> Self::Node<R>;
+
+    /// What the set-up built, from the processes at the end of a run.
+    fn summary<R: Rounds>(&self, nodes: &[Self::Node<R>]) -> SyncSummary;
+
+    /// Whether `ids` suits it (a root that exists).
+    fn validate(&self, ids: &[NodeId]) -> Result<(), String> {
+        let _ = ids;
+        Ok(())
+    }
+}
+
+/// A round algorithm `A` run on synchronizer `S`: itself an [`Algorithm`], which drivers run like any other.
+#[derive(Clone, Debug)]
+pub struct Synchronized<A, S> {
+    /// The algorithm.
+    pub algorithm: A,
+    /// The synchronizer.
+    pub synchronizer: S,
+}
+
+impl<A: RoundAlgorithm, S: Synchronizer + Default> Algorithm for Synchronized<A, S> {
+    type Process = S::Node<A::Rounds>;
+    const INFO: &'static Info = &Info { timing: S::TIMING, lockstep: false, ..*A::INFO };
+
+    /// The algorithm from `params` on the synchronizer's defaults; drivers build [`Synchronized`] directly with
+    /// the synchronizer they resolved ([`dispatch_synchronized`](crate::registry::dispatch_synchronized)).
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        Ok(Self { algorithm: A::from_params(params)?, synchronizer: S::default() })
+    }
+
+    fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {
+        self.algorithm.validate(ids)?;
+        self.synchronizer.validate(ids).map_err(|reason| ParamError::Invalid {
+            key: "synchronizer",
+            value: format!("{:?}", self.synchronizer),
+            reason,
+        })
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Self::Process {
+        self.synchronizer.node(self.algorithm.build_rounds(setup), setup)
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        self.algorithm.checks()
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        // Generous: the set-up (a few sweeps of the network) and every pulse at its slowest (4h + 3 delays).
+        let rounds = self.algorithm.election_time(facts, t).ticks().div_ceil(t.ticks().max(1));
+        t * (4 * facts.nodes + 3) * (rounds + 2)
+    }
+
+    fn winner(&self) -> Winner {
+        self.algorithm.winner()
+    }
+
+    fn bounds(&self, facts: &Facts) -> Vec<Bound> {
+        self.algorithm.bounds(facts)
+    }
+
+    fn synchronizer(&self, processes: &[Self::Process]) -> Option<SyncSummary> {
+        Some(self.synchronizer.summary(processes))
+    }
+}
+
+/// The messages of one round, by the port they arrived on.
+type Inbox<M> = Vec<(Port, M)>;
+
+/// The messages of one run of a round algorithm waiting for their round, and the algorithm itself: the part
+/// every synchronizer shares.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Pulses<R: Rounds> {
+    pub(crate) inner: R,
+    /// The last round taken (0 before the first).
+    pub(crate) round: u32,
+    /// Messages by the pulse that sent them, each for the round after it. Sorted by pulse; short (a process is
+    /// at most a pulse or two behind its neighbours).
+    waiting: Vec<(u32, Inbox<R::Msg>)>,
+    /// Scratch space for one round's effects.
+    effects: Vec<RoundEffect<R::Msg>>,
+}
+
+impl<R: Rounds> Pulses<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        Self { inner, round: 0, waiting: Vec::new(), effects: Vec::new() }
+    }
+
+    /// Files a message its sender sent in pulse `pulse`, for round `pulse + 1`, or for the next round if that
+    /// one was already taken (a delay bound that did not hold).
+    pub(crate) fn file(&mut self, pulse: u32, from: Port, msg: R::Msg) {
+        let pulse = pulse.max(self.round);
+        match self.waiting.binary_search_by_key(&pulse, |(p, _)| *p) {
+            Ok(i) => self.waiting[i].1.push((from, msg)),
+            Err(i) => self.waiting.insert(i, (pulse, vec![(from, msg)])),
+        }
+    }
+
+    /// Takes the next round (a no-op for the algorithm once it halted) and hands each message it sends, with
+    /// its port and pulse, to `send`; returns how many it sent.
+    pub(crate) fn take<P: Process>(
+        &mut self,
+        cx: &mut elect_core::Cx<'_, P>,
+        mut send: impl FnMut(&mut elect_core::Cx<'_, P>, Port, u32, R::Msg),
+    ) -> u32 {
+        self.round = self.round.saturating_add(1);
+        let round = self.round;
+        let inbox = match self.waiting.first() {
+            Some((p, _)) if *p < round => self.waiting.remove(0).1,
+            _ => Vec::new(),
+        };
+        cx.notify(elect_core::Notice::Pulse { pulse: round });
+        if self.inner.halted() {
+            return 0;
+        }
+        let mut effects = std::mem::take(&mut self.effects);
+        self.inner.round(&mut RoundCx::new(round, cx.now(), &mut effects), &inbox);
+        let mut sent = 0;
+        for effect in effects.drain(..) {
+            match effect {
+                RoundEffect::Send { to, msg } => {
+                    sent += 1;
+                    send(cx, to, round, msg);
+                }
+                RoundEffect::Notify(notice) => cx.notify(notice),
+            }
+        }
+        self.effects = effects;
+        sent
+    }
+
+    /// Whether the algorithm sends nothing after the round just taken.
+    pub(crate) fn quiet(&self) -> bool {
+        self.inner.quiet_after(self.round)
+    }
+}
+
+/// Where a neighbour's pulses stand, from its `safe` messages: the last pulse it declared, and whether it said
+/// that was its last.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Heard {
+    pub(crate) pulse: u32,
+    pub(crate) last: bool,
+}
+
+impl Heard {
+    /// Records a `safe` for `pulse`.
+    pub(crate) fn safe(&mut self, pulse: u32, last: bool) {
+        self.pulse = self.pulse.max(pulse);
+        self.last |= last;
+    }
+
+    /// Whether nothing more is awaited from this neighbour for pulse `p`.
+    pub(crate) fn done_with(self, p: u32) -> bool {
+        self.pulse >= p || self.last
+    }
+
+    /// Whether the neighbour still needs this process's `safe` for pulse `p`.
+    pub(crate) fn needs(self, p: u32) -> bool {
+        !self.last || p <= self.pulse
+    }
+}
+
+/// The message kinds of a synchronizer carrying `M`: `M`'s kinds, then its own.
+pub(crate) fn kinds<M: elect_core::Message>(own: &[&'static str]) -> std::borrow::Cow<'static, [&'static str]> {
+    let mut all = M::kinds().into_owned();
+    all.extend_from_slice(own);
+    std::borrow::Cow::Owned(all)
+}
+
+/// ABD: the delay bound comes from the driver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Abd;
+
+/// α.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Alpha;
+
+/// β (`gamma = false`: one cluster) or γ: the set-up's root and the least cluster size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clusters<const GAMMA: bool> {
+    /// The root of the spanning tree.
+    pub root: Option<NodeId>,
+    /// γ: the least cluster size (at least 1).
+    pub cluster: u32,
+}
+
+/// β.
+pub type Beta = Clusters<false>;
+/// γ.
+pub type Gamma = Clusters<true>;
+
+impl Synchronizer for Abd {
+    type Node<R: Rounds> = AbdNode<R>;
+    const TIMING: Timing = Timing::Synchronous;
+
+    fn node<R: Rounds>(&self, inner: R, setup: &Setup<'_>) -> AbdNode<R> {
+        AbdNode::new(inner, setup)
+    }
+
+    fn summary<R: Rounds>(&self, _: &[AbdNode<R>]) -> SyncSummary {
+        SyncSummary { name: "abd", setup_kinds: &["start"], ..SyncSummary::default() }
+    }
+}
+
+impl Synchronizer for Alpha {
+    type Node<R: Rounds> = AlphaNode<R>;
+    const TIMING: Timing = Timing::Asynchronous;
+
+    fn node<R: Rounds>(&self, inner: R, setup: &Setup<'_>) -> AlphaNode<R> {
+        AlphaNode::new(inner, setup)
+    }
+
+    fn summary<R: Rounds>(&self, _: &[AlphaNode<R>]) -> SyncSummary {
+        SyncSummary { name: "alpha", control_kinds: &["safe"], ..SyncSummary::default() }
+    }
+}
+
+impl<const GAMMA: bool> Synchronizer for Clusters<GAMMA> {
+    type Node<R: Rounds> = ClusterNode<R, GAMMA>;
+    const TIMING: Timing = Timing::Asynchronous;
+
+    fn node<R: Rounds>(&self, inner: R, setup: &Setup<'_>) -> ClusterNode<R, GAMMA> {
+        let k = if GAMMA { self.cluster.max(1) } else { u32::MAX };
+        ClusterNode::new(inner, setup, Some(setup.id) == self.root, k)
+    }
+
+    fn summary<R: Rounds>(&self, nodes: &[ClusterNode<R, GAMMA>]) -> SyncSummary {
+        clusters::summary(self.root, nodes)
+    }
+
+    fn validate(&self, ids: &[NodeId]) -> Result<(), String> {
+        match self.root {
+            Some(root) if ids.contains(&root) => Ok(()),
+            Some(root) => Err(format!("the root {root} is not a process of this run")),
+            None => Err("the synchronizer has no root".into()),
+        }
+    }
+}
+
+/// Runs `choice` on `driver` with the round algorithm `algorithm`.
+pub(crate) fn drive<A: RoundAlgorithm, D: crate::Driver>(algorithm: A, choice: Choice, driver: D) -> D::Output {
+    match choice {
+        Choice::Abd => driver.drive(Synchronized { algorithm, synchronizer: Abd }),
+        Choice::Alpha => driver.drive(Synchronized { algorithm, synchronizer: Alpha }),
+        Choice::Beta { root } => {
+            driver.drive(Synchronized { algorithm, synchronizer: Beta { root: Some(root), cluster: u32::MAX } })
+        }
+        Choice::Gamma { cluster, root } => {
+            driver.drive(Synchronized { algorithm, synchronizer: Gamma { root: Some(root), cluster } })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print_back() {
+        for s in ["abd", "alpha", "beta", "beta@3", "gamma", "gamma:4", "gamma:4@7", "gamma@2"] {
+            let spec: Spec = s.parse().unwrap();
+            assert_eq!(spec.to_string(), s);
+        }
+        assert_eq!("gamma:1".parse::<Spec>(), Ok(Spec::Gamma { cluster: Some(1), root: None }));
+        for bad in ["delta", "gamma:0", "gamma:x", "alpha:3", "alpha@2", "beta@x", "beta:2"] {
+            let err = bad.parse::<Spec>().unwrap_err();
+            assert!(err.starts_with(&format!("invalid synchronizer '{bad}'")), "{err}");
+        }
+    }
+
+    #[test]
+    fn defaults_resolve_to_the_smallest_initiator_and_root_n_clusters() {
+        let ids = [NodeId(5), NodeId(2), NodeId(9)];
+        assert_eq!(Spec::Beta { root: None }.resolve(3, &ids), Ok(Choice::Beta { root: NodeId(2) }));
+        assert_eq!(
+            Spec::Gamma { cluster: None, root: Some(NodeId(9)) }.resolve(10, &ids),
+            Ok(Choice::Gamma { cluster: 4, root: NodeId(9) })
+        );
+        let err = Spec::Beta { root: Some(NodeId(4)) }.resolve(3, &ids).unwrap_err();
+        assert!(err.contains("root 4 must initiate"), "{err}");
+        assert!(Spec::Beta { root: None }.resolve(3, &[]).is_err());
+        assert_eq!(Spec::Abd.resolve(3, &[]), Ok(Choice::Abd));
+    }
+
+    #[test]
+    fn a_neighbour_that_said_last_is_not_waited_for_after_it() {
+        let mut h = Heard::default();
+        assert!(!h.done_with(1));
+        h.safe(2, false);
+        assert!(h.done_with(2) && !h.done_with(3) && h.needs(5));
+        h.safe(3, true);
+        assert!(h.done_with(9) && h.needs(3) && !h.needs(4));
+    }
+}
