@@ -359,7 +359,8 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
         }
         if let (Some(c), Some(hc), Some(p)) = (s.summary.clusters, s.summary.cluster_height, s.summary.preferred_links)
         {
-            built.push(format!("{c} clusters of height <= {hc}, {p} preferred links"));
+            let (cs, ps) = (if c == 1 { "" } else { "s" }, if p == 1 { "" } else { "s" });
+            built.push(format!("{c} cluster{cs} of height <= {hc}, {p} preferred link{ps}"));
         }
         let built = if built.is_empty() { String::new() } else { format!(" ({})", built.join(", ")) };
         writeln!(

@@ -38,7 +38,7 @@ pub(crate) struct SweepArgs {
     #[arg(long, default_value = "1")]
     delay: Delay,
     /// Run each algorithm written in rounds on each of these synchronizers, comma-separated: lockstep (no
-    /// synchronizer), abd, alpha, beta[@ROOT], gamma[:K][@ROOT].
+    /// synchronizer), abd, alpha, beta[@ROOT], gamma[:K][@ROOT]; the other algorithms run once, as they are.
     #[arg(long, value_delimiter = ',', value_parser = parse_synchronizer)]
     synchronizers: Vec<Option<Spec>>,
     /// Threads (default: every core).
@@ -139,11 +139,9 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
         synchronizers: args.synchronizers.clone(),
         template,
     };
-    let total_runs = sweep.configs().map_err(|e| BadInput(e.0))?.len() as u64;
-    let total_work: u64 = sweep.sizes.0.iter().map(|&n| n as u64).sum::<u64>()
-        * args.seeds
-        * args.algorithms.len() as u64
-        * args.synchronizers.len().max(1) as u64;
+    let configs = sweep.configs().map_err(|e| BadInput(e.0))?;
+    let total_runs = configs.len() as u64;
+    let total_work: u64 = configs.iter().map(|c| c.nodes as u64).sum();
     let bar = progress_bar(total_work);
     let rows = sweep.run(args.threads, &|p| {
         bar.set_position(p.work);

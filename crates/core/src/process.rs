@@ -121,8 +121,8 @@ pub enum Notice {
         /// The epoch it was elected in.
         epoch: u64,
     },
-    /// This process took round `pulse` of a synchronous algorithm (lock-step, or on a synchronizer): drivers
-    /// measure a synchronizer's set-up and per-pulse time from these.
+    /// This process took pulse `pulse` of a synchronous algorithm on a synchronizer: drivers measure the
+    /// synchronizer's set-up and per-pulse time from these.
     Pulse {
         /// The round, from 1.
         pulse: u32,

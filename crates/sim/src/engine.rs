@@ -912,8 +912,10 @@ impl<A: Algorithm> Sim<A> {
                 algorithm_messages: self.sent - setup_messages - control_messages - acks,
                 acks,
                 control_messages,
-                pulse_time: Time(self.pulses.at(self.pulses.last()) - self.pulses.at(1)),
-                last_pulse_time: Time(self.pulses.at(self.pulses.last()) - self.pulses.at(self.pulses.last() - 1)),
+                pulse_time: Time(self.pulses.at(self.pulses.last()).saturating_sub(self.pulses.at(1))),
+                last_pulse_time: Time(
+                    self.pulses.at(self.pulses.last()) - self.pulses.at(self.pulses.last().saturating_sub(1)),
+                ),
                 summary,
             }
         });
@@ -983,8 +985,9 @@ impl PulseLog {
     }
 }
 
-/// Builds the process at position `i` of `scenario`: what `new` does for everyone, and a recovery for one.
-fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Process {
+/// Builds the process at position `i` of `scenario`: what `new` does for everyone, and a recovery for one. The
+/// model checker builds its processes with it too, so both drivers hand processes the same [`Setup`].
+pub fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Process {
     let graph = &scenario.graph;
     let neighbors: Vec<Neighbor> = (0..graph.degree(i))
         .map(|p| {

@@ -39,7 +39,7 @@ pub use config::{
     Attrs, DEFAULT_MAX_EVENTS, Delay, EdgeFile, Ids, InitiatorSpec, Radius, SimConfig, TICKS_PER_UNIT, TopologyKind,
     format_time, parse_time,
 };
-pub use engine::{Progress, ProgressFn, RunError, Sim};
+pub use engine::{Progress, ProgressFn, RunError, Sim, build as build_process};
 pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
 pub use mobility::MobilitySpec;
 pub use report::{

@@ -257,12 +257,29 @@ impl Scenario {
                 if config.mobility.is_some() {
                     return err("the synchronizers assume fixed links: --mobility does not apply");
                 }
+                let faults = [
+                    (!config.crashes.is_empty(), "--crash"),
+                    (!config.recoveries.is_empty(), "--recover"),
+                    (!config.crash_leader_at.is_empty(), "--crash-leader-at"),
+                    (!config.losses.is_empty(), "--loss"),
+                    (!config.duplicate.is_never(), "--duplicate"),
+                    (!config.link_downs.is_empty(), "--link-down"),
+                    (!config.partitions.is_empty(), "--partition"),
+                ];
+                if let Some((_, flag)) = faults.iter().find(|(given, _)| *given) {
+                    return err(format!(
+                        "the synchronizers assume reliable links and no failures: {flag} does not apply"
+                    ));
+                }
                 if spec.timing() == Timing::Synchronous && delay_bound.is_none() {
                     return err(format!(
                         "the abd synchronizer spaces pulses 2d apart for a delay bound d, but --delay {} is \
                          unbounded; use a constant or uniform:A..B delay, or give a bound with --delay-bound",
                         config.delay
                     ));
+                }
+                if let Some(root) = spec.root() {
+                    find(root, "the synchronizer's root")?;
                 }
                 let starting: Vec<NodeId> = (0..n).filter(|&i| initiators[i]).map(|i| ids[i]).collect();
                 Some(spec.resolve(n, &starting).map_err(ConfigError)?)

@@ -65,7 +65,8 @@ pub struct Sweep {
     pub sizes: Sizes,
     /// Seeds `1..=seeds`.
     pub seeds: u64,
-    /// The synchronizers to run each algorithm on (`None`: lock-step); empty: the template's.
+    /// The synchronizers to run each algorithm written in rounds on (`None`: lock-step, or as it is for the
+    /// others, which run once); empty: the template's.
     pub synchronizers: Vec<Option<Spec>>,
     /// Everything else (ids, initiators, delays): `algorithm`, `nodes` and `seed` are replaced per run.
     pub template: SimConfig,
@@ -161,6 +162,10 @@ impl Sweep {
         for name in &self.algorithms {
             let info = lookup(name)?;
             for &synchronizer in &synchronizers {
+                // An algorithm not written in rounds runs once, as it is.
+                if synchronizer.is_some() && !elect_algos::runs_on_synchronizers(info.name) {
+                    continue;
+                }
                 for &n in &self.sizes.0 {
                     for seed in 1..=self.seeds {
                         let mut cfg = self.template.clone();

@@ -105,6 +105,9 @@ fn floodmax_on_gamma_costs_4_n_minus_c_plus_2p_control_messages_a_pulse() {
             let (m, n, d) = shape(&r);
             let s = sync_of(&r);
             let (c, p) = (u64::from(s.summary.clusters.unwrap()), s.summary.preferred_links.unwrap());
+            if k <= 3 && matches!(topology, TopologyKind::Ring | TopologyKind::Line | TopologyKind::Grid { .. }) {
+                assert!(c > 1 && p > 0, "{c} clusters of at least {k} on {n} nodes: {}", r.reproduce);
+            }
             assert!(c >= 1 && c <= n.div_ceil(u64::from(k).max(1)) + 1, "clusters of at least K but the root's");
             let per_pulse = if p == 0 { 2 * (n - c) } else { 4 * (n - c) + 2 * p };
             assert_eq!(s.control_messages, d * per_pulse, "{}", r.reproduce);
@@ -362,7 +365,8 @@ fn a_synchronized_run_repeats_bit_for_bit() {
     for sync in ["abd", "alpha", "beta", "gamma:4"] {
         let (a, b) = (trace(sync), trace(sync));
         assert_eq!(a, b, "{sync}");
-        assert!(a.1.windows(7).any(|w| w == b"\"pulse\""), "pulses are traced");
+        let notice = br#""notice":"pulse""#;
+        assert!(a.1.windows(notice.len()).any(|w| w == notice), "pulses are traced");
     }
 }
 
@@ -387,4 +391,40 @@ fn what_cannot_run_on_a_synchronizer_is_refused_with_the_reason() {
         c.initiators = common::initiators(&[1]);
     });
     refuse(&beta, "root 3 must initiate");
+    let nobody = config("floodmax", 5, |c| c.synchronizer = Some(Spec::Beta { root: Some(NodeId(9)) }));
+    refuse(&nobody, "root 9 is not a node");
+    for fault in ["--crash", "--loss", "--duplicate"] {
+        let mut cfg = config("floodmax", 5, |c| c.synchronizer = Some(Spec::Alpha));
+        match fault {
+            "--crash" => cfg.crashes.push("3@1".parse().unwrap()),
+            "--loss" => cfg.losses.push("0.1".parse().unwrap()),
+            _ => cfg.duplicate = "0.3".parse().unwrap(),
+        }
+        refuse(&cfg, &format!("{fault} does not apply"));
+    }
+}
+
+#[test]
+fn a_lone_process_takes_all_its_pulses_in_one_step_on_every_synchronizer() {
+    for sync in ["abd", "alpha", "beta", "gamma"] {
+        let mut cfg = synced("floodmax", sync, &TopologyKind::Line, 1, 1);
+        cfg.params = elect_algos::Params::parse(["diameter=100000"]).unwrap();
+        let r = run_ok(&cfg);
+        assert_eq!((r.leader, sync_of(&r).pulses), (Some(NodeId(1)), 100_001), "{sync}");
+    }
+}
+
+#[test]
+fn lcr_takes_as_many_pulses_on_beta_and_gamma_as_on_alpha() {
+    for n in [2, 5, 9] {
+        let pulses = |sync: &str| {
+            let r = run_ok(&synced("sync-lcr", sync, &TopologyKind::Ring, n, 3));
+            (sync_of(&r).pulses, r.messages.kind("elected"))
+        };
+        let alpha = pulses("alpha");
+        assert_eq!(alpha.1, n as u64);
+        for sync in ["beta", "gamma:1", "gamma:2"] {
+            assert_eq!(pulses(sync), alpha, "{sync} on {n}");
+        }
+    }
 }

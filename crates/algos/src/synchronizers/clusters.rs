@@ -70,6 +70,8 @@ pub enum ClusterMsg<M, const GAMMA: bool> {
         pulse: u32,
         /// Whether the subtree is silent from the next pulse on.
         last: bool,
+        /// Whether every algorithm in the subtree has halted (no round is left to take).
+        halted: bool,
     },
     /// The sender's cluster is safe for `pulse` (down the cluster tree, and over preferred links).
     ClusterSafe {
@@ -193,6 +195,8 @@ struct PulseState {
     safe_children: u32,
     /// Whether this process and every cluster child that reported is silent after the pulse.
     quiet: bool,
+    /// Whether the algorithm here and at every cluster child that reported has halted.
+    halted: bool,
     /// `safe` sent (or, at the head, the cluster found safe).
     safe_sent: bool,
     /// `cluster-safe` from the own cluster, with its `last` flag.
@@ -407,31 +411,68 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
 
     // The pulses.
 
-    /// Takes pulse `p`; with `last`, as the final one.
+    /// Takes pulse `p`; with `last`, as the final one. [`Self::advance`] then moves it on.
     fn open(&mut self, cx: &mut Cx<'_, Self>, p: u32, last: bool) {
         debug_assert_eq!(p, self.pulses.round + 1);
         self.opened = true;
         let unacked = self.pulses.take(cx, |cx, to, pulse, msg| cx.send(to, ClusterMsg::Alg { pulse, msg }));
-        self.now = PulseState { unacked, quiet: self.pulses.quiet(), ..PulseState::default() };
+        let (quiet, halted) = (self.pulses.quiet(), self.pulses.inner.halted());
+        self.now = PulseState { unacked, quiet, halted, ..PulseState::default() };
         self.done = last;
-        self.check_safe(cx);
     }
 
-    fn check_safe(&mut self, cx: &mut Cx<'_, Self>) {
-        let s = &self.now;
-        if !self.opened || self.done || s.safe_sent || s.unacked > 0 || s.safe_children < self.cluster_child_count() {
-            return;
+    /// Moves the pulse on as far as what has arrived allows: `safe` and `ready` up the cluster, and at a head the
+    /// next pulses, in a loop (a head with nothing to wait for takes many pulses in one step).
+    fn advance(&mut self, cx: &mut Cx<'_, Self>) {
+        while let Some(last) = self.ready_for_next(cx) {
+            if self.now.halted {
+                // Every algorithm in the cluster has halted: no round is left to take.
+                self.done = true;
+                return;
+            }
+            let p = self.pulses.round + 1;
+            self.to_cluster_children(cx, &ClusterMsg::Pulse { pulse: p, last });
+            self.open(cx, p, last);
         }
-        self.now.safe_sent = true;
-        let (p, quiet) = (self.pulses.round, self.now.quiet);
-        if !self.head {
-            let parent = self.parent.expect("a process that heads no cluster has a parent");
-            cx.send(parent, ClusterMsg::Safe { pulse: p, last: quiet });
-        } else if self.cluster_preferred {
+    }
+
+    /// Sends what the current pulse allows; at a head whose cluster may take the next pulse, returns whether it
+    /// is the cluster's last.
+    fn ready_for_next(&mut self, cx: &mut Cx<'_, Self>) -> Option<bool> {
+        if !self.opened || self.done {
+            return None;
+        }
+        let p = self.pulses.round;
+        if !self.now.safe_sent {
+            if self.now.unacked > 0 || self.now.safe_children < self.cluster_child_count() {
+                return None;
+            }
+            self.now.safe_sent = true;
+            let (quiet, halted) = (self.now.quiet, self.now.halted);
+            if !self.head {
+                let parent = self.parent.expect("a process that heads no cluster has a parent");
+                cx.send(parent, ClusterMsg::Safe { pulse: p, last: quiet, halted });
+                return None;
+            }
+            if !self.cluster_preferred {
+                return Some(quiet);
+            }
             self.cluster_safe(cx, quiet);
-        } else {
-            self.next_pulse(cx, quiet);
         }
+        let last = self.now.cluster_safe?;
+        if self.now.ready_sent
+            || self.now.ready_children < self.cluster_child_count()
+            || !self.preferred.iter().all(|port| self.across[port.index()].done_with(p))
+        {
+            return None;
+        }
+        self.now.ready_sent = true;
+        if self.head {
+            return Some(last);
+        }
+        let parent = self.parent.expect("a process that heads no cluster has a parent");
+        cx.send(parent, ClusterMsg::Ready { pulse: p });
+        None
     }
 
     /// The own cluster is safe: tell the cluster below and the clusters next door.
@@ -444,34 +485,6 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
                 cx.send(port, ClusterMsg::ClusterSafe { pulse: p, last });
             }
         }
-        self.check_ready(cx);
-    }
-
-    fn check_ready(&mut self, cx: &mut Cx<'_, Self>) {
-        let p = self.pulses.round;
-        let s = &self.now;
-        let Some(last) = s.cluster_safe else { return };
-        if self.done
-            || s.ready_sent
-            || s.ready_children < self.cluster_child_count()
-            || !self.preferred.iter().all(|port| self.across[port.index()].done_with(p))
-        {
-            return;
-        }
-        self.now.ready_sent = true;
-        if self.head {
-            self.next_pulse(cx, last);
-        } else {
-            let parent = self.parent.expect("a process that heads no cluster has a parent");
-            cx.send(parent, ClusterMsg::Ready { pulse: p });
-        }
-    }
-
-    /// At the head: the cluster takes the next pulse.
-    fn next_pulse(&mut self, cx: &mut Cx<'_, Self>, last: bool) {
-        let p = self.pulses.round + 1;
-        self.to_cluster_children(cx, &ClusterMsg::Pulse { pulse: p, last });
-        self.open(cx, p, last);
     }
 }
 
@@ -488,27 +501,20 @@ impl<R: Rounds, const GAMMA: bool> Process for ClusterNode<R, GAMMA> {
                     self.pulses.file(pulse, from, msg);
                 }
             }
-            ClusterMsg::Ack => {
-                self.now.unacked = self.now.unacked.saturating_sub(1);
-                self.check_safe(cx);
-            }
-            ClusterMsg::Safe { last, .. } => {
+            ClusterMsg::Ack => self.now.unacked = self.now.unacked.saturating_sub(1),
+            ClusterMsg::Safe { last, halted, .. } => {
                 self.now.safe_children += 1;
                 self.now.quiet &= last;
-                self.check_safe(cx);
+                self.now.halted &= halted;
             }
             ClusterMsg::ClusterSafe { pulse, last } => {
                 if Some(from) == self.parent && !self.head {
                     self.cluster_safe(cx, last);
                 } else if let Some(heard) = self.across.get_mut(from.index()) {
                     heard.safe(pulse, last);
-                    self.check_ready(cx);
                 }
             }
-            ClusterMsg::Ready { .. } => {
-                self.now.ready_children += 1;
-                self.check_ready(cx);
-            }
+            ClusterMsg::Ready { .. } => self.now.ready_children += 1,
             ClusterMsg::Pulse { pulse, last } => {
                 self.to_cluster_children(cx, &ClusterMsg::Pulse { pulse, last });
                 self.open(cx, pulse, last);
@@ -551,11 +557,13 @@ impl<R: Rounds, const GAMMA: bool> Process for ClusterNode<R, GAMMA> {
                 self.open(cx, 1, false);
             }
         }
+        self.advance(cx);
     }
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate && self.root && !self.explored {
             self.explore(cx, None, 0);
+            self.advance(cx);
         }
     }
 

@@ -3,8 +3,8 @@
 //! A synchronous algorithm runs in pulses: receive, compute, send to zero or more neighbours
 //! ([`Rounds`]). A synchronizer generates the pulses on a network without a common clock, so that every message
 //! sent in pulse `p` reaches its destination before the destination takes pulse `p + 1`. Each synchronizer here
-//! is a [`Process`] wrapping any [`Rounds`] implementation, so a synchronized algorithm runs under every driver
-//! (simulator, model checker, runtime) with no special case.
+//! is a [`Process`] wrapping any [`Rounds`] implementation, so a synchronized algorithm is an algorithm like any
+//! other to whatever drives processes.
 //!
 //! | synchronizer | needs | per pulse | time per pulse (unit delay) | set-up |
 //! |---|---|---|---|---|
@@ -141,6 +141,7 @@ impl FromStr for Spec {
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = |why: &str| format!("invalid synchronizer '{s}': {why} (expected {})", Self::SYNTAX);
         let (head, root) = match s.trim().split_once('@') {
+            Some((_, root)) if root.contains(':') => return Err(bad("the cluster size K comes before @ROOT")),
             Some((head, root)) => {
                 let root = root.trim().parse::<u32>().map_err(|_| bad("the root must be a process id"))?;
                 (head.trim(), Some(NodeId(root)))
@@ -148,7 +149,7 @@ impl FromStr for Spec {
             None => (s.trim(), None),
         };
         let (name, arg) = match head.split_once(':') {
-            Some((name, arg)) => (name, Some(arg.trim())),
+            Some((name, arg)) => (name.trim(), Some(arg.trim())),
             None => (head, None),
         };
         let spec = match name.to_ascii_lowercase().as_str() {
@@ -157,7 +158,12 @@ impl FromStr for Spec {
             "beta" | "β" => Self::Beta { root },
             "gamma" | "γ" => {
                 let cluster = arg
-                    .map(|k| k.parse::<u32>().ok().filter(|&k| k >= 1).ok_or_else(|| bad("K must be at least 1")))
+                    .map(|k| {
+                        k.parse::<u32>()
+                            .ok()
+                            .filter(|&k| k >= 1)
+                            .ok_or_else(|| bad("K must be a whole number of processes, at least 1"))
+                    })
                     .transpose()?;
                 return Ok(Self::Gamma { cluster, root });
             }
@@ -497,7 +503,9 @@ mod tests {
             assert_eq!(spec.to_string(), s);
         }
         assert_eq!("gamma:1".parse::<Spec>(), Ok(Spec::Gamma { cluster: Some(1), root: None }));
-        for bad in ["delta", "gamma:0", "gamma:x", "alpha:3", "alpha@2", "beta@x", "beta:2"] {
+        assert_eq!(" gamma : 2 ".parse::<Spec>(), Ok(Spec::Gamma { cluster: Some(2), root: None }));
+        assert!("gamma@3:2".parse::<Spec>().unwrap_err().contains("K comes before @ROOT"));
+        for bad in ["delta", "gamma:0", "gamma:x", "gamma:99999999999", "alpha:3", "alpha@2", "beta@x", "beta:2"] {
             let err = bad.parse::<Spec>().unwrap_err();
             assert!(err.starts_with(&format!("invalid synchronizer '{bad}'")), "{err}");
         }
