@@ -4,6 +4,7 @@
 //! seed and the command that reproduces it), 2 for bad input.
 
 mod bench;
+mod check;
 mod list;
 mod progress;
 mod sim;
@@ -38,6 +39,8 @@ enum Cmd {
     Sweep(sweep::SweepArgs),
     /// Plot a sweep's CSV: messages per process against n, with each algorithm's bound (.svg or .png).
     Plot(sweep::PlotArgs),
+    /// Explore every interleaving of a small scenario and prove or refute the algorithm's properties.
+    Check(check::CheckArgs),
     /// Measure the simulator: message deliveries per second on one core, and peak memory.
     Bench(bench::BenchArgs),
 }
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Cmd::List(args) => list::run(&args),
         Cmd::Sweep(args) => sweep::sweep(&args),
         Cmd::Plot(args) => sweep::plot(&args),
+        Cmd::Check(args) => check::run(&args),
         Cmd::Bench(args) => bench::run(&args),
     };
     match result {
