@@ -2,18 +2,20 @@
 //! the simulator runs, with no re-modelling.
 //!
 //! **States.** A state is every process's value (or its crash), the messages in flight on every directed link,
-//! the timers each process has armed and the crashes left in the budget. States
+//! the timers each process has armed and the crashes and duplications left in their budgets. States
 //! are compared by a 64-bit fingerprint (SipHash of the whole state); two distinct states sharing one is possible
 //! in principle and would hide one of them, with odds of about `s² / 2⁶⁵` for `s` states.
 //!
 //! **Actions.** The initial state is the one after every process started and the initiators initiated, in
 //! position order, as the simulator does at time 0. From a state, each of these is one step: a message is delivered
-//! (the first of its link on [`Network::Fifo`] links, any of them on [`Network::Unordered`]); an armed timer
+//! (the first of its link on [`Network::Fifo`] links, any of them otherwise), lost ([`Network::Lossy`]) or
+//! delivered while a copy stays in flight ([`Network::Duplicating`], within a budget of duplications); an armed timer
 //! fires (any of them: time is not modelled, so a timeout may expire before the message it waits for arrives, as
 //! in stateright); a live process crashes, while the crash budget lasts (crash-stop: the process never returns).
 //! Processes see time 0 throughout.
 //!
-//! **Search.** Breadth-first, so the first violation found has a shortest path. Every state is judged with the
+//! **Search.** Breadth-first, so the first violation found has a shortest path; batches of the frontier are
+//! expanded in parallel on every core (rayon) and merged in order, so results do not depend on the threads. Every state is judged with the
 //! algorithm's own promised properties ([`elect_core::Monitor::check_state`]): "always" properties in every
 //! state, "at end" properties (liveness, agreement) in every terminal state, where no action is enabled. The
 //! search also records whether a state where every live process agrees on a leader is reachable at all
@@ -29,6 +31,7 @@ use elect_core::{
     World,
 };
 use elect_sim::{Scenario, SimConfig};
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// What the network may do with a message in flight.
@@ -40,6 +43,10 @@ pub enum Network {
     Fifo,
     /// Any message in flight on a link may arrive next; none is lost or duplicated.
     Unordered,
+    /// As unordered, and any message in flight may be lost.
+    Lossy,
+    /// As unordered, and a message may arrive twice: as often as the duplication budget allows in a run.
+    Duplicating,
 }
 
 impl std::str::FromStr for Network {
@@ -48,7 +55,9 @@ impl std::str::FromStr for Network {
         match s {
             "fifo" => Ok(Self::Fifo),
             "unordered" => Ok(Self::Unordered),
-            other => Err(format!("unknown network '{other}' (fifo or unordered)")),
+            "lossy" => Ok(Self::Lossy),
+            "duplicating" => Ok(Self::Duplicating),
+            other => Err(format!("unknown network '{other}' (fifo, unordered, lossy or duplicating)")),
         }
     }
 }
@@ -63,16 +72,28 @@ pub struct CheckConfig {
     pub network: Network,
     /// How many processes may crash (crash-stop).
     pub crashes: u8,
+    /// On a duplicating network: how many messages may arrive twice in a run.
+    pub duplicates: u8,
     /// Stop after this many unique states (the verdict is then partial).
     pub max_states: usize,
     /// Do not explore beyond this many steps.
     pub max_depth: u32,
+    /// Threads (all cores when `None`).
+    pub threads: Option<usize>,
 }
 
 impl CheckConfig {
     /// Checks `sim`'s algorithm and scenario with FIFO links, no crash, and generous bounds.
     pub fn new(sim: SimConfig) -> Self {
-        Self { sim, network: Network::Fifo, crashes: 0, max_states: 10_000_000, max_depth: u32::MAX }
+        Self {
+            sim,
+            network: Network::Fifo,
+            crashes: 0,
+            duplicates: 1,
+            max_states: 2_000_000,
+            max_depth: u32::MAX,
+            threads: None,
+        }
     }
 }
 
@@ -85,6 +106,15 @@ pub enum Step {
         /// The sender.
         from: NodeId,
         /// The receiver.
+        to: NodeId,
+        /// The message, as its `Debug` form shows it.
+        msg: String,
+    },
+    /// A message was lost.
+    Lose {
+        /// The sender.
+        from: NodeId,
+        /// The receiver it was for.
         to: NodeId,
         /// The message, as its `Debug` form shows it.
         msg: String,
@@ -107,6 +137,7 @@ impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Deliver { from, to, msg } => write!(f, "{to} receives {msg} from {from}"),
+            Self::Lose { from, to, msg } => write!(f, "{msg} from {from} to {to} is lost"),
             Self::Timer { node, timer } => write!(f, "{node}'s timer {timer} fires"),
             Self::Crash { node } => write!(f, "{node} crashes"),
         }
@@ -201,17 +232,39 @@ struct State<P: Process> {
     /// Each process, `None` once crashed.
     procs: Vec<Option<P>>,
     /// Messages in flight by directed link (the sender's link slot), oldest first.
-    links: Vec<Vec<P::Msg>>,
+    links: Vec<Vec<InFlight<P::Msg>>>,
     /// Armed timers by process, sorted.
     timers: Vec<Vec<P::Timer>>,
     crashes_left: u8,
+    duplicates_left: u8,
+}
+
+/// A message in flight.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct InFlight<M> {
+    msg: M,
 }
 
 /// An action enabled in a state.
 #[derive(Clone, Copy, Debug)]
 enum Action {
-    Deliver { link: u32, index: u32 },
-    Fire { node: u32, timer: u32 },
+    Deliver {
+        link: u32,
+        index: u32,
+    },
+    /// Delivers a copy and leaves the message in flight (duplicating networks).
+    DeliverCopy {
+        link: u32,
+        index: u32,
+    },
+    Lose {
+        link: u32,
+        index: u32,
+    },
+    Fire {
+        node: u32,
+        timer: u32,
+    },
     Crash(u32),
 }
 
@@ -224,14 +277,6 @@ struct Explorer<A: Algorithm> {
     /// By link slot: the sending process and its port.
     link_ends: Vec<(u32, u32)>,
     effects: Vec<EffectOf<A::Process>>,
-}
-
-/// A visited state: where it came from, for the counterexample path.
-struct Visited<P: Process> {
-    state: State<P>,
-    parent: u32,
-    step: Option<Action>,
-    depth: u32,
 }
 
 impl<A: Algorithm> Explorer<A> {
@@ -254,6 +299,7 @@ impl<A: Algorithm> Explorer<A> {
             links: vec![Vec::new(); self.link_ends.len()],
             timers: vec![Vec::new(); n],
             crashes_left: self.config.crashes,
+            duplicates_left: if self.config.network == Network::Duplicating { self.config.duplicates } else { 0 },
         };
         for i in 0..n as u32 {
             let mut p = elect_sim::build_process(&self.algorithm, &self.scenario, i);
@@ -279,7 +325,7 @@ impl<A: Algorithm> Explorer<A> {
         for effect in effects.drain(..) {
             match effect {
                 Effect::Send { to, msg } => {
-                    state.links[self.scenario.graph.link_index(node, to.0)].push(msg);
+                    state.links[self.scenario.graph.link_index(node, to.0)].push(InFlight { msg });
                 }
                 Effect::SetTimer { timer, .. } => {
                     let timers = &mut state.timers[node as usize];
@@ -294,22 +340,29 @@ impl<A: Algorithm> Explorer<A> {
         }
     }
 
-    fn actions(&self, state: &State<A::Process>, out: &mut Vec<Action>) {
-        out.clear();
+    fn actions(&self, state: &State<A::Process>) -> Vec<Action> {
+        let mut out = Vec::new();
         for (link, msgs) in state.links.iter().enumerate() {
             let to = self.scenario.graph.far_end(self.link_ends[link].0, self.link_ends[link].1).node;
             if msgs.is_empty() || state.procs[to as usize].is_none() {
                 continue;
             }
-            match self.config.network {
-                Network::Fifo => out.push(Action::Deliver { link: link as u32, index: 0 }),
-                Network::Unordered => {
-                    for (index, msg) in msgs.iter().enumerate() {
-                        // Equal messages lead to equal states: deliver one of them.
-                        if !msgs[..index].contains(msg) {
-                            out.push(Action::Deliver { link: link as u32, index: index as u32 });
-                        }
-                    }
+            let link = link as u32;
+            if self.config.network == Network::Fifo {
+                out.push(Action::Deliver { link, index: 0 });
+                continue;
+            }
+            for (index, m) in msgs.iter().enumerate() {
+                // Equal messages lead to equal states: one of them stands for all.
+                if msgs[..index].contains(m) {
+                    continue;
+                }
+                let index = index as u32;
+                out.push(Action::Deliver { link, index });
+                match self.config.network {
+                    Network::Lossy => out.push(Action::Lose { link, index }),
+                    Network::Duplicating if state.duplicates_left > 0 => out.push(Action::DeliverCopy { link, index }),
+                    _ => {}
                 }
             }
         }
@@ -321,20 +374,54 @@ impl<A: Algorithm> Explorer<A> {
         if state.crashes_left > 0 {
             out.extend((0..state.procs.len()).filter(|&i| state.procs[i].is_some()).map(|i| Action::Crash(i as u32)));
         }
+        out
+    }
+
+    /// Everything the search needs from one state: its verdict, and its successors with their fingerprints.
+    fn expand(&self, state: &State<A::Process>, depth: u32, seen: &HashSet<u64>) -> Expanded<A::Process> {
+        let actions = self.actions(state);
+        // A run may end here: nothing is left to happen but crashes it need not suffer.
+        let quiescent = actions.iter().all(|a| matches!(a, Action::Crash(_)));
+        let violation = self.judge(state, quiescent);
+        let next = if violation.is_some() || depth >= self.config.max_depth {
+            Vec::new()
+        } else {
+            // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest.
+            actions
+                .iter()
+                .filter_map(|&action| {
+                    let next = self.step(state, action);
+                    let fp = fingerprint(&next);
+                    (!seen.contains(&fp)).then_some((action, fp, next))
+                })
+                .collect()
+        };
+        let cut = depth >= self.config.max_depth && !actions.is_empty();
+        let transitions = if violation.is_some() || cut { 0 } else { actions.len() as u64 };
+        Expanded { quiescent, agreed: agreed(state), violation, cut, transitions, next }
     }
 
     /// The state after `action`, and the step as a path shows it.
-    fn step(&mut self, state: &State<A::Process>, action: Action) -> State<A::Process> {
+    fn step(&self, state: &State<A::Process>, action: Action) -> State<A::Process> {
         let mut next = state.clone();
-        let mut effects = std::mem::take(&mut self.effects);
+        let mut effects = Vec::new();
         let node = match action {
-            Action::Deliver { link, index } => {
+            Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
                 let (from, port) = self.link_ends[link as usize];
                 let end = self.scenario.graph.far_end(from, port);
-                let msg = next.links[link as usize].remove(index as usize);
+                let msg = if let Action::DeliverCopy { .. } = action {
+                    next.duplicates_left -= 1;
+                    next.links[link as usize][index as usize].msg.clone()
+                } else {
+                    next.links[link as usize].remove(index as usize).msg
+                };
                 let p = next.procs[end.node as usize].as_mut().expect("only live processes receive");
                 p.on_message(&mut Cx::new(Instant::from_ticks(0), &mut effects), Port(end.port), msg);
                 end.node
+            }
+            Action::Lose { link, index } => {
+                next.links[link as usize].remove(index as usize);
+                self.link_ends[link as usize].0
             }
             Action::Fire { node, timer } => {
                 let timer = next.timers[node as usize].remove(timer as usize);
@@ -350,18 +437,22 @@ impl<A: Algorithm> Explorer<A> {
             }
         };
         self.apply(&mut next, node, &mut effects);
-        self.effects = effects;
         next
     }
 
     fn describe(&self, state: &State<A::Process>, action: Action) -> Step {
         let id = |i: u32| self.scenario.ids[i as usize];
         match action {
-            Action::Deliver { link, index } => {
+            Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
                 let (from, port) = self.link_ends[link as usize];
                 let to = self.scenario.graph.far_end(from, port).node;
-                let msg = format!("{:?}", state.links[link as usize][index as usize]);
-                Step::Deliver { from: id(from), to: id(to), msg }
+                let msg = format!("{:?}", state.links[link as usize][index as usize].msg);
+                let (from, to) = (id(from), id(to));
+                if let Action::Lose { .. } = action {
+                    Step::Lose { from, to, msg }
+                } else {
+                    Step::Deliver { from, to, msg }
+                }
             }
             Action::Fire { node, timer } => {
                 Step::Timer { node: id(node), timer: format!("{:?}", state.timers[node as usize][timer as usize]) }
@@ -379,8 +470,10 @@ impl<A: Algorithm> Explorer<A> {
         let initial = self.initial();
         let mut seen: HashSet<u64> = HashSet::new();
         seen.insert(fingerprint(&initial));
-        let mut visited: Vec<Visited<A::Process>> = vec![Visited { state: initial, parent: 0, step: None, depth: 0 }];
-        let mut queue: VecDeque<u32> = VecDeque::from([0]);
+        // Every state found, by number: how it was reached. States themselves live only in the frontier; a path
+        // is rebuilt by replaying its actions from the initial state.
+        let mut found: Vec<(u32, Option<Action>)> = vec![(0, None)];
+        let mut queue: VecDeque<(u32, u32, State<A::Process>)> = VecDeque::from([(0, 0, initial)]);
         let mut outcome = Outcome {
             algorithm: A::INFO.name,
             nodes: self.scenario.len(),
@@ -395,52 +488,74 @@ impl<A: Algorithm> Explorer<A> {
             leader_reachable: false,
             counterexample: None,
         };
-        let mut actions = Vec::new();
-        while let Some(at) = queue.pop_front() {
-            let (depth, state) = (visited[at as usize].depth, visited[at as usize].state.clone());
-            outcome.depth = outcome.depth.max(depth);
-            outcome.leader_reachable |= agreed(&state);
-            self.actions(&state, &mut actions);
-            // A run may end here: nothing is left to happen but crashes it need not suffer.
-            let quiescent = actions.iter().all(|a| matches!(a, Action::Crash(_)));
-            outcome.terminal += u64::from(quiescent);
-            if let Some(v) = self.judge(&state, quiescent) {
-                outcome.counterexample = Some(self.counterexample(&visited, at, v));
-                return outcome;
-            }
-            if depth >= self.config.max_depth {
-                outcome.complete &= actions.is_empty();
-                continue;
-            }
-            for &action in &actions {
-                let next = self.step(&state, action);
-                outcome.transitions += 1;
-                if !seen.insert(fingerprint(&next)) {
-                    continue;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.config.threads.unwrap_or(0))
+            .build()
+            .expect("the checker's threads start");
+        while !queue.is_empty() {
+            // A batch of the frontier is expanded in parallel, then merged in frontier order, so that numbering,
+            // verdicts and paths do not depend on the number of threads.
+            let batch: Vec<(u32, u32, State<A::Process>)> = queue.drain(..queue.len().min(BATCH)).collect();
+            let expanded: Vec<Expanded<A::Process>> =
+                pool.install(|| batch.par_iter().map(|(_, depth, state)| self.expand(state, *depth, &seen)).collect());
+            for ((at, depth, _), e) in batch.iter().zip(expanded) {
+                outcome.depth = outcome.depth.max(*depth);
+                outcome.leader_reachable |= e.agreed;
+                outcome.terminal += u64::from(e.quiescent);
+                if let Some(v) = e.violation {
+                    outcome.counterexample = Some(self.counterexample(&found, *at, v));
+                    return outcome;
                 }
-                if visited.len() >= self.config.max_states {
-                    outcome.complete = false;
-                    continue;
+                outcome.complete &= !e.cut;
+                outcome.transitions += e.transitions;
+                for (action, fp, next) in e.next {
+                    if !seen.insert(fp) {
+                        continue;
+                    }
+                    if found.len() >= self.config.max_states {
+                        outcome.complete = false;
+                        continue;
+                    }
+                    found.push((*at, Some(action)));
+                    queue.push_back((found.len() as u32 - 1, depth + 1, next));
+                    outcome.states += 1;
                 }
-                visited.push(Visited { state: next, parent: at, step: Some(action), depth: depth + 1 });
-                queue.push_back(visited.len() as u32 - 1);
-                outcome.states += 1;
             }
         }
         outcome
     }
 
-    fn counterexample(&self, visited: &[Visited<A::Process>], at: u32, v: Violation) -> Counterexample {
-        let mut path = Vec::new();
+    fn counterexample(&mut self, found: &[(u32, Option<Action>)], at: u32, v: Violation) -> Counterexample {
+        let mut actions = Vec::new();
         let mut i = at;
-        while let Some(action) = visited[i as usize].step {
-            let parent = visited[i as usize].parent;
-            path.push(self.describe(&visited[parent as usize].state, action));
+        while let (parent, Some(action)) = found[i as usize] {
+            actions.push(action);
             i = parent;
         }
-        path.reverse();
+        actions.reverse();
+        let mut state = self.initial();
+        let mut path = Vec::with_capacity(actions.len());
+        for action in actions {
+            path.push(self.describe(&state, action));
+            state = self.step(&state, action);
+        }
         Counterexample { property: v.property.name(), detail: v.detail, path }
     }
+}
+
+/// States expanded in parallel at a time.
+const BATCH: usize = 256;
+
+/// One state's verdict and successors.
+struct Expanded<P: Process> {
+    quiescent: bool,
+    agreed: bool,
+    violation: Option<Violation>,
+    /// Actions were left unexplored at the depth bound.
+    cut: bool,
+    /// Successors computed.
+    transitions: u64,
+    next: Vec<(Action, u64, State<P>)>,
 }
 
 fn fingerprint<T: Hash>(value: &T) -> u64 {

@@ -68,3 +68,47 @@ fn bad_scenarios_are_refused() {
         check(&CheckConfig::new(SimConfig::new("paxos", 3))).unwrap_err().to_string().contains("unknown algorithm")
     );
 }
+
+fn run_with(algorithm: &str, n: usize, f: impl FnOnce(&mut CheckConfig)) -> Outcome {
+    let mut config = CheckConfig::new(SimConfig::new(algorithm, n));
+    f(&mut config);
+    check(&config).unwrap_or_else(|e| panic!("{algorithm} on {n}: {e}"))
+}
+
+#[test]
+fn a_lost_token_or_a_crashed_relay_leaves_chang_roberts_without_a_leader() {
+    let lossy = run_with("chang-roberts", 3, |c| c.network = Network::Lossy);
+    let c = lossy.counterexample.expect("a lost token is never replaced");
+    assert_eq!(c.property, "liveness");
+    assert!(c.path.iter().any(|s| matches!(s, elect_check::Step::Lose { .. })), "{:?}", c.path);
+
+    let crash = run_with("chang-roberts", 5, |c| c.crashes = 1);
+    let c = crash.counterexample.expect("a crashed relay swallows the tokens");
+    assert!(c.path.iter().any(|s| matches!(s, elect_check::Step::Crash { .. })), "{:?}", c.path);
+    assert!(crash.states < 10_000, "one crash on five stays small: {}", crash.states);
+}
+
+#[test]
+fn chang_roberts_shrugs_off_duplicated_tokens() {
+    let o = run_with("chang-roberts", 4, |c| {
+        c.network = Network::Duplicating;
+        c.duplicates = 2;
+    });
+    assert!(o.ok(), "{:?}", o.counterexample);
+    let once = run_with("chang-roberts", 4, |c| c.network = Network::Unordered);
+    assert!(o.states > once.states, "duplicates add interleavings");
+}
+
+#[test]
+fn the_outcome_does_not_depend_on_the_number_of_threads() {
+    for (algorithm, network) in [("chang-roberts", Network::Unordered), ("peterson", Network::Unordered)] {
+        let on = |threads| {
+            run_with(algorithm, 5, |c| {
+                c.sim.ids = Ids::Random;
+                c.network = network;
+                c.threads = Some(threads);
+            })
+        };
+        assert_eq!(on(1), on(2), "{algorithm}");
+    }
+}

@@ -28,18 +28,27 @@ pub(crate) struct CheckArgs {
     /// The seed random ids and initiators are drawn from.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// fifo: each link delivers in sending order; unordered: any message in flight may arrive next.
+    /// fifo: each link delivers in sending order; unordered: any message in flight may arrive next; lossy: as
+    /// unordered, and any message may be lost; duplicating: as unordered, and messages may arrive twice
+    /// (--duplicates times in a run).
     #[arg(long, default_value = "fifo")]
     network: Network,
     /// How many processes may crash (crash-stop), at any point.
     #[arg(long, default_value_t = 0)]
     crashes: u8,
+    /// With --network duplicating: how many messages may arrive twice in a run.
+    #[arg(long, default_value_t = 1)]
+    duplicates: u8,
     /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     params: Vec<String>,
-    /// Stop after this many unique states (the verdict is then partial).
-    #[arg(long, default_value_t = 10_000_000)]
+    /// Stop after this many unique states (the verdict is then partial); each takes a few dozen bytes, but the
+    /// frontier holds whole states.
+    #[arg(long, default_value_t = 2_000_000)]
     max_states: usize,
+    /// Threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -53,9 +62,14 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Outcome> {
     sim.seed = args.seed;
     sim.params =
         elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
+    if args.threads == Some(0) {
+        return Err(BadInput("--threads must be at least 1".into()).into());
+    }
     let config = CheckConfig {
+        threads: args.threads,
         network: args.network,
         crashes: args.crashes,
+        duplicates: args.duplicates,
         max_states: args.max_states,
         ..CheckConfig::new(sim)
     };

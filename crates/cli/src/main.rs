@@ -17,6 +17,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Leader election, every classic algorithm: simulate, count messages against the textbook bounds, check the
 /// safety and liveness properties.
 #[derive(Parser)]

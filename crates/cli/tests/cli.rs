@@ -302,7 +302,8 @@ fn a_sweep_compares_synchronizers_and_plots_messages_and_time() {
 
 #[test]
 fn check_proves_small_rings_and_prints_the_shortest_path_to_a_violation() {
-    let (code, v) = json(&["check", "--algorithm", "chang-roberts", "--nodes", "4", "--network", "unordered", "--json"]);
+    let (code, v) =
+        json(&["check", "--algorithm", "chang-roberts", "--nodes", "4", "--network", "unordered", "--json"]);
     assert_eq!(code, 0, "{v}");
     assert_eq!((v["complete"].as_bool(), v["leader_reachable"].as_bool()), (Some(true), Some(true)));
     assert!(v["states"].as_u64().unwrap() > 1 && v["counterexample"].is_null());
@@ -310,7 +311,7 @@ fn check_proves_small_rings_and_prints_the_shortest_path_to_a_violation() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("safety VIOLATED") && out.contains("shortest path") && out.contains("timer"), "{out}");
-    let o = elect(&["check", "--algorithm", "chang-roberts", "--nodes", "3", "--network", "lossy"]);
+    let o = elect(&["check", "--algorithm", "chang-roberts", "--nodes", "3", "--network", "carrier-pigeon"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("unknown network 'lossy'"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown network 'carrier-pigeon'"), "{}", stderr(&o));
 }
