@@ -65,4 +65,7 @@ fn dependencies_point_one_way() {
         assert!(!deps("core").contains(io) && !algos.contains(io), "{io} in a sans-IO crate's dependencies");
     }
     assert!(!deps("sim").contains("elect-cli") && !deps("sim").contains("clap"), "only the CLI knows clap");
+    // The checker builds on the simulator's scenarios; the simulator knows nothing of the checker.
+    assert!(!deps("sim").contains("elect-check"), "sim does not depend on check");
+    assert!(!deps("check").contains("clap") && !deps("check").contains("elect-viz"), "check is a library below viz");
 }
