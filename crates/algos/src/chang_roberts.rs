@@ -209,14 +209,19 @@ impl Algorithm for ChangRoberts {
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {
-        let n = f.nodes;
-        vec![
-            Bound {
-                name: "worst case n(n+1)/2 tokens".into(),
-                measure: Measure::Kinds(&["token"]),
-                value: n * (n + 1) / 2,
-            },
-            Bound { name: "announcement n elected".into(), measure: Measure::Kinds(&["elected"]), value: n },
-        ]
+        token_bounds(f.nodes)
     }
+}
+
+/// The bounds of a ring where every token travels to the first stronger process: at most `n(n+1)/2` tokens
+/// (descending ids), then `n` announcement messages. Chang-Roberts's, and LCR's in rounds.
+pub(crate) fn token_bounds(n: u64) -> Vec<Bound> {
+    vec![
+        Bound {
+            name: "worst case n(n+1)/2 tokens".into(),
+            measure: Measure::Kinds(&["token"]),
+            value: n * (n + 1) / 2,
+        },
+        Bound { name: "announcement n elected".into(), measure: Measure::Kinds(&["elected"]), value: n },
+    ]
 }

@@ -137,7 +137,7 @@ impl Rounds for Flooder {
 /// One process of FloodMax or OptFloodMax.
 pub type Node = Synchronous<Flooder>;
 
-static FLOODMAX: Info = Info {
+const FLOODMAX: Info = Info {
     name: "floodmax",
     aliases: &[],
     title: "FloodMax",
@@ -155,22 +155,11 @@ static FLOODMAX: Info = Info {
     },
 };
 
-static OPT_FLOODMAX: Info = Info {
+const OPT_FLOODMAX: Info = Info {
     name: "opt-floodmax",
-    aliases: &[],
     title: "OptFloodMax",
-    model: "any connected network, synchronous rounds (delay bound T), diameter or an upper bound known",
-    seed: "S003 (Lynch ch. 4)",
-    needs: Needs::Connected,
-    timing: Timing::Synchronous,
-    elects: Elects::OneLeader,
-    lockstep: true,
-    params: &[DIAMETER],
-    showcase: Showcase {
-        initiators: Initiators::All,
-        crash_strongest: false,
-        describe: "random ids, all start in round 1, send only after a change",
-    },
+    showcase: Showcase { describe: "random ids, all start in round 1, send only after a change", ..FLOODMAX.showcase },
+    ..FLOODMAX
 };
 
 impl<const OPT: bool> Flood<OPT> {

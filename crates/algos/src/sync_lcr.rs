@@ -35,7 +35,7 @@
 use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
 
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
 use crate::{election_checks, ring_ports};
 
@@ -153,15 +153,7 @@ impl Algorithm for SyncLcr {
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {
-        let n = f.nodes;
-        vec![
-            Bound {
-                name: "worst case n(n+1)/2 tokens".into(),
-                measure: Measure::Kinds(&["token"]),
-                value: n * (n + 1) / 2,
-            },
-            Bound { name: "announcement n elected".into(), measure: Measure::Kinds(&["elected"]), value: n },
-        ]
+        crate::chang_roberts::token_bounds(f.nodes)
     }
 }
 

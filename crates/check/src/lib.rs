@@ -232,17 +232,11 @@ struct State<P: Process> {
     /// Each process, `None` once crashed.
     procs: Vec<Option<P>>,
     /// Messages in flight by directed link (the sender's link slot), oldest first.
-    links: Vec<Vec<InFlight<P::Msg>>>,
+    links: Vec<Vec<P::Msg>>,
     /// Armed timers by process, sorted.
     timers: Vec<Vec<P::Timer>>,
     crashes_left: u8,
     duplicates_left: u8,
-}
-
-/// A message in flight.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct InFlight<M> {
-    msg: M,
 }
 
 /// An action enabled in a state.
@@ -276,7 +270,6 @@ struct Explorer<A: Algorithm> {
     winner: Winner,
     /// By link slot: the sending process and its port.
     link_ends: Vec<(u32, u32)>,
-    effects: Vec<EffectOf<A::Process>>,
 }
 
 impl<A: Algorithm> Explorer<A> {
@@ -289,10 +282,10 @@ impl<A: Algorithm> Explorer<A> {
             }
         }
         let (checks, winner) = (algorithm.checks(), algorithm.winner());
-        Self { algorithm, scenario, config, checks, winner, link_ends, effects: Vec::new() }
+        Self { algorithm, scenario, config, checks, winner, link_ends }
     }
 
-    fn initial(&mut self) -> State<A::Process> {
+    fn initial(&self) -> State<A::Process> {
         let n = self.scenario.len();
         let mut state = State {
             procs: Vec::with_capacity(n),
@@ -303,19 +296,17 @@ impl<A: Algorithm> Explorer<A> {
         };
         for i in 0..n as u32 {
             let mut p = elect_sim::build_process(&self.algorithm, &self.scenario, i);
-            let mut effects = std::mem::take(&mut self.effects);
+            let mut effects = Vec::new();
             p.on_start(&mut Cx::new(Instant::from_ticks(0), &mut effects), None);
             state.procs.push(Some(p));
             self.apply(&mut state, i, &mut effects);
-            self.effects = effects;
         }
         // As in the simulator, the initiators initiate at time 0, before anything is delivered.
         for i in (0..n as u32).filter(|&i| self.scenario.initiators[i as usize]) {
-            let mut effects = std::mem::take(&mut self.effects);
+            let mut effects = Vec::new();
             let p = state.procs[i as usize].as_mut().expect("every process is live at the start");
             p.on_command(&mut Cx::new(Instant::from_ticks(0), &mut effects), Command::Initiate);
             self.apply(&mut state, i, &mut effects);
-            self.effects = effects;
         }
         state
     }
@@ -325,7 +316,7 @@ impl<A: Algorithm> Explorer<A> {
         for effect in effects.drain(..) {
             match effect {
                 Effect::Send { to, msg } => {
-                    state.links[self.scenario.graph.link_index(node, to.0)].push(InFlight { msg });
+                    state.links[self.scenario.graph.link_index(node, to.0)].push(msg);
                 }
                 Effect::SetTimer { timer, .. } => {
                     let timers = &mut state.timers[node as usize];
@@ -411,9 +402,9 @@ impl<A: Algorithm> Explorer<A> {
                 let end = self.scenario.graph.far_end(from, port);
                 let msg = if let Action::DeliverCopy { .. } = action {
                     next.duplicates_left -= 1;
-                    next.links[link as usize][index as usize].msg.clone()
+                    next.links[link as usize][index as usize].clone()
                 } else {
-                    next.links[link as usize].remove(index as usize).msg
+                    next.links[link as usize].remove(index as usize)
                 };
                 let p = next.procs[end.node as usize].as_mut().expect("only live processes receive");
                 p.on_message(&mut Cx::new(Instant::from_ticks(0), &mut effects), Port(end.port), msg);
@@ -446,7 +437,7 @@ impl<A: Algorithm> Explorer<A> {
             Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
                 let (from, port) = self.link_ends[link as usize];
                 let to = self.scenario.graph.far_end(from, port).node;
-                let msg = format!("{:?}", state.links[link as usize][index as usize].msg);
+                let msg = format!("{:?}", state.links[link as usize][index as usize]);
                 let (from, to) = (id(from), id(to));
                 if let Action::Lose { .. } = action {
                     Step::Lose { from, to, msg }
@@ -466,7 +457,7 @@ impl<A: Algorithm> Explorer<A> {
         Monitor::check_state(&self.checks, self.winner, &world, terminal).into_iter().next()
     }
 
-    fn run(mut self) -> Outcome {
+    fn run(self) -> Outcome {
         let initial = self.initial();
         let mut seen: HashSet<u64> = HashSet::new();
         seen.insert(fingerprint(&initial));
@@ -525,7 +516,7 @@ impl<A: Algorithm> Explorer<A> {
         outcome
     }
 
-    fn counterexample(&mut self, found: &[(u32, Option<Action>)], at: u32, v: Violation) -> Counterexample {
+    fn counterexample(&self, found: &[(u32, Option<Action>)], at: u32, v: Violation) -> Counterexample {
         let mut actions = Vec::new();
         let mut i = at;
         while let (parent, Some(action)) = found[i as usize] {
