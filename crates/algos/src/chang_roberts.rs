@@ -195,6 +195,10 @@ impl Algorithm for ChangRoberts {
         }
     }
 
+    fn one_way(&self) -> bool {
+        true
+    }
+
     fn checks(&self) -> Vec<Check> {
         election_checks(When::Always, true)
     }

@@ -173,6 +173,10 @@ impl Algorithm for Peterson {
         Node { next: ring_ports(setup).next, role: Role::Asleep, alias: setup.rank, upstream: None, leader: None }
     }
 
+    fn one_way(&self) -> bool {
+        true
+    }
+
     fn checks(&self) -> Vec<Check> {
         election_checks(When::Always, true)
     }

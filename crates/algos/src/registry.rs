@@ -199,6 +199,12 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether its processes send only on their ring's `next` port (unidirectional ring algorithms). The model
+    /// checker's partial-order reduction relies on it, and stops with an error if a process sends elsewhere.
+    fn one_way(&self) -> bool {
+        false
+    }
+
     /// Whom it elects.
     fn winner(&self) -> Winner {
         Winner::StrongestLive

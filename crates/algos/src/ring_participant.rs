@@ -143,6 +143,10 @@ impl Algorithm for RingParticipant {
         Node { me: setup.rank, next: ring_ports(setup).next, participating: false, leader: None }
     }
 
+    fn one_way(&self) -> bool {
+        true
+    }
+
     fn checks(&self) -> Vec<Check> {
         election_checks(When::Always, true)
     }

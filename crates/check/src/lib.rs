@@ -2,37 +2,55 @@
 //! the simulator runs, with no re-modelling.
 //!
 //! **States.** A state is every process's value (or its crash), the messages in flight on every directed link,
-//! the timers each process has armed and the crashes and duplications left in their budgets. States
-//! are compared by a 64-bit fingerprint (SipHash of the whole state); two distinct states sharing one is possible
-//! in principle and would hide one of them, with odds of about `s² / 2⁶⁵` for `s` states.
+//! the timers each process has armed, what each process made durable (when it may recover), the fault budgets
+//! left, and in timed runs how long until each message, timer and scheduled fault is due. States are compared by
+//! a 64-bit fingerprint (SipHash of the whole state); two distinct states sharing one is possible in principle and
+//! would hide one of them, with odds of about `s² / 2⁶⁵` for `s` states.
 //!
 //! **Actions.** The initial state is the one after every process started and the initiators initiated, in
 //! position order, as the simulator does at time 0. From a state, each of these is one step: a message is delivered
 //! (the first of its link on [`Network::Fifo`] links, any of them otherwise), lost ([`Network::Lossy`]) or
 //! delivered while a copy stays in flight ([`Network::Duplicating`], within a budget of duplications); an armed timer
-//! fires (any of them: time is not modelled, so a timeout may expire before the message it waits for arrives, as
-//! in stateright); a live process crashes, while the crash budget lasts (crash-stop: the process never returns).
-//! Processes see time 0 throughout.
+//! fires; a live process crashes, while the crash budget lasts; a crashed one recovers from what it made durable,
+//! while the recovery budget lasts.
 //!
-//! **Search.** Breadth-first, so the first violation found has a shortest path; batches of the frontier are
-//! expanded in parallel on every core (rayon) and merged in order, so results do not depend on the threads. Every state is judged with the
-//! algorithm's own promised properties ([`elect_core::Monitor::check_state`]): "always" properties in every
-//! state, "at end" properties (liveness, agreement) in every terminal state, where no action is enabled. The
-//! search also records whether a state where every live process agrees on a leader is reachable at all
-//! (non-vacuity).
+//! **Time.** Untimed (the default), a timer may fire at any moment, as in stateright: right for asynchronous
+//! algorithms, and it shows what a timeout-based algorithm does when its timeouts are wrong. Timed
+//! ([`CheckConfig::timed`]), the scenario's delay model bounds message delays: a message arrives at its shortest or
+//! its longest delay after it was sent, a timer fires at the shortest or longest duration it was armed for, and
+//! time passes ([`Action::Wait`]) to the next instant something may happen only once everything due has happened:
+//! the synchronous model of Bully and Garcia-Molina. Scheduled faults (a scenario's crashes, recoveries, link
+//! faults and partitions) happen at their times. The clock is left out of the fingerprint, so periodic behaviour
+//! closes into cycles instead of growing for ever.
+//!
+//! **Properties.** The algorithm's own promises ([`elect_core::Monitor::check_state`]): "always" properties are
+//! judged in every state; "at end" properties as *eventually*: in every final state (nothing left to happen but
+//! faults a run need not suffer), and on every cycle of the state graph, since a run that can go round a cycle
+//! for ever through a state where one fails never settles. Cycles are judged without fairness, so untimed
+//! timeouts that fire again and again while a message waits count as such a run. *Sometimes*: some reachable
+//! state has every live process following one leader with the "at end" properties holding (non-vacuity).
+//!
+//! **Search.** Breadth-first by default, so the first violation found has a shortest path, or depth-first;
+//! batches of the frontier are expanded in parallel on every core (rayon) and merged in order, so results do not
+//! depend on the threads. Partial-order reduction ([`reduce`]) explores one persistent set of steps per state
+//! where that is sound. The graph's edges are kept only when it may have cycles. [`check_every_arrangement`]
+//! checks every arrangement of the ids, one per class of arrangements a symmetry of the topology relates.
 
-use std::collections::{HashSet, VecDeque};
+mod model;
+mod reduce;
+mod search;
+mod symmetry;
+
 use std::fmt;
-use std::hash::{DefaultHasher, Hash, Hasher};
 
 use elect_algos::{Algorithm, Driver};
-use elect_core::{
-    Check, Command, Cx, Effect, EffectOf, Instant, Monitor, NodeId, Port, Process, Rank, Status, Violation, Winner,
-    World,
-};
-use elect_sim::{Scenario, SimConfig};
-use rayon::prelude::*;
+use elect_core::{NodeId, Status, Violation};
+use elect_sim::{Scenario, SimConfig, Time};
 use serde::Serialize;
+
+pub use model::Action;
+use model::Model;
+pub use symmetry::{Every, check_every_arrangement};
 
 /// What the network may do with a message in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
@@ -62,36 +80,68 @@ impl std::str::FromStr for Network {
     }
 }
 
-/// A model-checking problem: a scenario as `elect sim` takes it (algorithm, nodes, topology, ids, initiators),
-/// the network's semantics, a crash budget and bounds on the search.
+/// The order states are explored in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    /// Breadth-first: a violation comes with a shortest path.
+    #[default]
+    Bfs,
+    /// Depth-first: a smaller frontier, and a path that may be longer than needed.
+    Dfs,
+}
+
+/// A model-checking problem: a scenario as `elect sim` takes it (algorithm, nodes, topology, ids, initiators,
+/// delays and, in timed runs, scheduled faults), the network's semantics, fault budgets and bounds on the search.
 #[derive(Clone, Debug)]
 pub struct CheckConfig {
-    /// The scenario; its delays and faults do not apply (the checker explores every order instead).
+    /// The scenario. Its delay model bounds delays in timed runs; its probabilities of loss do not apply (the
+    /// checker explores every fate instead, see [`Network`]).
     pub sim: SimConfig,
     /// What links do.
     pub network: Network,
-    /// How many processes may crash (crash-stop).
+    /// Whether timers and message delays follow the scenario's delay bound (see the crate's documentation).
+    pub timed: bool,
+    /// How many times a process may crash, at any point.
     pub crashes: u8,
+    /// How many times a crashed process may recover, at any point.
+    pub recoveries: u8,
     /// On a duplicating network: how many messages may arrive twice in a run.
     pub duplicates: u8,
+    /// Breadth- or depth-first.
+    pub order: Order,
+    /// Whether to go on after a violation, to judge every property (a state that breaks one is not explored
+    /// further).
+    pub keep_going: bool,
+    /// Whether to explore one persistent set of steps per state where that is sound.
+    pub reduce: bool,
     /// Stop after this many unique states (the verdict is then partial).
     pub max_states: usize,
     /// Do not explore beyond this many steps.
     pub max_depth: u32,
+    /// Stop after this long.
+    pub max_time: Option<std::time::Duration>,
     /// Threads (all cores when `None`).
     pub threads: Option<usize>,
 }
 
 impl CheckConfig {
-    /// Checks `sim`'s algorithm and scenario with FIFO links, no crash, and generous bounds.
+    /// Checks `sim`'s algorithm and scenario with FIFO links, untimed, no fault, breadth-first with reduction,
+    /// and generous bounds.
     pub fn new(sim: SimConfig) -> Self {
         Self {
             sim,
             network: Network::Fifo,
+            timed: false,
             crashes: 0,
+            recoveries: 0,
             duplicates: 1,
+            order: Order::Bfs,
+            keep_going: false,
+            reduce: true,
             max_states: 2_000_000,
             max_depth: u32::MAX,
+            max_time: None,
             threads: None,
         }
     }
@@ -110,7 +160,16 @@ pub enum Step {
         /// The message, as its `Debug` form shows it.
         msg: String,
     },
-    /// A message was lost.
+    /// A message arrived and a copy of it stays in flight.
+    Duplicate {
+        /// The sender.
+        from: NodeId,
+        /// The receiver.
+        to: NodeId,
+        /// The message, as its `Debug` form shows it.
+        msg: String,
+    },
+    /// A message was lost, or reached a process that was down.
     Lose {
         /// The sender.
         from: NodeId,
@@ -131,32 +190,62 @@ pub enum Step {
         /// Its id.
         node: NodeId,
     },
+    /// A crashed process restarted.
+    Recover {
+        /// Its id.
+        node: NodeId,
+    },
+    /// Time passed (timed runs).
+    Wait {
+        /// The instant reached.
+        until: Time,
+    },
 }
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Deliver { from, to, msg } => write!(f, "{to} receives {msg} from {from}"),
+            Self::Duplicate { from, to, msg } => {
+                write!(f, "{to} receives {msg} from {from}, and a copy stays in flight")
+            }
             Self::Lose { from, to, msg } => write!(f, "{msg} from {from} to {to} is lost"),
             Self::Timer { node, timer } => write!(f, "{node}'s timer {timer} fires"),
             Self::Crash { node } => write!(f, "{node} crashes"),
+            Self::Recover { node } => write!(f, "{node} recovers"),
+            Self::Wait { until } => write!(f, "time passes to {until}"),
         }
     }
 }
 
-/// A property that failed, and the shortest path to a state that shows it.
+/// A property that failed, and a path to a state that shows it: the shortest one in a breadth-first search.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Counterexample {
     /// The property.
     pub property: &'static str,
-    /// What is wrong in the last state.
+    /// What is wrong in the last state (or, for a cycle, in the state the cycle starts and ends at).
     pub detail: String,
     /// The steps from the initial state.
     pub path: Vec<Step>,
+    /// For a run that never settles: the step the cycle starts at; the path goes round it once.
+    pub loop_start: Option<usize>,
+    /// The same steps as actions, for a counterexample file that `elect sim --replay` re-runs.
+    pub actions: Vec<Action>,
+}
+
+/// The verdict on one property.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// The property (`leader` for the non-vacuity check).
+    pub property: &'static str,
+    /// `always`, `eventually` or `sometimes`.
+    pub modality: &'static str,
+    /// `held`, `violated`, or `unknown` (the search stopped before it could tell).
+    pub result: &'static str,
 }
 
 /// What a search found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
     /// The algorithm.
     pub algorithm: &'static str,
@@ -164,30 +253,54 @@ pub struct Outcome {
     pub nodes: usize,
     /// The network's semantics.
     pub network: Network,
+    /// Whether delays and timers were timed.
+    pub timed: bool,
     /// The crash budget.
     pub crashes: u8,
+    /// The recovery budget.
+    pub recoveries: u8,
+    /// Breadth- or depth-first.
+    pub order: Order,
+    /// `partial-order` or `none`.
+    pub reduction: &'static str,
+    /// Why the reduction was dropped, if it was.
+    pub reduction_note: Option<&'static str>,
     /// Unique states visited.
     pub states: u64,
     /// Steps taken (edges of the state graph explored).
     pub transitions: u64,
-    /// Terminal states: no action enabled.
+    /// Final states: nothing left to happen but optional faults.
     pub terminal: u64,
-    /// The longest shortest path to a state.
+    /// The longest path to a state, as the search first reached it (breadth-first: the shortest path's length).
     pub depth: u32,
     /// Whether every reachable state was visited (no bound cut the search short).
     pub complete: bool,
-    /// The properties judged: "always" ones in every state, "at end" ones in terminal states.
+    /// The bound that cut it short, if one did.
+    pub stopped: Option<&'static str>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// The algorithm's promised properties.
     pub properties: Vec<&'static str>,
-    /// Whether some reachable state has every live process agreeing on a leader.
+    /// One verdict per property, and `leader` (sometimes).
+    pub verdicts: Vec<Verdict>,
+    /// Whether some reachable state has every live process following one leader, settled.
     pub leader_reachable: bool,
     /// The first violation found, if any.
     pub counterexample: Option<Counterexample>,
+    /// With [`CheckConfig::keep_going`]: the first violation of each other property.
+    pub more: Vec<Counterexample>,
 }
 
 impl Outcome {
     /// Whether the search was complete, found no violation, and a leader is reachable.
     pub fn ok(&self) -> bool {
         self.complete && self.counterexample.is_none() && self.leader_reachable
+    }
+
+    /// Everything but the wall-clock time, for comparing two searches.
+    pub fn same_as(&self, other: &Self) -> bool {
+        let strip = |o: &Self| Self { seconds: 0.0, ..o.clone() };
+        format!("{:?}", strip(self)) == format!("{:?}", strip(other))
     }
 }
 
@@ -201,6 +314,18 @@ pub enum CheckError {
 
 /// Explores every interleaving of `config`'s scenario.
 pub fn check(config: &CheckConfig) -> Result<Outcome, CheckError> {
+    let scenario = scenario(config)?;
+    elect_algos::dispatch(&config.sim.algorithm, &config.sim.params, Run { scenario, config: config.clone() })
+        .map_err(|e| CheckError::Config(e.to_string()))?
+}
+
+/// Explores every interleaving of `config`'s scenario with `algorithm`, an algorithm of one's own: the scenario
+/// (topology, ids, initiators) is built as for the registered algorithm `config.sim.algorithm` names.
+pub fn check_algorithm<A: Algorithm>(algorithm: A, config: &CheckConfig) -> Result<Outcome, CheckError> {
+    Run { scenario: scenario(config)?, config: config.clone() }.drive(algorithm)
+}
+
+fn scenario(config: &CheckConfig) -> Result<Scenario, CheckError> {
     let scenario = Scenario::build(&config.sim).map_err(|e| CheckError::Config(e.0))?;
     if config.sim.monitor.is_some() || config.sim.synchronizer.is_some() || config.sim.mobility.is_some() {
         return Err(CheckError::Config(
@@ -208,9 +333,7 @@ pub fn check(config: &CheckConfig) -> Result<Outcome, CheckError> {
                 .into(),
         ));
     }
-    let run = Run { scenario, config: config.clone() };
-    elect_algos::dispatch(&config.sim.algorithm, &config.sim.params, run)
-        .map_err(|e| CheckError::Config(e.to_string()))?
+    Ok(scenario)
 }
 
 struct Run {
@@ -222,368 +345,83 @@ impl Driver for Run {
     type Output = Result<Outcome, CheckError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         algorithm.validate(&self.scenario.ids).map_err(|e| CheckError::Config(e.to_string()))?;
-        Ok(Explorer::new(algorithm, self.scenario, self.config).run())
+        Ok(search::run(&Model::new(algorithm, self.scenario, self.config)?))
     }
 }
 
-/// A state of the whole system.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct State<P: Process> {
-    /// Each process, `None` once crashed.
-    procs: Vec<Option<P>>,
-    /// Messages in flight by directed link (the sender's link slot), oldest first.
-    links: Vec<Vec<P::Msg>>,
-    /// Armed timers by process, sorted.
-    timers: Vec<Vec<P::Timer>>,
-    crashes_left: u8,
-    duplicates_left: u8,
+/// One step of a replayed path, and what it changed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replayed {
+    /// The step.
+    pub step: Step,
+    /// The processes whose status it changed, with their new status.
+    pub changed: Vec<(NodeId, Status)>,
+    /// The promised properties the state after it breaks ("at end" ones only where nothing is left to happen).
+    pub violations: Vec<Violation>,
 }
 
-/// An action enabled in a state.
-#[derive(Clone, Copy, Debug)]
-enum Action {
-    Deliver {
-        link: u32,
-        index: u32,
-    },
-    /// Delivers a copy and leaves the message in flight (duplicating networks).
-    DeliverCopy {
-        link: u32,
-        index: u32,
-    },
-    Lose {
-        link: u32,
-        index: u32,
-    },
-    Fire {
-        node: u32,
-        timer: u32,
-    },
-    Crash(u32),
+/// A path replayed step by step.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replay {
+    /// The algorithm.
+    pub algorithm: &'static str,
+    /// The status of every process at the start, by id.
+    pub initial: Vec<(NodeId, Status)>,
+    /// The steps.
+    pub steps: Vec<Replayed>,
+    /// The properties the last state breaks, judged as at the end of a run when `settled` says so.
+    pub last: Vec<Violation>,
+    /// Whether the last state is final (nothing left to happen but optional faults).
+    pub settled: bool,
 }
 
-struct Explorer<A: Algorithm> {
-    algorithm: A,
+/// Re-runs `actions` from the initial state of `config`'s scenario, deterministically, judging every state as the
+/// search did. A step that is not enabled (a file from another scenario or another version) is an error.
+pub fn replay(config: &CheckConfig, actions: &[Action]) -> Result<Replay, CheckError> {
+    let scenario = scenario(config)?;
+    let run = Replaying { scenario, config: config.clone(), actions };
+    elect_algos::dispatch(&config.sim.algorithm, &config.sim.params, run)
+        .map_err(|e| CheckError::Config(e.to_string()))?
+}
+
+struct Replaying<'a> {
     scenario: Scenario,
     config: CheckConfig,
-    checks: Vec<Check>,
-    winner: Winner,
-    /// By link slot: the sending process and its port.
-    link_ends: Vec<(u32, u32)>,
+    actions: &'a [Action],
 }
 
-impl<A: Algorithm> Explorer<A> {
-    fn new(algorithm: A, scenario: Scenario, config: CheckConfig) -> Self {
-        let graph = &scenario.graph;
-        let mut link_ends = vec![(0, 0); graph.link_slots()];
-        for node in 0..scenario.len() as u32 {
-            for port in 0..graph.degree(node) {
-                link_ends[graph.link_index(node, port)] = (node, port);
+impl Driver for Replaying<'_> {
+    type Output = Result<Replay, CheckError>;
+    fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+        algorithm.validate(&self.scenario.ids).map_err(|e| CheckError::Config(e.to_string()))?;
+        let model = Model::new(algorithm, self.scenario, self.config)?;
+        let ids = &model.scenario.ids;
+        let mut state = model.initial();
+        let initial = ids.iter().copied().zip(model::statuses(&state)).collect();
+        let mut steps = Vec::with_capacity(self.actions.len());
+        for (k, &action) in self.actions.iter().enumerate() {
+            if !model.enabled(&state, action) {
+                return Err(CheckError::Config(format!(
+                    "step {} of the path ({action:?}) cannot be taken in this scenario: the file was made for \
+                     another scenario or another version of the algorithm",
+                    k + 1
+                )));
             }
-        }
-        let (checks, winner) = (algorithm.checks(), algorithm.winner());
-        Self { algorithm, scenario, config, checks, winner, link_ends }
-    }
-
-    fn initial(&self) -> State<A::Process> {
-        let n = self.scenario.len();
-        let mut state = State {
-            procs: Vec::with_capacity(n),
-            links: vec![Vec::new(); self.link_ends.len()],
-            timers: vec![Vec::new(); n],
-            crashes_left: self.config.crashes,
-            duplicates_left: if self.config.network == Network::Duplicating { self.config.duplicates } else { 0 },
-        };
-        for i in 0..n as u32 {
-            let mut p = elect_sim::build_process(&self.algorithm, &self.scenario, i);
-            let mut effects = Vec::new();
-            p.on_start(&mut Cx::new(Instant::from_ticks(0), &mut effects), None);
-            state.procs.push(Some(p));
-            self.apply(&mut state, i, &mut effects);
-        }
-        // As in the simulator, the initiators initiate at time 0, before anything is delivered.
-        for i in (0..n as u32).filter(|&i| self.scenario.initiators[i as usize]) {
-            let mut effects = Vec::new();
-            let p = state.procs[i as usize].as_mut().expect("every process is live at the start");
-            p.on_command(&mut Cx::new(Instant::from_ticks(0), &mut effects), Command::Initiate);
-            self.apply(&mut state, i, &mut effects);
-        }
-        state
-    }
-
-    /// Carries out the effects `node` recorded.
-    fn apply(&self, state: &mut State<A::Process>, node: u32, effects: &mut Vec<EffectOf<A::Process>>) {
-        for effect in effects.drain(..) {
-            match effect {
-                Effect::Send { to, msg } => {
-                    state.links[self.scenario.graph.link_index(node, to.0)].push(msg);
-                }
-                Effect::SetTimer { timer, .. } => {
-                    let timers = &mut state.timers[node as usize];
-                    if let Err(at) = timers.binary_search(&timer) {
-                        timers.insert(at, timer);
-                    }
-                }
-                Effect::CancelTimer { timer } => state.timers[node as usize].retain(|t| *t != timer),
-                // Crash-stop: nothing is restored, so nothing needs keeping.
-                Effect::Persist(_) | Effect::Notify(_) => {}
-            }
-        }
-    }
-
-    fn actions(&self, state: &State<A::Process>) -> Vec<Action> {
-        let mut out = Vec::new();
-        for (link, msgs) in state.links.iter().enumerate() {
-            let to = self.scenario.graph.far_end(self.link_ends[link].0, self.link_ends[link].1).node;
-            if msgs.is_empty() || state.procs[to as usize].is_none() {
-                continue;
-            }
-            let link = link as u32;
-            if self.config.network == Network::Fifo {
-                out.push(Action::Deliver { link, index: 0 });
-                continue;
-            }
-            for (index, m) in msgs.iter().enumerate() {
-                // Equal messages lead to equal states: one of them stands for all.
-                if msgs[..index].contains(m) {
-                    continue;
-                }
-                let index = index as u32;
-                out.push(Action::Deliver { link, index });
-                match self.config.network {
-                    Network::Lossy => out.push(Action::Lose { link, index }),
-                    Network::Duplicating if state.duplicates_left > 0 => out.push(Action::DeliverCopy { link, index }),
-                    _ => {}
-                }
-            }
-        }
-        for (node, timers) in state.timers.iter().enumerate() {
-            if state.procs[node].is_some() {
-                out.extend((0..timers.len()).map(|t| Action::Fire { node: node as u32, timer: t as u32 }));
-            }
-        }
-        if state.crashes_left > 0 {
-            out.extend((0..state.procs.len()).filter(|&i| state.procs[i].is_some()).map(|i| Action::Crash(i as u32)));
-        }
-        out
-    }
-
-    /// Everything the search needs from one state: its verdict, and its successors with their fingerprints.
-    fn expand(&self, state: &State<A::Process>, depth: u32, seen: &HashSet<u64>) -> Expanded<A::Process> {
-        let actions = self.actions(state);
-        // A run may end here: nothing is left to happen but crashes it need not suffer.
-        let quiescent = actions.iter().all(|a| matches!(a, Action::Crash(_)));
-        let violation = self.judge(state, quiescent);
-        let next = if violation.is_some() || depth >= self.config.max_depth {
-            Vec::new()
-        } else {
-            // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest.
-            actions
+            let step = model.describe(&state, action);
+            let next = model.step(&state, action);
+            let changed = ids
                 .iter()
-                .filter_map(|&action| {
-                    let next = self.step(state, action);
-                    let fp = fingerprint(&next);
-                    (!seen.contains(&fp)).then_some((action, fp, next))
-                })
-                .collect()
-        };
-        let cut = depth >= self.config.max_depth && !actions.is_empty();
-        let transitions = if violation.is_some() || cut { 0 } else { actions.len() as u64 };
-        Expanded { quiescent, agreed: agreed(state), violation, cut, transitions, next }
-    }
-
-    /// The state after `action`, and the step as a path shows it.
-    fn step(&self, state: &State<A::Process>, action: Action) -> State<A::Process> {
-        let mut next = state.clone();
-        let mut effects = Vec::new();
-        let node = match action {
-            Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
-                let (from, port) = self.link_ends[link as usize];
-                let end = self.scenario.graph.far_end(from, port);
-                let msg = if let Action::DeliverCopy { .. } = action {
-                    next.duplicates_left -= 1;
-                    next.links[link as usize][index as usize].clone()
-                } else {
-                    next.links[link as usize].remove(index as usize)
-                };
-                let p = next.procs[end.node as usize].as_mut().expect("only live processes receive");
-                p.on_message(&mut Cx::new(Instant::from_ticks(0), &mut effects), Port(end.port), msg);
-                end.node
-            }
-            Action::Lose { link, index } => {
-                next.links[link as usize].remove(index as usize);
-                self.link_ends[link as usize].0
-            }
-            Action::Fire { node, timer } => {
-                let timer = next.timers[node as usize].remove(timer as usize);
-                let p = next.procs[node as usize].as_mut().expect("only live processes' timers fire");
-                p.on_timer(&mut Cx::new(Instant::from_ticks(0), &mut effects), timer);
-                node
-            }
-            Action::Crash(i) => {
-                next.procs[i as usize] = None;
-                next.timers[i as usize].clear();
-                next.crashes_left -= 1;
-                i
-            }
-        };
-        self.apply(&mut next, node, &mut effects);
-        next
-    }
-
-    fn describe(&self, state: &State<A::Process>, action: Action) -> Step {
-        let id = |i: u32| self.scenario.ids[i as usize];
-        match action {
-            Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
-                let (from, port) = self.link_ends[link as usize];
-                let to = self.scenario.graph.far_end(from, port).node;
-                let msg = format!("{:?}", state.links[link as usize][index as usize]);
-                let (from, to) = (id(from), id(to));
-                if let Action::Lose { .. } = action {
-                    Step::Lose { from, to, msg }
-                } else {
-                    Step::Deliver { from, to, msg }
-                }
-            }
-            Action::Fire { node, timer } => {
-                Step::Timer { node: id(node), timer: format!("{:?}", state.timers[node as usize][timer as usize]) }
-            }
-            Action::Crash(i) => Step::Crash { node: id(i) },
+                .zip(model::statuses(&state).zip(model::statuses(&next)))
+                .filter(|(_, (a, b))| a != b)
+                .map(|(&id, (_, b))| (id, b))
+                .collect();
+            state = next;
+            let final_ = model.quiescent(&state);
+            let violations = model.judge_all(&state, final_);
+            steps.push(Replayed { step, changed, violations });
         }
-    }
-
-    fn judge(&self, state: &State<A::Process>, terminal: bool) -> Option<Violation> {
-        let world = View { state, scenario: &self.scenario };
-        Monitor::check_state(&self.checks, self.winner, &world, terminal).into_iter().next()
-    }
-
-    fn run(self) -> Outcome {
-        let initial = self.initial();
-        let mut seen: HashSet<u64> = HashSet::new();
-        seen.insert(fingerprint(&initial));
-        // Every state found, by number: how it was reached. States themselves live only in the frontier; a path
-        // is rebuilt by replaying its actions from the initial state.
-        let mut found: Vec<(u32, Option<Action>)> = vec![(0, None)];
-        let mut queue: VecDeque<(u32, u32, State<A::Process>)> = VecDeque::from([(0, 0, initial)]);
-        let mut outcome = Outcome {
-            algorithm: A::INFO.name,
-            nodes: self.scenario.len(),
-            network: self.config.network,
-            crashes: self.config.crashes,
-            states: 1,
-            transitions: 0,
-            terminal: 0,
-            depth: 0,
-            complete: true,
-            properties: self.checks.iter().map(|c| c.property.name()).collect(),
-            leader_reachable: false,
-            counterexample: None,
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(self.config.threads.unwrap_or(0))
-            .build()
-            .expect("the checker's threads start");
-        while !queue.is_empty() {
-            // A batch of the frontier is expanded in parallel, then merged in frontier order, so that numbering,
-            // verdicts and paths do not depend on the number of threads.
-            let batch: Vec<(u32, u32, State<A::Process>)> = queue.drain(..queue.len().min(BATCH)).collect();
-            let expanded: Vec<Expanded<A::Process>> =
-                pool.install(|| batch.par_iter().map(|(_, depth, state)| self.expand(state, *depth, &seen)).collect());
-            for ((at, depth, _), e) in batch.iter().zip(expanded) {
-                outcome.depth = outcome.depth.max(*depth);
-                outcome.leader_reachable |= e.agreed;
-                outcome.terminal += u64::from(e.quiescent);
-                if let Some(v) = e.violation {
-                    outcome.counterexample = Some(self.counterexample(&found, *at, v));
-                    return outcome;
-                }
-                outcome.complete &= !e.cut;
-                outcome.transitions += e.transitions;
-                for (action, fp, next) in e.next {
-                    if !seen.insert(fp) {
-                        continue;
-                    }
-                    if found.len() >= self.config.max_states {
-                        outcome.complete = false;
-                        continue;
-                    }
-                    found.push((*at, Some(action)));
-                    queue.push_back((found.len() as u32 - 1, depth + 1, next));
-                    outcome.states += 1;
-                }
-            }
-        }
-        outcome
-    }
-
-    fn counterexample(&self, found: &[(u32, Option<Action>)], at: u32, v: Violation) -> Counterexample {
-        let mut actions = Vec::new();
-        let mut i = at;
-        while let (parent, Some(action)) = found[i as usize] {
-            actions.push(action);
-            i = parent;
-        }
-        actions.reverse();
-        let mut state = self.initial();
-        let mut path = Vec::with_capacity(actions.len());
-        for action in actions {
-            path.push(self.describe(&state, action));
-            state = self.step(&state, action);
-        }
-        Counterexample { property: v.property.name(), detail: v.detail, path }
-    }
-}
-
-/// States expanded in parallel at a time.
-const BATCH: usize = 256;
-
-/// One state's verdict and successors.
-struct Expanded<P: Process> {
-    quiescent: bool,
-    agreed: bool,
-    violation: Option<Violation>,
-    /// Actions were left unexplored at the depth bound.
-    cut: bool,
-    /// Successors computed.
-    transitions: u64,
-    next: Vec<(Action, u64, State<P>)>,
-}
-
-fn fingerprint<T: Hash>(value: &T) -> u64 {
-    let mut h = DefaultHasher::new();
-    value.hash(&mut h);
-    h.finish()
-}
-
-/// Whether every live process follows the same leader.
-fn agreed<P: Process>(state: &State<P>) -> bool {
-    let mut leaders = state.procs.iter().flatten().map(|p| p.status().leader);
-    match leaders.next() {
-        Some(Some(first)) => leaders.all(|l| l == Some(first)),
-        _ => false,
-    }
-}
-
-/// A state as the property predicates see it.
-struct View<'a, P: Process> {
-    state: &'a State<P>,
-    scenario: &'a Scenario,
-}
-
-impl<P: Process> World for View<'_, P> {
-    fn len(&self) -> usize {
-        self.state.procs.len()
-    }
-    fn id(&self, i: usize) -> NodeId {
-        self.scenario.ids[i]
-    }
-    fn rank(&self, i: usize) -> Rank {
-        self.scenario.ranks[i]
-    }
-    fn status(&self, i: usize) -> Status {
-        self.state.procs[i].as_ref().map_or(Status::DOWN, Process::status)
-    }
-    fn is_initiator(&self, i: usize) -> bool {
-        self.scenario.initiators[i]
+        let settled = model.quiescent(&state);
+        let last = model.judge_all(&state, true);
+        Ok(Replay { algorithm: A::INFO.name, initial, steps, last, settled })
     }
 }

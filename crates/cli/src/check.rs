@@ -1,121 +1,409 @@
-//! `elect check`: every interleaving of a small scenario, with the algorithm's own properties.
+//! `elect check`: every interleaving of a small scenario, with the algorithm's own properties; and `elect sim
+//! --replay`, which re-runs a counterexample the checker saved.
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
-use clap::Args;
-use elect_check::{CheckConfig, CheckError, Network, Outcome as Checked};
-use elect_sim::{Ids, InitiatorSpec, SimConfig, TopologyKind};
+use clap::{Args, Parser};
+use elect_check::{Action, CheckConfig, CheckError, Network, Order, Outcome as Checked, Replay};
+use elect_core::Prefer;
+use elect_sim::{
+    Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, ScenarioFile, SimConfig, TopologyKind, parse_time,
+};
+use serde::{Deserialize, Serialize};
 
 use crate::{BadInput, Outcome};
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub(crate) struct CheckArgs {
+    /// Check the run of this scenario file (see scenarios/): its algorithm, processes, delays and, with --timed,
+    /// its faults at their times. The other scenario flags may not be given with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["algorithm", "nodes", "topology", "ids", "initiators", "params", "delay", "delay_bound", "prefer", "crash", "recover", "link_down", "partition"])]
+    scenario: Option<PathBuf>,
     /// The algorithm (see `elect list`).
-    #[arg(long, short)]
-    algorithm: String,
+    #[arg(long, short, required_unless_present = "scenario")]
+    algorithm: Option<String>,
     /// Processes (keep it small: the states grow exponentially with n).
-    #[arg(long, short)]
-    nodes: usize,
+    #[arg(long, short, required_unless_present = "scenario")]
+    nodes: Option<usize>,
     /// The topology, as for `elect sim` [default: the algorithm's own].
     #[arg(long, short)]
     topology: Option<TopologyKind>,
     /// ascending, descending, random (drawn from --seed), or a list of ids.
-    #[arg(long, default_value = "ascending")]
-    ids: Ids,
+    #[arg(long)]
+    ids: Option<Ids>,
+    /// Check every arrangement of the ids 1..n instead of one; on a ring, one per class of rotations (rotating the
+    /// positions with their ids is a symmetry: the same system with positions renamed).
+    #[arg(long, conflicts_with_all = ["ids", "scenario", "save"])]
+    every_arrangement: bool,
     /// Who initiates: all, random:K, weakest, strongest, or a list of ids.
-    #[arg(long, default_value = "all")]
-    initiators: InitiatorSpec,
+    #[arg(long)]
+    initiators: Option<InitiatorSpec>,
     /// The seed random ids and initiators are drawn from.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Which end of the order wins: highest (default) or lowest.
+    #[arg(long)]
+    prefer: Option<String>,
+    /// With --timed: message delays, a constant or uniform:A..B (time units); a message takes the shortest or the
+    /// longest.
+    #[arg(long)]
+    delay: Option<Delay>,
+    /// The delay bound T timeout-based algorithms are told (default: the delay model's); with --timed, smaller
+    /// than the real delays, their timeouts are too short.
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    delay_bound: Option<u64>,
+    /// With --timed: crash process ID at time T (repeatable).
+    #[arg(long, value_name = "ID@T")]
+    crash: Vec<NodeAt>,
+    /// With --timed: restart process ID at time T (repeatable).
+    #[arg(long, value_name = "ID@T")]
+    recover: Vec<NodeAt>,
+    /// With --timed: take a link down, A-B@T or A>B@T, healing at U with @T..U (repeatable).
+    #[arg(long, value_name = "A-B@T..U")]
+    link_down: Vec<LinkDown>,
+    /// With --timed: partition, 1,2|3,4@T..U (repeatable).
+    #[arg(long, value_name = "GROUPS@T..U")]
+    partition: Vec<Partition>,
+    /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    params: Vec<String>,
     /// fifo: each link delivers in sending order; unordered: any message in flight may arrive next; lossy: as
     /// unordered, and any message may be lost; duplicating: as unordered, and messages may arrive twice
     /// (--duplicates times in a run).
     #[arg(long, default_value = "fifo")]
     network: Network,
-    /// How many processes may crash (crash-stop), at any point.
+    /// Timers and delays follow the delay bound (the synchronous model of Bully and Garcia-Molina): a message
+    /// takes the shortest or longest delay of --delay, a timer fires when it is due, and time passes only once
+    /// everything due has happened. Without it any timer may fire at any moment.
+    #[arg(long)]
+    timed: bool,
+    /// How many times a process may crash, at any moment (crash-stop unless --recoveries).
     #[arg(long, default_value_t = 0)]
     crashes: u8,
+    /// How many times a crashed process may restart from what it made durable, at any moment.
+    #[arg(long, default_value_t = 0)]
+    recoveries: u8,
     /// With --network duplicating: how many messages may arrive twice in a run.
     #[arg(long, default_value_t = 1)]
     duplicates: u8,
-    /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`).
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    params: Vec<String>,
+    /// Breadth-first (the default): a violation comes with a shortest path.
+    #[arg(long, conflicts_with = "dfs")]
+    bfs: bool,
+    /// Depth-first: a smaller frontier; the path found may be longer than needed.
+    #[arg(long)]
+    dfs: bool,
+    /// Go on after a violation, to judge every property (a state that breaks one is not explored further).
+    #[arg(long)]
+    keep_going: bool,
+    /// Partial-order reduction: por (one persistent set of steps per state where that is sound) or none.
+    #[arg(long, value_parser = ["por", "none"], default_value = "por")]
+    reduction: String,
     /// Stop after this many unique states (the verdict is then partial); each takes a few dozen bytes, but the
     /// frontier holds whole states.
     #[arg(long, default_value_t = 2_000_000)]
     max_states: usize,
+    /// Explore no path longer than this many steps (the verdict is then partial).
+    #[arg(long)]
+    max_depth: Option<u32>,
+    /// Stop after this many seconds (the verdict is then partial).
+    #[arg(long, value_name = "SECONDS")]
+    max_time: Option<f64>,
     /// Threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Save a counterexample, if one is found, to FILE (JSON); `elect sim --replay FILE` re-runs it.
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
 }
 
-pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Outcome> {
-    let mut sim = SimConfig::new(&args.algorithm, args.nodes);
-    sim.topology = args.topology.clone();
-    sim.ids = args.ids.clone();
-    sim.initiators = args.initiators.clone();
-    sim.seed = args.seed;
-    sim.params =
-        elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
-    if args.threads == Some(0) {
-        return Err(BadInput("--threads must be at least 1".into()).into());
+impl CheckArgs {
+    fn config(&self) -> anyhow::Result<CheckConfig> {
+        let mut sim = match &self.scenario {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| BadInput(format!("cannot read the scenario file {}: {e}", path.display())))?;
+                ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?.config
+            }
+            None => {
+                let algorithm = self.algorithm.as_deref().unwrap_or_default();
+                let mut sim = SimConfig::new(algorithm, self.nodes.unwrap_or_default());
+                sim.topology = self.topology.clone();
+                sim.params = elect_algos::Params::parse(self.params.iter().map(String::as_str))
+                    .map_err(|e| BadInput(e.to_string()))?;
+                sim.ids = self.ids.clone().unwrap_or(Ids::Ascending);
+                sim.initiators = self.initiators.clone().unwrap_or(InitiatorSpec::All);
+                sim.delay = self.delay.unwrap_or_default();
+                sim.delay_bound = self.delay_bound;
+                sim.crashes = self.crash.clone();
+                sim.recoveries = self.recover.clone();
+                sim.link_downs = self.link_down.clone();
+                sim.partitions = self.partition.clone();
+                sim.prefer = match self.prefer.as_deref() {
+                    None | Some("highest") => Prefer::Highest,
+                    Some("lowest") => Prefer::Lowest,
+                    Some(other) => {
+                        return Err(BadInput(format!("--prefer: '{other}' is neither highest nor lowest")).into());
+                    }
+                };
+                sim
+            }
+        };
+        if let Some(seed) = self.seed {
+            sim.seed = seed;
+        }
+        if self.threads == Some(0) {
+            return Err(BadInput("--threads must be at least 1".into()).into());
+        }
+        let max_time = match self.max_time {
+            Some(s) if !(s.is_finite() && s > 0.0) => {
+                return Err(BadInput(format!("--max-time must be a positive number of seconds, not {s}")).into());
+            }
+            s => s.map(std::time::Duration::from_secs_f64),
+        };
+        Ok(CheckConfig {
+            threads: self.threads,
+            network: self.network,
+            timed: self.timed,
+            crashes: self.crashes,
+            recoveries: self.recoveries,
+            duplicates: self.duplicates,
+            order: if self.dfs { Order::Dfs } else { Order::Bfs },
+            keep_going: self.keep_going,
+            reduce: self.reduction == "por",
+            max_states: self.max_states,
+            max_depth: self.max_depth.unwrap_or(u32::MAX),
+            max_time,
+            ..CheckConfig::new(sim)
+        })
     }
-    let config = CheckConfig {
-        threads: args.threads,
-        network: args.network,
-        crashes: args.crashes,
-        duplicates: args.duplicates,
-        max_states: args.max_states,
-        ..CheckConfig::new(sim)
-    };
-    let started = std::time::Instant::now();
+}
+
+/// A counterexample file: the command that found it and the path, step by step.
+#[derive(Serialize, Deserialize)]
+struct CounterexampleFile {
+    /// `elect-counterexample`.
+    format: String,
+    version: u32,
+    /// The arguments of `elect check` that found it (what the replay rebuilds the scenario from).
+    check: Vec<String>,
+    property: String,
+    detail: String,
+    /// For a run that never settles: the step its cycle starts at.
+    loop_start: Option<usize>,
+    /// The steps, readable.
+    path: Vec<String>,
+    /// The steps, as the replay takes them.
+    actions: Vec<Action>,
+}
+
+const FORMAT: &str = "elect-counterexample";
+
+pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> {
+    let config = args.config()?;
+    if args.every_arrangement {
+        return every(&config, args.json);
+    }
     let outcome = elect_check::check(&config).map_err(|CheckError::Config(e)| BadInput(e))?;
-    let seconds = started.elapsed().as_secs_f64();
+    if let (Some(path), Some(c)) = (&args.save, &outcome.counterexample) {
+        let file = CounterexampleFile {
+            format: FORMAT.into(),
+            version: 1,
+            check: reproducible(argv),
+            property: c.property.into(),
+            detail: c.detail.clone(),
+            loop_start: c.loop_start,
+            path: c.path.iter().map(ToString::to_string).collect(),
+            actions: c.actions.clone(),
+        };
+        let text = serde_json::to_string_pretty(&file)?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| BadInput(format!("cannot write the counterexample file {}: {e}", path.display())))?;
+    }
     let mut out = io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &outcome)?;
         writeln!(out)?;
     } else {
-        text(&mut out, &outcome, seconds)?;
+        text(&mut out, &outcome, args.save.as_deref())?;
     }
     Ok(if outcome.ok() { Outcome::Held } else { Outcome::Violated })
 }
 
-fn text(out: &mut impl Write, o: &Checked, seconds: f64) -> io::Result<()> {
+fn every(config: &CheckConfig, json: bool) -> anyhow::Result<Outcome> {
+    let every = elect_check::check_every_arrangement(config).map_err(|CheckError::Config(e)| BadInput(e))?;
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &every)?;
+        writeln!(out)?;
+        return Ok(if every.ok() { Outcome::Held } else { Outcome::Violated });
+    }
+    let show = |ids: &[elect_core::NodeId]| ids.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
     writeln!(
         out,
-        "checked     {} on {} processes, {:?} links, {} crash{} allowed",
+        "arrangements {} checked of {}{}",
+        every.checked.len(),
+        every.arrangements,
+        every.symmetry.map(|s| format!(" (the others are {s} of these)")).unwrap_or_default()
+    )?;
+    let held = every.checked.iter().filter(|(_, o)| o.ok()).count();
+    let states: u64 = every.checked.iter().map(|(_, o)| o.states).sum();
+    writeln!(out, "held         {held} of {}; {states} states in all", every.checked.len())?;
+    for (ids, o) in every.checked.iter().filter(|(_, o)| !o.ok()) {
+        let why = o.counterexample.as_ref().map_or_else(
+            || if o.complete { "no leader on any path".to_owned() } else { "cut short".to_owned() },
+            |c| format!("{} VIOLATED: {} ({} steps)", c.property, c.detail, c.path.len()),
+        );
+        writeln!(out, "  ids {}: {why}", show(ids))?;
+    }
+    writeln!(out, "verdict      {}", if every.ok() { "held in every arrangement" } else { "VIOLATED" })?;
+    Ok(if every.ok() { Outcome::Held } else { Outcome::Violated })
+}
+
+/// The check's arguments without those that only shape its output.
+fn reproducible(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in argv {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        match a.as_str() {
+            "--json" => {}
+            "--save" => skip = true,
+            _ if a.starts_with("--save=") => {}
+            _ => out.push(a.clone()),
+        }
+    }
+    out
+}
+
+fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<()> {
+    let plural = |k: u8, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+    writeln!(
+        out,
+        "checked     {} on {} processes: {} links, {}, {}, {}",
         o.algorithm,
         o.nodes,
-        o.network,
-        o.crashes,
-        if o.crashes == 1 { "" } else { "es" }
+        format!("{:?}", o.network).to_lowercase(),
+        if o.timed { "timed" } else { "untimed" },
+        plural(o.crashes, "crash", "crashes"),
+        plural(o.recoveries, "recovery", "recoveries"),
     )?;
     writeln!(
         out,
-        "states      {} unique, {} transitions, {} terminal, depth {}, {:.2} s{}",
+        "search      {}, {}{}",
+        if o.order == Order::Bfs { "breadth-first" } else { "depth-first" },
+        if o.reduction == "none" { "no reduction" } else { "partial-order reduction" },
+        o.reduction_note.map(|n| format!(" ({n})")).unwrap_or_default()
+    )?;
+    writeln!(
+        out,
+        "states      {} unique, {} transitions, {} final, depth {}, {:.2} s{}",
         o.states,
         o.transitions,
         o.terminal,
         o.depth,
-        seconds,
-        if o.complete { "" } else { " (cut short by --max-states: the verdict is partial)" }
+        o.seconds,
+        o.stopped.map(|b| format!(" (cut short by {b}: the verdicts are partial)")).unwrap_or_default()
     )?;
-    writeln!(out, "properties  {} (always: every state; at end: every terminal state)", o.properties.join(", "))?;
-    writeln!(out, "leader      {}", if o.leader_reachable { "reachable" } else { "NEVER reached" })?;
+    for (k, v) in o.verdicts.iter().enumerate() {
+        let label = if k == 0 { "properties" } else { "" };
+        let result = if v.result == "violated" { "VIOLATED" } else { v.result };
+        writeln!(out, "{label:<11} {:<17} {:<11} {result}", v.property, v.modality)?;
+    }
     match &o.counterexample {
         None => writeln!(out, "verdict     {}", if o.ok() { "held" } else { "not proven" })?,
         Some(c) => {
             writeln!(out, "verdict     {} VIOLATED: {}", c.property, c.detail)?;
-            writeln!(out, "shortest path ({} steps):", c.path.len())?;
+            let kind = if c.loop_start.is_some() { "path to a cycle" } else { "shortest path" };
+            let kind = if o.order == Order::Dfs { kind.replace("shortest ", "") } else { kind.to_owned() };
+            writeln!(out, "{kind} ({} steps):", c.path.len())?;
             for (i, step) in c.path.iter().enumerate() {
+                if c.loop_start == Some(i) {
+                    writeln!(out, "  --- the cycle, which can repeat for ever:")?;
+                }
                 writeln!(out, "  {:>3}. {step}", i + 1)?;
             }
+            for other in &o.more {
+                writeln!(
+                    out,
+                    "also        {} VIOLATED: {} ({} steps)",
+                    other.property,
+                    other.detail,
+                    other.path.len()
+                )?;
+            }
+            match saved {
+                Some(p) => {
+                    writeln!(out, "saved to {}; re-run it with: elect sim --replay {}", p.display(), p.display())?
+                }
+                None => writeln!(out, "save it with --save FILE; `elect sim --replay FILE` re-runs it")?,
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Parser)]
+#[command(no_binary_name = true)]
+struct Recheck {
+    #[command(flatten)]
+    args: CheckArgs,
+}
+
+/// `elect sim --replay FILE`: re-runs a saved counterexample step by step, judging every state.
+pub(crate) fn replay(path: &Path, json: bool) -> anyhow::Result<Outcome> {
+    let bad = |what: String| BadInput(format!("{}: {what}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    let file: CounterexampleFile =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not a counterexample file: {e}")))?;
+    if file.format != FORMAT || file.version != 1 {
+        return Err(bad(format!("format {} version {} is not {FORMAT} version 1", file.format, file.version)).into());
+    }
+    let recheck = Recheck::try_parse_from(&file.check).map_err(|e| bad(format!("its check arguments: {e}")))?;
+    let config = recheck.args.config()?;
+    let r = elect_check::replay(&config, &file.actions).map_err(|CheckError::Config(e)| bad(e))?;
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &r)?;
+        writeln!(out)?;
+    } else {
+        replay_text(&mut out, &r, &file)?;
+    }
+    let broken = !r.last.is_empty() || r.steps.iter().any(|s| !s.violations.is_empty());
+    Ok(if broken { Outcome::Violated } else { Outcome::Held })
+}
+
+fn replay_text(out: &mut impl Write, r: &Replay, file: &CounterexampleFile) -> io::Result<()> {
+    writeln!(out, "replaying   {} ({} steps): elect check {}", r.algorithm, r.steps.len(), file.check.join(" "))?;
+    let show = |s: &elect_core::Status| {
+        let leader = s.leader.map_or_else(|| "-".to_owned(), |l| l.to_string());
+        format!("{:?} leader {leader}", s.state).to_lowercase()
+    };
+    for (id, s) in &r.initial {
+        writeln!(out, "  start     {id}: {}", show(s))?;
+    }
+    for (i, s) in r.steps.iter().enumerate() {
+        if file.loop_start == Some(i) {
+            writeln!(out, "  --- the cycle, which can repeat for ever:")?;
+        }
+        writeln!(out, "  {:>3}. {}", i + 1, s.step)?;
+        for (id, st) in &s.changed {
+            writeln!(out, "         {id}: {}", show(st))?;
+        }
+        for v in &s.violations {
+            writeln!(out, "         VIOLATED {v}")?;
+        }
+    }
+    if r.last.is_empty() {
+        writeln!(out, "end         every promised property holds in the last state: the violation did not reproduce")?;
+    } else {
+        for v in &r.last {
+            writeln!(out, "end         VIOLATED {v}")?;
         }
     }
     Ok(())

@@ -90,7 +90,10 @@ fn main() -> ExitCode {
         Cmd::List(args) => list::run(&args),
         Cmd::Sweep(args) => sweep::sweep(&args),
         Cmd::Plot(args) => sweep::plot(&args),
-        Cmd::Check(args) => check::run(&args),
+        Cmd::Check(args) => {
+            let argv: Vec<String> = std::env::args().skip_while(|a| a != "check").skip(1).collect();
+            check::run(&args, &argv)
+        }
         Cmd::Bench(args) => bench::run(&args),
     };
     match result {

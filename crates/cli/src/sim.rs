@@ -21,8 +21,12 @@ pub(crate) struct SimArgs {
     /// --json and --trace may be given with it.
     #[arg(long, value_name = "FILE", conflicts_with_all = SCENARIO_CONFLICTS)]
     scenario: Option<PathBuf>,
+    /// Re-run a counterexample saved by `elect check --save FILE`, step by step, showing each status change and
+    /// judging every state as the checker did; only --json may be given with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = SCENARIO_CONFLICTS, conflicts_with = "scenario")]
+    replay: Option<PathBuf>,
     /// The algorithm (see `elect list`).
-    #[arg(long, short, required_unless_present = "scenario")]
+    #[arg(long, short, required_unless_present_any = ["scenario", "replay"])]
     algorithm: Option<String>,
     /// The number of processes (optional when --ids lists them).
     #[arg(long, short, allow_negative_numbers = true)]
@@ -221,6 +225,9 @@ impl SimArgs {
 }
 
 pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
+    if let Some(path) = &args.replay {
+        return crate::check::replay(path, args.json);
+    }
     let (cfg, file) = args.config()?;
     let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if to_stdout && args.json {

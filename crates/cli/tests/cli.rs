@@ -301,6 +301,30 @@ fn a_sweep_compares_synchronizers_and_plots_messages_and_time() {
 }
 
 #[test]
+fn a_saved_counterexample_replays_in_the_simulator() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("split.json");
+    let file = file.to_str().unwrap();
+    let o = elect(&["check", "-a", "bully", "-n", "4", "--timed", "--delay-bound", "0.4", "--save", file]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("elect sim --replay"), "{}", stdout(&o));
+    let o = elect(&["sim", "--replay", file]);
+    assert_eq!(o.status.code(), Some(1), "the violation reproduces: {}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("time passes") && out.contains("VIOLATED safety"), "{out}");
+    let (code, v) = json(&["sim", "--replay", file, "--json"]);
+    assert_eq!(code, 1);
+    assert!(!v["steps"].as_array().unwrap().is_empty() && !v["last"].as_array().unwrap().is_empty(), "{v}");
+    // A damaged file is bad input, not a crash.
+    std::fs::write(file, "{\"format\": \"elect-counterexample\"}").unwrap();
+    let o = elect(&["sim", "--replay", file]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a counterexample file"), "{}", stderr(&o));
+    let o = elect(&["sim", "--replay", file, "--algorithm", "bully"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
 fn check_proves_small_rings_and_prints_the_shortest_path_to_a_violation() {
     let (code, v) =
         json(&["check", "--algorithm", "chang-roberts", "--nodes", "4", "--network", "unordered", "--json"]);
@@ -310,7 +334,10 @@ fn check_proves_small_rings_and_prints_the_shortest_path_to_a_violation() {
     let o = elect(&["check", "--algorithm", "bully", "--nodes", "3"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("safety VIOLATED") && out.contains("shortest path") && out.contains("timer"), "{out}");
+    assert!(out.contains("uniqueness VIOLATED") && out.contains("shortest path") && out.contains("timer"), "{out}");
+    let o = elect(&["check", "--algorithm", "bully", "--nodes", "3", "--timed"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("timed") && stdout(&o).contains("verdict     held"), "{}", stdout(&o));
     let o = elect(&["check", "--algorithm", "chang-roberts", "--nodes", "3", "--network", "carrier-pigeon"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown network 'carrier-pigeon'"), "{}", stderr(&o));

@@ -1,0 +1,792 @@
+//! The system as a transition system: its states, the actions enabled in each, and the step each takes. The
+//! search ([`crate::search`]) knows nothing of processes; it asks this module for actions and successors.
+
+use std::hash::{Hash, Hasher};
+
+use elect_algos::Algorithm;
+use elect_core::{
+    Check, Command, Cx, Effect, EffectOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank, Status,
+    Violation, Winner, World,
+};
+use elect_sim::{Delay, Scenario};
+use serde::{Deserialize, Serialize};
+
+use crate::{CheckConfig, CheckError, Network, Step};
+
+/// When an item in flight (a message or a timer) may happen, relative to the present: at `first` (while it has
+/// not passed) or at `last`. Untimed runs leave it at [`Due::ANY`] and ignore it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Due {
+    first: Option<u64>,
+    last: u64,
+}
+
+impl Due {
+    const ANY: Self = Self { first: Some(0), last: 0 };
+
+    fn after(min: u64, max: u64) -> Self {
+        Self { first: Some(min), last: max }
+    }
+
+    /// Whether it may happen now.
+    fn now(self) -> bool {
+        self.first == Some(0) || self.last == 0
+    }
+
+    /// The next instant it may happen, strictly after now.
+    fn next(self) -> Option<u64> {
+        match self.first {
+            Some(f) if f > 0 => Some(f),
+            _ => (self.last > 0).then_some(self.last),
+        }
+    }
+
+    /// `dt` later (no more than [`Self::next`]).
+    fn pass(&mut self, dt: u64) {
+        self.first = self.first.and_then(|f| f.checked_sub(dt).filter(|_| f > 0));
+        self.last -= dt;
+    }
+}
+
+/// A message in flight.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct InFlight<M> {
+    pub(crate) msg: M,
+    due: Due,
+}
+
+/// A state of the whole system. Times are kept relative to the present, which is kept apart ([`State::now`]) and
+/// left out of the fingerprint: two states that differ only in the clock behave alike.
+#[derive(Clone)]
+pub(crate) struct State<P: Process> {
+    /// Each process, `None` while crashed.
+    pub(crate) procs: Vec<Option<P>>,
+    /// Messages in flight, by directed link (the sender's link slot), in one vector: oldest first on FIFO
+    /// links, in a canonical order otherwise (the order carries no meaning there, so it must not tell states
+    /// apart).
+    msgs: Vec<(u32, InFlight<P::Msg>)>,
+    /// Armed timers, by position and timer.
+    timers: Vec<(u32, P::Timer, Due)>,
+    /// What each process last made durable (kept only when a process may recover; empty otherwise).
+    durable: Vec<Option<P::Durable>>,
+    /// Who declared itself leader in which epoch (kept only when the algorithm promises P-Unique), and the
+    /// first two processes found declaring themselves in one epoch.
+    declared: Vec<(u64, u32)>,
+    clash: Option<(u64, u32, u32)>,
+    crashes_left: u8,
+    recoveries_left: u8,
+    duplicates_left: u8,
+    /// The next scheduled fault, and how long until it happens.
+    next_fault: u16,
+    fault_in: u64,
+    /// Scheduled link faults and partitions in force, by index (bit sets).
+    links_down: u64,
+    partitions_on: u64,
+    /// Timed runs of algorithms that never fall silent: how long until the run ends (it ends settled, its
+    /// settling time after the last fault, or at the scenario's `until`).
+    ends_in: Option<u64>,
+    /// The present, in ticks (timed runs; 0 otherwise).
+    pub(crate) now: u64,
+}
+
+impl<P: Process> State<P> {
+    /// Where link slot `slot`'s messages are in [`Self::msgs`].
+    fn link(&self, slot: u32) -> std::ops::Range<usize> {
+        let lo = self.msgs.partition_point(|(s, _)| *s < slot);
+        lo..lo + self.msgs[lo..].partition_point(|(s, _)| *s == slot)
+    }
+
+    /// Whether no message is in flight on link slot `slot`.
+    pub(crate) fn link_empty(&self, slot: u32) -> bool {
+        self.link(slot).is_empty()
+    }
+
+    /// Where position `node`'s timers are in [`Self::timers`].
+    fn node_timers(&self, node: u32) -> std::ops::Range<usize> {
+        let lo = self.timers.partition_point(|(n, ..)| *n < node);
+        lo..lo + self.timers[lo..].partition_point(|(n, ..)| *n == node)
+    }
+
+    /// The `index`-th message on link slot `slot`.
+    fn msg(&self, slot: u32, index: u32) -> &P::Msg {
+        &self.msgs[self.link(slot).start + index as usize].1.msg
+    }
+}
+
+impl<P: Process> Hash for State<P> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.procs.hash(h);
+        self.msgs.hash(h);
+        self.timers.hash(h);
+        self.durable.hash(h);
+        (&self.declared, self.clash).hash(h);
+        (self.crashes_left, self.recoveries_left, self.duplicates_left).hash(h);
+        (self.next_fault, self.fault_in, self.links_down, self.partitions_on, self.ends_in).hash(h);
+    }
+}
+
+/// The 64-bit fingerprint states are told apart by: XXH3 of the bytes the value's `Hash` impl writes.
+pub(crate) fn fingerprint<T: Hash + ?Sized>(value: &T) -> u64 {
+    thread_local! {
+        static BYTES: std::cell::RefCell<Bytes> = const { std::cell::RefCell::new(Bytes(Vec::new())) };
+    }
+    BYTES.with_borrow_mut(|bytes| {
+        bytes.0.clear();
+        value.hash(bytes);
+        xxhash_rust::xxh3::xxh3_64(&bytes.0)
+    })
+}
+
+/// A `Hasher` that only gathers the bytes written to it.
+struct Bytes(Vec<u8>);
+
+impl Hasher for Bytes {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+    fn finish(&self) -> u64 {
+        unreachable!("the bytes are hashed at once")
+    }
+}
+
+/// One step the system may take. Saved in counterexample files, which `elect sim --replay` takes back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "do")]
+pub enum Action {
+    /// The message at `index` of directed link slot `link` arrives.
+    Deliver {
+        /// The link slot.
+        link: u32,
+        /// The message's place on the link.
+        index: u32,
+    },
+    /// As `Deliver`, but a copy stays in flight (duplicating networks).
+    DeliverCopy {
+        /// The link slot.
+        link: u32,
+        /// The message's place on the link.
+        index: u32,
+    },
+    /// The message is lost (lossy networks), or reaches a process that is down.
+    Lose {
+        /// The link slot.
+        link: u32,
+        /// The message's place on the link.
+        index: u32,
+    },
+    /// The `timer`-th armed timer of `node` (a position) fires.
+    Fire {
+        /// The position.
+        node: u32,
+        /// The timer's place among the node's armed timers.
+        timer: u32,
+    },
+    /// The process at a position crashes.
+    Crash {
+        /// The position.
+        node: u32,
+    },
+    /// The crashed process at a position restarts from what it made durable.
+    Recover {
+        /// The position.
+        node: u32,
+    },
+    /// Time passes to the next instant something may happen (timed runs).
+    Wait,
+}
+
+/// A fault a scenario schedules at a given time (timed runs).
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    Crash(u32),
+    Recover(u32),
+    Link(usize, bool),
+    Partition(usize, bool),
+}
+
+/// The system: the algorithm, its scenario and the network's semantics.
+pub(crate) struct Model<A: Algorithm> {
+    pub(crate) algorithm: A,
+    pub(crate) scenario: Scenario,
+    pub(crate) config: CheckConfig,
+    pub(crate) checks: Vec<Check>,
+    winner: Winner,
+    /// By link slot: the sending position and its port.
+    link_ends: Vec<(u32, u32)>,
+    /// By link slot: the receiving position and its port.
+    link_far: Vec<(u32, u32)>,
+    /// By position: the link slots that end there and may carry messages (for one-way ring algorithms, those
+    /// from a `next` port).
+    pub(crate) in_links: Vec<Vec<u32>>,
+    /// One-way ring algorithms: each position's `next` port, the only one it may send on.
+    next_port: Option<Vec<u32>>,
+    /// Timed runs: the shortest and longest message delay, in ticks.
+    delays: (u64, u64),
+    /// Timed runs: the scenario's faults in time order.
+    schedule: Vec<(u64, Fault)>,
+    /// Timed runs of algorithms that never fall silent: how long a run lasts, and whether that is counted from
+    /// the last fault (the settling time) rather than from the start (the scenario's `until`).
+    end: Option<(u64, bool)>,
+    /// Whether the algorithm promises P-Unique (so declarations are kept).
+    unique: bool,
+    /// Whether a crashed process may come back (so its durable state and the messages it misses matter).
+    may_recover: bool,
+}
+
+impl<A: Algorithm> Model<A> {
+    pub(crate) fn new(algorithm: A, scenario: Scenario, config: CheckConfig) -> Result<Self, CheckError> {
+        let bad = |s: String| Err(CheckError::Config(s));
+        let graph = &scenario.graph;
+        let slots = graph.link_slots();
+        let (mut link_ends, mut link_far) = (vec![(0, 0); slots], vec![(0, 0); slots]);
+        let mut in_links = vec![Vec::new(); scenario.len()];
+        let next_port: Option<Vec<u32>> = algorithm
+            .one_way()
+            .then(|| (0..scenario.len() as u32).map(|i| graph.ring_ports(i).map_or(u32::MAX, |r| r.next.0)).collect());
+        for node in 0..scenario.len() as u32 {
+            for port in 0..graph.degree(node) {
+                let slot = graph.link_index(node, port);
+                let end = graph.far_end(node, port);
+                link_ends[slot] = (node, port);
+                link_far[slot] = (end.node, end.port);
+                if next_port.as_ref().is_none_or(|next| next[node as usize] == port) {
+                    in_links[end.node as usize].push(slot as u32);
+                }
+            }
+        }
+        let sim = &config.sim;
+        let delays = match sim.delay {
+            Delay::Constant(d) => (d, d),
+            Delay::Uniform(a, b) => (a, b),
+            Delay::Exp(_) => return bad("the checker needs bounded delays: constant:D or uniform:A..B".into()),
+        };
+        if config.timed && delays.0 == 0 {
+            return bad("--timed needs delays of at least one tick".into());
+        }
+        let mut schedule: Vec<(u64, Fault)> = Vec::new();
+        schedule.extend(scenario.crashes.iter().map(|&(node, at)| (at, Fault::Crash(node))));
+        schedule.extend(scenario.recoveries.iter().map(|&(node, at)| (at, Fault::Recover(node))));
+        for (k, f) in scenario.link_faults.iter().enumerate() {
+            schedule.push((f.window.from, Fault::Link(k, true)));
+            schedule.extend(f.window.until.map(|t| (t, Fault::Link(k, false))));
+        }
+        for (k, p) in scenario.partitions.iter().enumerate() {
+            schedule.push((p.window.from, Fault::Partition(k, true)));
+            schedule.extend(p.window.until.map(|t| (t, Fault::Partition(k, false))));
+        }
+        schedule.sort_by_key(|&(at, _)| at);
+        if !schedule.is_empty() && !config.timed {
+            return bad(
+                "scheduled faults (crashes, recoveries, link faults, partitions at given times) need --timed; \
+                        untimed checks take fault budgets instead (--crashes, --recoveries)"
+                    .into(),
+            );
+        }
+        if scenario.link_faults.len() > 64 || scenario.partitions.len() > 64 {
+            return bad("the checker takes at most 64 link faults and 64 partitions".into());
+        }
+        if scenario.losses.any() || !sim.duplicate.is_never() || !sim.crash_leader_at.is_empty() {
+            return bad("loss and duplication probabilities and --crash-leader are the simulator's; the checker \
+                        explores them with --network lossy|duplicating and --crashes"
+                .into());
+        }
+        let may_recover = config.recoveries > 0 || !scenario.recoveries.is_empty();
+        let (checks, winner) = (algorithm.checks(), algorithm.winner());
+        let unique = checks.iter().any(|c| c.property == Property::Uniqueness);
+        let end = match (config.timed, sim.until) {
+            (false, _) => None,
+            (true, Some(until)) => Some((until, false)),
+            (true, None) => {
+                // As in the simulator: judged with as few processes live as the faults allow.
+                let facts = scenario.facts();
+                let crashes = (scenario.crashes.len() + usize::from(config.crashes)) as u64;
+                let facts = elect_algos::Facts { live: facts.nodes.saturating_sub(crashes).max(1), ..facts };
+                algorithm.settle_time(&facts, scenario.delay_bound).map(|tau| (tau.ticks(), true))
+            }
+        };
+        Ok(Self {
+            algorithm,
+            scenario,
+            config,
+            checks,
+            winner,
+            link_ends,
+            link_far,
+            in_links,
+            next_port,
+            delays,
+            schedule,
+            end,
+            unique,
+            may_recover,
+        })
+    }
+
+    fn fifo(&self) -> bool {
+        self.config.network == Network::Fifo
+    }
+
+    pub(crate) fn initial(&self) -> State<A::Process> {
+        let n = self.scenario.len();
+        let mut state = State {
+            procs: Vec::with_capacity(n),
+            msgs: Vec::new(),
+            timers: Vec::new(),
+            durable: if self.may_recover { vec![None; n] } else { Vec::new() },
+            declared: Vec::new(),
+            clash: None,
+            crashes_left: self.config.crashes,
+            recoveries_left: self.config.recoveries,
+            duplicates_left: if self.config.network == Network::Duplicating { self.config.duplicates } else { 0 },
+            next_fault: 0,
+            fault_in: 0,
+            links_down: 0,
+            partitions_on: 0,
+            ends_in: self.end.map(|(after, _)| after),
+            now: 0,
+        };
+        for i in 0..n as u32 {
+            let p = elect_sim::build_process(&self.algorithm, &self.scenario, i);
+            state.procs.push(Some(p));
+            self.handle(&mut state, i, |p, cx| p.on_start(cx, None));
+        }
+        // As in the simulator, the initiators initiate at time 0, before anything is delivered.
+        for i in (0..n as u32).filter(|&i| self.scenario.initiators[i as usize]) {
+            self.handle(&mut state, i, |p, cx| p.on_command(cx, Command::Initiate));
+        }
+        self.run_faults(&mut state);
+        state
+    }
+
+    /// Calls one handler of the live process at `node` and carries out its effects.
+    fn handle(
+        &self,
+        state: &mut State<A::Process>,
+        node: u32,
+        f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>),
+    ) {
+        let mut effects = Vec::new();
+        let p = state.procs[node as usize].as_mut().expect("only live processes handle events");
+        f(p, &mut Cx::new(Instant::from_ticks(state.now), &mut effects));
+        self.apply(state, node, &mut effects);
+    }
+
+    /// Carries out the effects `node` recorded.
+    fn apply(&self, state: &mut State<A::Process>, node: u32, effects: &mut Vec<EffectOf<A::Process>>) {
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::Send { to, msg } => {
+                    if let Some(next) = &self.next_port {
+                        assert_eq!(
+                            next[node as usize],
+                            to.0,
+                            "{} declares that it sends only on the ring's next port, but sent on port {}",
+                            A::INFO.name,
+                            to.0
+                        );
+                    }
+                    let slot = self.scenario.graph.link_index(node, to.0);
+                    if self.blocked(state, slot) {
+                        continue;
+                    }
+                    let due = if self.config.timed { Due::after(self.delays.0, self.delays.1) } else { Due::ANY };
+                    let slot = slot as u32;
+                    let link = state.link(slot);
+                    let item = InFlight { msg, due };
+                    let at = if self.fifo() {
+                        link.end
+                    } else {
+                        // A canonical order: by fingerprint (equal messages are interchangeable).
+                        let key = fingerprint(&item);
+                        link.start + state.msgs[link].partition_point(|(_, m)| fingerprint(m) <= key)
+                    };
+                    state.msgs.insert(at, (slot, item));
+                }
+                Effect::SetTimer { timer, after } => {
+                    let due =
+                        if self.config.timed { Due::after(after.min.ticks(), after.max.ticks()) } else { Due::ANY };
+                    let mine = state.node_timers(node);
+                    match state.timers[mine.clone()].binary_search_by(|(_, t, _)| t.cmp(&timer)) {
+                        Ok(at) => state.timers[mine.start + at].2 = due,
+                        Err(at) => state.timers.insert(mine.start + at, (node, timer, due)),
+                    }
+                }
+                Effect::CancelTimer { timer } => state.timers.retain(|(n, t, _)| (*n, *t) != (node, timer)),
+                Effect::Persist(d) => {
+                    if self.may_recover {
+                        state.durable[node as usize] = Some(d);
+                    }
+                }
+                Effect::Notify(Notice::Elected { epoch }) if self.unique => {
+                    let at = state.declared.partition_point(|&(e, _)| e < epoch);
+                    match state.declared.get(at) {
+                        Some(&(e, other)) if e == epoch && other != node => {
+                            state.clash.get_or_insert((epoch, other, node));
+                        }
+                        Some(&(e, _)) if e == epoch => {}
+                        _ => state.declared.insert(at, (epoch, node)),
+                    }
+                }
+                Effect::Notify(_) => {}
+            }
+        }
+    }
+
+    /// Whether a scheduled link fault or partition stops messages on link slot `slot` now.
+    fn blocked(&self, state: &State<A::Process>, slot: usize) -> bool {
+        if state.links_down == 0 && state.partitions_on == 0 {
+            return false;
+        }
+        let (from, to) = (self.link_ends[slot].0, self.link_far[slot].0);
+        let down = self
+            .scenario
+            .link_faults
+            .iter()
+            .enumerate()
+            .any(|(k, f)| state.links_down & (1 << k) != 0 && f.directed.contains(&(from, to)));
+        down || self
+            .scenario
+            .partitions
+            .iter()
+            .enumerate()
+            .any(|(k, p)| state.partitions_on & (1 << k) != 0 && p.cuts(from, to))
+    }
+
+    /// Carries out the scheduled faults due now, and sets how long until the next one.
+    fn run_faults(&self, state: &mut State<A::Process>) {
+        while let Some(&(at, fault)) = self.schedule.get(state.next_fault as usize) {
+            if at > state.now {
+                state.fault_in = at - state.now;
+                return;
+            }
+            state.next_fault += 1;
+            self.restart_settling(state);
+            match fault {
+                Fault::Crash(node) => self.crash(state, node),
+                Fault::Recover(node) => self.recover(state, node),
+                Fault::Link(k, down) => set_bit(&mut state.links_down, k, down),
+                Fault::Partition(k, on) => set_bit(&mut state.partitions_on, k, on),
+            }
+        }
+        state.fault_in = 0;
+    }
+
+    /// A fault happened: a run that ends settled lasts its settling time from now.
+    fn restart_settling(&self, state: &mut State<A::Process>) {
+        if let Some((settle, true)) = self.end {
+            state.ends_in = Some(settle);
+        }
+    }
+
+    fn crash(&self, state: &mut State<A::Process>, node: u32) {
+        if state.procs[node as usize].take().is_none() {
+            return;
+        }
+        state.timers.retain(|(n, ..)| *n != node);
+        self.tell_neighbors(state, node, false);
+    }
+
+    /// As in the simulator: a fresh process, started with what it made durable, whose neighbours see its links
+    /// come back, and which is told to initiate.
+    fn recover(&self, state: &mut State<A::Process>, node: u32) {
+        let i = node as usize;
+        if state.procs[i].is_some() {
+            return;
+        }
+        state.procs[i] = Some(elect_sim::build_process(&self.algorithm, &self.scenario, node));
+        let restored = state.durable.get(i).cloned().flatten();
+        self.handle(state, node, |p, cx| p.on_start(cx, restored));
+        self.tell_neighbors(state, node, true);
+        self.handle(state, node, |p, cx| p.on_command(cx, Command::Initiate));
+    }
+
+    /// The link layer's view of a crash or a recovery, as in the simulator.
+    fn tell_neighbors(&self, state: &mut State<A::Process>, node: u32, up: bool) {
+        let graph = &self.scenario.graph;
+        for port in 0..graph.degree(node) {
+            let end = graph.far_end(node, port);
+            if end.node != node && state.procs[end.node as usize].is_some() {
+                self.handle(state, end.node, |p, cx| p.on_link(cx, Port(end.port), up));
+            }
+        }
+    }
+
+    /// Every action enabled in `state`, in a fixed order.
+    pub(crate) fn actions(&self, state: &State<A::Process>, out: &mut Vec<Action>) {
+        out.clear();
+        if state.ends_in == Some(0) {
+            // The run is over.
+            return;
+        }
+        let timed = self.config.timed;
+        let mut k = 0;
+        while k < state.msgs.len() {
+            let slot = state.msgs[k].0;
+            let end = k + state.msgs[k..].partition_point(|(s, _)| *s == slot);
+            let msgs = &state.msgs[k..end];
+            k = end;
+            let to = self.link_far[slot as usize].0 as usize;
+            let live = state.procs[to].is_some();
+            let link = slot;
+            for (index, (_, m)) in msgs.iter().enumerate() {
+                if index > 0 && self.fifo() {
+                    break;
+                }
+                if (timed && !m.due.now()) || msgs[..index].iter().any(|(_, o)| o == m) {
+                    // Not yet; or an equal message stands for it.
+                    continue;
+                }
+                let index = index as u32;
+                if !live {
+                    // A message for a process that is down is lost when it arrives; it only matters if the process
+                    // may come back, or to let time pass.
+                    if timed || self.may_recover {
+                        out.push(Action::Lose { link, index });
+                    }
+                    continue;
+                }
+                out.push(Action::Deliver { link, index });
+                match self.config.network {
+                    Network::Lossy => out.push(Action::Lose { link, index }),
+                    Network::Duplicating if state.duplicates_left > 0 => {
+                        out.push(Action::DeliverCopy { link, index });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut previous = u32::MAX;
+        let mut nth = 0;
+        // As in the simulator, messages that arrive at an instant come before the timers due then: a timer fires
+        // only once no message must arrive first.
+        let arriving = timed && state.msgs.iter().any(|(_, m)| m.due.last == 0);
+        for &(node, _, due) in &state.timers {
+            nth = if node == previous { nth + 1 } else { 0 };
+            previous = node;
+            if !timed || (due.now() && !arriving) {
+                out.push(Action::Fire { node, timer: nth });
+            }
+        }
+        if timed && !self.due_now(state) && self.next_instant(state).is_some() {
+            out.push(Action::Wait);
+        }
+        for (i, p) in state.procs.iter().enumerate() {
+            let node = i as u32;
+            match p {
+                Some(_) if state.crashes_left > 0 => out.push(Action::Crash { node }),
+                None if state.recoveries_left > 0 => out.push(Action::Recover { node }),
+                _ => {}
+            }
+        }
+    }
+
+    /// Timed runs: whether something must happen before time may pass.
+    fn due_now(&self, state: &State<A::Process>) -> bool {
+        state.msgs.iter().any(|(_, m)| m.due.last == 0) || state.timers.iter().any(|(.., d)| d.last == 0)
+    }
+
+    /// Timed runs: how long until something next may happen.
+    fn next_instant(&self, state: &State<A::Process>) -> Option<u64> {
+        let msgs = state.msgs.iter().filter_map(|(_, m)| m.due.next());
+        let timers = state.timers.iter().filter_map(|(.., d)| d.next());
+        let fault = (state.fault_in > 0).then_some(state.fault_in);
+        msgs.chain(timers).chain(fault).chain(state.ends_in).min()
+    }
+
+    /// Whether `action` is one of the faults a run may or may not suffer (crashes, recoveries), which do not keep
+    /// a state from being final.
+    pub(crate) fn optional(action: Action) -> bool {
+        matches!(action, Action::Crash { .. } | Action::Recover { .. })
+    }
+
+    /// The position whose state `action` changes, if it is a local step (a delivery, loss or timer at one process).
+    pub(crate) fn owner(&self, action: Action) -> Option<u32> {
+        match action {
+            Action::Deliver { link, .. } | Action::Lose { link, .. } => Some(self.link_far[link as usize].0),
+            Action::Fire { node, .. } => Some(node),
+            Action::DeliverCopy { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => None,
+        }
+    }
+
+    /// The sender of link slot `slot`.
+    pub(crate) fn sender(&self, slot: u32) -> u32 {
+        self.link_ends[slot as usize].0
+    }
+
+    /// The state after `action`.
+    pub(crate) fn step(&self, state: &State<A::Process>, action: Action) -> State<A::Process> {
+        let mut next = state.clone();
+        match action {
+            Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
+                let (to, port) = self.link_far[link as usize];
+                let msg = if let Action::DeliverCopy { .. } = action {
+                    next.duplicates_left -= 1;
+                    next.msg(link, index).clone()
+                } else {
+                    let at = next.link(link).start + index as usize;
+                    next.msgs.remove(at).1.msg
+                };
+                self.handle(&mut next, to, |p, cx| p.on_message(cx, Port(port), msg));
+            }
+            Action::Lose { link, index } => {
+                let at = next.link(link).start + index as usize;
+                next.msgs.remove(at);
+            }
+            Action::Fire { node, timer } => {
+                let at = next.node_timers(node).start + timer as usize;
+                let (_, timer, _) = next.timers.remove(at);
+                self.handle(&mut next, node, |p, cx| p.on_timer(cx, timer));
+            }
+            Action::Crash { node } => {
+                next.crashes_left -= 1;
+                self.restart_settling(&mut next);
+                self.crash(&mut next, node);
+            }
+            Action::Recover { node } => {
+                next.recoveries_left -= 1;
+                self.restart_settling(&mut next);
+                self.recover(&mut next, node);
+            }
+            Action::Wait => {
+                let dt = self.next_instant(state).expect("time passes only when something is to come");
+                next.now += dt;
+                for (_, m) in &mut next.msgs {
+                    m.due.pass(dt);
+                }
+                for (.., due) in &mut next.timers {
+                    due.pass(dt);
+                }
+                if let Some(left) = &mut next.ends_in {
+                    *left -= dt;
+                }
+                self.run_faults(&mut next);
+            }
+        }
+        next
+    }
+
+    /// Whether `action` is enabled in `state` (replayed files are checked step by step).
+    pub(crate) fn enabled(&self, state: &State<A::Process>, action: Action) -> bool {
+        let mut all = Vec::new();
+        self.actions(state, &mut all);
+        all.contains(&action)
+    }
+
+    /// `action` as a path shows it.
+    pub(crate) fn describe(&self, state: &State<A::Process>, action: Action) -> Step {
+        let id = |i: u32| self.scenario.ids[i as usize];
+        match action {
+            Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
+                let (from, to) = (self.link_ends[link as usize].0, self.link_far[link as usize].0);
+                let msg = format!("{:?}", state.msg(link, index));
+                let (from, to) = (id(from), id(to));
+                match action {
+                    Action::Lose { .. } => Step::Lose { from, to, msg },
+                    Action::DeliverCopy { .. } => Step::Duplicate { from, to, msg },
+                    _ => Step::Deliver { from, to, msg },
+                }
+            }
+            Action::Fire { node, timer } => Step::Timer {
+                node: id(node),
+                timer: format!("{:?}", state.timers[state.node_timers(node).start + timer as usize].1),
+            },
+            Action::Crash { node } => Step::Crash { node: id(node) },
+            Action::Recover { node } => Step::Recover { node: id(node) },
+            Action::Wait => {
+                let dt = self.next_instant(state).unwrap_or(0);
+                Step::Wait { until: elect_sim::Time(state.now + dt) }
+            }
+        }
+    }
+
+    /// The first promised property `state` breaks: "always" ones, and "at end" ones too if `settled`.
+    pub(crate) fn judge(&self, state: &State<A::Process>, settled: bool) -> Option<Violation> {
+        self.judge_all(state, settled).into_iter().next()
+    }
+
+    /// Every promised property `state` breaks.
+    pub(crate) fn judge_all(&self, state: &State<A::Process>, settled: bool) -> Vec<Violation> {
+        let mut out = Vec::new();
+        if let Some((epoch, first, second)) = state.clash {
+            let id = |i: u32| self.scenario.ids[i as usize];
+            out.push(Violation {
+                property: Property::Uniqueness,
+                node: Some(id(second)),
+                detail: format!(
+                    "nodes {} and {} both declared themselves leader in epoch {epoch}",
+                    id(first),
+                    id(second)
+                ),
+            });
+        }
+        out.extend(Monitor::check_state(&self.checks, self.winner, &self.view(state), settled));
+        out
+    }
+
+    /// Whether nothing is left to happen in `state` but faults a run need not suffer.
+    pub(crate) fn quiescent(&self, state: &State<A::Process>) -> bool {
+        let mut all = Vec::new();
+        self.actions(state, &mut all);
+        all.iter().all(|&a| Self::optional(a))
+    }
+
+    pub(crate) fn view<'a>(&'a self, state: &'a State<A::Process>) -> View<'a, A> {
+        View { state, model: self }
+    }
+}
+
+fn set_bit(bits: &mut u64, k: usize, on: bool) {
+    if on {
+        *bits |= 1 << k;
+    } else {
+        *bits &= !(1 << k);
+    }
+}
+
+/// Whether every live process follows the same leader.
+pub(crate) fn agreed<P: Process>(state: &State<P>) -> bool {
+    let mut leaders = state.procs.iter().flatten().map(|p| p.status().leader);
+    match leaders.next() {
+        Some(Some(first)) => leaders.all(|l| l == Some(first)),
+        _ => false,
+    }
+}
+
+/// Every process's status (down ones as [`Status::DOWN`]).
+pub(crate) fn statuses<P: Process>(state: &State<P>) -> impl Iterator<Item = Status> + '_ {
+    state.procs.iter().map(|p| p.as_ref().map_or(Status::DOWN, Process::status))
+}
+
+/// A state as the property predicates see it.
+pub(crate) struct View<'a, A: Algorithm> {
+    state: &'a State<A::Process>,
+    model: &'a Model<A>,
+}
+
+impl<A: Algorithm> World for View<'_, A> {
+    fn len(&self) -> usize {
+        self.state.procs.len()
+    }
+    fn id(&self, i: usize) -> NodeId {
+        self.model.scenario.ids[i]
+    }
+    fn rank(&self, i: usize) -> Rank {
+        self.model.scenario.ranks[i]
+    }
+    fn status(&self, i: usize) -> Status {
+        self.state.procs[i].as_ref().map_or(Status::DOWN, Process::status)
+    }
+    fn is_initiator(&self, i: usize) -> bool {
+        self.model.scenario.initiators[i]
+    }
+    fn connected(&self, i: usize, j: usize) -> bool {
+        let graph = &self.model.scenario.graph;
+        let way = |a: usize, b: usize| {
+            (0..graph.degree(a as u32)).any(|p| {
+                graph.far_end(a as u32, p).node == b as u32
+                    && !self.model.blocked(self.state, graph.link_index(a as u32, p))
+            })
+        };
+        way(i, j) && way(j, i)
+    }
+}

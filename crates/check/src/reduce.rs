@@ -1,0 +1,75 @@
+//! Partial-order reduction: persistent sets computed from the topology.
+//!
+//! **Independence.** Two steps at different processes commute: a step changes only its own process, takes one
+//! message from one of its incoming links (or fires one of its own timers), and adds messages at the tail of its
+//! outgoing links. Adding at the tail of a link and taking from its head commute when the link is not empty, and
+//! on unordered links, which are multisets, adding one message and taking another always commute.
+//!
+//! **Persistent sets.** From a process `i` with an enabled step, the set `N(i)` closes over the processes that
+//! could send `i` (or a process already in `N(i)`) a message that would be delivered before the steps already
+//! chosen: every live sender on an incoming link, except, on FIFO links, one that is not empty (what comes later
+//! waits behind a message whose delivery is already in the set). Every enabled step of every process in `N(i)` is
+//! the persistent set `T(i)`: no sequence of steps outside `T(i)` can reach a step that depends on one inside it
+//! (Godefroid's condition C1), because such a step needs a message that only a process of `N(i)` could receive
+//! first. The smallest `T(i)` is explored.
+//!
+//! **Provisos.** C0: `T(i)` is never empty. C2 (visibility): the properties read only the processes' statuses,
+//! so when a step of `T(i)` changes a status the state is expanded in full. C3 (no step ignored for ever around
+//! a cycle): the search watches for edges that may close a cycle and, when one exists, runs again without the
+//! reduction ([`crate::search`]). States with a fault budget left, duplicating networks with copies left and
+//! timed runs (time passing depends on every process) are expanded in full.
+//!
+//! A unidirectional ring with FIFO links is the best case: a process with a message waiting depends on nobody,
+//! so one delivery at a time is explored. On unordered rings every sender can overtake, `N(i)` goes round the
+//! ring, and nothing is saved.
+
+use elect_algos::Algorithm;
+
+use crate::Network;
+use crate::model::{Action, Model, State};
+
+/// The indices into `actions` (all enabled in `state`) of a smaller persistent set, or `None` to expand in full.
+pub(crate) fn persistent<A: Algorithm>(
+    model: &Model<A>,
+    state: &State<A::Process>,
+    actions: &[Action],
+) -> Option<Vec<usize>> {
+    if model.config.timed || actions.len() < 2 || actions.iter().any(|&a| model.owner(a).is_none()) {
+        return None;
+    }
+    let n = state.procs.len();
+    let fifo = model.config.network == Network::Fifo;
+    let mut busy = vec![false; n];
+    for &a in actions {
+        busy[model.owner(a).expect("local steps only") as usize] = true;
+    }
+    let mut best: Option<Vec<bool>> = None;
+    let mut best_size = actions.len();
+    let mut members = vec![false; n];
+    let mut stack = Vec::new();
+    for i in (0..n).filter(|&i| busy[i]) {
+        members.fill(false);
+        members[i] = true;
+        stack.push(i);
+        while let Some(x) = stack.pop() {
+            for &slot in &model.in_links[x] {
+                let y = model.sender(slot) as usize;
+                if members[y] || state.procs[y].is_none() || (fifo && !state.link_empty(slot)) {
+                    continue;
+                }
+                members[y] = true;
+                stack.push(y);
+            }
+        }
+        let size = actions.iter().filter(|&&a| members[model.owner(a).expect("local") as usize]).count();
+        if size < best_size {
+            best_size = size;
+            best = Some(members.clone());
+            if size == 1 {
+                break;
+            }
+        }
+    }
+    let members = best?;
+    Some((0..actions.len()).filter(|&k| members[model.owner(actions[k]).expect("local") as usize]).collect())
+}

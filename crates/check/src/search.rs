@@ -1,0 +1,575 @@
+//! The search: breadth- or depth-first over fingerprinted states, batches of the frontier expanded in parallel and
+//! merged in order, and, when the state graph may have cycles, a second pass that keeps its edges so that
+//! "eventually" can be judged on the cycles (a run may loop for ever without settling).
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::time::Instant as Clock;
+
+use elect_algos::Algorithm;
+use elect_core::{Process, Status, Violation, When};
+use rayon::prelude::*;
+
+use crate::model::{self, Action, Model, State, fingerprint};
+use crate::{Counterexample, Order, Outcome, Verdict, reduce};
+
+/// States expanded in parallel at a time.
+const BATCH: usize = 256;
+
+/// Fingerprints seen, and the number of the state each stands for. Fingerprints are already uniform: the map
+/// uses them as they are.
+type Seen = HashMap<u64, u32, BuildHasherDefault<AsIs>>;
+
+#[derive(Default)]
+struct AsIs(u64);
+
+impl Hasher for AsIs {
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only fingerprints are keys")
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// What one pass over the state graph found.
+struct Pass {
+    states: u64,
+    transitions: u64,
+    terminal: u64,
+    depth: u32,
+    /// No bound cut the pass short.
+    complete: bool,
+    /// Why not, if a bound did.
+    stopped: Option<&'static str>,
+    /// Some state has every live process agreeing on a leader, with the "at end" properties holding.
+    elected: bool,
+    /// An edge reached a state no deeper than its source: the graph may have a cycle.
+    maybe_cyclic: bool,
+    /// The first violation found of each property, and the state that shows it.
+    violations: Vec<(u32, Violation)>,
+    /// The search stopped at the first violation.
+    stopped_early: bool,
+    found: Vec<Found>,
+    /// With edges kept: every edge, each state's fingerprint and whether it is settled (its "at end" properties
+    /// hold).
+    graph: Option<Graph>,
+}
+
+/// How a state was first reached.
+#[derive(Clone, Copy)]
+struct Found {
+    parent: u32,
+    depth: u32,
+    action: Option<Action>,
+}
+
+#[derive(Default)]
+struct Graph {
+    edges: Vec<(u32, u32)>,
+    settled: Vec<bool>,
+    fps: Vec<u64>,
+}
+
+/// One state's verdict and successors.
+struct Expanded<P: Process> {
+    quiescent: bool,
+    elected: bool,
+    settled: bool,
+    violations: Vec<Violation>,
+    /// Actions were left unexplored at the depth bound.
+    cut: bool,
+    transitions: u64,
+    /// Successors: the state itself only if it was not seen before this batch.
+    next: Vec<(Action, u64, Option<State<P>>)>,
+}
+
+pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
+    let started = Clock::now();
+    let config = &model.config;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads.unwrap_or(0))
+        .build()
+        .expect("the checker's threads start");
+    let dfs = config.order == Order::Dfs;
+    let mut reduced = config.reduce;
+    // Depth-first passes cannot tell a back edge by depth: they keep the edges from the start.
+    let mut pass = pool.install(|| search(model, reduced, dfs, dfs, started));
+    let mut reduction_note = None;
+    let mut components = None;
+    if pass.complete && !pass.stopped_early {
+        let cyclic = match &pass.graph {
+            Some(g) => {
+                let c = Components::new(pass.found.len(), &g.edges);
+                let cyclic = c.any_cycle();
+                components = Some(c);
+                cyclic
+            }
+            None => pass.maybe_cyclic,
+        };
+        if cyclic && (reduced || pass.graph.is_none()) {
+            // "Eventually" is judged on the cycles, and the reduction's cycle proviso asks for the full graph.
+            if reduced {
+                reduction_note = Some("the state graph may have cycles: explored again without reduction");
+            }
+            reduced = false;
+            pass = pool.install(|| search(model, false, dfs, true, started));
+            components = pass.graph.as_ref().map(|g| Components::new(pass.found.len(), &g.edges));
+        }
+    }
+    let mut found: Vec<Counterexample> = std::mem::take(&mut pass.violations)
+        .into_iter()
+        .map(|(at, v)| counterexample(model, &pass.found, at, v, None))
+        .collect();
+    if pass.complete && !pass.stopped_early {
+        if let (Some(graph), Some(c)) = (&pass.graph, &components) {
+            if let Some(cycle) = unsettled_cycle(model, &pass.found, graph, c) {
+                if !found.iter().any(|f| f.property == cycle.property) {
+                    found.push(cycle);
+                }
+            }
+        }
+    }
+    verdicts(model, pass, found, reduced, reduction_note, started)
+}
+
+fn search<A: Algorithm>(model: &Model<A>, reduce: bool, dfs: bool, keep_edges: bool, started: Clock) -> Pass {
+    let config = &model.config;
+    let initial = model.initial();
+    let mut seen: Seen = Seen::default();
+    seen.insert(fingerprint(&initial), 0);
+    let mut pass = Pass {
+        states: 1,
+        transitions: 0,
+        terminal: 0,
+        depth: 0,
+        complete: true,
+        stopped: None,
+        elected: false,
+        maybe_cyclic: false,
+        violations: Vec::new(),
+        stopped_early: false,
+        // Every state found, by number: how it was reached. States themselves live only in the frontier; a path
+        // is rebuilt by replaying its actions from the initial state.
+        found: vec![Found { parent: 0, depth: 0, action: None }],
+        graph: keep_edges.then(|| Graph { settled: vec![false], ..Graph::default() }),
+    };
+    let mut frontier: VecDeque<(u32, State<A::Process>)> = VecDeque::from([(0, initial)]);
+    while !frontier.is_empty() {
+        if config.max_time.is_some_and(|limit| started.elapsed() >= limit) {
+            pass.complete = false;
+            pass.stopped = Some("--max-time");
+            break;
+        }
+        // A batch of the frontier is expanded in parallel, then merged in order, so that numbering, verdicts and
+        // paths do not depend on the number of threads.
+        let take = frontier.len().min(BATCH);
+        let batch: Vec<(u32, State<A::Process>)> = if dfs {
+            frontier.drain(frontier.len() - take..).rev().collect()
+        } else {
+            frontier.drain(..take).collect()
+        };
+        let expanded: Vec<Expanded<A::Process>> = batch
+            .par_iter()
+            .map(|(at, state)| expand(model, state, pass.found[*at as usize].depth, &seen, reduce, keep_edges))
+            .collect();
+        let mut pushed = Vec::new();
+        for ((at, _), e) in batch.iter().zip(expanded) {
+            let depth = pass.found[*at as usize].depth;
+            pass.depth = pass.depth.max(depth);
+            pass.elected |= e.elected;
+            pass.terminal += u64::from(e.quiescent);
+            if let Some(g) = &mut pass.graph {
+                g.settled[*at as usize] = e.settled;
+            }
+            if !e.violations.is_empty() {
+                for v in e.violations {
+                    if !pass.violations.iter().any(|(_, w)| w.property == v.property) {
+                        pass.violations.push((*at, v));
+                    }
+                }
+                if !config.keep_going {
+                    pass.stopped_early = true;
+                    return pass;
+                }
+                // A state that breaks a property is not explored further.
+                continue;
+            }
+            if e.cut {
+                pass.complete = false;
+                pass.stopped = Some("--max-depth");
+            }
+            pass.transitions += e.transitions;
+            for (action, fp, next) in e.next {
+                let target = match seen.get(&fp) {
+                    Some(&j) => {
+                        pass.maybe_cyclic |= pass.found[j as usize].depth <= depth;
+                        j
+                    }
+                    None => {
+                        let Some(next) = next else { unreachable!("a state not seen before the batch is kept") };
+                        if pass.found.len() >= config.max_states {
+                            pass.complete = false;
+                            pass.stopped = Some("--max-states");
+                            continue;
+                        }
+                        let j = pass.found.len() as u32;
+                        seen.insert(fp, j);
+                        pass.found.push(Found { parent: *at, depth: depth + 1, action: Some(action) });
+                        if let Some(g) = &mut pass.graph {
+                            g.settled.push(false);
+                        }
+                        pass.states += 1;
+                        pushed.push((j, next));
+                        j
+                    }
+                };
+                if let Some(g) = &mut pass.graph {
+                    g.edges.push((*at, target));
+                }
+            }
+            if dfs {
+                // The first action's successor is taken first.
+                frontier.extend(pushed.drain(..).rev());
+            } else {
+                frontier.extend(pushed.drain(..));
+            }
+        }
+    }
+    if let Some(g) = &mut pass.graph {
+        g.fps = vec![0; pass.found.len()];
+        for (&fp, &j) in &seen {
+            g.fps[j as usize] = fp;
+        }
+    }
+    pass
+}
+
+/// Everything the search needs from one state: its verdict, and its successors with their fingerprints.
+fn expand<A: Algorithm>(
+    model: &Model<A>,
+    state: &State<A::Process>,
+    depth: u32,
+    seen: &Seen,
+    reduce: bool,
+    judge_settled: bool,
+) -> Expanded<A::Process> {
+    let mut actions = Vec::new();
+    model.actions(state, &mut actions);
+    // A run may end here: nothing is left to happen but faults it need not suffer.
+    let quiescent = actions.iter().all(|&a| Model::<A>::optional(a));
+    let violations = model.judge_all(state, quiescent);
+    let agreed = model::agreed(state);
+    let settled = violations.is_empty() && (agreed || judge_settled) && model.judge(state, true).is_none();
+    let mut e = Expanded {
+        quiescent,
+        elected: agreed && settled,
+        settled,
+        violations,
+        cut: false,
+        transitions: 0,
+        next: Vec::new(),
+    };
+    if !e.violations.is_empty() {
+        return e;
+    }
+    if depth >= model.config.max_depth {
+        e.cut = !actions.is_empty();
+        return e;
+    }
+    let successor = |action: Action| {
+        let next = model.step(state, action);
+        let fp = fingerprint(&next);
+        // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest.
+        let keep = !seen.contains_key(&fp);
+        (action, fp, keep.then_some(next))
+    };
+    if reduce {
+        if let Some(subset) = reduce::persistent(model, state, &actions) {
+            let before: Vec<Status> = model::statuses(state).collect();
+            let mut visible = false;
+            for &k in &subset {
+                let next = model.step(state, actions[k]);
+                visible |= model::statuses(&next).ne(before.iter().copied());
+                let fp = fingerprint(&next);
+                let keep = !seen.contains_key(&fp);
+                e.next.push((actions[k], fp, keep.then_some(next)));
+                if visible {
+                    break;
+                }
+            }
+            if !visible {
+                e.transitions = e.next.len() as u64;
+                return e;
+            }
+            e.next.clear();
+        }
+    }
+    e.next = actions.iter().map(|&a| successor(a)).collect();
+    e.transitions = e.next.len() as u64;
+    e
+}
+
+/// The path to state `at`, as actions from the initial state.
+fn actions_to(found: &[Found], at: u32) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let mut i = at;
+    while let Some(action) = found[i as usize].action {
+        actions.push(action);
+        i = found[i as usize].parent;
+    }
+    actions.reverse();
+    actions
+}
+
+fn counterexample<A: Algorithm>(
+    model: &Model<A>,
+    found: &[Found],
+    at: u32,
+    v: Violation,
+    cycle: Option<Vec<Action>>,
+) -> Counterexample {
+    let mut actions = actions_to(found, at);
+    let loop_start = cycle.as_ref().map(|_| actions.len());
+    actions.extend(cycle.into_iter().flatten());
+    let mut state = model.initial();
+    let mut path = Vec::with_capacity(actions.len());
+    for &action in &actions {
+        path.push(model.describe(&state, action));
+        state = model.step(&state, action);
+    }
+    Counterexample { property: v.property.name(), detail: v.detail, path, loop_start, actions }
+}
+
+/// A cycle through a state where an "at end" property fails: a run that can go on for ever without settling.
+/// Returns the shortest path to the shallowest such state and a cycle back to it.
+fn unsettled_cycle<A: Algorithm>(
+    model: &Model<A>,
+    found: &[Found],
+    graph: &Graph,
+    c: &Components,
+) -> Option<Counterexample> {
+    let n = found.len();
+    let (offsets, targets, component) = (&c.offsets, &c.targets, &c.component);
+    let on_cycle = |s: usize| c.on_cycle(s);
+    let bad = (0..n).filter(|&s| !graph.settled[s] && on_cycle(s)).min_by_key(|&s| (found[s].depth, s))?;
+    // Breadth-first inside the component, from `bad` back to itself.
+    let c = component[bad];
+    let mut back = vec![u32::MAX; n];
+    let mut queue = VecDeque::from([bad as u32]);
+    let mut closing = None;
+    'search: while let Some(x) = queue.pop_front() {
+        for &y in &targets[offsets[x as usize] as usize..offsets[x as usize + 1] as usize] {
+            if component[y as usize] != c {
+                continue;
+            }
+            if y as usize == bad {
+                closing = Some(x);
+                break 'search;
+            }
+            if back[y as usize] == u32::MAX {
+                back[y as usize] = x;
+                queue.push_back(y);
+            }
+        }
+    }
+    let mut chain = Vec::new();
+    let mut x = closing.expect("a state on a cycle reaches itself");
+    while x as usize != bad {
+        chain.push(x);
+        x = back[x as usize];
+    }
+    chain.reverse();
+    let states: Vec<u32> = std::iter::once(bad as u32).chain(chain).chain([bad as u32]).collect();
+    // The actions along the cycle: found again by stepping and comparing fingerprints.
+    let mut state = actions_to(found, bad as u32).into_iter().fold(model.initial(), |s, a| model.step(&s, a));
+    let prefix_state = state.clone();
+    let mut cycle = Vec::new();
+    let mut all = Vec::new();
+    for w in states.windows(2) {
+        model.actions(&state, &mut all);
+        let (action, next) = all
+            .iter()
+            .map(|&a| (a, model.step(&state, a)))
+            .find(|(_, next)| fingerprint(next) == graph.fps[w[1] as usize])
+            .expect("an edge of the graph is a step");
+        cycle.push(action);
+        state = next;
+    }
+    let violation =
+        model.judge(&prefix_state, true).expect("a state that is not settled breaks an \"at end\" property");
+    let mut v = violation;
+    v.detail = format!("{} (and the run can go round a cycle of {} steps for ever)", v.detail, cycle.len());
+    Some(counterexample(model, found, bad as u32, v, Some(cycle)))
+}
+
+/// The state graph's strongly connected components.
+struct Components {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    component: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl Components {
+    fn new(n: usize, edges: &[(u32, u32)]) -> Self {
+        let (offsets, targets) = csr(n, edges);
+        let component = tarjan(n, &offsets, &targets);
+        let mut size = vec![0u32; n];
+        for &c in &component {
+            size[c as usize] += 1;
+        }
+        Self { offsets, targets, component, size }
+    }
+
+    /// Whether state `s` lies on a cycle: its component has two states, or it has an edge to itself.
+    fn on_cycle(&self, s: usize) -> bool {
+        self.size[self.component[s] as usize] > 1
+            || self.targets[self.offsets[s] as usize..self.offsets[s + 1] as usize].contains(&(s as u32))
+    }
+
+    fn any_cycle(&self) -> bool {
+        (0..self.component.len()).any(|s| self.on_cycle(s))
+    }
+}
+
+/// Compressed adjacency.
+fn csr(n: usize, edges: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    let mut offsets = vec![0u32; n + 1];
+    for &(a, _) in edges {
+        offsets[a as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut targets = vec![0u32; edges.len()];
+    for &(a, b) in edges {
+        targets[fill[a as usize] as usize] = b;
+        fill[a as usize] += 1;
+    }
+    (offsets, targets)
+}
+
+/// Strongly connected components (Tarjan's algorithm, without recursion): the component of each state.
+fn tarjan(n: usize, offsets: &[u32], targets: &[u32]) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut component = vec![NONE; n];
+    let (mut next_index, mut next_component) = (0u32, 0u32);
+    let mut stack: Vec<u32> = Vec::new();
+    // (state, next edge to look at)
+    let mut calls: Vec<(u32, u32)> = Vec::new();
+    for root in 0..n as u32 {
+        if index[root as usize] != NONE {
+            continue;
+        }
+        calls.push((root, offsets[root as usize]));
+        index[root as usize] = next_index;
+        low[root as usize] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
+            if *edge < offsets[v as usize + 1] {
+                let w = targets[*edge as usize];
+                *edge += 1;
+                if index[w as usize] == NONE {
+                    index[w as usize] = next_index;
+                    low[w as usize] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w as usize] = true;
+                    calls.push((w, offsets[w as usize]));
+                } else if on_stack[w as usize] {
+                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                loop {
+                    let w = stack.pop().expect("the component's states are on the stack");
+                    on_stack[w as usize] = false;
+                    component[w as usize] = next_component;
+                    if w == v {
+                        break;
+                    }
+                }
+                next_component += 1;
+            }
+        }
+    }
+    component
+}
+
+fn verdicts<A: Algorithm>(
+    model: &Model<A>,
+    pass: Pass,
+    mut found: Vec<Counterexample>,
+    reduced: bool,
+    reduction_note: Option<&'static str>,
+    started: Clock,
+) -> Outcome {
+    let judged = |name: &'static str| {
+        if found.iter().any(|c| c.property == name) {
+            "violated"
+        } else if pass.complete && !pass.stopped_early {
+            "held"
+        } else {
+            "unknown"
+        }
+    };
+    let mut verdicts: Vec<Verdict> = model
+        .checks
+        .iter()
+        .map(|c| Verdict {
+            property: c.property.name(),
+            modality: if c.when == When::Always { "always" } else { "eventually" },
+            result: judged(c.property.name()),
+        })
+        .collect();
+    verdicts.push(Verdict {
+        property: "leader",
+        modality: "sometimes",
+        result: if pass.elected {
+            "held"
+        } else if pass.complete && !pass.stopped_early {
+            "violated"
+        } else {
+            "unknown"
+        },
+    });
+    let config = &model.config;
+    Outcome {
+        algorithm: A::INFO.name,
+        nodes: model.scenario.len(),
+        network: config.network,
+        timed: config.timed,
+        crashes: config.crashes,
+        recoveries: config.recoveries,
+        order: config.order,
+        reduction: if reduced { "partial-order" } else { "none" },
+        reduction_note,
+        states: pass.states,
+        transitions: pass.transitions,
+        terminal: pass.terminal,
+        depth: pass.depth,
+        complete: pass.complete,
+        stopped: pass.stopped,
+        seconds: started.elapsed().as_secs_f64(),
+        properties: model.checks.iter().map(|c| c.property.name()).collect(),
+        verdicts,
+        leader_reachable: pass.elected,
+        counterexample: (!found.is_empty()).then(|| found.remove(0)),
+        more: found,
+    }
+}
