@@ -392,6 +392,10 @@ impl Process for Node {
         let leader = self.leader.map(Rank::id);
         if self.in_election { Status { leader, ..Status::election(0) } } else { Status::normal(leader, 0) }
     }
+
+    fn parent(&self) -> Option<Port> {
+        self.parent
+    }
 }
 
 static INFO: Info = Info {

@@ -382,6 +382,10 @@ impl Process for Node {
             (None, Some(_)) => Status::election(0),
         }
     }
+
+    fn parent(&self) -> Option<Port> {
+        self.parent
+    }
 }
 
 static INFO: Info = Info {

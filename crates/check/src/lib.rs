@@ -349,11 +349,28 @@ impl Driver for Run {
     }
 }
 
+/// A message a step sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Sent {
+    /// The sender.
+    pub from: NodeId,
+    /// The receiver.
+    pub to: NodeId,
+    /// Its kind.
+    pub kind: &'static str,
+    /// The message, as its `Debug` form shows it.
+    pub msg: String,
+}
+
 /// One step of a replayed path, and what it changed.
 #[derive(Clone, Debug, Serialize)]
 pub struct Replayed {
     /// The step.
     pub step: Step,
+    /// The instant it happened at (timed runs; 0 otherwise).
+    pub at: Time,
+    /// The messages it sent.
+    pub sent: Vec<Sent>,
     /// The processes whose status it changed, with their new status.
     pub changed: Vec<(NodeId, Status)>,
     /// The promised properties the state after it breaks ("at end" ones only where nothing is left to happen).
@@ -409,6 +426,8 @@ impl Driver for Replaying<'_> {
             }
             let step = model.describe(&state, action);
             let next = model.step(&state, action);
+            let sent = model.sent(&state, action, &next);
+            let at = Time(next.now);
             let changed = ids
                 .iter()
                 .zip(model::statuses(&state).zip(model::statuses(&next)))
@@ -418,7 +437,7 @@ impl Driver for Replaying<'_> {
             state = next;
             let final_ = model.quiescent(&state);
             let violations = model.judge_all(&state, final_);
-            steps.push(Replayed { step, changed, violations });
+            steps.push(Replayed { step, at, sent, changed, violations });
         }
         let settled = model.quiescent(&state);
         let last = model.judge_all(&state, true);

@@ -665,6 +665,39 @@ impl<A: Algorithm> Model<A> {
         next
     }
 
+    /// The messages `action` put in flight, going from `before` to `after`: what is in flight after it, less
+    /// what was before it (but the one it took), link by link.
+    pub(crate) fn sent(
+        &self,
+        before: &State<A::Process>,
+        action: Action,
+        after: &State<A::Process>,
+    ) -> Vec<crate::Sent> {
+        let mut left: Vec<(u32, &InFlight<_>)> = before.msgs.iter().map(|(s, m)| (*s, m)).collect();
+        if let Action::Deliver { link, index } | Action::Lose { link, index } = action {
+            left.remove(before.link(link).start + index as usize);
+        }
+        let mut out = Vec::new();
+        for (slot, m) in &after.msgs {
+            // Times move on with a wait; messages are matched by value.
+            match left.iter().position(|(s, o)| s == slot && o.msg == m.msg) {
+                Some(k) => {
+                    left.remove(k);
+                }
+                None => {
+                    let id = |i: u32| self.scenario.ids[i as usize];
+                    out.push(crate::Sent {
+                        from: id(self.link_ends[*slot as usize].0),
+                        to: id(self.link_far[*slot as usize].0),
+                        kind: elect_core::Message::kind(&m.msg),
+                        msg: format!("{:?}", m.msg),
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// Whether `action` is enabled in `state` (replayed files are checked step by step).
     pub(crate) fn enabled(&self, state: &State<A::Process>, action: Action) -> bool {
         let mut all = Vec::new();

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser};
-use elect_check::{Action, CheckConfig, CheckError, Network, Order, Outcome as Checked, Replay};
+use elect_check::{Action, CheckConfig, CheckError, Network, Order, Outcome as Checked, Replay, Step};
 use elect_core::Prefer;
 use elect_sim::{
     Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, ScenarioFile, SimConfig, TopologyKind, parse_time,
@@ -118,6 +118,10 @@ pub(crate) struct CheckArgs {
     /// Save a counterexample, if one is found, to FILE (JSON); `elect sim --replay FILE` re-runs it.
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
+    /// Write a counterexample, if one is found, as a self-contained HTML viewer to FILE: the topology and the
+    /// space-time diagram side by side, one time unit per step.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 impl CheckArgs {
@@ -222,6 +226,10 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
         let text = serde_json::to_string_pretty(&file)?;
         std::fs::write(path, text + "\n")
             .map_err(|e| BadInput(format!("cannot write the counterexample file {}: {e}", path.display())))?;
+    }
+    if let (Some(path), Some(c)) = (&args.html, &outcome.counterexample) {
+        let r = elect_check::replay(&config, &c.actions).map_err(|CheckError::Config(e)| BadInput(e))?;
+        viewer(path, &config, &r, c.loop_start)?;
     }
     let mut out = io::stdout().lock();
     if args.json {
@@ -355,8 +363,79 @@ struct Recheck {
     args: CheckArgs,
 }
 
+/// Writes the HTML viewer of a replayed path: its steps as trace records, one time unit per step.
+fn viewer(path: &Path, config: &CheckConfig, r: &Replay, loop_start: Option<usize>) -> anyhow::Result<()> {
+    use serde_json::{Value, json};
+    let scenario = elect_sim::Scenario::build(&config.sim).map_err(|e| BadInput(e.0))?;
+    let ids: Vec<u32> = scenario.ids.iter().map(|i| i.0).collect();
+    let mut records: Vec<Value> = vec![json!({
+        "ev": "run",
+        "algorithm": r.algorithm,
+        "topology": format!("{} (checker path{})", scenario.graph.kind(), if loop_start.is_some() { ", a cycle" } else { "" }),
+        "nodes": ids.len(),
+        "seed": config.sim.seed,
+        "ids": ids,
+    })];
+    let status = |t: usize, id: elect_core::NodeId, s: &elect_core::Status| json!({"ev": "status", "t": t, "node": id.0, "state": s.state, "leader": s.leader.map(|l| l.0), "epoch": s.epoch});
+    records.extend(r.initial.iter().map(|(id, s)| status(0, *id, s)));
+    // Messages in flight: (from, to, msg) → (record index of the send, id), oldest first.
+    let mut pending: Vec<((u32, u32, String), usize, u64)> = Vec::new();
+    let mut next_id = 0;
+    let last = r.steps.len() + 1;
+    for (k, s) in r.steps.iter().enumerate() {
+        let t = k + 1;
+        let mut take = |from: elect_core::NodeId, to: elect_core::NodeId, msg: &str, keep: bool| {
+            let key = (from.0, to.0, msg.to_owned());
+            let at = pending.iter().position(|(k, ..)| *k == key)?;
+            let (_, send, id) = if keep { pending[at].clone() } else { pending.remove(at) };
+            Some((send, id))
+        };
+        match &s.step {
+            Step::Deliver { from, to, msg } | Step::Duplicate { from, to, msg } => {
+                if let Some((send, id)) = take(*from, *to, msg, matches!(s.step, Step::Duplicate { .. })) {
+                    records[send]["at"] = json!(t);
+                    let kind = records[send]["kind"].clone();
+                    records
+                        .push(json!({"ev": "deliver", "t": t, "node": to.0, "from": from.0, "id": id, "kind": kind}));
+                }
+            }
+            Step::Lose { from, to, msg } => {
+                if let Some((send, id)) = take(*from, *to, msg, false) {
+                    records[send]["at"] = json!(t);
+                    records
+                        .push(json!({"ev": "drop", "t": t, "node": to.0, "from": from.0, "id": id, "reason": "loss"}));
+                }
+            }
+            Step::Timer { node, timer } => records.push(json!({"ev": "timer", "t": t, "node": node.0, "timer": timer})),
+            Step::Crash { node } => records.push(json!({"ev": "crash", "t": t, "node": node.0})),
+            Step::Recover { node } => records.push(json!({"ev": "recover", "t": t, "node": node.0})),
+            Step::Wait { until } => {
+                records.push(json!({"ev": "note", "t": t, "note": format!("time passes to {until}")}))
+            }
+        }
+        for m in &s.sent {
+            records.push(json!({"ev": "send", "t": t, "node": m.from.0, "to": m.to.0, "id": next_id, "at": last, "kind": m.kind, "msg": m.msg}));
+            pending.push(((m.from.0, m.to.0, m.msg.clone()), records.len() - 1, next_id));
+            next_id += 1;
+        }
+        records.extend(s.changed.iter().map(|(id, st)| status(t, *id, st)));
+        for v in &s.violations {
+            records.push(json!({"ev": "violation", "t": t, "property": v.property, "node": v.node.map(|n| n.0), "detail": v.detail}));
+        }
+    }
+    records
+        .push(json!({"ev": "end", "t": last, "events": r.steps.len(), "messages": next_id, "terminated": r.settled}));
+    let text: String = records.iter().map(|v| v.to_string() + "\n").collect();
+    let run =
+        elect_viz::Run::parse(&text, elect_viz::Limits::default()).map_err(|e| BadInput(format!("--html: {e}")))?;
+    let html = elect_viz::html_viewer(&run, &elect_viz::Layout::of(&scenario.graph))
+        .map_err(|e| BadInput(format!("--html: {e}")))?;
+    std::fs::write(path, html).map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
+    Ok(())
+}
+
 /// `elect sim --replay FILE`: re-runs a saved counterexample step by step, judging every state.
-pub(crate) fn replay(path: &Path, json: bool) -> anyhow::Result<Outcome> {
+pub(crate) fn replay(path: &Path, json: bool, html: Option<&Path>) -> anyhow::Result<Outcome> {
     let bad = |what: String| BadInput(format!("{}: {what}", path.display()));
     let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
     let file: CounterexampleFile =
@@ -367,6 +446,9 @@ pub(crate) fn replay(path: &Path, json: bool) -> anyhow::Result<Outcome> {
     let recheck = Recheck::try_parse_from(&file.check).map_err(|e| bad(format!("its check arguments: {e}")))?;
     let config = recheck.args.config()?;
     let r = elect_check::replay(&config, &file.actions).map_err(|CheckError::Config(e)| bad(e))?;
+    if let Some(out) = html {
+        viewer(out, &config, &r, file.loop_start)?;
+    }
     let mut out = io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, &r)?;

@@ -43,7 +43,7 @@ enum Cmd {
     /// Plot a sweep's CSV: messages per process against n, with each algorithm's bound (.svg or .png).
     Plot(sweep::PlotArgs),
     /// Explore every interleaving of a small scenario and prove or refute the algorithm's properties.
-    Check(check::CheckArgs),
+    Check(Box<check::CheckArgs>),
     /// Measure the simulator: message deliveries per second on one core, and peak memory.
     Bench(bench::BenchArgs),
 }

@@ -1,5 +1,7 @@
 //! `elect sim`: one run, reported as text or as the JSON object of DESIGN.md.
 
+mod pictures;
+
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -18,11 +20,11 @@ use crate::{BadInput, Outcome, progress};
 #[derive(Args)]
 pub(crate) struct SimArgs {
     /// Run the scenario in this TOML file (see scenarios/) and check the ending it documents; only --seed,
-    /// --json and --trace may be given with it.
+    /// --json, --trace and the pictures (--svg, --topology-svg, --html, --shiviz) may be given with it.
     #[arg(long, value_name = "FILE", conflicts_with_all = SCENARIO_CONFLICTS)]
     scenario: Option<PathBuf>,
     /// Re-run a counterexample saved by `elect check --save FILE`, step by step, showing each status change and
-    /// judging every state as the checker did; only --json may be given with it.
+    /// judging every state as the checker did; only --json and --html may be given with it.
     #[arg(long, value_name = "FILE", conflicts_with_all = SCENARIO_CONFLICTS, conflicts_with = "scenario")]
     replay: Option<PathBuf>,
     /// The algorithm (see `elect list`).
@@ -119,6 +121,22 @@ pub(crate) struct SimArgs {
     /// Write the JSON-lines trace of every event to FILE (- for standard output).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Draw the space-time diagram to FILE (SVG): a line per process, messages as arrows coloured by kind,
+    /// crashes, recoveries and leaders marked; runs of more than 64 processes or 5000 messages get a summary.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// Draw the topology to FILE (SVG): the nodes with their ids and final state, the leader highlighted, and
+    /// each node's parent in its algorithm's tree (flooding and ad hoc algorithms).
+    #[arg(long, value_name = "FILE")]
+    topology_svg: Option<PathBuf>,
+    /// Write a self-contained HTML viewer of the run to FILE: the topology and the space-time diagram side by
+    /// side, stepping through the events (no network access; open it in any browser).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Export the run to FILE in ShiViz's log format (every event with its vector clock; ShiViz's default
+    /// parsing expression on the first line).
+    #[arg(long, value_name = "FILE")]
+    shiviz: Option<PathBuf>,
 }
 
 /// The flags that describe a run, which a scenario file describes instead.
@@ -226,7 +244,7 @@ impl SimArgs {
 
 pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = &args.replay {
-        return crate::check::replay(path, args.json);
+        return crate::check::replay(path, args.json, args.html.as_deref());
     }
     let (cfg, file) = args.config()?;
     let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
@@ -242,6 +260,13 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
             Some(Box::new(BufWriter::new(file)))
         }
     };
+    let pictures = pictures::Pictures::new(
+        args.svg.as_deref(),
+        args.topology_svg.as_deref(),
+        args.html.as_deref(),
+        args.shiviz.as_deref(),
+    );
+    let trace = pictures.tee(trace);
     let spinner = progress::spinner();
     let observers = elect_sim::Observers { trace, progress: Some(progress::reporter(&spinner)) };
     let result = elect_sim::simulate_with(&cfg, observers);
@@ -251,6 +276,7 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
         Err(e) => return Err(e.into()),
     };
+    pictures.write(&cfg)?;
     let mut out = io::stdout().lock();
     if args.json {
         serde_json::to_writer(&mut out, &report)?;

@@ -305,9 +305,23 @@ fn a_saved_counterexample_replays_in_the_simulator() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("split.json");
     let file = file.to_str().unwrap();
-    let o = elect(&["check", "-a", "bully", "-n", "4", "--timed", "--delay-bound", "0.4", "--save", file]);
+    let html = dir.path().join("split.html");
+    let html = html.to_str().unwrap();
+    let o =
+        elect(&["check", "-a", "bully", "-n", "4", "--timed", "--delay-bound", "0.4", "--save", file, "--html", html]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stdout(&o).contains("elect sim --replay"), "{}", stdout(&o));
+    // The counterexample as a viewer: the same self-contained page `elect sim --html` writes.
+    let page = std::fs::read_to_string(html).unwrap();
+    assert!(
+        page.contains("<html") && page.contains("checker path") && page.contains("\"deliver\""),
+        "{}",
+        &page[..200]
+    );
+    let replayed = dir.path().join("replayed.html");
+    let o = elect(&["sim", "--replay", file, "--html", replayed.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&replayed).unwrap(), page, "the replay draws the same page");
     let o = elect(&["sim", "--replay", file]);
     assert_eq!(o.status.code(), Some(1), "the violation reproduces: {}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);

@@ -283,6 +283,13 @@ pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
 
     /// The algorithm-agnostic view of this process.
     fn status(&self) -> Status;
+
+    /// The link to this process's parent in the spanning tree its algorithm builds (flooding and diffusing
+    /// computations), or `None` at a root, before it is reached, and for algorithms that build no tree. Drivers
+    /// only read it for traces and pictures.
+    fn parent(&self) -> Option<Port> {
+        None
+    }
 }
 
 /// The context of one handler call: the current time and the effect buffer.

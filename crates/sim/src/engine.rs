@@ -683,6 +683,7 @@ impl<A: Algorithm> Sim<A> {
     /// changed.
     fn handle(&mut self, node: u32, f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>)) {
         let before = self.procs[node as usize].status();
+        let parent = self.trace.as_ref().map(|_| self.procs[node as usize].parent());
         let mut effects = std::mem::take(&mut self.effects);
         f(&mut self.procs[node as usize], &mut Cx::new(Instant::from_ticks(self.now), &mut effects));
         for effect in effects.drain(..) {
@@ -707,6 +708,13 @@ impl<A: Algorithm> Sim<A> {
         let after = self.procs[node as usize].status();
         if after != before {
             self.changed(node, before, after);
+        }
+        if let Some(old) = parent {
+            let new = self.procs[node as usize].parent();
+            if new != old {
+                let parent = new.map(|port| self.id(self.scenario.graph.far_end(node, port.0).node));
+                self.record(Record::Parent { t: self.t(), node: self.id(node), parent });
+            }
         }
     }
 

@@ -14,7 +14,8 @@
 //! | `deliver`   | t, node, from, id, kind, msg                               |
 //! | `drop`      | t, node, from, id, reason (`down`, `loss`, `link-down`, `partition`) |
 //! | `timer`     | t, node, timer                                             |
-//! | `status`    | t, node, state, leader, epoch                              |
+//! | `status`    | t, node, state, leader, epoch (and group, for Invitation)   |
+//! | `parent`    | t, node, parent (an id, or null): its parent in its algorithm's tree, when it changes (a crash clears it) |
 //! | `notice`    | t, node, notice                                            |
 //! | `violation` | t, property, node, detail                                  |
 //! | `end`       | t, events, messages, terminated                            |
@@ -114,6 +115,11 @@ pub(crate) enum Record<'a, M, T> {
         node: NodeId,
         #[serde(flatten)]
         notice: Notice,
+    },
+    Parent {
+        t: Time,
+        node: NodeId,
+        parent: Option<NodeId>,
     },
     Violation {
         t: Time,

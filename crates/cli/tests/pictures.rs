@@ -1,0 +1,96 @@
+//! `elect sim --svg/--topology-svg/--html/--shiviz` end to end: files written, bad input refused with status 2.
+
+use std::process::{Command, Output};
+
+fn elect(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_elect")).args(args).output().expect("elect runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn every_picture_is_written_and_the_trace_is_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let run = ["sim", "-a", "timestamp-flooding", "-t", "grid:3x3", "--crash", "9@0"];
+    let plain = elect(&[&run[..], &["--trace", &path("plain.jsonl")]].concat());
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    let pictures = [
+        "--trace",
+        &path("trace.jsonl"),
+        "--svg",
+        &path("st.svg"),
+        "--topology-svg",
+        &path("topology.svg"),
+        "--html",
+        &path("viewer.html"),
+        "--shiviz",
+        &path("run.shiviz"),
+    ];
+    let o = elect(&[&run[..], &pictures[..]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let read = |name: &str| std::fs::read_to_string(path(name)).unwrap();
+    assert_eq!(read("trace.jsonl"), read("plain.jsonl"), "the pictures see the trace without changing it");
+    assert!(read("st.svg").starts_with("<svg") && read("st.svg").contains("cfl ("));
+    assert!(read("topology.svg").contains("marker-end=\"url(#p)\""), "the tree's parent arrows are drawn");
+    assert!(read("viewer.html").starts_with("<!DOCTYPE html>"));
+    let log = read("run.shiviz");
+    assert!(log.starts_with(&format!("{}\n\n", elect_viz::SHIVIZ_REGEX)));
+    // What ShiViz's default expression reads: an event line, then the host and its clock as a JSON object that
+    // counts the host's own events.
+    let lines: Vec<&str> = log.lines().skip(2).collect();
+    assert!(lines.len() > 20 && lines.len() % 2 == 0);
+    for pair in lines.chunks(2) {
+        let (host, clock) = pair[1].split_once(' ').unwrap();
+        let clock: serde_json::Value = serde_json::from_str(clock).unwrap();
+        assert!(clock[host].as_u64().is_some_and(|c| c >= 1), "{}", pair[1]);
+    }
+    // The same seed draws the same bytes.
+    let (svg2, html2) = (path("st2.svg"), path("viewer2.html"));
+    assert_eq!(elect(&[&run[..], &["--svg", &svg2, "--html", &html2]].concat()).status.code(), Some(0));
+    assert_eq!(read("st.svg"), read("st2.svg"));
+    assert_eq!(read("viewer.html"), read("viewer2.html"));
+}
+
+#[test]
+fn pictures_of_a_violated_run_are_still_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("bug.svg");
+    let o = elect(&[
+        "sim",
+        "-a",
+        "chang-roberts",
+        "-n",
+        "8",
+        "--ids",
+        "random",
+        "--param",
+        "bug=forward-smaller",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("stroke-dasharray=\"1 2\""), "violations are marked");
+}
+
+#[test]
+fn bad_picture_requests_exit_with_status_2() {
+    let o = elect(&["sim", "-a", "lelann", "-n", "4", "--svg", "/nonexistent-dir/x.svg"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("error: cannot write /nonexistent-dir/x.svg"), "{}", stderr(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("big.html");
+    let o = elect(&["sim", "-a", "chang-roberts", "-n", "1001", "--html", html.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--html: the HTML viewer shows at most 1000 processes"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_describes_every_picture_flag() {
+    let help = String::from_utf8(elect(&["sim", "--help"]).stdout).unwrap();
+    for flag in ["--svg <FILE>", "--topology-svg <FILE>", "--html <FILE>", "--shiviz <FILE>"] {
+        assert!(help.contains(flag), "{flag} in:\n{help}");
+    }
+}

@@ -1,0 +1,288 @@
+// The elect trace viewer: replays the JSON-lines trace records embedded in this page (element #elect-data) on
+// the topology and along the space-time diagram. It reads nothing from the network.
+"use strict";
+(function () {
+  const SVG = "http://www.w3.org/2000/svg";
+  const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+  const STATE_COLOURS = { normal: "#9aa0a6", election: "#f2a900", reorganization: "#8e6fd1", down: "#d0d0d0" };
+  const LEADER = "#2e7d32";
+  const PARENT = "#1f4e9c";
+
+  const data = JSON.parse(document.getElementById("elect-data").textContent);
+  const records = data.records;
+  const run = records.find((r) => r.ev === "run") || { ids: [] };
+  const ids = run.ids;
+  const n = ids.length;
+  const position = new Map(ids.map((id, i) => [id, i]));
+  const events = records.filter((r) => r.ev !== "run");
+  const kinds = [];
+  for (const r of records) if (r.kind !== undefined && !kinds.includes(r.kind)) kinds.push(r.kind);
+  const colour = (kind) => PALETTE[kinds.indexOf(kind) % PALETTE.length];
+
+  // The state after `step` events: per node, and the messages in flight.
+  function initial() {
+    return {
+      step: 0,
+      nodes: ids.map(() => ({ state: "normal", leader: null, epoch: 0, group: null, parent: null, last: "", changed: false })),
+      flight: new Map(),
+      violations: [],
+    };
+  }
+  function describe(r) {
+    switch (r.ev) {
+      case "send": return "sent " + r.kind + " #" + r.id + " to " + r.to;
+      case "deliver": return "got " + r.kind + " #" + r.id + " from " + r.from;
+      case "drop": return "lost #" + r.id + " from " + r.from + " (" + r.reason + ")";
+      case "timer": return "timer " + JSON.stringify(r.timer);
+      case "command": return "command " + r.cmd;
+      case "notice": return r.notice === "elected" ? "declared itself leader" : r.notice;
+      default: return r.ev;
+    }
+  }
+  function apply(s, r) {
+    const i = position.get(r.node);
+    const node = i === undefined ? null : s.nodes[i];
+    // A record about a node the run does not have changes nothing (the page replays any driver's records).
+    if (!node && ["crash", "recover", "status", "parent"].includes(r.ev)) return;
+    switch (r.ev) {
+      case "crash": node.state = "down"; node.leader = null; node.parent = null; break;
+      case "recover": node.state = "normal"; node.leader = null; node.parent = null; break;
+      case "status": node.state = r.state; node.leader = r.leader; node.epoch = r.epoch;
+        node.group = r.group ? "(" + r.group.counter + ", " + r.group.creator + ")" : null; break;
+      case "parent": node.parent = r.parent; break;
+      case "send": s.flight.set(r.id, r); break;
+      case "deliver": case "drop": s.flight.delete(r.id); break;
+      case "violation": s.violations.push(r); break;
+      default: break;
+    }
+    // A status, parent or violation record follows the event that caused it: keep that event as the node's last.
+    if (node && !["status", "parent", "violation"].includes(r.ev)) node.last = describe(r);
+  }
+  let current = initial();
+  function goTo(step) {
+    step = Math.max(0, Math.min(events.length, step));
+    if (step < current.step) current = initial();
+    for (const node of current.nodes) node.changed = false;
+    const before = current.nodes.map((x) => x.state + "/" + x.leader + "/" + x.parent);
+    while (current.step < step) apply(current, events[current.step++]);
+    current.nodes.forEach((x, i) => { x.changed = before[i] !== x.state + "/" + x.leader + "/" + x.parent; });
+    render();
+  }
+  const now = () => (current.step > 0 ? events[current.step - 1].t : 0);
+
+  // The topology.
+  const topo = document.getElementById("topology");
+  // Node radius as in the topology SVG: small enough that linked nodes do not touch.
+  const side = 560;
+  let shortest = Infinity;
+  for (const [a, b] of data.layout.links) {
+    const [p, q] = [data.layout.xy[a], data.layout.xy[b]];
+    shortest = Math.min(shortest, Math.hypot(p[0] - q[0], p[1] - q[1]));
+  }
+  const byLinks = shortest > 0 && shortest < Infinity ? 0.4 * shortest * side : Infinity;
+  const radius = Math.max(1.5, Math.min(18, side / Math.sqrt(Math.max(n, 1)) / 5, byLinks));
+  const xy = data.layout.xy.map(([x, y]) => [radius + 10 + x * (side - 2 * radius - 20), radius + 10 + y * (side - 2 * radius - 20)]);
+  topo.setAttribute("viewBox", "0 0 " + side + " " + side);
+  topo.setAttribute("width", side);
+  topo.setAttribute("height", side);
+  function el(name, attributes, parent) {
+    const e = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attributes)) e.setAttribute(k, v);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  const defs = el("defs", {}, topo);
+  const marker = el("marker", { id: "to-parent", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto" }, defs);
+  el("path", { d: "M0,0 L10,5 L0,10 z", fill: PARENT }, marker);
+  const linkLayer = el("g", {}, topo);
+  for (const [a, b] of data.layout.links) {
+    el("line", { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1], stroke: "#c8c8c8", "stroke-width": 1 }, linkLayer);
+  }
+  const parentLayer = el("g", {}, topo);
+  const nodeLayer = el("g", {}, topo);
+  const circles = xy.map(([x, y], i) => {
+    const c = el("circle", { cx: x, cy: y, r: radius, stroke: "#444", "stroke-width": 1, "data-node": ids[i] }, nodeLayer);
+    if (radius >= 6) {
+      const size = Math.min(13, radius * 0.9, (2 * radius) / (0.62 * String(ids[i]).length));
+      const t = el("text", { x: x, y: y + size * 0.35, "font-size": size, "text-anchor": "middle", "pointer-events": "none" }, nodeLayer);
+      t.textContent = ids[i];
+    }
+    return c;
+  });
+  const flightLayer = el("g", {}, topo);
+
+  // The space-time diagram, with a cursor at the current time.
+  const st = document.querySelector("#spacetime-pane svg");
+  let cursor = null, mark = null;
+  if (st) {
+    const d = st.dataset;
+    cursor = el("line", { y1: d.y0, y2: d.y1, stroke: "#d50000", "stroke-width": 1.5 }, st);
+    mark = el("circle", { r: 5, fill: "none", stroke: "#d50000", "stroke-width": 2, visibility: "hidden" }, st);
+  }
+  // A click on the diagram jumps to the last event at or before the time clicked.
+  if (st) {
+    st.style.cursor = "crosshair";
+    st.addEventListener("click", (e) => {
+      const d = st.dataset;
+      const point = st.createSVGPoint();
+      [point.x, point.y] = [e.clientX, e.clientY];
+      const p = point.matrixTransform(st.getScreenCTM().inverse());
+      const t = +d.t0 + (p.x - +d.x0) * (+d.t1 - +d.t0) / (+d.x1 - +d.x0);
+      let step = 0;
+      while (step < events.length && events[step].t <= t) step++;
+      stop();
+      goTo(step);
+    });
+  }
+  function timeX(t) {
+    const d = st.dataset;
+    const [x0, x1, t0, t1] = [+d.x0, +d.x1, +d.t0, +d.t1];
+    return x0 + (t - t0) * (x1 - x0) / (t1 - t0);
+  }
+
+  // The node table.
+  const tbody = document.querySelector("#nodes tbody");
+  const rows = ids.map((id) => {
+    const tr = document.createElement("tr");
+    tr.dataset.node = id;
+    for (let k = 0; k < 7; k++) tr.appendChild(document.createElement("td"));
+    tr.cells[0].textContent = id;
+    tbody.appendChild(tr);
+    return tr;
+  });
+
+  const slider = document.getElementById("slider");
+  const jump = document.getElementById("jump");
+  slider.max = events.length;
+  document.body.dataset.nodes = n;
+  document.body.dataset.events = events.length;
+
+  function render() {
+    const t = now();
+    document.body.dataset.step = current.step;
+    document.getElementById("position").textContent = "event " + current.step + " of " + events.length + ", t = " + t;
+    slider.value = current.step;
+    if (document.activeElement !== jump) jump.value = current.step;
+    const r = current.step > 0 ? events[current.step - 1] : null;
+    document.getElementById("event").textContent = r ? JSON.stringify(r, null, 1) : "(before the first event)";
+    current.nodes.forEach((x, i) => {
+      const leads = x.leader === ids[i];
+      circles[i].setAttribute("fill", leads ? LEADER : STATE_COLOURS[x.state] || "#fff");
+      circles[i].setAttribute("stroke-width", leads ? 3 : r && r.node === ids[i] ? 2.5 : 1);
+      circles[i].setAttribute("stroke", r && r.node === ids[i] ? "#d50000" : "#444");
+      const tr = rows[i];
+      tr.dataset.state = x.state;
+      tr.dataset.leader = x.leader === null ? "" : x.leader;
+      tr.className = (x.changed ? "changed " : "") + (leads ? "leader" : "");
+      const cells = [ids[i], x.state, x.leader === null ? "-" : x.leader, x.epoch, x.parent === null ? "-" : x.parent, x.group || "-", x.last];
+      cells.forEach((v, k) => { tr.cells[k].textContent = v; });
+      tr.cells[1].className = "state-" + x.state;
+    });
+    parentLayer.replaceChildren();
+    current.nodes.forEach((x, i) => {
+      const p = position.get(x.parent);
+      if (p === undefined) return;
+      const [x1, y1] = xy[i], [x2, y2] = xy[p];
+      const d = Math.hypot(x2 - x1, y2 - y1);
+      if (d <= 2 * radius) return;
+      const [ux, uy] = [(x2 - x1) / d, (y2 - y1) / d];
+      el("line", { x1: x1 + ux * radius, y1: y1 + uy * radius, x2: x2 - ux * (radius + 1), y2: y2 - uy * (radius + 1), stroke: PARENT, "stroke-width": 2, "marker-end": "url(#to-parent)" }, parentLayer);
+    });
+    motion(t);
+    const v = current.violations;
+    document.body.dataset.violations = v.length;
+    document.getElementById("violations").textContent = v.length === 0 ? "" :
+      v.length + (v.length === 1 ? " violation: " : " violations, the last: ") + v[v.length - 1].property + " at t = " + v[v.length - 1].t;
+    if (cursor) {
+      const x = timeX(t);
+      const d = st.dataset;
+      if (r && d.row && position.has(r.node)) {
+        mark.setAttribute("cx", x);
+        mark.setAttribute("cy", +d.y0 + +d.row * (position.get(r.node) + 0.5));
+        mark.setAttribute("visibility", "visible");
+      } else {
+        mark.setAttribute("visibility", "hidden");
+      }
+    }
+  }
+
+  // What moves with time: the messages in flight on the topology and the cursor on the diagram, drawn at time `t`
+  // (between two events while playing).
+  function motion(t) {
+    flightLayer.replaceChildren();
+    let inFlight = 0;
+    for (const m of current.flight.values()) {
+      const a = position.get(m.node), b = position.get(m.to);
+      if (a === undefined || b === undefined) continue;
+      inFlight++;
+      // From the rim of the sender to the rim of the receiver, in proportion to the time spent on the way.
+      const f = m.at > m.t ? Math.max(0, Math.min(1, (t - m.t) / (m.at - m.t))) : 1;
+      const d = Math.hypot(xy[b][0] - xy[a][0], xy[b][1] - xy[a][1]);
+      const [ux, uy] = d > 2 * radius ? [(xy[b][0] - xy[a][0]) / d, (xy[b][1] - xy[a][1]) / d] : [0, 0];
+      const [sx, sy] = [xy[a][0] + ux * radius, xy[a][1] + uy * radius];
+      const [ex, ey] = [xy[b][0] - ux * radius, xy[b][1] - uy * radius];
+      const x = sx + f * (ex - sx), y = sy + f * (ey - sy);
+      const dot = el("circle", { cx: x, cy: y, r: Math.max(2.5, radius / 3), fill: colour(m.kind), stroke: "#222", "stroke-width": 0.5, class: "message" }, flightLayer);
+      el("title", {}, dot).textContent = m.kind + " #" + m.id + " " + m.node + " → " + m.to;
+    }
+    document.body.dataset.inFlight = inFlight;
+    document.getElementById("flight").textContent = inFlight + " in flight";
+    if (cursor) {
+      cursor.setAttribute("x1", timeX(t));
+      cursor.setAttribute("x2", timeX(t));
+    }
+  }
+
+  // Controls.
+  // Playing takes `speed` events a second, and between two events moves the messages on towards the next one.
+  let timer = null, lastStep = 0;
+  const play = document.getElementById("play");
+  const speed = document.getElementById("speed");
+  function stop() {
+    if (timer !== null) cancelAnimationFrame(timer);
+    timer = null;
+    play.textContent = "▶ play";
+  }
+  function frame(ms) {
+    if (timer === null) return;
+    const per = 1000 / +speed.value;
+    const steps = Math.floor((ms - lastStep) / per);
+    if (steps > 0) {
+      if (current.step >= events.length) return stop();
+      goTo(current.step + steps);
+      lastStep += steps * per;
+    } else if (current.step < events.length) {
+      const t = now();
+      motion(t + (events[current.step].t - t) * Math.max(0, ms - lastStep) / per);
+    }
+    timer = requestAnimationFrame(frame);
+  }
+  function start() {
+    if (current.step >= events.length) goTo(0);
+    lastStep = performance.now();
+    timer = requestAnimationFrame(frame);
+    play.textContent = "❚❚ pause";
+  }
+  play.onclick = () => (timer === null ? start() : stop());
+  speed.onchange = () => { lastStep = performance.now(); };
+  const forward = () => goTo(current.step + 1);
+  const back = () => goTo(current.step - 1);
+  document.getElementById("first").onclick = () => { stop(); goTo(0); };
+  document.getElementById("back").onclick = () => { stop(); back(); };
+  document.getElementById("forward").onclick = () => { stop(); forward(); };
+  document.getElementById("last").onclick = () => { stop(); goTo(events.length); };
+  slider.oninput = () => { stop(); goTo(+slider.value); };
+  document.getElementById("go").onclick = () => { stop(); goTo(+jump.value || 0); };
+  jump.onkeydown = (e) => { if (e.key === "Enter") { stop(); goTo(+jump.value || 0); } };
+  document.addEventListener("keydown", (e) => {
+    if (e.target === jump) return;
+    if (e.key === "ArrowRight") { stop(); forward(); }
+    else if (e.key === "ArrowLeft") { stop(); back(); }
+    else if (e.key === " ") { e.preventDefault(); play.onclick(); }
+  });
+
+  // `#step=N` in the address steps forward N events on loading, as N clicks on the step button would.
+  const wanted = /step=(\d+)/.exec(location.hash);
+  goTo(0);
+  if (wanted) for (let k = 0; k < +wanted[1] && current.step < events.length; k++) forward();
+})();

@@ -1,0 +1,131 @@
+//! The step-through trace viewer: one self-contained HTML file, the topology and the space-time diagram side by
+//! side, driven by the run's trace records.
+//!
+//! The page embeds everything it shows: its style and script (`assets/viewer.css`, `assets/viewer.js`), the
+//! space-time diagram as inline SVG, and, in a `<script type="application/json" id="elect-data">` element, the
+//! object `{"title", "truncated", "layout": Layout, "records": [trace records...]}`, where the records are the
+//! JSON-lines trace of `crates/sim/src/trace.rs`, one object per line, in order. Any driver that writes those
+//! records and a [`Layout`] can be viewed. A content security policy forbids every fetch, so the page works
+//! offline and reveals nothing to the network.
+//!
+//! In the page: step forward and back (buttons or arrow keys), play and pause (space) at a chosen speed, jump to
+//! an event by number, with the slider or by clicking the diagram at its time; `#step=N` in the address opens it
+//! at event `N`. The topology shows
+//! each node's state (the leader in green), its parent in its algorithm's tree, and the messages in flight as
+//! dots moving along their links; the table lists each node's state, leader, epoch, parent, group and last event.
+
+use crate::layout::Layout;
+use crate::spacetime::space_time_svg;
+use crate::svg::escape;
+use crate::trace::Run;
+
+/// The most processes the viewer is made for (its table has one row per process).
+pub const MAX_VIEWER_NODES: usize = 1_000;
+
+/// Why the viewer cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum HtmlError {
+    /// Too many processes.
+    #[error("the HTML viewer shows at most {MAX_VIEWER_NODES} processes; this run has {0}")]
+    TooLarge(usize),
+    /// The layout and the trace disagree.
+    #[error("the topology has {layout} nodes but the trace {trace}")]
+    Mismatch {
+        /// Nodes in the layout.
+        layout: usize,
+        /// Processes in the trace.
+        trace: usize,
+    },
+}
+
+const CSS: &str = include_str!("../assets/viewer.css");
+const JS: &str = include_str!("../assets/viewer.js");
+
+/// The viewer of `run` on `layout`, as one HTML document.
+pub fn html_viewer(run: &Run, layout: &Layout) -> Result<String, HtmlError> {
+    if run.len() > MAX_VIEWER_NODES {
+        return Err(HtmlError::TooLarge(run.len()));
+    }
+    if layout.xy.len() != run.len() {
+        // Checked here too so that the page never draws a node the layout does not place.
+        return Err(HtmlError::Mismatch { layout: layout.xy.len(), trace: run.len() });
+    }
+    let title = format!("{} on {} of {}, seed {}", run.algorithm, run.topology, run.len(), run.seed);
+    let truncated = if run.lines_truncated {
+        format!("<span id=\"truncated\">only the first {} trace records are shown</span>", run.lines.len())
+    } else {
+        String::new()
+    };
+    let data = format!(
+        "{{\"title\":{},\"truncated\":{},\"layout\":{},\"records\":[{}]}}",
+        serde_json::Value::String(title.clone()),
+        run.lines_truncated,
+        serde_json::to_string(layout).unwrap_or_else(|_| "null".to_owned()),
+        run.lines.join(",\n")
+    );
+    // `<` only occurs inside JSON strings, where `\u003c` means the same; escaped, no text of the trace can end the
+    // script element or open another.
+    let data = data.replace('<', "\\u003c");
+    let title = escape(&title);
+    let svg = space_time_svg(run);
+    let svg = svg.trim_end();
+    Ok(format!(
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>elect: {title}</title>
+<style>
+{CSS}</style>
+</head>
+<body>
+<header>
+<h1>{title}</h1>
+<div id="controls">
+<button id="first" title="first event">|◀</button>
+<button id="back" title="step back (←)">◀</button>
+<button id="play" title="play or pause (space)">▶ play</button>
+<button id="forward" title="step forward (→)">▶</button>
+<button id="last" title="last event">▶|</button>
+<label>speed <select id="speed">
+<option value="1">1 event/s</option>
+<option value="2">2 events/s</option>
+<option value="5" selected>5 events/s</option>
+<option value="10">10 events/s</option>
+<option value="25">25 events/s</option>
+<option value="100">100 events/s</option>
+</select></label>
+<input id="slider" type="range" min="0" value="0" title="event">
+<label>event <input id="jump" type="number" min="0" value="0"></label>
+<button id="go">go</button>
+<span id="position"></span>
+<span id="flight"></span>
+<span id="violations"></span>
+{truncated}
+</div>
+</header>
+<main>
+<section class="pane" id="topology-pane"><svg id="topology" xmlns="http://www.w3.org/2000/svg"></svg></section>
+<section class="pane" id="spacetime-pane">
+{svg}
+</section>
+</main>
+<section id="details">
+<pre class="pane" id="event"></pre>
+<div class="pane" id="nodes-pane">
+<table id="nodes">
+<thead><tr><th>id</th><th>state</th><th>leader</th><th>epoch</th><th>parent</th><th>group</th><th>last event</th></tr></thead>
+<tbody></tbody>
+</table>
+</div>
+</section>
+<script type="application/json" id="elect-data">{data}</script>
+<script>
+{JS}</script>
+</body>
+</html>
+"#
+    ))
+}
