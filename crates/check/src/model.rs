@@ -514,10 +514,9 @@ impl<A: Algorithm> Model<A> {
     /// Every action enabled in `state`, in a fixed order.
     pub(crate) fn actions(&self, state: &State<A::Process>, out: &mut Vec<Action>) {
         out.clear();
-        if state.ends_in == Some(0) {
-            // The run is over.
-            return;
-        }
+        // At its end a run still carries out what is due at that instant (as the simulator does at `until`), but
+        // time passes no further and no more faults happen.
+        let over = state.ends_in == Some(0);
         let timed = self.config.timed;
         let mut k = 0;
         while k < state.msgs.len() {
@@ -532,7 +531,9 @@ impl<A: Algorithm> Model<A> {
                 if index > 0 && self.fifo() {
                     break;
                 }
-                if (timed && !m.due.now()) || msgs[..index].iter().any(|(_, o)| o == m) {
+                // At the end only what must happen then still happens; the rest would come after.
+                let late = over && m.due.last != 0;
+                if (timed && !m.due.now()) || late || msgs[..index].iter().any(|(_, o)| o == m) {
                     // Not yet; or an equal message stands for it.
                     continue;
                 }
@@ -563,12 +564,15 @@ impl<A: Algorithm> Model<A> {
         for &(node, _, due) in &state.timers {
             nth = if node == previous { nth + 1 } else { 0 };
             previous = node;
-            if !timed || (due.now() && !arriving) {
+            if !timed || (due.now() && !arriving && !(over && due.last != 0)) {
                 out.push(Action::Fire { node, timer: nth });
             }
         }
-        if timed && !self.due_now(state) && self.next_instant(state).is_some() {
+        if timed && !over && !self.due_now(state) && self.next_instant(state).is_some() {
             out.push(Action::Wait);
+        }
+        if over {
+            return;
         }
         for (i, p) in state.procs.iter().enumerate() {
             let node = i as u32;
