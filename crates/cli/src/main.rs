@@ -6,6 +6,7 @@
 mod bench;
 mod check;
 mod list;
+mod node;
 mod progress;
 mod sim;
 mod sweep;
@@ -46,6 +47,8 @@ enum Cmd {
     Check(Box<check::CheckArgs>),
     /// Measure the simulator: message deliveries per second on one core, and peak memory.
     Bench(bench::BenchArgs),
+    /// Run one member of a cluster over UDP: elect a leader with real processes, until interrupted.
+    Node(node::NodeArgs),
 }
 
 /// Bad input: printed as one line, exit status 2.
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
             check::run(&args, &argv)
         }
         Cmd::Bench(args) => bench::run(&args),
+        Cmd::Node(args) => node::run(&args),
     };
     match result {
         Ok(Outcome::Held) => ExitCode::SUCCESS,

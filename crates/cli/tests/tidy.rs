@@ -68,4 +68,14 @@ fn dependencies_point_one_way() {
     // The checker builds on the simulator's scenarios; the simulator knows nothing of the checker.
     assert!(!deps("sim").contains("elect-check"), "sim does not depend on check");
     assert!(!deps("check").contains("clap") && !deps("check").contains("elect-viz"), "check is a library below viz");
+    // The runtime builds its own mesh of members: it is a sibling of the simulator and the checker.
+    let net = deps("net");
+    assert!(
+        net.contains("elect-algos") && !net.contains("elect-sim") && !net.contains("elect-check"),
+        "net sits on algos"
+    );
+    assert!(!net.contains("clap") && !net.contains("anyhow"), "net is a library");
+    for krate in ["sim", "check"] {
+        assert!(!deps(krate).contains("elect-net"), "{krate} does not depend on net");
+    }
 }

@@ -1,0 +1,150 @@
+//! `elect node`: run one member of a cluster over UDP until interrupted.
+//!
+//! Logs (tracing) go to stderr, filtered by `RUST_LOG` (default `info`); every change of leadership is one JSON
+//! line on stdout: `{"id":1,"leader":3,"epoch":4294967299,"epoch_round":1,"incarnation":2}` (`leader` is `null`
+//! while there is none).
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use elect_core::{NodeId, epoch};
+use elect_net::{Node, NodeConfig, StartError};
+
+use crate::{BadInput, Outcome};
+
+#[derive(Args)]
+pub(crate) struct NodeArgs {
+    /// This member's id.
+    #[arg(long)]
+    id: u32,
+    /// The UDP address to listen on.
+    #[arg(long, value_name = "ADDR")]
+    listen: SocketAddr,
+    /// Another member: its id and UDP address (repeat for each; every member must list the same cluster).
+    #[arg(long = "peer", value_name = "ID=ADDR", value_parser = parse_peer)]
+    peers: Vec<(NodeId, SocketAddr)>,
+    /// The election algorithm: bully, garcia-molina, invitation, or a ring algorithm.
+    #[arg(long, short)]
+    algorithm: String,
+    /// An algorithm parameter (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    params: Vec<String>,
+    /// Where this member keeps its state file (incarnation, highest epoch, the algorithm's durable state).
+    #[arg(long, value_name = "DIR")]
+    data_dir: PathBuf,
+    /// The cluster's name: packets from members of other clusters are dropped.
+    #[arg(long, default_value = "elect")]
+    cluster: String,
+    /// The seed of timer jitter (default: drawn from the clock, and logged).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The bound T on one-way message delay, in milliseconds: every timeout is a multiple of it. It must cover
+    /// the network's delay, scheduling, and a state write (fsync) before a send.
+    #[arg(long, value_name = "MS", default_value_t = 20)]
+    delay_bound_ms: u64,
+    /// The leader's heartbeat period, in multiples of T; followers suspect it after (heartbeat + 2)·T.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    heartbeat: u64,
+}
+
+fn parse_peer(s: &str) -> Result<(NodeId, SocketAddr), String> {
+    elect_net::parse_peer(s).map_err(|e| e.to_string())
+}
+
+pub(crate) fn run(args: &NodeArgs) -> anyhow::Result<Outcome> {
+    let config = config(args)?;
+    init_logs();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(config))
+}
+
+fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
+    let id = NodeId(args.id);
+    let mut config = NodeConfig::new(id, args.listen, &args.algorithm, &args.data_dir);
+    for &(peer, addr) in &args.peers {
+        if config.peers.insert(peer, addr).is_some() {
+            return Err(BadInput(format!("peer {peer} is given twice")));
+        }
+    }
+    config.params =
+        elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
+    config.cluster.clone_from(&args.cluster);
+    config.seed = args.seed;
+    config.delay_bound = Duration::from_millis(args.delay_bound_ms);
+    config.heartbeat = args.heartbeat;
+    config.validate().map_err(|e| BadInput(e.to_string()))?;
+    Ok(config)
+}
+
+/// Structured logs on stderr; `RUST_LOG` filters them.
+fn init_logs() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let ansi = std::io::stderr().is_terminal();
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
+}
+
+async fn serve(config: NodeConfig) -> anyhow::Result<Outcome> {
+    let mut node = Node::start(config).await.map_err(|e| match e {
+        StartError::Config(_) | StartError::Bind { .. } => anyhow::Error::new(BadInput(e.to_string())),
+        e => anyhow::Error::new(e),
+    })?;
+    let mut leadership = node.leadership();
+    let (id, incarnation) = (node.id(), node.incarnation());
+    loop {
+        tokio::select! {
+            changed = leadership.changed() => {
+                if changed.is_err() {
+                    break; // The member stopped: `wait` below says why.
+                }
+                let l = *leadership.borrow_and_update();
+                let line = serde_json::json!({
+                    "id": id.0,
+                    "leader": l.leader.map(|l| l.0),
+                    "epoch": l.epoch,
+                    "epoch_round": epoch::round(l.epoch),
+                    "incarnation": incarnation,
+                });
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{line}")?;
+                out.flush()?;
+            }
+            _ = shutdown_signal() => {
+                tracing::info!("shutting down");
+                node.shutdown().await?;
+                return Ok(Outcome::Held);
+            }
+        }
+    }
+    node.wait().await?;
+    Ok(Outcome::Held)
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            },
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

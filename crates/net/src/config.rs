@@ -1,0 +1,177 @@
+//! A member's configuration, and its validation.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use elect_algos::{Elects, Info, Needs, Params, RegistryError};
+use elect_core::NodeId;
+
+/// The default delay bound `T`: generous on loopback, where a datagram takes tens of microseconds, because `T`
+/// must also cover scheduling and the `fsync` of a state write that may precede a send.
+pub const DEFAULT_DELAY_BOUND: Duration = Duration::from_millis(20);
+
+/// Everything a member needs to run.
+#[derive(Clone, Debug)]
+pub struct NodeConfig {
+    /// This member's id.
+    pub id: NodeId,
+    /// The UDP address to listen on (ignored by [`crate::Node::start_on`], which is given a bound socket).
+    pub listen: SocketAddr,
+    /// Every other member and its address. Every member must be given the same member set.
+    pub peers: BTreeMap<NodeId, SocketAddr>,
+    /// The algorithm's name (canonical or alias).
+    pub algorithm: String,
+    /// The algorithm's parameters.
+    pub params: Params,
+    /// Where the state file lives; one directory per member.
+    pub data_dir: PathBuf,
+    /// The cluster's name: packets of other clusters are dropped.
+    pub cluster: String,
+    /// The root seed of timer jitter; `None` draws one from the clock and the process id (it is logged).
+    pub seed: Option<u64>,
+    /// The bound `T` on one-way message delay: every timeout of the algorithms and of the leader monitor is a
+    /// multiple of it.
+    pub delay_bound: Duration,
+    /// The leader monitor's heartbeat period, in multiples of `T`; a follower suspects its leader after
+    /// `(heartbeat + 2)·T` without one.
+    pub heartbeat: u64,
+    /// How long a member that resigned sits out before it takes part in elections again.
+    pub resign_hold: Duration,
+}
+
+impl NodeConfig {
+    /// Member `id` listening on `listen`, running `algorithm` with its state in `data_dir`, with no peers yet and
+    /// the defaults: cluster `elect`, `T` = 20 ms, heartbeats every `2T`, a resigned member sits out 2 s.
+    pub fn new(id: NodeId, listen: SocketAddr, algorithm: &str, data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            id,
+            listen,
+            peers: BTreeMap::new(),
+            algorithm: algorithm.to_owned(),
+            params: Params::new(),
+            data_dir: data_dir.into(),
+            cluster: "elect".to_owned(),
+            seed: None,
+            delay_bound: DEFAULT_DELAY_BOUND,
+            heartbeat: 2,
+            resign_hold: Duration::from_secs(2),
+        }
+    }
+
+    /// Every member's id, ascending.
+    pub fn members(&self) -> Vec<NodeId> {
+        let mut ids: Vec<NodeId> = self.peers.keys().copied().chain([self.id]).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Checks what can be checked before binding or reading anything; returns the algorithm's registry entry.
+    pub fn validate(&self) -> Result<&'static Info, ConfigError> {
+        if self.peers.contains_key(&self.id) {
+            return Err(ConfigError::SelfPeer(self.id));
+        }
+        let mut addrs: Vec<SocketAddr> = self.peers.values().copied().collect();
+        addrs.sort_unstable();
+        if let Some(w) = addrs.windows(2).find(|w| w[0] == w[1]) {
+            return Err(ConfigError::SharedAddress(w[0]));
+        }
+        if self.delay_bound < Duration::from_millis(1) || self.delay_bound > Duration::from_secs(60) {
+            return Err(ConfigError::DelayBound(self.delay_bound));
+        }
+        if !(1..=1000).contains(&self.heartbeat) {
+            return Err(ConfigError::Heartbeat(self.heartbeat));
+        }
+        if self.cluster.is_empty() {
+            return Err(ConfigError::Cluster);
+        }
+        let info = elect_algos::lookup(&self.algorithm)?;
+        if info.needs == Needs::Connected || info.lockstep || info.elects == Elects::PerComponent {
+            return Err(ConfigError::NotOnMesh(info.name));
+        }
+        Ok(info)
+    }
+}
+
+/// Parses `ID=ADDR` (a `--peer` value).
+pub fn parse_peer(s: &str) -> Result<(NodeId, SocketAddr), ConfigError> {
+    let bad = || ConfigError::Peer(s.to_owned());
+    let (id, addr) = s.split_once('=').ok_or_else(bad)?;
+    let id = id.trim().parse::<u32>().map_err(|_| bad())?;
+    let addr = addr.trim().parse::<SocketAddr>().map_err(|_| bad())?;
+    Ok((NodeId(id), addr))
+}
+
+/// A configuration the runtime cannot run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A `--peer` value that is not `ID=ADDR`.
+    #[error("bad peer '{0}': expected ID=ADDR, e.g. 2=127.0.0.1:7002")]
+    Peer(String),
+    /// The same peer id given twice.
+    #[error("peer {0} is given twice")]
+    DuplicatePeer(NodeId),
+    /// This member listed among its peers.
+    #[error("member {0} is listed as its own peer")]
+    SelfPeer(NodeId),
+    /// Two peers at one address.
+    #[error("two peers share the address {0}")]
+    SharedAddress(SocketAddr),
+    /// A delay bound out of range.
+    #[error("delay bound {0:?} is out of range (1 ms to 60 s)")]
+    DelayBound(Duration),
+    /// A heartbeat period out of range.
+    #[error("heartbeat period {0}·T is out of range (1 to 1000)")]
+    Heartbeat(u64),
+    /// An empty cluster name.
+    #[error("the cluster name is empty")]
+    Cluster,
+    /// An unknown algorithm or bad parameters.
+    #[error(transparent)]
+    Algorithm(#[from] RegistryError),
+    /// An algorithm that does not run over a full mesh of members.
+    #[error(
+        "{0} does not run over a full mesh of members (the runtime runs complete-graph and ring algorithms that \
+         do not move in lock-step rounds: bully, garcia-molina, invitation, and the ring algorithms)"
+    )]
+    NotOnMesh(&'static str),
+    /// The algorithm refuses the member ids.
+    #[error("{0}")]
+    Members(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peers_parse_and_bad_ones_say_what_is_expected() {
+        assert_eq!(parse_peer("2=127.0.0.1:7002").unwrap(), (NodeId(2), "127.0.0.1:7002".parse().unwrap()));
+        for bad in ["2", "x=127.0.0.1:1", "2=localhost", "2=127.0.0.1"] {
+            assert!(parse_peer(bad).unwrap_err().to_string().contains("expected ID=ADDR"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn configurations_the_runtime_cannot_run_are_refused() {
+        let addr: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let mut c = NodeConfig::new(NodeId(1), addr, "bully", "/nonexistent");
+        assert_eq!(c.validate().unwrap().name, "bully");
+        c.algorithm = "floodmax".into();
+        assert!(c.validate().unwrap_err().to_string().contains("does not run over a full mesh"));
+        c.algorithm = "paxos".into();
+        assert!(c.validate().unwrap_err().to_string().contains("unknown algorithm"));
+        c.algorithm = "bully".into();
+        c.peers.insert(NodeId(1), addr);
+        assert!(matches!(c.validate(), Err(ConfigError::SelfPeer(_))));
+        c.peers.clear();
+        c.peers.insert(NodeId(2), "127.0.0.1:2".parse().unwrap());
+        c.peers.insert(NodeId(3), "127.0.0.1:2".parse().unwrap());
+        assert!(matches!(c.validate(), Err(ConfigError::SharedAddress(_))));
+        c.peers.remove(&NodeId(3));
+        c.delay_bound = Duration::ZERO;
+        assert!(matches!(c.validate(), Err(ConfigError::DelayBound(_))));
+    }
+}

@@ -1,0 +1,460 @@
+//! The application's handle on a running member: start, leadership, events, resign, shutdown.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use elect_algos::monitor::{LeaderMonitor, MonitorConfig};
+use elect_algos::{Algorithm, Driver, Elects, Facts, Info};
+use elect_core::{NodeId, Process, Ranking};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use tokio::net::UdpSocket;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tracing::{Instrument, info, info_span, warn};
+
+use crate::config::{ConfigError, NodeConfig};
+use crate::fencing::{LeaderEvent, Leadership};
+use crate::mesh::Mesh;
+use crate::runner::Runner;
+use crate::stats::{Counters, Stats};
+use crate::store::{Store, StoreError, Stored};
+use crate::wire;
+
+/// Why a member could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The configuration is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The listening address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The data directory could not be read or written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a running member stopped on its own.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NodeError {
+    /// A state write failed: going on could break the promise that persisted state is durable before the next
+    /// send, so the member stops (fail-stop).
+    #[error("stopped: {0}")]
+    Store(#[from] StoreError),
+    /// The member's task failed.
+    #[error("the member's task failed: {0}")]
+    Task(String),
+}
+
+/// A request from the handle to the task.
+#[derive(Debug)]
+pub(crate) enum Request {
+    Resign,
+    Shutdown,
+}
+
+/// A running member.
+///
+/// Dropping it stops the member at once, like a crash (no goodbye to the others); [`Node::shutdown`] stops it
+/// gracefully.
+#[derive(Debug)]
+pub struct Node {
+    id: NodeId,
+    local_addr: SocketAddr,
+    incarnation: u64,
+    seed: u64,
+    leadership: watch::Receiver<Leadership>,
+    events: Option<mpsc::UnboundedReceiver<LeaderEvent>>,
+    requests: mpsc::UnboundedSender<Request>,
+    counters: Arc<Counters>,
+    task: Option<JoinHandle<Result<(), NodeError>>>,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+}
+
+impl Node {
+    /// Binds `config.listen` and starts the member. Must be called within a tokio runtime.
+    pub async fn start(config: NodeConfig) -> Result<Self, StartError> {
+        config.validate()?;
+        let socket = std::net::UdpSocket::bind(config.listen)
+            .map_err(|source| StartError::Bind { addr: config.listen, source })?;
+        Self::start_on(config, socket).await
+    }
+
+    /// Starts the member on an already bound socket (`config.listen` is ignored): tests bind port 0 first, then
+    /// tell every member the others' real addresses.
+    pub async fn start_on(config: NodeConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
+        let info = config.validate()?;
+        // The parameters and the member ids, before anything is written.
+        elect_algos::dispatch(&config.algorithm, &config.params, Validate(config.members()))
+            .map_err(ConfigError::from)??;
+        let local_addr = socket.local_addr().map_err(|source| StartError::Bind { addr: config.listen, source })?;
+        socket.set_nonblocking(true).map_err(|source| StartError::Bind { addr: local_addr, source })?;
+        let socket = UdpSocket::from_std(socket).map_err(|source| StartError::Bind { addr: local_addr, source })?;
+        let layout = layout(info);
+        let dir = config.data_dir.clone();
+        let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored), StoreError> {
+            let store = Store::open(&dir)?;
+            let mut stored = store.load()?.unwrap_or_default();
+            // A new incarnation, durable before the first packet: receivers drop packets of older ones.
+            stored.incarnation += 1;
+            if stored.layout != layout {
+                if !stored.layout.is_empty() {
+                    tracing::warn!(
+                        was = stored.layout,
+                        now = layout,
+                        "another algorithm: its durable state is dropped"
+                    );
+                }
+                stored.layout = layout;
+                stored.durable.clear();
+            }
+            store.save(&stored)?;
+            Ok((store, stored))
+        })
+        .await
+        .expect("the state file task does not panic");
+        let (store, stored) = stored?;
+        let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
+        let launch = Launch { config, socket, local_addr, store, stored, seed };
+        let name = launch.config.algorithm.clone();
+        let params = launch.config.params.clone();
+        elect_algos::dispatch(&name, &params, launch).map_err(ConfigError::from)?
+    }
+
+    /// This member's id.
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Its incarnation: 1 on the first start with a data directory, one more on every start after.
+    pub fn incarnation(&self) -> u64 {
+        self.incarnation
+    }
+
+    /// The root seed of its timer jitter.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The current `(leader, epoch)`, as a watch value that changes whenever it does.
+    pub fn leadership(&self) -> watch::Receiver<Leadership> {
+        self.leadership.clone()
+    }
+
+    /// The ordered stream of leadership events; `None` after the first call (there is one stream). It ends when
+    /// the member stops.
+    pub fn events(&mut self) -> Option<mpsc::UnboundedReceiver<LeaderEvent>> {
+        self.events.take()
+    }
+
+    /// Its counters now.
+    pub fn stats(&self) -> Stats {
+        self.counters.snapshot()
+    }
+
+    /// Gives leadership up, if this member leads: it stops leading at once, tells the others (who elect another
+    /// leader without waiting for a timeout), and sits out elections for the configured resign hold. Algorithms
+    /// without a hand-over of their own (Bully: the strongest live member always wins) make it leader again after
+    /// that.
+    pub fn resign(&self) {
+        let _ = self.requests.send(Request::Resign);
+    }
+
+    /// Stops gracefully: resigns first if leading, tells the others it is leaving, and waits for the task to end.
+    pub async fn shutdown(mut self) -> Result<(), NodeError> {
+        let _ = self.requests.send(Request::Shutdown);
+        self.wait().await
+    }
+
+    /// Waits until the member stops: after [`Node::shutdown`], or on its own when a state write fails.
+    pub async fn wait(&mut self) -> Result<(), NodeError> {
+        match self.task.take() {
+            Some(task) => task.await.map_err(|e| NodeError::Task(e.to_string()))?,
+            None => Ok(()),
+        }
+    }
+
+    /// Stops the member at once, like a crash: no resignation, no goodbye; returns once its socket is closed.
+    pub async fn abort(mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+            let _ = task.await;
+        }
+    }
+}
+
+/// What a state file's durable bytes are: the algorithm, and whether the leader monitor wraps it.
+fn layout(info: &Info) -> String {
+    if info.elects == Elects::OneLeader { format!("{}+monitor", info.name) } else { info.name.to_owned() }
+}
+
+/// A seed when none is configured: the clock and the process id, mixed. It is logged, so a run can be repeated.
+fn fresh_seed(id: NodeId) -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    splitmix(nanos as u64 ^ u64::from(std::process::id()) << 32 ^ u64::from(id.0))
+}
+
+/// SplitMix64's finalizer: derives well-spread streams from related seeds.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Checks an algorithm's parameters against the member ids.
+struct Validate(Vec<NodeId>);
+
+impl Driver for Validate {
+    type Output = Result<(), ConfigError>;
+
+    fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+        algorithm.validate(&self.0).map_err(|e| ConfigError::Members(e.to_string()))
+    }
+}
+
+/// Everything a member needs once its algorithm is known.
+struct Launch {
+    config: NodeConfig,
+    socket: UdpSocket,
+    local_addr: SocketAddr,
+    store: Store,
+    stored: Stored,
+    seed: u64,
+}
+
+impl Driver for Launch {
+    type Output = Result<Node, StartError>;
+
+    fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+        let members = self.config.members();
+        algorithm.validate(&members).map_err(|e| ConfigError::Members(e.to_string()))?;
+        if A::INFO.elects == Elects::OneLeader {
+            // One heartbeat hop on a mesh; a grace of one election for the first heartbeat of an epoch.
+            let t = delay_bound(&self.config);
+            let n = members.len() as u64;
+            let facts = Facts::new(n, n * n.saturating_sub(1) / 2, n);
+            let election = algorithm.election_time(&facts, t).ticks().div_ceil(t.ticks());
+            let monitor = MonitorConfig::new(self.config.heartbeat, 1, election);
+            Ok(self.launch(LeaderMonitor::new(algorithm, monitor)))
+        } else {
+            // The Invitation algorithm keeps groups and finds failed coordinators by itself.
+            Ok(self.launch(algorithm))
+        }
+    }
+}
+
+/// `T` in runtime ticks (microseconds).
+fn delay_bound(config: &NodeConfig) -> elect_core::Duration {
+    elect_core::Duration::from_ticks(u64::try_from(config.delay_bound.as_micros()).unwrap_or(u64::MAX))
+}
+
+impl Launch {
+    fn launch<A: Algorithm>(self, algorithm: A) -> Node {
+        let Self { config, socket, local_addr, store, stored, seed } = self;
+        let id = config.id;
+        let members = config.members();
+        let restored = if stored.durable.is_empty() {
+            None
+        } else {
+            match postcard::from_bytes::<<A::Process as Process>::Durable>(&stored.durable) {
+                Ok(durable) => Some(durable),
+                Err(e) => {
+                    warn!(error = %e, "the algorithm's durable state does not decode: starting without it");
+                    None
+                }
+            }
+        };
+        let (requests, requests_rx) = mpsc::unbounded_channel();
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let published = Leadership { leader: None, epoch: stored.seen };
+        let (leadership_tx, leadership) = watch::channel(published);
+        let counters = Arc::new(Counters::default());
+        let incarnation = stored.incarnation;
+        let span = info_span!("member", id = id.0);
+        span.in_scope(|| {
+            info!(
+                algorithm = A::INFO.name,
+                incarnation,
+                seed,
+                members = ?members.iter().map(|m| m.0).collect::<Vec<_>>(),
+                delay_bound = ?config.delay_bound,
+                listen = %local_addr,
+                "member starting"
+            );
+        });
+        let runner = Runner {
+            algorithm,
+            mesh: Mesh::new(id, &members, Ranking::default()),
+            delay_bound: delay_bound(&config),
+            addrs: config.peers.clone(),
+            socket,
+            cluster: wire::cluster_id(&config.cluster),
+            store,
+            stored,
+            rng: ChaCha8Rng::seed_from_u64(splitmix(seed ^ u64::from(id.0))),
+            resign_hold: config.resign_hold,
+            // The leader monitor's suspicion time: a claimer silent that long is taken for failed.
+            claim_ttl: delay_bound(&config) * (config.heartbeat + 2),
+            requests: requests_rx,
+            events: events_tx,
+            leadership: leadership_tx,
+            counters: counters.clone(),
+            state: None,
+        };
+        let task = tokio::spawn(runner.run(restored).instrument(span));
+        Node {
+            id,
+            local_addr,
+            incarnation,
+            seed,
+            leadership,
+            events: Some(events),
+            requests,
+            counters,
+            task: Some(task),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_algos::{Bound, Initiators, Needs, ParamError, Params, Showcase, Timing};
+    use elect_core::{Check, Command, Cx, Duration, Port, Setup, Status};
+    use serde::{Deserialize, Serialize};
+
+    use super::*;
+    use crate::wire::{Body, Envelope};
+
+    /// A process that, when it initiates, persists `n` and then sends `ping{n}`, for n = 1, 2, 3, in one step.
+    #[derive(Clone, Debug)]
+    struct Pinger;
+
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct PingerProcess;
+
+    #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    enum Ping {
+        Ping { n: u64 },
+    }
+    elect_core::message_kinds!(Ping { Ping => "ping" });
+
+    impl Process for PingerProcess {
+        type Msg = Ping;
+        type Timer = u8;
+        type Durable = u64;
+
+        fn on_message(&mut self, _: &mut Cx<'_, Self>, _: Port, _: Ping) {}
+
+        fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+            if cmd == Command::Initiate {
+                for n in 1..=3 {
+                    cx.persist(n);
+                    cx.send(Port(0), Ping::Ping { n });
+                }
+            }
+        }
+
+        fn status(&self) -> Status {
+            Status::election(0)
+        }
+    }
+
+    static INFO: Info = Info {
+        name: "pinger",
+        aliases: &[],
+        title: "a test process",
+        model: "any",
+        seed: "none",
+        needs: Needs::Complete,
+        timing: Timing::Asynchronous,
+        elects: Elects::PerGroup,
+        lockstep: false,
+        params: &[],
+        showcase: Showcase { initiators: Initiators::All, crash_strongest: false, describe: "" },
+    };
+
+    impl Algorithm for Pinger {
+        type Process = PingerProcess;
+        const INFO: &'static Info = &INFO;
+
+        fn from_params(_: &Params) -> Result<Self, ParamError> {
+            Ok(Self)
+        }
+
+        fn build(&self, _: &Setup<'_>) -> PingerProcess {
+            PingerProcess
+        }
+
+        fn checks(&self) -> Vec<Check> {
+            Vec::new()
+        }
+
+        fn election_time(&self, _: &Facts, t: Duration) -> Duration {
+            t
+        }
+
+        fn bounds(&self, _: &Facts) -> Vec<Bound> {
+            Vec::new()
+        }
+    }
+
+    #[tokio::test]
+    async fn what_a_step_persists_is_on_disk_before_its_later_sends_leave() {
+        let dir = tempfile::tempdir().unwrap();
+        let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        peer.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        socket.set_nonblocking(true).unwrap();
+        let local_addr = socket.local_addr().unwrap();
+        let mut config = NodeConfig::new(NodeId(1), local_addr, "pinger", dir.path());
+        config.peers.insert(NodeId(2), peer.local_addr().unwrap());
+        let store = Store::open(dir.path()).unwrap();
+        let stored = Stored { incarnation: 1, ..Stored::default() };
+        let launch =
+            Launch { config, socket: UdpSocket::from_std(socket).unwrap(), local_addr, store, stored, seed: 1 };
+        let node = launch.launch(Pinger);
+        let state = dir.path().join("state");
+        let got = tokio::task::spawn_blocking(move || {
+            let mut buf = [0u8; 1024];
+            let mut got = Vec::new();
+            for _ in 0..3 {
+                let (len, _) = peer.recv_from(&mut buf).unwrap();
+                // Read the state file the moment the packet arrives: it already holds what was persisted before it.
+                let stored: Stored = postcard::from_bytes(&std::fs::read(&state).unwrap()).unwrap();
+                let durable: u64 = postcard::from_bytes(&stored.durable).unwrap();
+                let envelope = wire::decode::<Ping>(&buf[..len], wire::cluster_id("elect"), NodeId(2)).unwrap();
+                let Envelope { body: Body::Algorithm(Ping::Ping { n }), .. } = envelope else { panic!("a ping") };
+                got.push((n, durable));
+            }
+            got
+        })
+        .await
+        .unwrap();
+        for (n, durable) in got {
+            assert!(durable >= n, "ping {n} left before {n} was durable (the file held {durable})");
+        }
+        assert!(node.stats().writes >= 3);
+        node.abort().await;
+    }
+}

@@ -1,0 +1,180 @@
+//! A cluster of members in one tokio runtime, on 127.0.0.1 with ports the OS chose.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::BTreeMap;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use elect_core::NodeId;
+use elect_net::{LeaderEvent, Leadership, Node, NodeConfig};
+use tokio::time::{Instant, sleep, timeout};
+
+/// Every wait in the tests gives up after this long.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The events one member handed out, across its incarnations.
+pub type Log = Arc<Mutex<Vec<(u64, LeaderEvent)>>>;
+
+pub struct Cluster {
+    pub algorithm: String,
+    pub nodes: BTreeMap<NodeId, Node>,
+    pub addrs: BTreeMap<NodeId, SocketAddr>,
+    pub logs: BTreeMap<NodeId, Log>,
+    pub dir: tempfile::TempDir,
+    configure: fn(&mut NodeConfig),
+}
+
+pub fn ids(ids: &[u32]) -> Vec<NodeId> {
+    ids.iter().map(|&i| NodeId(i)).collect()
+}
+
+impl Cluster {
+    /// Members `ids` running `algorithm`, each started once every member's address is known.
+    pub async fn start(algorithm: &str, ids: &[NodeId]) -> Self {
+        Self::start_with(algorithm, ids, |_| {}).await
+    }
+
+    pub async fn start_with(algorithm: &str, ids: &[NodeId], configure: fn(&mut NodeConfig)) -> Self {
+        let sockets: Vec<(NodeId, UdpSocket)> =
+            ids.iter().map(|&id| (id, UdpSocket::bind("127.0.0.1:0").unwrap())).collect();
+        let addrs = sockets.iter().map(|(id, s)| (*id, s.local_addr().unwrap())).collect();
+        let mut cluster = Self {
+            algorithm: algorithm.to_owned(),
+            nodes: BTreeMap::new(),
+            addrs,
+            logs: BTreeMap::new(),
+            dir: tempfile::tempdir().unwrap(),
+            configure,
+        };
+        for (id, socket) in sockets {
+            cluster.launch(id, socket).await;
+        }
+        cluster
+    }
+
+    fn config(&self, id: NodeId) -> NodeConfig {
+        let addr = self.addrs[&id];
+        let mut config = NodeConfig::new(id, addr, &self.algorithm, self.dir.path().join(id.0.to_string()));
+        config.peers = self.addrs.iter().filter(|&(&p, _)| p != id).map(|(&p, &a)| (p, a)).collect();
+        config.cluster = "test".into();
+        config.seed = Some(u64::from(id.0));
+        (self.configure)(&mut config);
+        config
+    }
+
+    async fn launch(&mut self, id: NodeId, socket: UdpSocket) {
+        let mut node = Node::start_on(self.config(id), socket).await.unwrap();
+        let log = self.logs.entry(id).or_default().clone();
+        let mut events = node.events().unwrap();
+        let incarnation = node.incarnation();
+        tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                log.lock().unwrap().push((incarnation, event));
+            }
+        });
+        self.nodes.insert(id, node);
+    }
+
+    /// Stops member `id` at once, like a crash.
+    pub async fn kill(&mut self, id: NodeId) {
+        let node = self.nodes.remove(&id).expect("a live member");
+        node.abort().await;
+    }
+
+    /// Starts member `id` again, on its old address and data directory.
+    pub async fn restart(&mut self, id: NodeId) {
+        let socket = UdpSocket::bind(self.addrs[&id]).unwrap();
+        self.launch(id, socket).await;
+    }
+
+    pub fn leadership(&self, id: NodeId) -> Leadership {
+        *self.nodes[&id].leadership().borrow()
+    }
+
+    /// Waits until every live member shows the same leader with the same epoch, and returns it.
+    pub async fn agreed(&self) -> Leadership {
+        self.agreed_where(|_| true).await
+    }
+
+    /// Waits until every live member shows the same leadership, one `ok` accepts.
+    pub async fn agreed_where(&self, ok: impl Fn(&Leadership) -> bool) -> Leadership {
+        let all: Vec<NodeId> = self.nodes.keys().copied().collect();
+        self.agreed_by(&all, ok).await
+    }
+
+    /// Waits until members `who` show the same leadership, one `ok` accepts.
+    pub async fn agreed_by(&self, who: &[NodeId], ok: impl Fn(&Leadership) -> bool) -> Leadership {
+        let wait = async {
+            loop {
+                let views: Vec<Leadership> = who.iter().map(|&id| self.leadership(id)).collect();
+                if views[0].leader.is_some() && views.iter().all(|v| *v == views[0]) && ok(&views[0]) {
+                    return views[0];
+                }
+                sleep(Duration::from_millis(2)).await;
+            }
+        };
+        match timeout(PATIENCE, wait).await {
+            Ok(l) => l,
+            Err(_) => {
+                let views: Vec<_> = self.nodes.keys().map(|&id| (id, self.leadership(id))).collect();
+                panic!("no agreement within {PATIENCE:?}: {views:?}")
+            }
+        }
+    }
+
+    /// Kills the agreed leader and measures the time until every survivor agrees on a new one.
+    pub async fn fail_over(&mut self) -> (Leadership, Leadership, Duration) {
+        let before = self.agreed().await;
+        self.kill(before.leader.unwrap()).await;
+        let start = Instant::now();
+        let after = self.agreed_where(|l| l.leader != before.leader).await;
+        (before, after, start.elapsed())
+    }
+
+    pub fn log(&self, id: NodeId) -> Vec<LeaderEvent> {
+        self.logs[&id].lock().unwrap().iter().map(|&(_, e)| e).collect()
+    }
+
+    /// Checks every member's event log: within an incarnation StartedLeading and StoppedLeading alternate, a
+    /// stop names the epoch its start did (a crash ends an incarnation's log wherever it is), and grants are few;
+    /// grants grow and published epochs never go backwards, across incarnations too.
+    pub fn check_logs(&self) {
+        self.check_logs_allowing(5);
+    }
+
+    /// [`Cluster::check_logs`], with up to `most` grants per incarnation.
+    pub fn check_logs_allowing(&self, most: usize) {
+        for (id, log) in &self.logs {
+            let log = log.lock().unwrap();
+            let (mut incarnation, mut leading, mut grants) = (0, None, 0);
+            let (mut last_epoch, mut last_grant) = (0, 0);
+            for &(inc, event) in log.iter() {
+                assert!(inc >= incarnation, "{id}: incarnations grow");
+                if inc != incarnation {
+                    (incarnation, leading, grants) = (inc, None, 0);
+                }
+                match event {
+                    LeaderEvent::StartedLeading { epoch } => {
+                        assert!(leading.is_none(), "{id}: two starts in a row: {log:?}");
+                        assert!(epoch > last_grant, "{id}: grants grow: {log:?}");
+                        grants += 1;
+                        // A handful per incarnation in these tests; leaders outbidding each other would make dozens.
+                        assert!(grants <= most, "{id}: {grants} grants in one incarnation: {log:?}");
+                        (last_grant, leading) = (epoch, Some(epoch));
+                    }
+                    LeaderEvent::StoppedLeading { epoch } => {
+                        assert_eq!(leading, Some(epoch), "{id}: a stop without its start: {log:?}");
+                        leading = None;
+                    }
+                    LeaderEvent::LeaderChanged(l) => {
+                        assert!(l.epoch >= last_epoch, "{id}: epochs went backwards: {log:?}");
+                        last_epoch = l.epoch;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
