@@ -789,6 +789,12 @@ pub(crate) fn agreed<P: Process>(state: &State<P>) -> bool {
     }
 }
 
+/// Whether a step from `before` to `after` changed what the properties read: a status, or the declarations
+/// P-Unique is judged on.
+pub(crate) fn visible<P: Process>(before: &State<P>, after: &State<P>) -> bool {
+    before.declared != after.declared || before.clash != after.clash || statuses(before).ne(statuses(after))
+}
+
 /// Every process's status (down ones as [`Status::DOWN`]).
 pub(crate) fn statuses<P: Process>(state: &State<P>) -> impl Iterator<Item = Status> + '_ {
     state.procs.iter().map(|p| p.as_ref().map_or(Status::DOWN, Process::status))

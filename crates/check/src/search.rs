@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant as Clock;
 
 use elect_algos::Algorithm;
-use elect_core::{Process, Status, Violation, When};
+use elect_core::{Process, Violation, When};
 use rayon::prelude::*;
 
 use crate::model::{self, Action, Model, State, fingerprint};
@@ -289,11 +289,10 @@ fn expand<A: Algorithm>(
     };
     if reduce {
         if let Some(subset) = reduce::persistent(model, state, &actions) {
-            let before: Vec<Status> = model::statuses(state).collect();
             let mut visible = false;
             for &k in &subset {
                 let next = model.step(state, actions[k]);
-                visible |= model::statuses(&next).ne(before.iter().copied());
+                visible |= model::visible(state, &next);
                 let fp = fingerprint(&next);
                 let keep = !seen.contains_key(&fp);
                 e.next.push((actions[k], fp, keep.then_some(next)));
