@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::svg::{LEADER, STATE_COLOURS, Svg, kind_colour, num, ticks};
-use crate::trace::{Run, State, What};
+use crate::trace::{Run, STATES, State, What, state_index};
 
 /// The most processes drawn one line each.
 pub const MAX_LINES: usize = 64;
@@ -123,7 +123,7 @@ fn detailed(run: &Run) -> String {
         if to <= from && to < t1 {
             return;
         }
-        let colour = if leads { LEADER } else { STATE_COLOURS[state.index()] };
+        let colour = if leads { LEADER } else { STATE_COLOURS[state_index(state)] };
         let width = match (state, leads) {
             (_, true) => 3.0,
             (State::Election | State::Reorganization, _) => 3.0,
@@ -273,7 +273,7 @@ fn legend(svg: &mut Svg, run: &Run, top: f64) {
         *x += 12.0 + 6.3 * label.len() as f64 + 18.0;
     };
     for (state, label) in [(State::Election, "election"), (State::Down, "down")] {
-        let colour = STATE_COLOURS[state.index()];
+        let colour = STATE_COLOURS[state_index(state)];
         svg.line((x - 4.0, y), (x + 8.0, y), &format!("stroke=\"{colour}\" stroke-width=\"3\""));
         item(svg, &mut x, label);
     }
@@ -356,14 +356,18 @@ fn summary(run: &Run) -> String {
             state = s;
         }
         let mut base = top2 + panel;
-        for s in State::ALL {
-            let c = state[s.index()];
+        for s in STATES {
+            let c = state[state_index(s)];
             if c == 0 {
                 continue;
             }
             let h = panel * f64::from(c) / n;
             base -= h;
-            svg.rect((axis.x0 + bar * b as f64, base), (bar, h), &format!("fill=\"{}\"", STATE_COLOURS[s.index()]));
+            svg.rect(
+                (axis.x0 + bar * b as f64, base),
+                (bar, h),
+                &format!("fill=\"{}\"", STATE_COLOURS[state_index(s)]),
+            );
         }
     }
     svg.text((axis.x0 - 6.0, top2 + 8.0), 10.0, "end", "", &run.len().to_string());
@@ -392,9 +396,9 @@ fn summary(run: &Run) -> String {
         svg.text((lx + 26.0, ly + 3.0), 11.0, "start", "", &format!("{name} ({total})"));
     }
     let ly = legend_y + 20.0 * run.kinds.len().div_ceil(columns) as f64;
-    for (i, s) in State::ALL.into_iter().enumerate() {
+    for (i, s) in STATES.into_iter().enumerate() {
         let lx = LEFT + 172.0 * i as f64;
-        svg.rect((lx, ly - 6.0), (20.0, 10.0), &format!("fill=\"{}\"", STATE_COLOURS[s.index()]));
+        svg.rect((lx, ly - 6.0), (20.0, 10.0), &format!("fill=\"{}\"", STATE_COLOURS[state_index(s)]));
         svg.text((lx + 26.0, ly + 3.0), 11.0, "start", "", s.name());
     }
     svg.finish()

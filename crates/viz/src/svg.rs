@@ -10,7 +10,7 @@ pub(crate) fn kind_colour(k: usize) -> &'static str {
     PALETTE[k % PALETTE.len()]
 }
 
-/// Colours of the process states (normal, election, reorganization, down), by `State::index`.
+/// Colours of the process states (normal, election, reorganization, down), by `trace::state_index`.
 pub(crate) const STATE_COLOURS: [&str; 4] = ["#9aa0a6", "#f2a900", "#8e6fd1", "#d0d0d0"];
 
 /// The colour of a leader.

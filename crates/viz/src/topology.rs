@@ -4,7 +4,7 @@
 
 use crate::layout::Layout;
 use crate::svg::{LEADER, STATE_COLOURS, Svg};
-use crate::trace::{Run, State};
+use crate::trace::{Run, State, state_index};
 
 /// The most nodes drawn.
 pub const MAX_DRAWN_NODES: usize = 10_000;
@@ -120,7 +120,7 @@ pub fn topology_svg(run: &Run, layout: &Layout) -> Result<String, TopologyError>
     for i in 0..n {
         let (state, _) = run.last[i];
         let is_leader = leads(i);
-        let fill = if is_leader { LEADER } else { STATE_COLOURS[state.index()] };
+        let fill = if is_leader { LEADER } else { STATE_COLOURS[state_index(state)] };
         let stroke = match state {
             State::Down => "stroke=\"#888\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\"",
             _ if is_leader => "stroke=\"#000\" stroke-width=\"3\"",
@@ -144,7 +144,7 @@ pub fn topology_svg(run: &Run, layout: &Layout) -> Result<String, TopologyError>
     };
     item(&mut svg, &mut x, LEADER, "leader");
     for s in [State::Normal, State::Election, State::Down] {
-        item(&mut svg, &mut x, STATE_COLOURS[s.index()], s.name());
+        item(&mut svg, &mut x, STATE_COLOURS[state_index(s)], s.name());
     }
     if trees {
         svg.line((x, ly), (x + 22.0, ly), &format!("stroke=\"{PARENT}\" stroke-width=\"2\" marker-end=\"url(#p)\""));

@@ -45,52 +45,19 @@ impl Default for Limits {
     }
 }
 
-/// A process's state, as the trace names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum State {
-    /// Crashed.
-    Down,
-    /// Taking part in an election.
-    Election,
-    /// Elected or told, not yet in normal operation (Garcia-Molina).
-    Reorganization,
-    /// Normal operation.
-    Normal,
+pub use elect_core::State;
+
+/// Every state, in the order the pictures stack, colour and list them (see [`state_index`]).
+pub const STATES: [State; 4] = [State::Normal, State::Election, State::Reorganization, State::Down];
+
+/// A state's place in [`STATES`].
+pub fn state_index(state: State) -> usize {
+    STATES.iter().position(|&s| s == state).expect("STATES lists every state")
 }
 
-impl State {
-    /// Every state, in the order of [`State::index`].
-    pub const ALL: [Self; 4] = [Self::Normal, Self::Election, Self::Reorganization, Self::Down];
-
-    fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "down" => Self::Down,
-            "election" => Self::Election,
-            "reorganization" => Self::Reorganization,
-            "normal" => Self::Normal,
-            _ => return None,
-        })
-    }
-
-    /// A dense index (the order of [`State::ALL`]).
-    pub fn index(self) -> usize {
-        match self {
-            Self::Normal => 0,
-            Self::Election => 1,
-            Self::Reorganization => 2,
-            Self::Down => 3,
-        }
-    }
-
-    /// The trace's name for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Down => "down",
-            Self::Election => "election",
-            Self::Reorganization => "reorganization",
-            Self::Normal => "normal",
-        }
-    }
+/// The state the trace names `name`.
+fn parse_state(name: &str) -> Option<State> {
+    STATES.into_iter().find(|s| s.name() == name)
 }
 
 /// What happened, at a time, at a node (a position: see [`Run::ids`]).
@@ -186,7 +153,7 @@ pub struct Run {
     pub lines_truncated: bool,
     /// Messages sent per whole time unit, by kind index.
     pub sent_per_unit: BTreeMap<u64, Vec<u64>>,
-    /// Processes in each state (by [`State::index`]) at the end of each whole time unit where one changed.
+    /// Processes in each state (by [`state_index`]) at the end of each whole time unit where one changed.
     pub states_per_unit: BTreeMap<u64, [u32; 4]>,
     /// Messages sent in all.
     pub messages: u64,
@@ -448,7 +415,7 @@ impl Collector {
             }
             Line::Timer { t, node } => (t, self.pos(node)?, What::Timer),
             Line::Status { t, node, state, leader, epoch } => {
-                let state = State::parse(&state).ok_or_else(|| format!("unknown state '{state}'"))?;
+                let state = parse_state(&state).ok_or_else(|| format!("unknown state '{state}'"))?;
                 let leader = match leader {
                     Some(l) => Some(self.pos(l)?),
                     None => None,
@@ -497,8 +464,8 @@ impl Collector {
     fn apply(&mut self, t: f64, node: u32, what: &What) {
         let i = node as usize;
         let set_state = |run: &mut Run, states: &mut [u32; 4], state: State, leader: Option<u32>| {
-            states[run.last[i].0.index()] -= 1;
-            states[state.index()] += 1;
+            states[state_index(run.last[i].0)] -= 1;
+            states[state_index(state)] += 1;
             run.last[i] = (state, leader);
             run.states_per_unit.insert(t as u64, *states);
         };
