@@ -8,7 +8,7 @@ use elect_core::{
     Check, Command, Cx, Effect, EffectOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank, Status,
     Violation, Winner, World,
 };
-use elect_sim::{Delay, Scenario};
+use elect_sim::{Delay, Scenario, Scheduled};
 use serde::{Deserialize, Serialize};
 
 use crate::{CheckConfig, CheckError, Network, Step};
@@ -195,15 +195,6 @@ pub enum Action {
     Wait,
 }
 
-/// A fault a scenario schedules at a given time (timed runs).
-#[derive(Clone, Copy, Debug)]
-enum Fault {
-    Crash(u32),
-    Recover(u32),
-    Link(usize, bool),
-    Partition(usize, bool),
-}
-
 /// The system: the algorithm, its scenario and the network's semantics.
 pub(crate) struct Model<A: Algorithm> {
     pub(crate) algorithm: A,
@@ -223,7 +214,7 @@ pub(crate) struct Model<A: Algorithm> {
     /// Timed runs: the shortest and longest message delay, in ticks.
     delays: (u64, u64),
     /// Timed runs: the scenario's faults in time order.
-    schedule: Vec<(u64, Fault)>,
+    schedule: Vec<(u64, Scheduled)>,
     /// Timed runs of algorithms that never fall silent: how long a run lasts, and whether that is counted from
     /// the last fault (the settling time) rather than from the start (the scenario's `until`).
     end: Option<(u64, bool)>,
@@ -263,17 +254,12 @@ impl<A: Algorithm> Model<A> {
         if config.timed && delays.0 == 0 {
             return bad("--timed needs delays of at least one tick".into());
         }
-        let mut schedule: Vec<(u64, Fault)> = Vec::new();
-        schedule.extend(scenario.crashes.iter().map(|&(node, at)| (at, Fault::Crash(node))));
-        schedule.extend(scenario.recoveries.iter().map(|&(node, at)| (at, Fault::Recover(node))));
-        for (k, f) in scenario.link_faults.iter().enumerate() {
-            schedule.push((f.window.from, Fault::Link(k, true)));
-            schedule.extend(f.window.until.map(|t| (t, Fault::Link(k, false))));
+        if scenario.losses.any() || !sim.duplicate.is_never() || !sim.crash_leader_at.is_empty() {
+            return bad("loss and duplication probabilities and --crash-leader are the simulator's; the checker \
+                        explores them with --network lossy|duplicating and --crashes"
+                .into());
         }
-        for (k, p) in scenario.partitions.iter().enumerate() {
-            schedule.push((p.window.from, Fault::Partition(k, true)));
-            schedule.extend(p.window.until.map(|t| (t, Fault::Partition(k, false))));
-        }
+        let mut schedule = scenario.scheduled_faults();
         schedule.sort_by_key(|&(at, _)| at);
         if !schedule.is_empty() && !config.timed {
             return bad(
@@ -284,11 +270,6 @@ impl<A: Algorithm> Model<A> {
         }
         if scenario.link_faults.len() > 64 || scenario.partitions.len() > 64 {
             return bad("the checker takes at most 64 link faults and 64 partitions".into());
-        }
-        if scenario.losses.any() || !sim.duplicate.is_never() || !sim.crash_leader_at.is_empty() {
-            return bad("loss and duplication probabilities and --crash-leader are the simulator's; the checker \
-                        explores them with --network lossy|duplicating and --crashes"
-                .into());
         }
         let may_recover = config.recoveries > 0 || !scenario.recoveries.is_empty();
         let (checks, winner) = (algorithm.checks(), algorithm.winner());
@@ -462,10 +443,11 @@ impl<A: Algorithm> Model<A> {
             state.next_fault += 1;
             self.restart_settling(state);
             match fault {
-                Fault::Crash(node) => self.crash(state, node),
-                Fault::Recover(node) => self.recover(state, node),
-                Fault::Link(k, down) => set_bit(&mut state.links_down, k, down),
-                Fault::Partition(k, on) => set_bit(&mut state.partitions_on, k, on),
+                Scheduled::Crash(node) => self.crash(state, node),
+                Scheduled::Recover(node) => self.recover(state, node),
+                Scheduled::CrashLeader => unreachable!("refused when the model is built"),
+                Scheduled::Link(k, down) => set_bit(&mut state.links_down, k, down),
+                Scheduled::Partition(k, on) => set_bit(&mut state.partitions_on, k, on),
             }
         }
         state.fault_in = 0;

@@ -25,7 +25,7 @@ use crate::queue::EventQueue;
 use crate::report::{
     BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict, ViolationReport,
 };
-use crate::scenario::{PartitionFault, Scenario, Stream, rng};
+use crate::scenario::{PartitionFault, Scenario, Scheduled, Stream, rng};
 use crate::topology::{End, Graph};
 use crate::trace::{Record, Trace};
 
@@ -55,6 +55,18 @@ enum Fault {
     Partition(usize, bool),
     /// The nodes of a mobile network move one step.
     Move,
+}
+
+impl From<Scheduled> for Fault {
+    fn from(f: Scheduled) -> Self {
+        match f {
+            Scheduled::Crash(node) => Self::Crash(node),
+            Scheduled::Recover(node) => Self::Recover(node),
+            Scheduled::CrashLeader => Self::CrashLeader,
+            Scheduled::Link(k, down) => Self::Link(k, down),
+            Scheduled::Partition(k, on) => Self::Partition(k, on),
+        }
+    }
 }
 
 type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
@@ -505,21 +517,9 @@ impl<A: Algorithm> Sim<A> {
 
     /// Queues every fault after time 0 and returns those at time 0, in a fixed order.
     fn schedule(&mut self) -> Vec<Fault> {
-        let sc = &self.scenario;
-        let mut faults: Vec<(u64, Fault)> = Vec::new();
-        faults.extend(sc.crashes.iter().map(|&(node, at)| (at, Fault::Crash(node))));
-        faults.extend(sc.recoveries.iter().map(|&(node, at)| (at, Fault::Recover(node))));
-        faults.extend(sc.config.crash_leader_at.iter().map(|&at| (at, Fault::CrashLeader)));
-        for (k, f) in sc.link_faults.iter().enumerate() {
-            faults.push((f.window.from, Fault::Link(k, true)));
-            faults.extend(f.window.until.map(|u| (u, Fault::Link(k, false))));
-        }
-        for (k, p) in sc.partitions.iter().enumerate() {
-            faults.push((p.window.from, Fault::Partition(k, true)));
-            faults.extend(p.window.until.map(|u| (u, Fault::Partition(k, false))));
-        }
         let mut at_start = Vec::new();
-        for (at, fault) in faults {
+        for (at, fault) in self.scenario.scheduled_faults() {
+            let fault = Fault::from(fault);
             if at == 0 {
                 at_start.push(fault);
             } else {

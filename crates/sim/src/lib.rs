@@ -45,7 +45,7 @@ pub use mobility::MobilitySpec;
 pub use report::{
     BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict, ViolationReport,
 };
-pub use scenario::{ConfigError, Scenario};
+pub use scenario::{ConfigError, Scenario, Scheduled};
 pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
 pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
 pub use topology::{End, Graph, MAX_COMPLETE_NODES, MAX_NODES};

@@ -86,6 +86,21 @@ pub struct Scenario {
     pub synchronizer: Option<elect_algos::synchronizers::Choice>,
 }
 
+/// A fault a scenario schedules at a given time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheduled {
+    /// The process at this position crashes.
+    Crash(u32),
+    /// The process at this position restarts from what it persisted.
+    Recover(u32),
+    /// Whoever leads then crashes.
+    CrashLeader,
+    /// Link fault `index` starts (`true`) or ends.
+    Link(usize, bool),
+    /// Partition `index` starts (`true`) or heals.
+    Partition(usize, bool),
+}
+
 /// A link fault resolved to directed links between positions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkFault {
@@ -363,13 +378,28 @@ impl Scenario {
         self.diameter.and_then(|d| u32::try_from(d).ok())
     }
 
+    /// Every fault the scenario schedules, with its time (ticks), unsorted: crashes, recoveries, leader crashes,
+    /// then each link fault's and partition's start and end.
+    pub fn scheduled_faults(&self) -> Vec<(u64, Scheduled)> {
+        let mut faults: Vec<(u64, Scheduled)> = Vec::new();
+        faults.extend(self.crashes.iter().map(|&(node, at)| (at, Scheduled::Crash(node))));
+        faults.extend(self.recoveries.iter().map(|&(node, at)| (at, Scheduled::Recover(node))));
+        faults.extend(self.config.crash_leader_at.iter().map(|&at| (at, Scheduled::CrashLeader)));
+        for (k, f) in self.link_faults.iter().enumerate() {
+            faults.push((f.window.from, Scheduled::Link(k, true)));
+            faults.extend(f.window.until.map(|u| (u, Scheduled::Link(k, false))));
+        }
+        for (k, p) in self.partitions.iter().enumerate() {
+            faults.push((p.window.from, Scheduled::Partition(k, true)));
+            faults.extend(p.window.until.map(|u| (u, Scheduled::Partition(k, false))));
+        }
+        faults
+    }
+
     /// The times at which something in the network or a process changes, after time 0.
-    pub fn fault_times(&self) -> impl Iterator<Item = u64> + '_ {
-        let nodes = self.crashes.iter().chain(&self.recoveries).map(|&(_, at)| at);
-        let windows = self.link_faults.iter().map(|f| f.window).chain(self.partitions.iter().map(|p| p.window));
-        let windows = windows.flat_map(|w| std::iter::once(w.from).chain(w.until));
+    pub fn fault_times(&self) -> impl Iterator<Item = u64> {
         let moves = self.config.mobility.and(self.config.mobility_until);
-        nodes.chain(windows).chain(self.config.crash_leader_at.iter().copied()).chain(moves).filter(|&t| t > 0)
+        self.scheduled_faults().into_iter().map(|(at, _)| at).chain(moves).filter(|&t| t > 0)
     }
 
     /// The leader monitor's timing for this topology and algorithm: heartbeats every `heartbeat·T`, a timeout
