@@ -8,6 +8,8 @@ use std::time::Duration;
 use elect_algos::{Elects, Info, Needs, Params, RegistryError};
 use elect_core::NodeId;
 
+use crate::auth::ClusterKey;
+
 /// The default delay bound `T`: generous on loopback, where a datagram takes tens of microseconds, because `T`
 /// must also cover scheduling and the `fsync` of a state write that may precede a send.
 pub const DEFAULT_DELAY_BOUND: Duration = Duration::from_millis(20);
@@ -39,11 +41,19 @@ pub struct NodeConfig {
     pub heartbeat: u64,
     /// How long a member that resigned sits out before it takes part in elections again.
     pub resign_hold: Duration,
+    /// The cluster key: with one, every packet carries a tag made with it, and packets without the right tag are
+    /// dropped ([`crate::auth`]). Every member must have the same key, or none. Without one, the cluster trusts its
+    /// network.
+    pub key: Option<ClusterKey>,
+    /// Where to serve `GET /status` and `GET /metrics` over HTTP (port 0: one the OS chooses, see
+    /// [`crate::Node::http_addr`]); `None` serves nothing.
+    pub http: Option<SocketAddr>,
 }
 
 impl NodeConfig {
     /// Member `id` listening on `listen`, running `algorithm` with its state in `data_dir`, with no peers yet and
-    /// the defaults: cluster `elect`, `T` = 20 ms, heartbeats every `2T`, a resigned member sits out 2 s.
+    /// the defaults: cluster `elect`, `T` = 20 ms, heartbeats every `2T`, a resigned member sits out 2 s, no cluster
+    /// key, no HTTP.
     pub fn new(id: NodeId, listen: SocketAddr, algorithm: &str, data_dir: impl Into<PathBuf>) -> Self {
         Self {
             id,
@@ -57,6 +67,8 @@ impl NodeConfig {
             delay_bound: DEFAULT_DELAY_BOUND,
             heartbeat: 2,
             resign_hold: Duration::from_secs(2),
+            key: None,
+            http: None,
         }
     }
 
@@ -173,5 +185,13 @@ mod tests {
         c.peers.remove(&NodeId(3));
         c.delay_bound = Duration::ZERO;
         assert!(matches!(c.validate(), Err(ConfigError::DelayBound(_))));
+    }
+
+    #[test]
+    fn a_configuration_never_shows_its_key() {
+        let mut c = NodeConfig::new(NodeId(1), "127.0.0.1:1".parse().unwrap(), "bully", "/nonexistent");
+        c.key = Some(ClusterKey::from_secret(b"hunter2").unwrap());
+        let shown = format!("{c:?}");
+        assert!(shown.contains("key: Some(ClusterKey(<redacted>))"), "{shown}");
     }
 }

@@ -15,8 +15,14 @@
 //! - **The wire** ([`wire`]): a versioned postcard envelope (cluster id, version, from, to, incarnation, sequence
 //!   number, fencing information, message). Malformed, foreign and misaddressed packets, packets from non-members
 //!   and from a member's earlier incarnation are dropped and counted ([`Stats`]), never trusted, never a panic.
+//! - **Authentication and replays** ([`auth`], [`replay`]): with a cluster key ([`NodeConfig::key`], read from a key file by
+//!   [`ClusterKey::from_file`]), every packet carries a keyed BLAKE3 tag, and a packet without the right one is
+//!   dropped; a packet whose sequence number was already accepted in its sender's incarnation, or is older than a
+//!   window of 64, is dropped as a replay. Without a key the cluster trusts its network.
 //! - **Fencing** ([`fencing`]): the runtime numbers every leadership grant with an epoch that never goes
 //!   backwards for a member, even across restarts, and that no two grants share.
+//! - **Operations**: with [`NodeConfig::http`], a member serves `GET /status` and `GET /metrics` over HTTP
+//!   ([`Node::http_addr`]; below); it logs with `tracing`, in a span per member, and never logs its key.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
@@ -41,18 +47,50 @@
 //! # }
 //! ```
 //!
-//! Not built yet: packet authentication with a cluster key, replay protection by sequence windows, the HTTP
-//! status and metrics endpoints.
+//! ## HTTP status and metrics
+//!
+//! - `GET /status`: JSON, `{"id", "algorithm", "state", "leader", "is_leader", "epoch", "epoch_round",
+//!   "incarnation", "members": [{"id", "addr", "self", "last_contact_ms_ago"}]}`. `state` is the process's state
+//!   (`election`, `reorganization`, `normal`); `leader` and `epoch` are the leadership the member shows, as its
+//!   [`Node::leadership`] watch does (`leader` is `null` while there is none); `last_contact_ms_ago` is how long
+//!   ago a packet of that member was last accepted (`null` if never, and for the member itself).
+//! - `GET /metrics`: the OpenMetrics text format, which Prometheus scrapes:
+//!
+//! | metric | type | what |
+//! | --- | --- | --- |
+//! | `elect_is_leader` | gauge | 1 while this member leads under a fencing epoch it granted itself, else 0 |
+//! | `elect_epoch` | gauge | the fencing epoch of the leadership this member shows (`round << 32 \| leader id`) |
+//! | `elect_incarnation` | gauge | this member's incarnation |
+//! | `elect_leader_changes_total` | counter | times this member came to show a new leadership grant (a leader and its epoch) |
+//! | `elect_election_duration_seconds` | histogram | how long this member showed no leader: from its start, or from the moment it lost its leader, to the moment it shows one again |
+//! | `elect_messages_sent_total{kind}` | counter | packets put on the wire, by kind |
+//! | `elect_messages_received_total{kind}` | counter | packets accepted, by kind |
+//! | `elect_packets_dropped_total{reason}` | counter | packets dropped, by reason ([`wire::Drop::name`]) |
+//! | `elect_send_errors_total`, `elect_receive_errors_total` | counter | errors the socket reported |
+//! | `elect_state_writes_total` | counter | state file writes |
+//!
+//! The kinds are the algorithm's message kinds, the names the simulator counts by (with the leader monitor's
+//! `heartbeat`, `join` and `hop-ack` when it wraps the algorithm), then the runtime's own `announce` and `leaving`
+//! ([`wire::kinds`]). Every kind and reason is there from the start, at 0. [`Node::stats`] reads the same
+//! counters.
+//! - Any other path is `404 Not Found`; another method on these two paths is `405 Method Not Allowed`.
+//!
+//! Both read what the member's task last published: a request never waits for the task.
 
+pub mod auth;
 mod config;
 pub mod fencing;
+mod http;
 pub mod mesh;
 mod node;
+pub mod replay;
 mod runner;
 mod stats;
+mod status;
 pub mod store;
 pub mod wire;
 
+pub use auth::{ClusterKey, KeyError};
 pub use config::{ConfigError, DEFAULT_DELAY_BOUND, NodeConfig, parse_peer};
 pub use fencing::{LeaderEvent, Leadership};
 pub use node::{Node, NodeError, StartError};

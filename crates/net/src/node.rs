@@ -1,4 +1,5 @@
-//! The application's handle on a running member: start, leadership, events, resign, shutdown.
+//! The application's handle on a running member: start, leadership, events, resign, shutdown, and its HTTP
+//! endpoints.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -15,9 +16,11 @@ use tracing::{Instrument, info, info_span, warn};
 
 use crate::config::{ConfigError, NodeConfig};
 use crate::fencing::{LeaderEvent, Leadership};
+use crate::http;
 use crate::mesh::Mesh;
 use crate::runner::Runner;
 use crate::stats::{Counters, Stats};
+use crate::status::Board;
 use crate::store::{Store, StoreError, Stored};
 use crate::wire;
 
@@ -31,6 +34,14 @@ pub enum StartError {
     /// The listening address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The HTTP address could not be bound.
+    #[error("cannot serve HTTP on {addr}: {source}")]
+    Http {
         /// The address.
         addr: SocketAddr,
         /// The error.
@@ -63,12 +74,13 @@ pub(crate) enum Request {
 
 /// A running member.
 ///
-/// Dropping it stops the member at once, like a crash (no goodbye to the others); [`Node::shutdown`] stops it
-/// gracefully.
+/// Dropping it stops the member at once, like a crash (no goodbye to the others), and its HTTP server;
+/// [`Node::shutdown`] stops it gracefully.
 #[derive(Debug)]
 pub struct Node {
     id: NodeId,
     local_addr: SocketAddr,
+    http_addr: Option<SocketAddr>,
     incarnation: u64,
     seed: u64,
     leadership: watch::Receiver<Leadership>,
@@ -76,6 +88,7 @@ pub struct Node {
     requests: mpsc::UnboundedSender<Request>,
     counters: Arc<Counters>,
     task: Option<JoinHandle<Result<(), NodeError>>>,
+    http: Option<JoinHandle<()>>,
 }
 
 impl Drop for Node {
@@ -83,11 +96,15 @@ impl Drop for Node {
         if let Some(task) = &self.task {
             task.abort();
         }
+        if let Some(http) = &self.http {
+            http.abort();
+        }
     }
 }
 
 impl Node {
-    /// Binds `config.listen` and starts the member. Must be called within a tokio runtime.
+    /// Binds `config.listen` (and `config.http`, if set) and starts the member. Must be called within a tokio
+    /// runtime.
     pub async fn start(config: NodeConfig) -> Result<Self, StartError> {
         config.validate()?;
         let socket = std::net::UdpSocket::bind(config.listen)
@@ -96,7 +113,8 @@ impl Node {
     }
 
     /// Starts the member on an already bound socket (`config.listen` is ignored): tests bind port 0 first, then
-    /// tell every member the others' real addresses.
+    /// tell every member the others' real addresses. The HTTP address, if any, is bound here, before the state
+    /// file is touched.
     pub async fn start_on(config: NodeConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
         let info = config.validate()?;
         // The parameters and the member ids, before anything is written.
@@ -105,6 +123,10 @@ impl Node {
         let local_addr = socket.local_addr().map_err(|source| StartError::Bind { addr: config.listen, source })?;
         socket.set_nonblocking(true).map_err(|source| StartError::Bind { addr: local_addr, source })?;
         let socket = UdpSocket::from_std(socket).map_err(|source| StartError::Bind { addr: local_addr, source })?;
+        let http = match config.http {
+            Some(addr) => Some(bind_http(addr)?),
+            None => None,
+        };
         let layout = layout(info);
         let dir = config.data_dir.clone();
         let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored), StoreError> {
@@ -130,7 +152,7 @@ impl Node {
         .expect("the state file task does not panic");
         let (store, stored) = stored?;
         let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
-        let launch = Launch { config, socket, local_addr, store, stored, seed };
+        let launch = Launch { config, socket, local_addr, http, store, stored, seed };
         let name = launch.config.algorithm.clone();
         let params = launch.config.params.clone();
         elect_algos::dispatch(&name, &params, launch).map_err(ConfigError::from)?
@@ -144,6 +166,11 @@ impl Node {
     /// The address it listens on.
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// The address its HTTP endpoints are served on (with the port the OS chose for port 0), if any.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http_addr
     }
 
     /// Its incarnation: 1 on the first start with a data directory, one more on every start after.
@@ -180,13 +207,17 @@ impl Node {
         let _ = self.requests.send(Request::Resign);
     }
 
-    /// Stops gracefully: resigns first if leading, tells the others it is leaving, and waits for the task to end.
+    /// Stops gracefully: resigns first if leading, tells the others it is leaving, and waits for the task to end;
+    /// then stops the HTTP server.
     pub async fn shutdown(mut self) -> Result<(), NodeError> {
         let _ = self.requests.send(Request::Shutdown);
-        self.wait().await
+        let result = self.wait().await;
+        self.stop_http().await;
+        result
     }
 
-    /// Waits until the member stops: after [`Node::shutdown`], or on its own when a state write fails.
+    /// Waits until the member stops: after [`Node::shutdown`], or on its own when a state write fails. Its HTTP
+    /// endpoints go on serving (the last status, and the counters) until the handle is dropped.
     pub async fn wait(&mut self) -> Result<(), NodeError> {
         match self.task.take() {
             Some(task) => task.await.map_err(|e| NodeError::Task(e.to_string()))?,
@@ -194,13 +225,31 @@ impl Node {
         }
     }
 
-    /// Stops the member at once, like a crash: no resignation, no goodbye; returns once its socket is closed.
+    /// Stops the member at once, like a crash: no resignation, no goodbye; returns once its socket and its HTTP
+    /// listener are closed.
     pub async fn abort(mut self) {
         if let Some(task) = self.task.take() {
             task.abort();
             let _ = task.await;
         }
+        self.stop_http().await;
     }
+
+    /// Stops the HTTP server, and returns once its listener is closed.
+    async fn stop_http(&mut self) {
+        if let Some(http) = self.http.take() {
+            http.abort();
+            let _ = http.await;
+        }
+    }
+}
+
+/// Binds the HTTP address (before anything is written, so that a bad one leaves the state file alone).
+fn bind_http(addr: SocketAddr) -> Result<std::net::TcpListener, StartError> {
+    let bind = |source| StartError::Http { addr, source };
+    let listener = std::net::TcpListener::bind(addr).map_err(bind)?;
+    listener.set_nonblocking(true).map_err(bind)?;
+    Ok(listener)
 }
 
 /// What a state file's durable bytes are: the algorithm, and whether the leader monitor wraps it.
@@ -238,6 +287,7 @@ struct Launch {
     config: NodeConfig,
     socket: UdpSocket,
     local_addr: SocketAddr,
+    http: Option<std::net::TcpListener>,
     store: Store,
     stored: Stored,
     seed: u64,
@@ -256,10 +306,10 @@ impl Driver for Launch {
             let facts = Facts::new(n, n * n.saturating_sub(1) / 2, n);
             let election = algorithm.election_time(&facts, t).ticks().div_ceil(t.ticks());
             let monitor = MonitorConfig::new(self.config.heartbeat, 1, election);
-            Ok(self.launch(LeaderMonitor::new(algorithm, monitor)))
+            self.launch(LeaderMonitor::new(algorithm, monitor))
         } else {
             // The Invitation algorithm keeps groups and finds failed coordinators by itself.
-            Ok(self.launch(algorithm))
+            self.launch(algorithm)
         }
     }
 }
@@ -270,8 +320,8 @@ fn delay_bound(config: &NodeConfig) -> elect_core::Duration {
 }
 
 impl Launch {
-    fn launch<A: Algorithm>(self, algorithm: A) -> Node {
-        let Self { config, socket, local_addr, store, stored, seed } = self;
+    fn launch<A: Algorithm>(self, algorithm: A) -> Result<Node, StartError> {
+        let Self { config, socket, local_addr, http, store, stored, seed } = self;
         let id = config.id;
         let members = config.members();
         let restored = if stored.durable.is_empty() {
@@ -289,8 +339,21 @@ impl Launch {
         let (events_tx, events) = mpsc::unbounded_channel();
         let published = Leadership { leader: None, epoch: stored.seen };
         let (leadership_tx, leadership) = watch::channel(published);
-        let counters = Arc::new(Counters::default());
         let incarnation = stored.incarnation;
+        let counters = Arc::new(Counters::new(wire::kinds::<<A::Process as Process>::Msg>(), incarnation));
+        counters.shows(id, published);
+        let addrs = config.peers.iter().map(|(&p, &a)| (p, a)).chain([(id, local_addr)]).collect();
+        let board = Arc::new(Board::new(id, A::INFO.name, incarnation, addrs, published));
+        let http = match http {
+            Some(listener) => {
+                let requested = config.http.unwrap_or(local_addr);
+                let addr = listener.local_addr().map_err(|source| StartError::Http { addr: requested, source })?;
+                let listener =
+                    tokio::net::TcpListener::from_std(listener).map_err(|source| StartError::Http { addr, source })?;
+                Some((addr, listener))
+            }
+            None => None,
+        };
         let span = info_span!("member", id = id.0);
         span.in_scope(|| {
             info!(
@@ -300,8 +363,21 @@ impl Launch {
                 members = ?members.iter().map(|m| m.0).collect::<Vec<_>>(),
                 delay_bound = ?config.delay_bound,
                 listen = %local_addr,
+                http = ?http.as_ref().map(|(addr, _)| *addr),
+                authenticated = config.key.is_some(),
                 "member starting"
             );
+            if let Some((addr, _)) = &http {
+                info!(http = %addr, "serving GET /status and GET /metrics");
+            }
+            if config.key.is_none() {
+                info!("no cluster key: packets are not authenticated, the cluster trusts its network");
+            }
+        });
+        let http_addr = http.as_ref().map(|(addr, _)| *addr);
+        let http = http.map(|(_, listener)| {
+            let shared = http::Shared { board: board.clone(), counters: counters.clone() };
+            tokio::spawn(http::serve(listener, shared).instrument(span.clone()))
         });
         let runner = Runner {
             algorithm,
@@ -310,6 +386,7 @@ impl Launch {
             addrs: config.peers.clone(),
             socket,
             cluster: wire::cluster_id(&config.cluster),
+            key: config.key.clone(),
             store,
             stored,
             rng: ChaCha8Rng::seed_from_u64(splitmix(seed ^ u64::from(id.0))),
@@ -320,12 +397,14 @@ impl Launch {
             events: events_tx,
             leadership: leadership_tx,
             counters: counters.clone(),
+            board,
             state: None,
         };
         let task = tokio::spawn(runner.run(restored).instrument(span));
-        Node {
+        Ok(Node {
             id,
             local_addr,
+            http_addr,
             incarnation,
             seed,
             leadership,
@@ -333,7 +412,8 @@ impl Launch {
             requests,
             counters,
             task: Some(task),
-        }
+            http,
+        })
     }
 }
 
@@ -431,9 +511,9 @@ mod tests {
         config.peers.insert(NodeId(2), peer.local_addr().unwrap());
         let store = Store::open(dir.path()).unwrap();
         let stored = Stored { incarnation: 1, ..Stored::default() };
-        let launch =
-            Launch { config, socket: UdpSocket::from_std(socket).unwrap(), local_addr, store, stored, seed: 1 };
-        let node = launch.launch(Pinger);
+        let socket = UdpSocket::from_std(socket).unwrap();
+        let launch = Launch { config, socket, local_addr, http: None, store, stored, seed: 1 };
+        let node = launch.launch(Pinger).unwrap();
         let state = dir.path().join("state");
         let got = tokio::task::spawn_blocking(move || {
             let mut buf = [0u8; 1024];
@@ -443,7 +523,7 @@ mod tests {
                 // Read the state file the moment the packet arrives: it already holds what was persisted before it.
                 let stored: Stored = postcard::from_bytes(&std::fs::read(&state).unwrap()).unwrap();
                 let durable: u64 = postcard::from_bytes(&stored.durable).unwrap();
-                let envelope = wire::decode::<Ping>(&buf[..len], wire::cluster_id("elect"), NodeId(2)).unwrap();
+                let envelope = wire::decode::<Ping>(&buf[..len], wire::cluster_id("elect"), NodeId(2), None).unwrap();
                 let Envelope { body: Body::Algorithm(Ping::Ping { n }), .. } = envelope else { panic!("a ping") };
                 got.push((n, durable));
             }

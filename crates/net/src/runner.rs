@@ -5,7 +5,13 @@
 //! timers go into a table of deadlines (one per timer kind, drawn from the timer's span with the member's seeded
 //! generator), and a `Persist` is written to the state file before any later send of the same step leaves (the
 //! write is deferred to the next send or the end of the step, so a step that persists twice writes once). After
-//! every step the runtime reads the process's status and updates leadership and fencing ([`crate::fencing`]).
+//! every step the runtime reads the process's status and updates leadership and fencing ([`crate::fencing`]), the
+//! status snapshot of `GET /status` and the leadership metrics.
+//!
+//! A datagram is accepted only if it passes, in order: the wire's checks (version, tag, shape, cluster, recipient;
+//! [`crate::wire::decode`]), a known sender other than this member, and the sender's replay window
+//! ([`crate::replay`]). Only then does anything in it count: the window moves, the sender's claims reach fencing,
+//! and its message reaches the process.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -20,10 +26,13 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant as Clock;
 use tracing::{debug, info, trace, warn};
 
+use crate::auth::ClusterKey;
 use crate::fencing::{Fencing, LeaderEvent, Leadership};
 use crate::mesh::Mesh;
 use crate::node::{NodeError, Request};
+use crate::replay::{Admitted, Window};
 use crate::stats::Counters;
+use crate::status::Board;
 use crate::store::{Store, Stored};
 use crate::wire::{self, Body, Drop, Envelope};
 
@@ -43,6 +52,7 @@ pub(crate) struct Runner<A: Algorithm> {
     pub(crate) addrs: BTreeMap<NodeId, SocketAddr>,
     pub(crate) socket: UdpSocket,
     pub(crate) cluster: u64,
+    pub(crate) key: Option<ClusterKey>,
     pub(crate) store: Store,
     pub(crate) stored: Stored,
     pub(crate) rng: ChaCha8Rng,
@@ -53,6 +63,7 @@ pub(crate) struct Runner<A: Algorithm> {
     pub(crate) events: mpsc::UnboundedSender<LeaderEvent>,
     pub(crate) leadership: watch::Sender<Leadership>,
     pub(crate) counters: Arc<Counters>,
+    pub(crate) board: Arc<Board>,
     pub(crate) state: Option<Live<A::Process>>,
 }
 
@@ -70,8 +81,14 @@ pub(crate) struct Live<P: Process> {
     fencing: Fencing,
     /// When to look at leadership again: a grant waits for a rival's claim to expire.
     recheck: Option<Clock>,
-    /// The latest incarnation heard from each member.
-    incarnations: BTreeMap<NodeId, u64>,
+    /// Each member's replay window: its latest incarnation, and the sequence numbers accepted in it.
+    windows: BTreeMap<NodeId, Window>,
+    /// Since when this member has shown no leader (it has not since its start, or it lost its leader).
+    leaderless_since: Option<Clock>,
+    /// The last leadership with a leader this member showed.
+    last_led: Option<Leadership>,
+    /// Whether an unauthenticated packet has been logged (once is enough: the counter has the rest).
+    told_unauthenticated: bool,
     buf: Vec<u8>,
     out: Vec<u8>,
 }
@@ -95,7 +112,10 @@ impl<A: Algorithm> Runner<A> {
             seq: 0,
             fencing: Fencing::new(me, self.stored.seen, self.claim_ttl, self.delay_bound),
             recheck: None,
-            incarnations: BTreeMap::new(),
+            windows: BTreeMap::new(),
+            leaderless_since: Some(Clock::now()),
+            last_led: None,
+            told_unauthenticated: false,
             buf: vec![0; wire::MAX_PACKET],
             out: Vec::new(),
         });
@@ -219,9 +239,13 @@ impl<A: Algorithm> Runner<A> {
             return;
         };
         let me = self.me();
-        let addr = self.addrs[&to];
+        let Some(&addr) = self.addrs.get(&to) else {
+            warn!(%to, "send to a member without an address");
+            return;
+        };
         let cluster = self.cluster;
         let incarnation = self.stored.incarnation;
+        let kind = body.kind_index();
         let live = self.live();
         live.seq += 1;
         let envelope = Envelope {
@@ -236,11 +260,11 @@ impl<A: Algorithm> Runner<A> {
             body,
         };
         let mut out = std::mem::take(&mut live.out);
-        if let Err(e) = wire::encode(&envelope, &mut out) {
+        if let Err(e) = wire::encode(&envelope, self.key.as_ref(), &mut out) {
             warn!(error = %e, "a packet did not encode");
         } else {
             match self.socket.send_to(&out, addr).await {
-                Ok(_) => self.counters.sent(),
+                Ok(_) => self.counters.sent(kind),
                 Err(e) => {
                     self.counters.send_error();
                     debug!(error = %e, %to, "send failed");
@@ -257,23 +281,27 @@ impl<A: Algorithm> Runner<A> {
         }
     }
 
-    /// The checks a datagram must pass: it decodes as a packet of this cluster and version addressed here, from
-    /// another member, in its latest incarnation. Returns it with the port of its sender, or why it is dropped.
+    /// The checks a datagram must pass: it decodes as a packet of this cluster and version addressed here (with
+    /// the right tag in a keyed cluster), from another member, in its latest incarnation, and is not a replay.
+    /// Returns it with the port of its sender, or why it is dropped. Nothing is remembered of a dropped packet.
     fn accept(&mut self, len: usize) -> Result<(Packet<A>, Port), Drop> {
         let me = self.me();
-        let cluster = self.cluster;
-        let envelope = wire::decode::<<A::Process as Process>::Msg>(&self.live().buf[..len], cluster, me)?;
+        let live = self.state.as_mut().expect("running");
+        let bytes = live.buf.get(..len).ok_or(Drop::Malformed)?;
+        let envelope = wire::decode::<<A::Process as Process>::Msg>(bytes, self.cluster, me, self.key.as_ref())?;
         let from = envelope.from;
         let port = self.mesh.port_of(from).ok_or(Drop::UnknownSender)?;
-        let live = self.live();
-        match live.incarnations.get(&from) {
-            Some(&known) if envelope.incarnation < known => return Err(Drop::StaleIncarnation),
-            Some(&known) if envelope.incarnation > known => {
-                info!(%from, incarnation = envelope.incarnation, "member restarted");
+        // Last: the window moves only for a packet that passed every other check.
+        match live.windows.get_mut(&from) {
+            Some(window) => {
+                if window.admit(envelope.incarnation, envelope.seq)? == Admitted::Restarted {
+                    info!(%from, incarnation = envelope.incarnation, "member restarted");
+                }
             }
-            _ => {}
+            None => {
+                live.windows.insert(from, Window::first(envelope.incarnation, envelope.seq)?);
+            }
         }
-        live.incarnations.insert(from, envelope.incarnation);
         Ok((envelope, port))
     }
 
@@ -283,6 +311,16 @@ impl<A: Algorithm> Runner<A> {
             Err(reason) => {
                 self.counters.dropped(reason);
                 debug!(from = %addr, reason = reason.name(), "packet dropped");
+                let live = self.live();
+                if reason == Drop::Unauthenticated && !live.told_unauthenticated {
+                    // Once: a member with another key (or none) is the usual cause, and worth a line in the log.
+                    live.told_unauthenticated = true;
+                    warn!(
+                        from = %addr,
+                        "a packet without the right tag was dropped (a member with another cluster key, or none?); \
+                         such packets are counted in elect_packets_dropped_total{{reason=\"unauthenticated\"}}"
+                    );
+                }
                 return Ok(());
             }
         };
@@ -291,7 +329,8 @@ impl<A: Algorithm> Runner<A> {
         let now = Instant::from_ticks(u64::try_from(live.origin.elapsed().as_micros()).unwrap_or(u64::MAX));
         let stale_lead = live.fencing.heard(from, envelope.seen, envelope.lead, now);
         let dormant = live.dormant_until.is_some();
-        self.counters.received();
+        self.counters.received(envelope.body.kind_index());
+        self.board.contact(from);
         trace!(%from, seq = envelope.seq, "packet");
         match envelope.body {
             Body::Algorithm(msg) if !dormant => self.step(|p, cx| p.on_message(cx, port, msg)).await?,
@@ -416,7 +455,35 @@ impl<A: Algorithm> Runner<A> {
             debug!(%me, "announcing the grant");
             self.broadcast(Body::Announce).await;
         }
+        self.observe(status.state, shown);
         self.leadership.send_if_modified(|l| std::mem::replace(l, shown) != shown);
         Ok(())
+    }
+
+    /// Publishes the status snapshot, and updates the leadership metrics when the shown leadership changes.
+    fn observe(&mut self, state: State, shown: Leadership) {
+        let me = self.me();
+        self.board.publish(state, shown);
+        if *self.leadership.borrow() == shown {
+            return;
+        }
+        self.counters.shows(me, shown);
+        let live = self.state.as_mut().expect("running");
+        match shown.leader {
+            Some(_) => {
+                if let Some(since) = live.leaderless_since.take() {
+                    let took = since.elapsed();
+                    self.counters.election_took(took);
+                    debug!(?took, "a leader after an election");
+                }
+                if live.last_led != Some(shown) {
+                    live.last_led = Some(shown);
+                    self.counters.leader_changed();
+                }
+            }
+            None => {
+                live.leaderless_since.get_or_insert_with(Clock::now);
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! The wire format: one UDP datagram is one [`Envelope`], encoded with postcard.
+//! The wire format: one UDP datagram is one [`Envelope`], encoded with postcard, followed by its tag in a keyed
+//! cluster.
 //!
 //! ```text
 //! version   u16 (varint)   PROTOCOL_VERSION; checked before anything else is decoded
@@ -9,19 +10,28 @@
 //! seen      u64 (varint)   the highest fencing epoch the sender knows
 //! lead      Option<u64>    the fencing epoch of the sender's leadership grant, if it leads
 //! body      Body<M>        an algorithm message, or a runtime packet
+//! tag       [u8; 32]       only with a cluster key: keyed BLAKE3 of every byte before it (crate::auth)
 //! ```
 //!
-//! Nothing may follow the envelope in this version: trailing bytes make a packet malformed. (A message
-//! authentication code, not yet built, will follow it in a later version.) Decoding never panics: a packet that does
-//! not decode, or decodes to a foreign cluster, another version, or the wrong recipient, is a [`Drop`] with its
-//! reason, which the runtime counts.
+//! Nothing else may follow the envelope: trailing bytes make a packet malformed. The receiver checks, in order:
+//! the version; with a key, the tag (a packet whose last 32 bytes are not the tag of the rest is
+//! `unauthenticated`, whatever it holds); that the envelope decodes and fills the packet exactly; the cluster; the
+//! recipient. The runtime then checks the sender (a member, not itself) and, last, the incarnation and sequence
+//! number against the sender's replay window ([`crate::replay`]). Decoding never panics: a packet that fails a
+//! check is a [`Drop`] with its reason, which the runtime counts.
+//!
+//! Without a cluster key packets carry no tag: a keyless cluster trusts its network. A keyed member drops a keyless
+//! member's packets as `unauthenticated`, and a keyless member drops a keyed member's as `malformed` (the tag is
+//! trailing bytes to it).
 
 use elect_core::{Message, NodeId};
 use serde::{Deserialize, Serialize};
 
-/// The protocol version this runtime speaks. Bump it on any change to [`Envelope`] or to a message an algorithm
-/// puts on the wire.
-pub const PROTOCOL_VERSION: u16 = 1;
+use crate::auth::{ClusterKey, TAG_LEN};
+
+/// The protocol version this runtime speaks. Bump it on any change to [`Envelope`], to the tag, or to a message an
+/// algorithm puts on the wire. Version 2 added the tag of keyed clusters.
+pub const PROTOCOL_VERSION: u16 = 2;
 
 /// The largest datagram the runtime sends or reads.
 pub const MAX_PACKET: usize = 64 * 1024;
@@ -66,6 +76,34 @@ pub struct Envelope<M> {
     pub body: Body<M>,
 }
 
+/// The kinds of packet a runtime of algorithm messages `M` sends, for counting: the algorithm's own
+/// ([`Message::kinds`], the names the simulator counts by), then `announce` and `leaving`.
+pub fn kinds<M: Message>() -> Vec<&'static str> {
+    let mut kinds = M::kinds().into_owned();
+    kinds.extend(["announce", "leaving"]);
+    kinds
+}
+
+impl<M: Message> Body<M> {
+    /// This packet's index in [`kinds`].
+    pub fn kind_index(&self) -> usize {
+        match self {
+            Self::Algorithm(msg) => msg.kind_index(),
+            Self::Announce => M::kinds().len(),
+            Self::Leaving => M::kinds().len() + 1,
+        }
+    }
+
+    /// This packet's kind name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Algorithm(msg) => msg.kind(),
+            Self::Announce => "announce",
+            Self::Leaving => "leaving",
+        }
+    }
+}
+
 /// Why a packet was dropped. Each reason has its own counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Drop {
@@ -81,17 +119,24 @@ pub enum Drop {
     UnknownSender,
     /// From an older incarnation of the sender than one already heard: sent before the sender restarted.
     StaleIncarnation,
+    /// In a keyed cluster, its tag is missing or wrong: forged, corrupted, or from a member with another key (or
+    /// none).
+    Unauthenticated,
+    /// Its sequence number was already accepted in the sender's incarnation, or is older than the replay window.
+    Replayed,
 }
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 8] = [
         Self::Malformed,
         Self::Version,
         Self::Cluster,
         Self::Misaddressed,
         Self::UnknownSender,
         Self::StaleIncarnation,
+        Self::Unauthenticated,
+        Self::Replayed,
     ];
 
     /// The reason's stable lower-case name (logs, metrics).
@@ -103,6 +148,8 @@ impl Drop {
             Self::Misaddressed => "misaddressed",
             Self::UnknownSender => "unknown-sender",
             Self::StaleIncarnation => "stale-incarnation",
+            Self::Unauthenticated => "unauthenticated",
+            Self::Replayed => "replayed",
         }
     }
 
@@ -112,22 +159,47 @@ impl Drop {
     }
 }
 
-/// Encodes `envelope` into `buf` (cleared first).
-pub fn encode<M: Message>(envelope: &Envelope<M>, buf: &mut Vec<u8>) -> Result<(), postcard::Error> {
+/// Encodes `envelope` into `buf` (cleared first), followed by its tag if there is a `key`.
+pub fn encode<M: Message>(
+    envelope: &Envelope<M>,
+    key: Option<&ClusterKey>,
+    buf: &mut Vec<u8>,
+) -> Result<(), postcard::Error> {
     buf.clear();
     let bytes = postcard::to_extend(envelope, std::mem::take(buf))?;
     *buf = bytes;
+    if let Some(key) = key {
+        let tag = key.tag(buf);
+        buf.extend_from_slice(&tag);
+    }
     Ok(())
 }
 
-/// Decodes a datagram addressed to member `me` of cluster `cluster`, checking the version, the cluster and the
-/// recipient. Sender checks (membership, incarnation) are the runtime's.
-pub fn decode<M: Message>(bytes: &[u8], cluster: u64, me: NodeId) -> Result<Envelope<M>, Drop> {
+/// Decodes a datagram addressed to member `me` of cluster `cluster`, checking the version, the tag (with a `key`),
+/// the envelope's shape, the cluster and the recipient. Sender checks (membership, incarnation, replays) are the
+/// runtime's.
+pub fn decode<M: Message>(
+    bytes: &[u8],
+    cluster: u64,
+    me: NodeId,
+    key: Option<&ClusterKey>,
+) -> Result<Envelope<M>, Drop> {
     let (version, _) = postcard::take_from_bytes::<u16>(bytes).map_err(|_| Drop::Malformed)?;
     if version != PROTOCOL_VERSION {
         return Err(Drop::Version);
     }
-    let (envelope, rest) = postcard::take_from_bytes::<Envelope<M>>(bytes).map_err(|_| Drop::Malformed)?;
+    let envelope = match key {
+        Some(key) => {
+            let split = bytes.len().checked_sub(TAG_LEN).ok_or(Drop::Unauthenticated)?;
+            let (envelope, tag) = bytes.split_at(split);
+            if !key.verify(envelope, tag) {
+                return Err(Drop::Unauthenticated);
+            }
+            envelope
+        }
+        None => bytes,
+    };
+    let (envelope, rest) = postcard::take_from_bytes::<Envelope<M>>(envelope).map_err(|_| Drop::Malformed)?;
     if !rest.is_empty() {
         return Err(Drop::Malformed);
     }
@@ -144,6 +216,8 @@ pub fn decode<M: Message>(bytes: &[u8], cluster: u64, me: NodeId) -> Result<Enve
 mod tests {
     use super::*;
     use elect_algos::bully::Msg;
+    use elect_algos::monitor::MonitorMsg;
+    use proptest::prelude::*;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -161,29 +235,83 @@ mod tests {
         }
     }
 
+    fn key(secret: &str) -> ClusterKey {
+        ClusterKey::from_secret(secret.as_bytes()).unwrap()
+    }
+
+    fn decode_test(bytes: &[u8], key: Option<&ClusterKey>) -> Result<Envelope<Msg>, Drop> {
+        decode::<Msg>(bytes, cluster_id("test"), NodeId(1), key)
+    }
+
     #[test]
     fn envelopes_round_trip_and_are_checked() {
         let mut buf = Vec::new();
         let e = envelope(Body::Algorithm(Msg::Ok { epoch: 4 }));
-        encode(&e, &mut buf).unwrap();
-        assert_eq!(decode::<Msg>(&buf, cluster_id("test"), NodeId(1)), Ok(e.clone()));
-        assert_eq!(decode::<Msg>(&buf, cluster_id("other"), NodeId(1)), Err(Drop::Cluster));
-        assert_eq!(decode::<Msg>(&buf, cluster_id("test"), NodeId(3)), Err(Drop::Misaddressed));
+        encode(&e, None, &mut buf).unwrap();
+        assert_eq!(decode_test(&buf, None), Ok(e.clone()));
+        assert_eq!(decode::<Msg>(&buf, cluster_id("other"), NodeId(1), None), Err(Drop::Cluster));
+        assert_eq!(decode::<Msg>(&buf, cluster_id("test"), NodeId(3), None), Err(Drop::Misaddressed));
         let mut longer = buf.clone();
         longer.push(0);
-        assert_eq!(decode::<Msg>(&longer, cluster_id("test"), NodeId(1)), Err(Drop::Malformed));
-        encode(&Envelope { version: 2, ..e }, &mut buf).unwrap();
-        assert_eq!(decode::<Msg>(&buf, cluster_id("test"), NodeId(1)), Err(Drop::Version));
-        assert_eq!(decode::<Msg>(&[], cluster_id("test"), NodeId(1)), Err(Drop::Malformed));
+        assert_eq!(decode_test(&longer, None), Err(Drop::Malformed));
+        encode(&Envelope { version: 1, ..e }, None, &mut buf).unwrap();
+        assert_eq!(decode_test(&buf, None), Err(Drop::Version));
+        assert_eq!(decode_test(&[], None), Err(Drop::Malformed));
+    }
+
+    #[test]
+    fn keyed_envelopes_carry_a_tag_that_every_bit_of_the_packet_depends_on() {
+        let k = key("cluster secret");
+        let e = envelope(Body::Algorithm(Msg::Election { epoch: 7 }));
+        let (mut plain, mut keyed) = (Vec::new(), Vec::new());
+        encode(&e, None, &mut plain).unwrap();
+        encode(&e, Some(&k), &mut keyed).unwrap();
+        assert_eq!(keyed.len(), plain.len() + TAG_LEN);
+        assert_eq!(keyed[..plain.len()], plain[..]);
+        assert_eq!(decode_test(&keyed, Some(&k)), Ok(e.clone()));
+        // Every flipped bit past the version byte fails the tag; one in the version byte fails the version (or, the
+        // varint's continuation bit, makes it unreadable).
+        for bit in 0..keyed.len() * 8 {
+            let mut flipped = keyed.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            let got = decode_test(&flipped, Some(&k));
+            match bit {
+                0..7 => assert_eq!(got, Err(Drop::Version), "bit {bit}"),
+                7 => assert_eq!(got, Err(Drop::Malformed), "bit {bit}"),
+                _ => assert_eq!(got, Err(Drop::Unauthenticated), "bit {bit}"),
+            }
+        }
+        // Another key, no tag, a cut tag, and a keyed packet at a keyless member.
+        assert_eq!(decode_test(&keyed, Some(&key("another secret"))), Err(Drop::Unauthenticated));
+        assert_eq!(decode_test(&plain, Some(&k)), Err(Drop::Unauthenticated));
+        assert_eq!(decode_test(&keyed[..keyed.len() - 1], Some(&k)), Err(Drop::Unauthenticated));
+        assert_eq!(decode_test(&keyed[..2], Some(&k)), Err(Drop::Unauthenticated));
+        assert_eq!(decode_test(&keyed, None), Err(Drop::Malformed));
+        // The tag is checked before the cluster and the recipient: an authentic packet for another is still refused.
+        assert_eq!(decode::<Msg>(&keyed, cluster_id("test"), NodeId(3), Some(&k)), Err(Drop::Misaddressed));
+    }
+
+    #[test]
+    fn an_authentic_tag_over_garbage_still_makes_a_malformed_packet() {
+        let k = key("k");
+        let mut bytes = vec![PROTOCOL_VERSION as u8, 0xff, 0xff, 0xff];
+        let tag = k.tag(&bytes);
+        bytes.extend_from_slice(&tag);
+        assert_eq!(decode_test(&bytes, Some(&k)), Err(Drop::Malformed));
     }
 
     #[test]
     fn random_bytes_and_truncations_never_panic() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let k = key("k");
         let mut buf = Vec::new();
-        encode(&envelope(Body::Announce), &mut buf).unwrap();
+        encode(&envelope(Body::Announce), None, &mut buf).unwrap();
         for cut in 0..buf.len() {
-            assert!(decode::<Msg>(&buf[..cut], cluster_id("test"), NodeId(1)).is_err());
+            assert!(decode_test(&buf[..cut], None).is_err());
+        }
+        encode(&envelope(Body::Announce), Some(&k), &mut buf).unwrap();
+        for cut in 0..buf.len() {
+            assert!(decode_test(&buf[..cut], Some(&k)).is_err());
         }
         for _ in 0..20_000 {
             let len = rng.next_u32() as usize % 64;
@@ -192,7 +320,21 @@ mod tests {
             if rng.next_u32() % 2 == 0 && len > 1 {
                 bytes[0] = PROTOCOL_VERSION as u8; // Past the version check, into the rest of the decoder.
             }
-            let _ = decode::<Msg>(&bytes, cluster_id("test"), NodeId(1));
+            let _ = decode_test(&bytes, None);
+            assert!(decode_test(&bytes, Some(&k)).is_err());
+        }
+    }
+
+    #[test]
+    fn packet_kinds_are_the_algorithms_then_the_runtimes() {
+        let kinds = kinds::<MonitorMsg<Msg>>();
+        assert_eq!(kinds[..3], ["election", "ok", "coordinator"]);
+        assert_eq!(kinds[kinds.len() - 2..], ["announce", "leaving"]);
+        let heartbeat = Body::Algorithm(MonitorMsg::<Msg>::Heartbeat { epoch: 1, seq: 1 });
+        assert_eq!(kinds[heartbeat.kind_index()], heartbeat.kind());
+        assert_eq!(heartbeat.kind(), "heartbeat");
+        for body in [Body::<MonitorMsg<Msg>>::Announce, Body::Leaving] {
+            assert_eq!(kinds[body.kind_index()], body.kind());
         }
     }
 
@@ -200,5 +342,48 @@ mod tests {
     fn cluster_ids_are_fnv1a() {
         assert_eq!(cluster_id(""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(cluster_id("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    /// A packet the decoder may be given: arbitrary bytes, or a real packet (keyed or not) with bytes replaced,
+    /// inserted and cut, so that the cases reach past the version check and the tag into the envelope's decoder.
+    fn packets() -> impl Strategy<Value = (Vec<u8>, bool)> {
+        let arbitrary = proptest::collection::vec(any::<u8>(), 0..200).prop_map(|b| (b, false));
+        let mutated = (any::<bool>(), any::<u64>(), any::<u64>(), proptest::collection::vec(any::<(u16, u8)>(), 0..6))
+            .prop_map(|(keyed, seq, seen, edits)| {
+                let e =
+                    Envelope { seq, seen, ..envelope(Body::Algorithm(Msg::Election { epoch: seen.rotate_left(7) })) };
+                let mut bytes = Vec::new();
+                encode(&e, None, &mut bytes).unwrap();
+                for (at, byte) in edits {
+                    let at = usize::from(at) % (bytes.len() + 1);
+                    match byte % 3 {
+                        0 if at < bytes.len() => bytes[at] = byte,
+                        1 => bytes.insert(at, byte),
+                        _ => bytes.truncate(at.max(1)),
+                    }
+                }
+                if keyed {
+                    // A tag made with the right key: the mutated envelope gets past authentication.
+                    let tag = key("prop").tag(&bytes);
+                    bytes.extend_from_slice(&tag);
+                }
+                (bytes, keyed)
+            });
+        prop_oneof![arbitrary, mutated]
+    }
+
+    proptest! {
+        #[test]
+        fn decoding_any_bytes_never_panics((bytes, keyed) in packets()) {
+            let k = key("prop");
+            let with_key = decode::<MonitorMsg<Msg>>(&bytes, cluster_id("test"), NodeId(1), Some(&k));
+            let _ = decode::<MonitorMsg<Msg>>(&bytes, cluster_id("test"), NodeId(1), None);
+            let _ = decode_test(&bytes, Some(&k));
+            let _ = decode_test(&bytes, None);
+            if !keyed {
+                // Bytes without the right tag never pass a keyed member's check.
+                prop_assert!(with_key.is_err());
+            }
+        }
     }
 }

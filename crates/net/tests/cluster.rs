@@ -162,7 +162,7 @@ async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
     };
     let mut buf = Vec::new();
     let mut send = |e: &Envelope<MonitorMsg<Msg>>| {
-        wire::encode(e, &mut buf).unwrap();
+        wire::encode(e, None, &mut buf).unwrap();
         sender.send_to(&buf, addr).unwrap();
     };
     send(&Envelope { cluster: wire::cluster_id("other"), ..good.clone() });
@@ -188,7 +188,7 @@ async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
         }
         sender.send_to(&bytes, addr).unwrap();
     }
-    wire::encode(&good, &mut buf).unwrap();
+    wire::encode(&good, None, &mut buf).unwrap();
     buf.push(0);
     sender.send_to(&buf, addr).unwrap();
     sleep(Duration::from_millis(300)).await; // Several heartbeat periods.

@@ -21,6 +21,8 @@ pub struct Cluster {
     pub algorithm: String,
     pub nodes: BTreeMap<NodeId, Node>,
     pub addrs: BTreeMap<NodeId, SocketAddr>,
+    /// Where the other members send to each member: its own address, unless a test put something in between.
+    pub routes: BTreeMap<NodeId, SocketAddr>,
     pub logs: BTreeMap<NodeId, Log>,
     pub dir: tempfile::TempDir,
     configure: fn(&mut NodeConfig),
@@ -30,6 +32,23 @@ pub fn ids(ids: &[u32]) -> Vec<NodeId> {
     ids.iter().map(|&i| NodeId(i)).collect()
 }
 
+/// A socket on 127.0.0.1 for each member, on a port the OS chose.
+pub fn sockets(ids: &[NodeId]) -> Vec<(NodeId, UdpSocket)> {
+    ids.iter().map(|&id| (id, UdpSocket::bind("127.0.0.1:0").unwrap())).collect()
+}
+
+/// Waits until `done` holds, polling; panics with `what` after [`PATIENCE`].
+pub async fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let wait = async {
+        while !done() {
+            sleep(Duration::from_millis(2)).await;
+        }
+    };
+    if timeout(PATIENCE, wait).await.is_err() {
+        panic!("{what}: not within {PATIENCE:?}");
+    }
+}
+
 impl Cluster {
     /// Members `ids` running `algorithm`, each started once every member's address is known.
     pub async fn start(algorithm: &str, ids: &[NodeId]) -> Self {
@@ -37,13 +56,24 @@ impl Cluster {
     }
 
     pub async fn start_with(algorithm: &str, ids: &[NodeId], configure: fn(&mut NodeConfig)) -> Self {
-        let sockets: Vec<(NodeId, UdpSocket)> =
-            ids.iter().map(|&id| (id, UdpSocket::bind("127.0.0.1:0").unwrap())).collect();
-        let addrs = sockets.iter().map(|(id, s)| (*id, s.local_addr().unwrap())).collect();
+        Self::start_routed(algorithm, sockets(ids), BTreeMap::new(), configure).await
+    }
+
+    /// Members on `sockets`; the others reach member `id` at `routes[id]` if there is one, at its socket if not.
+    pub async fn start_routed(
+        algorithm: &str,
+        sockets: Vec<(NodeId, UdpSocket)>,
+        routes: BTreeMap<NodeId, SocketAddr>,
+        configure: fn(&mut NodeConfig),
+    ) -> Self {
+        let addrs: BTreeMap<NodeId, SocketAddr> =
+            sockets.iter().map(|(id, s)| (*id, s.local_addr().unwrap())).collect();
+        let routes = addrs.iter().map(|(&id, &addr)| (id, routes.get(&id).copied().unwrap_or(addr))).collect();
         let mut cluster = Self {
             algorithm: algorithm.to_owned(),
             nodes: BTreeMap::new(),
             addrs,
+            routes,
             logs: BTreeMap::new(),
             dir: tempfile::tempdir().unwrap(),
             configure,
@@ -57,7 +87,7 @@ impl Cluster {
     fn config(&self, id: NodeId) -> NodeConfig {
         let addr = self.addrs[&id];
         let mut config = NodeConfig::new(id, addr, &self.algorithm, self.dir.path().join(id.0.to_string()));
-        config.peers = self.addrs.iter().filter(|&(&p, _)| p != id).map(|(&p, &a)| (p, a)).collect();
+        config.peers = self.routes.iter().filter(|&(&p, _)| p != id).map(|(&p, &a)| (p, a)).collect();
         config.cluster = "test".into();
         config.seed = Some(u64::from(id.0));
         (self.configure)(&mut config);

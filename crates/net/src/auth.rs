@@ -1,0 +1,154 @@
+//! Packet authentication: the cluster key, and the keyed BLAKE3 tag every packet of a keyed cluster carries.
+//!
+//! **The key file.** A member reads its cluster key from a file (`elect node --key-file FILE`). The file's bytes,
+//! less one trailing line ending (`\n` or `\r\n`, so that `echo secret > FILE` and `printf secret > FILE` agree),
+//! are a secret shared by every member; it must not be empty, and may be up to 64 KiB. The 32-byte key is
+//! `blake3::derive_key("elect-net 2026 cluster key v1", secret)`, so a passphrase and 32 random bytes (`head -c 32
+//! /dev/urandom > FILE`) are both fine, and the key is never the secret itself. Keep the file readable by the
+//! member only: anyone who has it can speak for any member.
+//!
+//! **The tag.** With a key, each datagram is the encoded envelope followed by `blake3::keyed_hash(key, envelope)`,
+//! 32 bytes ([`crate::wire`]). A packet whose tag is missing or wrong is dropped as `unauthenticated` before its
+//! envelope is decoded, and before anything in it (its sequence number included) is remembered.
+//!
+//! **Without a key** packets carry no tag, and a member believes any packet that decodes: a keyless cluster
+//! trusts its network (a loopback test, a private network no one else can send on).
+//!
+//! The key is never logged: its `Debug` form is redacted.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The context string of BLAKE3's key derivation: it ties the key to this use, in this protocol.
+const CONTEXT: &str = "elect-net 2026 cluster key v1";
+
+/// The longest key file read, in bytes.
+pub const MAX_KEY_FILE: u64 = 64 * 1024;
+
+/// The length of a packet's tag, in bytes.
+pub const TAG_LEN: usize = blake3::OUT_LEN;
+
+/// A cluster key: 32 bytes derived from a secret every member shares.
+#[derive(Clone)]
+pub struct ClusterKey([u8; blake3::KEY_LEN]);
+
+impl fmt::Debug for ClusterKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ClusterKey(<redacted>)")
+    }
+}
+
+impl ClusterKey {
+    /// The key derived from `secret` (any bytes, not empty).
+    pub fn from_secret(secret: &[u8]) -> Result<Self, KeyError> {
+        if secret.is_empty() {
+            return Err(KeyError::Empty);
+        }
+        Ok(Self(blake3::derive_key(CONTEXT, secret)))
+    }
+
+    /// The key derived from the key file at `path` (see the module docs for the format).
+    pub fn from_file(path: &Path) -> Result<Self, KeyError> {
+        let read = |source| KeyError::Read { path: path.to_owned(), source };
+        let file = std::fs::File::open(path).map_err(read)?;
+        let mut secret = Vec::new();
+        // One byte past the limit tells a long file from one exactly at it; a device that never ends stops here.
+        file.take(MAX_KEY_FILE + 1).read_to_end(&mut secret).map_err(read)?;
+        if secret.len() as u64 > MAX_KEY_FILE {
+            return Err(KeyError::TooLong(path.to_owned()));
+        }
+        let secret = match secret.strip_suffix(b"\r\n").or_else(|| secret.strip_suffix(b"\n")) {
+            Some(stripped) => stripped,
+            None => &secret,
+        };
+        if secret.is_empty() {
+            return Err(KeyError::EmptyFile(path.to_owned()));
+        }
+        Self::from_secret(secret)
+    }
+
+    /// The tag of `bytes`: their keyed BLAKE3 hash, which a keyed packet carries after its envelope.
+    pub fn tag(&self, bytes: &[u8]) -> [u8; TAG_LEN] {
+        *blake3::keyed_hash(&self.0, bytes).as_bytes()
+    }
+
+    /// Whether `tag` is the tag of `bytes`, compared in constant time.
+    pub fn verify(&self, bytes: &[u8], tag: &[u8]) -> bool {
+        // `blake3::Hash`'s equality is constant-time.
+        <[u8; TAG_LEN]>::try_from(tag)
+            .is_ok_and(|tag| blake3::Hash::from_bytes(self.tag(bytes)) == blake3::Hash::from_bytes(tag))
+    }
+}
+
+/// A key file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The file cannot be read.
+    #[error("cannot read the key file {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The file holds nothing (or only a line ending).
+    #[error("the key file {} is empty: put a secret in it, e.g. `head -c 32 /dev/urandom > FILE`", .0.display())]
+    EmptyFile(PathBuf),
+    /// The file is longer than [`MAX_KEY_FILE`].
+    #[error("the key file {} is longer than 64 KiB: is it the right file?", .0.display())]
+    TooLong(PathBuf),
+    /// An empty secret.
+    #[error("the cluster key's secret is empty")]
+    Empty,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_files_ignore_one_line_ending_and_refuse_empty_long_and_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let plain = ClusterKey::from_file(&file("plain", b"secret")).unwrap();
+        for other in [&b"secret\n"[..], b"secret\r\n"] {
+            assert_eq!(ClusterKey::from_file(&file("other", other)).unwrap().0, plain.0);
+        }
+        assert_ne!(ClusterKey::from_file(&file("two", b"secret\n\n")).unwrap().0, plain.0);
+        assert_ne!(ClusterKey::from_secret(b"secret2").unwrap().0, plain.0);
+        assert_eq!(ClusterKey::from_secret(b"secret").unwrap().0, plain.0);
+        for empty in [&b""[..], b"\n", b"\r\n"] {
+            let err = ClusterKey::from_file(&file("empty", empty)).unwrap_err().to_string();
+            assert!(err.contains("is empty"), "{err}");
+        }
+        let long = vec![b'x'; MAX_KEY_FILE as usize + 1];
+        assert!(ClusterKey::from_file(&file("long", &long)).unwrap_err().to_string().contains("longer than 64 KiB"));
+        assert!(ClusterKey::from_file(&file("max", &long[1..])).is_ok());
+        let err = ClusterKey::from_file(&dir.path().join("missing")).unwrap_err().to_string();
+        assert!(err.starts_with("cannot read the key file") && err.contains("missing"), "{err}");
+        assert!(ClusterKey::from_file(dir.path()).is_err(), "a directory is no key file");
+    }
+
+    #[test]
+    fn the_key_never_shows_in_debug_output() {
+        let key = ClusterKey::from_secret(b"hunter2").unwrap();
+        assert_eq!(format!("{key:?}"), "ClusterKey(<redacted>)");
+        assert_eq!(format!("{:#?}", Some(&key)), "Some(\n    ClusterKey(<redacted>),\n)");
+    }
+
+    #[test]
+    fn tags_verify_only_the_bytes_and_key_they_were_made_with() {
+        let key = ClusterKey::from_secret(b"k").unwrap();
+        let tag = key.tag(b"packet");
+        assert!(key.verify(b"packet", &tag));
+        assert!(!key.verify(b"packeT", &tag));
+        assert!(!ClusterKey::from_secret(b"j").unwrap().verify(b"packet", &tag));
+        assert!(!key.verify(b"packet", &tag[1..]));
+    }
+}

@@ -1,0 +1,179 @@
+//! The HTTP endpoints of members on loopback: `/status` and `/metrics` agree with the leadership watch.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::{Cluster, ids};
+use elect_core::{NodeId, epoch};
+use elect_net::{Leadership, Node, NodeConfig, StartError};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+
+/// An HTTP response: status code, headers (names lower-cased), body.
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection, read until the server closes it.
+async fn request(addr: SocketAddr, method: &str, path: &str) -> Response {
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let head =
+            format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        String::from_utf8(raw).unwrap()
+    };
+    let raw = timeout(common::PATIENCE, exchange).await.expect("the server answers");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    Response { status, headers, body: body.to_owned() }
+}
+
+fn with_http(config: &mut NodeConfig) {
+    config.http = Some("127.0.0.1:0".parse().unwrap());
+}
+
+/// The value of the sample named exactly `name` (with its labels) in an OpenMetrics text.
+fn sample(text: &str, name: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// Checks a member's `/status` and `/metrics` against the leadership it shows.
+async fn check_member(cluster: &Cluster, id: NodeId, expected: Leadership) {
+    let node = &cluster.nodes[&id];
+    let addr = node.http_addr().expect("an HTTP address");
+    assert_eq!(*node.leadership().borrow(), expected);
+
+    let status = request(addr, "GET", "/status").await;
+    assert_eq!(status.status, 200);
+    assert_eq!(status.header("content-type"), Some("application/json"));
+    let v: serde_json::Value = serde_json::from_str(&status.body).unwrap();
+    assert_eq!(v["id"], id.0);
+    assert_eq!(v["algorithm"], "bully");
+    assert_eq!(v["state"], "normal");
+    assert_eq!(v["leader"].as_u64(), expected.leader.map(|l| u64::from(l.0)));
+    assert_eq!(v["is_leader"], expected.leader == Some(id));
+    assert_eq!(v["epoch"].as_u64(), Some(expected.epoch));
+    assert_eq!(v["epoch_round"].as_u64(), Some(epoch::round(expected.epoch)));
+    assert_eq!(v["incarnation"].as_u64(), Some(node.incarnation()));
+    let members = v["members"].as_array().unwrap();
+    assert_eq!(members.len(), cluster.addrs.len());
+    for m in members {
+        let member = NodeId(m["id"].as_u64().unwrap() as u32);
+        assert_eq!(m["addr"], cluster.addrs[&member].to_string());
+        assert_eq!(m["self"], member == id);
+        if member == id {
+            assert!(m["last_contact_ms_ago"].is_null());
+        } else {
+            let ago = m["last_contact_ms_ago"].as_u64().unwrap_or_else(|| panic!("{id} heard {member}: {v}"));
+            assert!(ago < 60_000);
+        }
+    }
+
+    let metrics = request(addr, "GET", "/metrics").await;
+    assert_eq!(metrics.status, 200);
+    assert!(metrics.header("content-type").unwrap().starts_with("application/openmetrics-text"));
+    let text = &metrics.body;
+    let leads = if expected.leader == Some(id) { 1.0 } else { 0.0 };
+    assert_eq!(sample(text, "elect_is_leader"), Some(leads), "{text}");
+    assert_eq!(sample(text, "elect_epoch"), Some(expected.epoch as f64), "{text}");
+    assert!(sample(text, "elect_leader_changes_total").is_some_and(|n| n >= 1.0), "{text}");
+    assert!(sample(text, "elect_election_duration_seconds_count").is_some_and(|n| n >= 1.0), "{text}");
+    assert!(sample(text, "elect_election_duration_seconds_bucket{le=\"+Inf\"}").is_some(), "{text}");
+    assert!(sample(text, "elect_state_writes_total").is_some_and(|n| n >= 1.0), "{text}");
+    for kind in ["election", "ok", "coordinator", "heartbeat", "announce", "leaving"] {
+        assert!(sample(text, &format!("elect_messages_sent_total{{kind=\"{kind}\"}}")).is_some(), "{kind}: {text}");
+        assert!(sample(text, &format!("elect_messages_received_total{{kind=\"{kind}\"}}")).is_some(), "{kind}");
+    }
+    for reason in ["malformed", "unauthenticated", "replayed", "stale-incarnation"] {
+        assert_eq!(sample(text, &format!("elect_packets_dropped_total{{reason=\"{reason}\"}}")), Some(0.0), "{text}");
+    }
+    // The leader sends heartbeats; every follower started an election.
+    let sent = if expected.leader == Some(id) { "heartbeat" } else { "election" };
+    assert!(sample(text, &format!("elect_messages_sent_total{{kind=\"{sent}\"}}")).unwrap() >= 1.0, "{id}: {text}");
+    assert!(text.ends_with("# EOF\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_and_metrics_agree_with_the_leadership_watch_before_and_after_a_failover() {
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), |c| {
+        with_http(c);
+        c.delay_bound = Duration::from_millis(50);
+    })
+    .await;
+    let first = cluster.agreed().await;
+    assert_eq!(first.leader, Some(NodeId(3)));
+    for id in ids(&[1, 2, 3]) {
+        check_member(&cluster, id, first).await;
+    }
+    let leader_http = cluster.nodes[&NodeId(3)].http_addr().unwrap();
+    let (_, second, _) = cluster.fail_over().await;
+    assert_eq!(second.leader, Some(NodeId(2)));
+    for id in ids(&[1, 2]) {
+        check_member(&cluster, id, second).await;
+    }
+    // The killed member's HTTP server is gone with it.
+    assert!(TcpStream::connect(leader_http).await.is_err());
+    let metrics = request(cluster.nodes[&NodeId(1)].http_addr().unwrap(), "GET", "/metrics").await;
+    assert!(sample(&metrics.body, "elect_leader_changes_total").unwrap() >= 2.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_paths_are_not_found_and_other_methods_not_allowed() {
+    let cluster = Cluster::start_with("bully", &ids(&[1, 2]), with_http).await;
+    let addr = cluster.nodes[&NodeId(1)].http_addr().unwrap();
+    for path in ["/", "/status/", "/metrics?x", "/nope", "/../status"] {
+        let r = request(addr, "GET", path).await;
+        let expected = if path == "/metrics?x" { 200 } else { 404 };
+        assert_eq!(r.status, expected, "{path}");
+    }
+    for method in ["POST", "PUT", "DELETE", "HEAD"] {
+        for path in ["/status", "/metrics"] {
+            let r = request(addr, method, path).await;
+            assert_eq!(r.status, 405, "{method} {path}");
+            assert_eq!(r.header("allow"), Some("GET"));
+        }
+    }
+    // Garbage instead of a request: the server answers 400 or hangs up, and goes on serving.
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(b"\x00\xff garbage\r\n\r\n").await.unwrap();
+    let mut raw = Vec::new();
+    let _ = timeout(common::PATIENCE, stream.read_to_end(&mut raw)).await.expect("the server hangs up");
+    assert!(raw.is_empty() || raw.starts_with(b"HTTP/1.1 400"), "{}", String::from_utf8_lossy(&raw));
+    assert_eq!(request(addr, "GET", "/status").await.status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_without_http_serves_nothing_and_an_unbindable_address_is_refused_before_the_state_file() {
+    let cluster = Cluster::start("bully", &ids(&[1, 2])).await;
+    assert_eq!(cluster.nodes[&NodeId(1)].http_addr(), None);
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut config = NodeConfig::new(NodeId(1), socket.local_addr().unwrap(), "bully", dir.path());
+    config.peers.insert(NodeId(2), "127.0.0.1:9".parse().unwrap());
+    config.http = Some(taken.local_addr().unwrap());
+    let err = Node::start_on(config, socket).await.unwrap_err();
+    assert!(matches!(err, StartError::Http { .. }), "{err}");
+    assert!(err.to_string().starts_with("cannot serve HTTP on 127.0.0.1:"), "{err}");
+    assert!(!dir.path().join("state").exists(), "no incarnation was used up");
+}
