@@ -5,6 +5,7 @@
 
 mod bench;
 mod check;
+mod cluster;
 mod list;
 mod node;
 mod progress;
@@ -49,6 +50,8 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Run one member of a cluster over UDP: elect a leader with real processes, until interrupted.
     Node(node::NodeArgs),
+    /// Start N members as processes on loopback, kill or pause the leader again and again, and measure failover.
+    Cluster(cluster::ClusterArgs),
 }
 
 /// Bad input: printed as one line, exit status 2.
@@ -70,6 +73,8 @@ pub(crate) enum Outcome {
     Held,
     /// Some property was violated.
     Violated,
+    /// Stopped by Ctrl-C or SIGTERM before the end (exit status 130).
+    Interrupted,
 }
 
 fn main() -> ExitCode {
@@ -99,10 +104,12 @@ fn main() -> ExitCode {
         }
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Node(args) => node::run(&args),
+        Cmd::Cluster(args) => cluster::run(&args),
     };
     match result {
         Ok(Outcome::Held) => ExitCode::SUCCESS,
         Ok(Outcome::Violated) => ExitCode::from(1),
+        Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(e)
             if e.chain()
                 .any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)) =>

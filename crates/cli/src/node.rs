@@ -3,6 +3,12 @@
 //! Logs (tracing) go to stderr, filtered by `RUST_LOG` (default `info`); every change of leadership is one JSON
 //! line on stdout: `{"id":1,"leader":3,"epoch":4294967299,"epoch_round":1,"incarnation":2}` (`leader` is `null`
 //! while there is none).
+//!
+//! `--key-file FILE` authenticates every packet with the cluster key derived from the file (its bytes less one
+//! trailing line ending; see `elect_net::auth`); every member must be given the same secret. `--http ADDR` serves
+//! `GET /status` (JSON) and `GET /metrics` (OpenMetrics text, for Prometheus) on that TCP address. A key file
+//! that cannot be read or is empty, and an HTTP address that cannot be bound, exit with status 2 and one line
+//! naming the problem, before the state file is touched.
 
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
@@ -12,7 +18,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use elect_core::{NodeId, epoch};
-use elect_net::{Node, NodeConfig, StartError};
+use elect_net::{ClusterKey, Node, NodeConfig, StartError};
 
 use crate::{BadInput, Outcome};
 
@@ -49,6 +55,19 @@ pub(crate) struct NodeArgs {
     /// The leader's heartbeat period, in multiples of T; followers suspect it after (heartbeat + 2)·T.
     #[arg(long, value_name = "N", default_value_t = 2)]
     heartbeat: u64,
+    /// Authenticate every packet with the cluster key derived from this file: its bytes (less one trailing line
+    /// ending) are a secret every member shares, e.g. `head -c 32 /dev/urandom > FILE`. Packets without the right
+    /// tag, and replayed packets, are dropped. Without it the cluster trusts its network.
+    #[arg(long, value_name = "FILE")]
+    key_file: Option<PathBuf>,
+    /// Serve GET /status (JSON) and GET /metrics (Prometheus) over HTTP on this TCP address, e.g. 127.0.0.1:9101
+    /// (port 0: one the OS chooses, logged).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Shut down gracefully (resigning first) when standard input reaches its end: a supervisor that holds the
+    /// other end of a pipe takes its members down with it, even when it is killed (`elect cluster` does this).
+    #[arg(long)]
+    stop_on_stdin_close: bool,
 }
 
 fn parse_peer(s: &str) -> Result<(NodeId, SocketAddr), String> {
@@ -57,13 +76,24 @@ fn parse_peer(s: &str) -> Result<(NodeId, SocketAddr), String> {
 
 pub(crate) fn run(args: &NodeArgs) -> anyhow::Result<Outcome> {
     let config = config(args)?;
+    let stdin_closed = args.stop_on_stdin_close.then(watch_stdin);
     init_logs();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(serve(config))
+    runtime.block_on(serve(config, stdin_closed))
+}
+
+/// A receiver that completes when standard input reaches its end (or fails), read by a thread of its own.
+fn watch_stdin() -> tokio::sync::oneshot::Receiver<()> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        let _ = tx.send(());
+    });
+    rx
 }
 
 fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
@@ -80,6 +110,10 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
     config.seed = args.seed;
     config.delay_bound = Duration::from_millis(args.delay_bound_ms);
     config.heartbeat = args.heartbeat;
+    if let Some(path) = &args.key_file {
+        config.key = Some(ClusterKey::from_file(path).map_err(|e| BadInput(e.to_string()))?);
+    }
+    config.http = args.http;
     config.validate().map_err(|e| BadInput(e.to_string()))?;
     Ok(config)
 }
@@ -92,13 +126,27 @@ fn init_logs() {
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
 }
 
-async fn serve(config: NodeConfig) -> anyhow::Result<Outcome> {
+async fn serve(
+    config: NodeConfig,
+    stdin_closed: Option<tokio::sync::oneshot::Receiver<()>>,
+) -> anyhow::Result<Outcome> {
     let mut node = Node::start(config).await.map_err(|e| match e {
-        StartError::Config(_) | StartError::Bind { .. } => anyhow::Error::new(BadInput(e.to_string())),
+        StartError::Config(_) | StartError::Bind { .. } | StartError::Http { .. } => {
+            anyhow::Error::new(BadInput(e.to_string()))
+        }
         e => anyhow::Error::new(e),
     })?;
     let mut leadership = node.leadership();
     let (id, incarnation) = (node.id(), node.incarnation());
+    let stdin_closed = async move {
+        match stdin_closed {
+            Some(rx) => {
+                let _ = rx.await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(stdin_closed);
     loop {
         tokio::select! {
             changed = leadership.changed() => {
@@ -122,6 +170,11 @@ async fn serve(config: NodeConfig) -> anyhow::Result<Outcome> {
                 node.shutdown().await?;
                 return Ok(Outcome::Held);
             }
+            () = &mut stdin_closed => {
+                tracing::info!("standard input closed: shutting down");
+                node.shutdown().await?;
+                return Ok(Outcome::Held);
+            }
         }
     }
     node.wait().await?;
@@ -129,7 +182,7 @@ async fn serve(config: NodeConfig) -> anyhow::Result<Outcome> {
 }
 
 /// Ctrl-C, or SIGTERM on Unix.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

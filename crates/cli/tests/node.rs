@@ -1,7 +1,7 @@
 //! `elect node` end to end: bad configurations, and three real processes electing a leader on loopback.
 
-use std::io::{BufRead, BufReader};
-use std::net::UdpSocket;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -32,11 +32,59 @@ fn bad_configurations_exit_2_with_one_clear_line() {
 }
 
 #[test]
+fn bad_key_files_and_http_addresses_exit_2_naming_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let empty = dir.path().join("empty.key");
+    std::fs::write(&empty, "\n").unwrap();
+    let missing = dir.path().join("missing.key");
+    let good = dir.path().join("good.key");
+    std::fs::write(&good, "hunter2").unwrap();
+    let occupied = TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = occupied.local_addr().unwrap().to_string();
+    let base = ["node", "--id", "1", "--listen", "127.0.0.1:0", "--algorithm", "bully", "--peer", "2=127.0.0.1:9"];
+    let path = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let cases: [(Vec<String>, String); 5] = [
+        (vec!["--key-file".into(), path(&missing)], format!("cannot read the key file {}", path(&missing))),
+        (vec!["--key-file".into(), path(dir.path())], "cannot read the key file".into()),
+        (vec!["--key-file".into(), path(&empty)], format!("the key file {} is empty", path(&empty))),
+        (vec!["--http".into(), "localhost:80".into()], "invalid value 'localhost:80' for '--http <ADDR>'".into()),
+        (
+            vec!["--key-file".into(), path(&good), "--http".into(), taken.clone()],
+            format!("cannot serve HTTP on {taken}"),
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = elect().args(base).args(["--data-dir", data.to_str().unwrap()]).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&expected) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+        assert!(!stderr.contains("hunter2"), "the key never shows: {stderr}");
+        assert!(!data.join("state").exists(), "{args:?}: refused before the state file was written");
+    }
+}
+
+/// `GET path` over HTTP/1.1 on a fresh connection: the status line and the body.
+fn get(addr: &str, path: &str) -> std::io::Result<(String, String)> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response)?;
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    Ok((head.lines().next().unwrap_or("").to_owned(), body.to_owned()))
+}
+
+#[test]
 fn three_processes_agree_on_the_strongest_and_its_epoch() {
     // Ports the OS picks, released just before the members bind them.
     let ports: Vec<u16> =
         (0..3).map(|_| UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()).collect();
+    let http = format!("127.0.0.1:{}", TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port());
     let dir = tempfile::tempdir().unwrap();
+    // Every member has the cluster key; member 1 serves HTTP.
+    let key = dir.path().join("cluster.key");
+    std::fs::write(&key, "a secret the three members share\n").unwrap();
     let (tx, rx) = mpsc::channel();
     let mut children = Vec::new();
     for (i, port) in ports.iter().enumerate() {
@@ -44,6 +92,10 @@ fn three_processes_agree_on_the_strongest_and_its_epoch() {
         let mut cmd = elect();
         cmd.args(["node", "--id", &id.to_string(), "--listen", &format!("127.0.0.1:{port}"), "--algorithm", "bully"]);
         cmd.args(["--data-dir", dir.path().join(id.to_string()).to_str().unwrap(), "--cluster", "cli-test"]);
+        cmd.args(["--key-file", key.to_str().unwrap()]);
+        if id == 1 {
+            cmd.args(["--http", &http]);
+        }
         for (j, p) in ports.iter().enumerate().filter(|&(j, _)| j != i) {
             cmd.args(["--peer", &format!("{}=127.0.0.1:{p}", j + 1)]);
         }
@@ -67,9 +119,20 @@ fn three_processes_agree_on_the_strongest_and_its_epoch() {
             break true;
         }
     };
+    let status = agreed.then(|| get(&http, "/status"));
+    let metrics = agreed.then(|| get(&http, "/metrics"));
     for child in &mut children {
         let _ = child.kill();
         let _ = child.wait();
     }
     assert!(agreed, "no agreement on member 3: {latest:?}");
+    let (line, body) = status.unwrap().unwrap();
+    assert_eq!(line, "HTTP/1.1 200 OK");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((v["id"].as_u64(), v["leader"].as_u64(), v["state"].as_str()), (Some(1), Some(3), Some("normal")));
+    assert_eq!(format!("{}@{}", v["leader"], v["epoch"]), latest[0]);
+    let (line, body) = metrics.unwrap().unwrap();
+    assert_eq!(line, "HTTP/1.1 200 OK");
+    assert!(body.lines().any(|l| l == "elect_is_leader 0"), "{body}");
+    assert!(body.lines().any(|l| l == "elect_packets_dropped_total{reason=\"unauthenticated\"} 0"), "{body}");
 }
