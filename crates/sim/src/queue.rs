@@ -7,6 +7,11 @@
 //! the slots ever used, and nothing is allocated once the buffers have grown. Events beyond the window (long
 //! timers, exponential tails) wait in a binary heap and move into the wheel when the window reaches them, before
 //! anything else can be pushed at their time, so the order stays exact.
+//!
+//! One class may also be *steady* ([`EventQueue::with_steady`]): its events are pushed in time order, so a plain
+//! FIFO holds them beside the wheel and `pop` merges the two by (time, class). The simulator sends messages there
+//! under a constant delay, the common case, where a message arrives in the order it was sent: one append and one
+//! pop from the front per delivery, with no slot to find.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
@@ -65,6 +70,10 @@ pub(crate) struct EventQueue<E> {
     near: usize,
     far: BinaryHeap<Far<E>>,
     far_seq: u64,
+    /// Events of one class pushed in time order ([`Self::push_steady`]): a plain FIFO, beside the wheel.
+    steady: VecDeque<(u64, E)>,
+    /// The class of the steady events.
+    steady_class: usize,
 }
 
 impl<E> EventQueue<E> {
@@ -82,12 +91,32 @@ impl<E> EventQueue<E> {
             near: 0,
             far: BinaryHeap::new(),
             far_seq: 0,
+            steady: VecDeque::new(),
+            steady_class: CLASSES,
         }
+    }
+
+    /// The same queue, where events of `class` may also be pushed with [`Self::push_steady`].
+    pub(crate) fn with_steady(mut self, class: usize) -> Self {
+        debug_assert!(class < CLASSES);
+        self.steady_class = class;
+        self
     }
 
     /// Queued events.
     pub(crate) fn len(&self) -> usize {
-        self.near + self.far.len()
+        self.near + self.far.len() + self.steady.len()
+    }
+
+    /// Queues `event` of the steady class at `time`, which is no earlier than that of any steady event queued
+    /// before it. With a constant message delay every message arrives in the order it was sent, so the messages
+    /// need no wheel: a FIFO keeps them, and `pop` merges it with the wheel by (time, class).
+    #[inline]
+    pub(crate) fn push_steady(&mut self, time: u64, event: E) {
+        debug_assert!(self.steady_class < CLASSES, "a queue without a steady class");
+        debug_assert!(time >= self.now, "event at {time} pushed into the past ({})", self.now);
+        debug_assert!(self.steady.back().is_none_or(|&(last, _)| last <= time), "steady events out of order");
+        self.steady.push_back((time, event));
     }
 
     /// Queues `event` at `time` (never earlier than the last popped event) in `class`.
@@ -120,6 +149,48 @@ impl<E> EventQueue<E> {
     /// The earliest event with its time.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<(u64, E)> {
+        if let Some(&(time, _)) = self.steady.front() {
+            let steady_first = self.near == 0 && self.far.is_empty()
+                || self.wheel_next().is_none_or(|next| (time, self.steady_class) < next);
+            if steady_first {
+                if time != self.now {
+                    self.advance(time);
+                }
+                return self.steady.pop_front();
+            }
+        }
+        self.pop_wheel()
+    }
+
+    /// The (time, class) of the wheel's (and far heap's) earliest event.
+    fn wheel_next(&self) -> Option<(u64, usize)> {
+        let near = self.next_near().map(|t| {
+            let slot = (t & self.mask) as usize;
+            let class = self.lanes[slot * CLASSES..(slot + 1) * CLASSES]
+                .iter()
+                .position(|l| !l.is_empty())
+                .expect("an occupied slot has an event");
+            (t, class)
+        });
+        let far = self.far.peek().map(|f| (f.time, usize::from(f.class)));
+        match (near, far) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Moves the clock to `time` and the far events the window now reaches into the wheel.
+    fn advance(&mut self, time: u64) {
+        self.now = time;
+        while self.far.peek().is_some_and(|f| f.time - self.now < self.window) {
+            let Far { time, class, event, .. } = self.far.pop().expect("peeked");
+            self.push_near(time, class.into(), event);
+        }
+    }
+
+    /// The earliest event of the wheel and the far heap.
+    #[inline]
+    fn pop_wheel(&mut self) -> Option<(u64, E)> {
         // Fast path: more events at the current time (the far heap holds nothing this early).
         let slot = (self.now & self.mask) as usize;
         if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
@@ -131,11 +202,7 @@ impl<E> EventQueue<E> {
             (Some(t), None) => t,
             (None, Some(f)) => f.time,
         };
-        self.now = next;
-        while self.far.peek().is_some_and(|f| f.time - self.now < self.window) {
-            let Far { time, class, event, .. } = self.far.pop().expect("peeked");
-            self.push_near(time, class.into(), event);
-        }
+        self.advance(next);
         Some((next, self.pop_slot((next & self.mask) as usize)))
     }
 
@@ -153,6 +220,20 @@ impl<E> EventQueue<E> {
         }
         self.near -= 1;
         event
+    }
+
+    /// Some events queued to come soon, roughly in order (`skip` of the current slot's first lane and of the steady
+    /// FIFO left out, then up to `take` of each): the loop reads ahead to fetch their processes' memory early, and
+    /// uses them for nothing else.
+    #[inline]
+    pub(crate) fn upcoming(&self, skip: usize, take: usize) -> impl Iterator<Item = &E> {
+        let slot = (self.now & self.mask) as usize;
+        let lanes = &self.lanes[slot * CLASSES..(slot + 1) * CLASSES];
+        let lane = lanes.iter().find(|l| !l.is_empty());
+        let steady = self.steady.range(skip.min(self.steady.len())..(skip + take).min(self.steady.len()));
+        lane.into_iter()
+            .flat_map(move |l| l.range(skip.min(l.len())..(skip + take).min(l.len())))
+            .chain(steady.map(|(_, e)| e))
     }
 
     /// The time of the earliest event in the wheel.
@@ -211,6 +292,38 @@ mod tests {
     }
 
     proptest! {
+        /// With a steady class: events of that class pushed in time order to the FIFO, the others to the wheel,
+        /// come out as from one queue.
+        #[test]
+        fn a_steady_class_merges_with_the_wheel(ops in prop::collection::vec((0u64..3 * MIN_WINDOW, 0usize..CLASSES, 0u64..3, any::<bool>()), 1..400)) {
+            const STEADY: usize = 2;
+            let mut q = EventQueue::new(0).with_steady(STEADY);
+            let mut reference: Vec<(u64, usize, usize)> = Vec::new();
+            let (mut now, mut last_steady) = (0, 0);
+            for (seq, &(delay, class, step, pop)) in ops.iter().enumerate() {
+                if class == STEADY {
+                    last_steady = last_steady.max(now) + step;
+                    q.push_steady(last_steady, seq);
+                    reference.push((last_steady, class, seq));
+                } else {
+                    q.push(now + delay, class, seq);
+                    reference.push((now + delay, class, seq));
+                }
+                if pop {
+                    reference.sort();
+                    let (t, _, s) = reference.remove(0);
+                    prop_assert_eq!(q.pop(), Some((t, s)));
+                    now = t;
+                }
+            }
+            reference.sort();
+            for (t, _, s) in reference {
+                prop_assert_eq!(q.pop(), Some((t, s)));
+            }
+            prop_assert_eq!(q.pop(), None);
+            prop_assert_eq!(q.len(), 0);
+        }
+
         /// Against a reference: a sort by (time, class, insertion order), with pushes between pops.
         #[test]
         fn matches_a_sorted_reference(ops in prop::collection::vec((0u64..3 * MIN_WINDOW, 0usize..CLASSES, any::<bool>()), 1..400)) {
