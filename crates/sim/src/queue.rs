@@ -74,6 +74,9 @@ pub(crate) struct EventQueue<E> {
     steady: VecDeque<(u64, E)>,
     /// The class of the steady events.
     steady_class: usize,
+    /// The (time, class) of the wheel's and far heap's earliest event, when known: `pop` compares it with the
+    /// steady FIFO's front at every step, and pending timers would otherwise make it search the wheel each time.
+    wheel_first: Option<(u64, usize)>,
 }
 
 impl<E> EventQueue<E> {
@@ -93,6 +96,7 @@ impl<E> EventQueue<E> {
             far_seq: 0,
             steady: VecDeque::new(),
             steady_class: CLASSES,
+            wheel_first: None,
         }
     }
 
@@ -124,6 +128,9 @@ impl<E> EventQueue<E> {
     pub(crate) fn push(&mut self, time: u64, class: usize, event: E) {
         debug_assert!(time >= self.now, "event at {time} pushed into the past ({})", self.now);
         debug_assert!(class < CLASSES);
+        if let Some(first) = &mut self.wheel_first {
+            *first = (*first).min((time, class));
+        }
         if time - self.now < self.window {
             self.push_near(time, class, event);
         } else {
@@ -150,8 +157,17 @@ impl<E> EventQueue<E> {
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<(u64, E)> {
         if let Some(&(time, _)) = self.steady.front() {
-            let steady_first = self.near == 0 && self.far.is_empty()
-                || self.wheel_next().is_none_or(|next| (time, self.steady_class) < next);
+            let steady_first = self.near == 0 && self.far.is_empty() || {
+                let first = match self.wheel_first {
+                    Some(first) => first,
+                    None => {
+                        let first = self.wheel_next().expect("a non-empty wheel has a first event");
+                        self.wheel_first = Some(first);
+                        first
+                    }
+                };
+                (time, self.steady_class) < first
+            };
             if steady_first {
                 if time != self.now {
                     self.advance(time);
@@ -191,6 +207,7 @@ impl<E> EventQueue<E> {
     /// The earliest event of the wheel and the far heap.
     #[inline]
     fn pop_wheel(&mut self) -> Option<(u64, E)> {
+        self.wheel_first = None;
         // Fast path: more events at the current time (the far heap holds nothing this early).
         let slot = (self.now & self.mask) as usize;
         if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
