@@ -308,61 +308,58 @@ mod tests {
         assert_eq!(std::iter::from_fn(|| q.pop()).collect::<Vec<_>>(), [(t, 1), (t, 2), (t, 3)]);
     }
 
+    /// Runs `(delay, class, step, pop)` operations against a sort by (time, class, insertion order): each pushes
+    /// an event `delay` after the last pop (events of the `steady` class go to the FIFO, `step` after the previous
+    /// one), then pops one if `pop`; the rest is popped at the end.
+    fn against_a_sorted_reference(
+        steady: Option<usize>,
+        ops: &[(u64, usize, u64, bool)],
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut q = EventQueue::new(0);
+        if let Some(class) = steady {
+            q = q.with_steady(class);
+        }
+        let mut reference: Vec<(u64, usize, usize)> = Vec::new();
+        let (mut now, mut last_steady) = (0, 0);
+        for (seq, &(delay, class, step, pop)) in ops.iter().enumerate() {
+            let time = if Some(class) == steady {
+                last_steady = last_steady.max(now) + step;
+                q.push_steady(last_steady, seq);
+                last_steady
+            } else {
+                q.push(now + delay, class, seq);
+                now + delay
+            };
+            reference.push((time, class, seq));
+            if pop {
+                reference.sort();
+                let (t, _, s) = reference.remove(0);
+                prop_assert_eq!(q.pop(), Some((t, s)));
+                now = t;
+            }
+        }
+        reference.sort();
+        for (t, _, s) in reference {
+            prop_assert_eq!(q.pop(), Some((t, s)));
+        }
+        prop_assert_eq!(q.pop(), None);
+        prop_assert_eq!(q.len(), 0);
+        Ok(())
+    }
+
     proptest! {
         /// With a steady class: events of that class pushed in time order to the FIFO, the others to the wheel,
         /// come out as from one queue.
         #[test]
         fn a_steady_class_merges_with_the_wheel(ops in prop::collection::vec((0u64..3 * MIN_WINDOW, 0usize..CLASSES, 0u64..3, any::<bool>()), 1..400)) {
-            const STEADY: usize = 2;
-            let mut q = EventQueue::new(0).with_steady(STEADY);
-            let mut reference: Vec<(u64, usize, usize)> = Vec::new();
-            let (mut now, mut last_steady) = (0, 0);
-            for (seq, &(delay, class, step, pop)) in ops.iter().enumerate() {
-                if class == STEADY {
-                    last_steady = last_steady.max(now) + step;
-                    q.push_steady(last_steady, seq);
-                    reference.push((last_steady, class, seq));
-                } else {
-                    q.push(now + delay, class, seq);
-                    reference.push((now + delay, class, seq));
-                }
-                if pop {
-                    reference.sort();
-                    let (t, _, s) = reference.remove(0);
-                    prop_assert_eq!(q.pop(), Some((t, s)));
-                    now = t;
-                }
-            }
-            reference.sort();
-            for (t, _, s) in reference {
-                prop_assert_eq!(q.pop(), Some((t, s)));
-            }
-            prop_assert_eq!(q.pop(), None);
-            prop_assert_eq!(q.len(), 0);
+            against_a_sorted_reference(Some(2), &ops)?;
         }
 
         /// Against a reference: a sort by (time, class, insertion order), with pushes between pops.
         #[test]
         fn matches_a_sorted_reference(ops in prop::collection::vec((0u64..3 * MIN_WINDOW, 0usize..CLASSES, any::<bool>()), 1..400)) {
-            let mut q = EventQueue::new(0);
-            let mut reference: Vec<(u64, usize, usize)> = Vec::new();
-            let mut now = 0;
-            for (seq, &(delay, class, pop)) in ops.iter().enumerate() {
-                q.push(now + delay, class, seq);
-                reference.push((now + delay, class, seq));
-                if pop {
-                    reference.sort();
-                    let (t, _, s) = reference.remove(0);
-                    prop_assert_eq!(q.pop(), Some((t, s)));
-                    now = t;
-                }
-            }
-            reference.sort();
-            for (t, _, s) in reference {
-                prop_assert_eq!(q.pop(), Some((t, s)));
-            }
-            prop_assert_eq!(q.pop(), None);
-            prop_assert_eq!(q.len(), 0);
+            let ops: Vec<_> = ops.into_iter().map(|(delay, class, pop)| (delay, class, 0, pop)).collect();
+            against_a_sorted_reference(None, &ops)?;
         }
     }
 }
