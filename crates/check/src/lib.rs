@@ -1,10 +1,10 @@
-//! Exhaustive model checking of elect's algorithms: every interleaving of the same [`Process`] implementations
+//! Exhaustive model checking of elect's algorithms: every interleaving of the same [`elect_core::Process`] implementations
 //! the simulator runs, with no re-modelling.
 //!
 //! **States.** A state is every process's value (or its crash), the messages in flight on every directed link,
 //! the timers each process has armed, what each process made durable (when it may recover), the fault budgets
 //! left, and in timed runs how long until each message, timer and scheduled fault is due. States are compared by
-//! a 64-bit fingerprint (SipHash of the whole state); two distinct states sharing one is possible in principle and
+//! a 64-bit fingerprint (XXH3 of the whole state); two distinct states sharing one is possible in principle and
 //! would hide one of them, with odds of about `s² / 2⁶⁵` for `s` states.
 //!
 //! **Actions.** The initial state is the one after every process started and the initiators initiated, in
@@ -32,10 +32,12 @@
 //!
 //! **Search.** Breadth-first by default, so the first violation found has a shortest path, or depth-first;
 //! batches of the frontier are expanded in parallel on every core (rayon) and merged in order, so results do not
-//! depend on the threads. Partial-order reduction ([`reduce`]) explores one persistent set of steps per state
-//! where that is sound. The graph's edges are kept only when it may have cycles. [`check_every_arrangement`]
+//! depend on the threads. Partial-order reduction (`reduce.rs`) explores one persistent set of steps per state
+//! where that is sound, using both the topology and which processes' deliveries commute (`commute.rs`, found by
+//! running their handlers). "Shortest" is then among the paths the reduced search explores. The graph's edges are kept only when it may have cycles. [`check_every_arrangement`]
 //! checks every arrangement of the ids, one per class of arrangements a symmetry of the topology relates.
 
+mod commute;
 mod model;
 mod reduce;
 mod search;
@@ -48,6 +50,7 @@ use elect_core::{NodeId, Status, Violation};
 use elect_sim::{Scenario, SimConfig, Time};
 use serde::Serialize;
 
+pub use commute::Commutation;
 pub use model::Action;
 use model::Model;
 pub use symmetry::{Every, check_every_arrangement};
@@ -265,6 +268,8 @@ pub struct Outcome {
     pub reduction: &'static str,
     /// Why the reduction was dropped, if it was.
     pub reduction_note: Option<&'static str>,
+    /// With the reduction: which processes' deliveries were found to commute, if the analysis applied.
+    pub commuting: Option<Commutation>,
     /// Unique states visited.
     pub states: u64,
     /// Steps taken (edges of the state graph explored).

@@ -101,6 +101,16 @@ impl<P: Process> State<P> {
         self.link(slot).is_empty()
     }
 
+    /// The messages in flight, with the link slot each is on.
+    pub(crate) fn in_flight(&self) -> impl Iterator<Item = (u32, &P::Msg)> {
+        self.msgs.iter().map(|(slot, m)| (*slot, &m.msg))
+    }
+
+    /// Whether some timer is armed.
+    pub(crate) fn any_timer(&self) -> bool {
+        !self.timers.is_empty()
+    }
+
     /// Where position `node`'s timers are in [`Self::timers`].
     fn node_timers(&self, node: u32) -> std::ops::Range<usize> {
         let lo = self.timers.partition_point(|(n, ..)| *n < node);
@@ -592,6 +602,29 @@ impl<A: Algorithm> Model<A> {
             Action::Fire { node, .. } => Some(node),
             Action::DeliverCopy { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => None,
         }
+    }
+
+    /// The receiving position and its port of link slot `slot`.
+    pub(crate) fn receiver(&self, slot: u32) -> (u32, u32) {
+        self.link_far[slot as usize]
+    }
+
+    /// The link slot leaving position `node` at `port`.
+    pub(crate) fn slot(&self, node: u32, port: Port) -> u32 {
+        self.scenario.graph.link_index(node, port.0) as u32
+    }
+
+    /// What process `p`, at position `node`, does with `msg` arriving on `port`, on its own (untimed runs):
+    /// `p` changes and its effects are returned.
+    pub(crate) fn receive(
+        &self,
+        p: &mut A::Process,
+        port: u32,
+        msg: <A::Process as Process>::Msg,
+    ) -> Vec<EffectOf<A::Process>> {
+        let mut effects = Vec::new();
+        p.on_message(&mut Cx::new(Instant::from_ticks(0), &mut effects), Port(port), msg);
+        effects
     }
 
     /// The sender of link slot `slot`.

@@ -3,7 +3,9 @@
 //! **Independence.** Two steps at different processes commute: a step changes only its own process, takes one
 //! message from one of its incoming links (or fires one of its own timers), and adds messages at the tail of its
 //! outgoing links. Adding at the tail of a link and taking from its head commute when the link is not empty, and
-//! on unordered links, which are multisets, adding one message and taking another always commute.
+//! on unordered links, which are multisets, adding one message and taking another always commute. (Two processes
+//! declaring themselves leader in one epoch are recorded in the order they do it, but either order ends in a
+//! state that breaks P-Unique, where the search stops.)
 //!
 //! **Persistent sets.** From a process `i` with an enabled step, the set `N(i)` closes over the processes that
 //! could send `i` (or a process already in `N(i)`) a message that would be delivered before the steps already
@@ -26,7 +28,38 @@
 use elect_algos::Algorithm;
 
 use crate::Network;
-use crate::model::{Action, Model, State};
+use crate::commute::Commuting;
+use crate::model::{self, Action, Model, State};
+
+/// The commuting rule, tried before the structural one: one delivery to a process whose deliveries commute
+/// ([`crate::commute`]), with its loss on lossy links, is a persistent set. Steps at other processes are
+/// independent of it (above); steps at the same process commute with it in every state it can reach; nothing but
+/// its own loss takes its message away. The first such delivery that changes no status is taken (C2); if every
+/// one does, the rule does not apply. Returns the steps and their successors.
+pub(crate) fn commuting_step<A: Algorithm>(
+    model: &Model<A>,
+    commuting: &Commuting,
+    state: &State<A::Process>,
+    actions: &[Action],
+) -> Option<Vec<(Action, State<A::Process>)>> {
+    for &action in actions {
+        let Action::Deliver { link, index } = action else { continue };
+        if !commuting.at[model.receiver(link).0 as usize] {
+            continue;
+        }
+        let next = model.step(state, action);
+        if model::visible(state, &next) {
+            continue;
+        }
+        let mut chosen = vec![(action, next)];
+        let lose = Action::Lose { link, index };
+        if actions.contains(&lose) {
+            chosen.push((lose, model.step(state, lose)));
+        }
+        return Some(chosen);
+    }
+    None
+}
 
 /// The indices into `actions` (all enabled in `state`) of a smaller persistent set, or `None` to expand in full.
 pub(crate) fn persistent<A: Algorithm>(

@@ -10,6 +10,7 @@ use elect_algos::Algorithm;
 use elect_core::{Process, Violation, When};
 use rayon::prelude::*;
 
+use crate::commute::{self, Commuting};
 use crate::model::{self, Action, Model, State, fingerprint};
 use crate::{Counterexample, Order, Outcome, Verdict, reduce};
 
@@ -96,8 +97,9 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
         .expect("the checker's threads start");
     let dfs = config.order == Order::Dfs;
     let mut reduced = config.reduce;
+    let commuting = if reduced { commute::analyse(model) } else { None };
     // Depth-first passes cannot tell a back edge by depth: they keep the edges from the start.
-    let mut pass = pool.install(|| search(model, reduced, dfs, dfs, started));
+    let mut pass = pool.install(|| search(model, reduced.then_some(commuting.as_ref()), dfs, dfs, started));
     let mut reduction_note = None;
     let mut components = None;
     if pass.complete && !pass.stopped_early {
@@ -116,7 +118,7 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
                 reduction_note = Some("the state graph may have cycles: explored again without reduction");
             }
             reduced = false;
-            pass = pool.install(|| search(model, false, dfs, true, started));
+            pass = pool.install(|| search(model, None, dfs, true, started));
             components = pass.graph.as_ref().map(|g| Components::new(pass.found.len(), &g.edges));
         }
     }
@@ -133,10 +135,18 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
             }
         }
     }
-    verdicts(model, pass, found, reduced, reduction_note, started)
+    let commuting = commuting.filter(|_| reduced).map(|c| c.found);
+    verdicts(model, pass, found, (reduced, commuting, reduction_note), started)
 }
 
-fn search<A: Algorithm>(model: &Model<A>, reduce: bool, dfs: bool, keep_edges: bool, started: Clock) -> Pass {
+/// `reduce`: `None` for a full search, or the reduction's commuting processes, if any were found.
+fn search<A: Algorithm>(
+    model: &Model<A>,
+    reduce: Option<Option<&Commuting>>,
+    dfs: bool,
+    keep_edges: bool,
+    started: Clock,
+) -> Pass {
     let config = &model.config;
     let initial = model.initial();
     let mut seen: Seen = Seen::default();
@@ -254,7 +264,7 @@ fn expand<A: Algorithm>(
     state: &State<A::Process>,
     depth: u32,
     seen: &Seen,
-    reduce: bool,
+    reduce: Option<Option<&Commuting>>,
     judge_settled: bool,
 ) -> Expanded<A::Process> {
     let mut actions = Vec::new();
@@ -287,7 +297,16 @@ fn expand<A: Algorithm>(
         let keep = !seen.contains_key(&fp);
         (action, fp, keep.then_some(next))
     };
-    if reduce {
+    if let Some(commuting) = reduce {
+        if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, &actions)) {
+            for (action, next) in chosen {
+                let fp = fingerprint(&next);
+                let keep = !seen.contains_key(&fp);
+                e.next.push((action, fp, keep.then_some(next)));
+            }
+            e.transitions = e.next.len() as u64;
+            return e;
+        }
         if let Some(subset) = reduce::persistent(model, state, &actions) {
             let mut visible = false;
             for &k in &subset {
@@ -514,8 +533,7 @@ fn verdicts<A: Algorithm>(
     model: &Model<A>,
     pass: Pass,
     mut found: Vec<Counterexample>,
-    reduced: bool,
-    reduction_note: Option<&'static str>,
+    (reduced, commuting, reduction_note): (bool, Option<commute::Commutation>, Option<&'static str>),
     started: Clock,
 ) -> Outcome {
     let judged = |name: &'static str| {
@@ -558,6 +576,7 @@ fn verdicts<A: Algorithm>(
         order: config.order,
         reduction: if reduced { "partial-order" } else { "none" },
         reduction_note,
+        commuting,
         states: pass.states,
         transitions: pass.transitions,
         terminal: pass.terminal,

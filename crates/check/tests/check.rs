@@ -197,6 +197,12 @@ fn partial_order_reduction_changes_no_verdict() {
         ("timestamp-flooding", 3, Ids::Random, Network::Fifo, false),
         ("timestamp-flooding", 3, Ids::Random, Network::Unordered, false),
         ("chang-roberts", 5, Ids::Random, Network::Fifo, true),
+        ("chang-roberts", 5, Ids::Random, Network::Unordered, false),
+        ("chang-roberts", 5, Ids::Descending, Network::Lossy, false),
+        ("lelann", 5, Ids::Random, Network::Fifo, false),
+        ("peterson", 5, Ids::Random, Network::Fifo, false),
+        ("ring-participant", 5, Ids::Random, Network::Fifo, false),
+        ("hirschberg-sinclair", 5, Ids::Random, Network::Unordered, false),
     ]);
     let mut saved = 0;
     for (algorithm, n, ids, network, crash) in cases {
@@ -330,7 +336,7 @@ struct Rider {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-struct Token;
+struct Token(u32);
 
 impl Message for Token {
     fn kinds() -> std::borrow::Cow<'static, [&'static str]> {
@@ -349,10 +355,10 @@ impl Process for Rider {
     type Timer = ();
     type Durable = ();
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, _: Port, _: Token) {
-        cx.send(self.next, Token);
+        cx.send(self.next, Token(0));
     }
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, _: Command) {
-        cx.send(self.next, Token);
+        cx.send(self.next, Token(0));
     }
     fn status(&self) -> Status {
         Status::election(0)
@@ -373,23 +379,122 @@ static CAROUSEL: Info = Info {
     showcase: Showcase { initiators: Initiators::All, crash_strongest: false, describe: "" },
 };
 
-impl Algorithm for Carousel {
-    type Process = Rider;
-    const INFO: &'static Info = &CAROUSEL;
-    fn from_params(_: &Params) -> Result<Self, ParamError> {
-        Ok(Self)
+/// The parts of a test algorithm that do not matter to the checker.
+macro_rules! test_algorithm {
+    ($algorithm:ty, $process:ty, $default:expr, |$me:ident, $setup:ident| $build:expr, $checks:expr) => {
+        impl Algorithm for $algorithm {
+            type Process = $process;
+            const INFO: &'static Info = &CAROUSEL;
+            fn from_params(_: &Params) -> Result<Self, ParamError> {
+                Ok($default)
+            }
+            fn build(&self, $setup: &Setup<'_>) -> $process {
+                let $me = self;
+                $build
+            }
+            fn checks(&self) -> Vec<Check> {
+                $checks
+            }
+            fn election_time(&self, facts: &Facts, t: elect_core::Duration) -> elect_core::Duration {
+                t * facts.nodes
+            }
+            fn bounds(&self, _: &Facts) -> Vec<Bound> {
+                Vec::new()
+            }
+        }
+    };
+}
+
+test_algorithm!(
+    Carousel,
+    Rider,
+    Self,
+    |_me, setup| Rider { next: setup.ring.unwrap().next },
+    vec![Check::at_end(Property::Liveness)]
+);
+
+/// A ring algorithm that sends each initiator's number once round the ring, every process noting the numbers
+/// that pass: in the order they come (so its deliveries do not commute), or as a sorted list (so they do).
+#[derive(Clone, Debug)]
+struct Ledger {
+    in_order: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Clerk {
+    next: Port,
+    me: u32,
+    in_order: bool,
+    seen: Vec<u32>,
+}
+
+impl Process for Clerk {
+    type Msg = Token;
+    type Timer = ();
+    type Durable = ();
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, _: Port, Token(x): Token) {
+        if self.seen.contains(&x) {
+            return;
+        }
+        if x != self.me {
+            cx.send(self.next, Token(x));
+        }
+        let at = if self.in_order { self.seen.len() } else { self.seen.partition_point(|&y| y < x) };
+        self.seen.insert(at, x);
     }
-    fn build(&self, setup: &Setup<'_>) -> Rider {
-        Rider { next: setup.ring.unwrap().next }
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, _: Command) {
+        cx.send(self.next, Token(self.me));
     }
-    fn checks(&self) -> Vec<Check> {
-        vec![Check::at_end(Property::Liveness)]
+    fn status(&self) -> Status {
+        Status::election(0)
     }
-    fn election_time(&self, facts: &Facts, t: elect_core::Duration) -> elect_core::Duration {
-        t * facts.nodes
-    }
-    fn bounds(&self, _: &Facts) -> Vec<Bound> {
-        Vec::new()
+}
+
+test_algorithm!(
+    Ledger,
+    Clerk,
+    Self { in_order: true },
+    |me, setup| Clerk { next: setup.ring.unwrap().next, me: setup.id.0, in_order: me.in_order, seen: Vec::new() },
+    Vec::new()
+);
+
+#[test]
+fn deliveries_are_taken_in_one_order_only_where_the_order_cannot_matter() {
+    let on = |in_order: bool, reduce: bool| {
+        let mut config = CheckConfig::new(SimConfig::new("chang-roberts", 4));
+        config.network = Network::Unordered;
+        config.reduce = reduce;
+        check_algorithm(Ledger { in_order }, &config).unwrap()
+    };
+    // Noted in order: every process can end with its numbers in several orders, and every such end is reached.
+    let (full, reduced) = (on(true, false), on(true, true));
+    assert_eq!(reduced.commuting.map(|c| c.processes), Some(0));
+    assert!(full.terminal > 1);
+    assert_eq!(verdicts_of(&full), verdicts_of(&reduced));
+    // Noted as a set: one end, reached by one order of deliveries out of all of them.
+    let (full, reduced) = (on(false, false), on(false, true));
+    assert_eq!(reduced.commuting.map(|c| c.processes), Some(4));
+    assert_eq!((full.terminal, reduced.terminal), (1, 1));
+    assert_eq!(verdicts_of(&full), verdicts_of(&reduced));
+    // Each of the four numbers goes once round the ring: one path of 16 deliveries.
+    assert_eq!((reduced.states, reduced.transitions), (17, 16));
+    assert_eq!(full.states, 625, "5⁴: each number at any of its five places, independently");
+}
+
+#[test]
+fn chang_roberts_on_ten_reordering_processes_is_one_path_of_its_messages() {
+    // The speed target's case: ids descending along the ring, every process initiating. Deliveries commute at
+    // every process, so the search follows one order of the n(n+1)/2 tokens and n announcements.
+    for n in [5usize, 10] {
+        let o = run_with("chang-roberts", n, |c| {
+            c.sim.ids = Ids::Descending;
+            c.network = Network::Unordered;
+        });
+        assert!(o.ok(), "{:?}", o.counterexample);
+        assert!(o.verdicts.iter().all(|v| v.result == "held"), "{:?}", o.verdicts);
+        assert_eq!(o.commuting.map(|c| c.processes), Some(n));
+        let messages = (n * (n + 1) / 2 + n) as u64;
+        assert_eq!((o.transitions, o.states, o.terminal), (messages, messages + 1, 1));
     }
 }
 

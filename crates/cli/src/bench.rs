@@ -1,7 +1,8 @@
-//! `elect bench`: the simulator's speed and memory on fixed scenarios.
+//! `elect bench`: the simulator's and the model checker's speed and memory on fixed scenarios.
 //!
 //! Each scenario runs `--repeat` times and the fastest run is reported (the others only absorb noise from the
-//! machine). Single runs use one core; the sweep scenarios compare one thread with every core. Each scenario runs
+//! machine). Single runs use one core; the sweep scenarios compare one thread with every core; the checker's
+//! scenarios use every core, and count its transitions as deliveries (each is one delivery). Each scenario runs
 //! in a child process of its own, so its peak memory (the resident high-water mark, `VmHWM`) is its own.
 
 use std::fs;
@@ -9,6 +10,7 @@ use std::io::{self, Write};
 use std::time::Instant;
 
 use clap::Args;
+use elect_check::{CheckConfig, Network};
 use elect_core::NodeId;
 use elect_sim::{Ids, InitiatorSpec, NodeAt, SimConfig, SimError, Sweep};
 use serde::Serialize;
@@ -23,6 +25,8 @@ enum Work {
     /// A sweep (Chang-Roberts, Hirschberg-Sinclair, Franklin, Peterson; n = 8..131072; 4 seeds) on this many
     /// threads (`None`: every core).
     Sweep(Option<usize>),
+    /// One model check, on every core.
+    Check(fn() -> CheckConfig),
 }
 
 /// A named benchmark scenario.
@@ -75,12 +79,30 @@ const SCENARIOS: &[Scenario] = &[
         work: Work::Sweep(Some(1)),
     },
     Scenario { name: "sweep-all-cores", describe: "the same sweep on every core", work: Work::Sweep(None) },
+    Scenario {
+        name: "check-cr-10",
+        describe: "elect check: chang-roberts, n=10, descending ids, all initiate, unordered links",
+        work: Work::Check(|| reordering_chang_roberts(10, true)),
+    },
+    Scenario {
+        name: "check-cr-8-full",
+        describe: "the same check with n=8 and no reduction (685,440 states)",
+        work: Work::Check(|| reordering_chang_roberts(8, false)),
+    },
 ];
+
+/// The model checker's benchmark: Chang-Roberts on a descending ring of `n` with reordering links.
+fn reordering_chang_roberts(n: usize, reduce: bool) -> CheckConfig {
+    let mut config = CheckConfig::new(ring("chang-roberts", n, Ids::Descending));
+    config.network = Network::Unordered;
+    config.reduce = reduce;
+    config
+}
 
 #[derive(Args)]
 pub(crate) struct BenchArgs {
     /// Run only these scenarios (repeatable): cr-worst, hs-2^20, franklin-2^20, peterson-2^20, bully-w2,
-    /// sweep-1-thread, sweep-all-cores.
+    /// sweep-1-thread, sweep-all-cores, check-cr-10, check-cr-8-full.
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
     /// Runs per scenario; the fastest is reported.
@@ -101,6 +123,9 @@ struct Measurement {
     threads: usize,
     messages: u64,
     delivered: u64,
+    /// Model-checking scenarios: the unique states.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    states: Option<u64>,
     seconds: f64,
     deliveries_per_second: f64,
     peak_rss_mib: Option<f64>,
@@ -118,8 +143,16 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// Runs `work` once: (messages, delivered, threads).
-fn run_once(work: &Work) -> anyhow::Result<(u64, u64, usize)> {
+/// What one run counted.
+struct Counts {
+    messages: u64,
+    delivered: u64,
+    states: Option<u64>,
+    threads: usize,
+}
+
+/// Runs `work` once.
+fn run_once(work: &Work) -> anyhow::Result<Counts> {
     let config_error = |e: SimError| -> anyhow::Error {
         match e {
             SimError::Config(e) => BadInput(e.0).into(),
@@ -130,7 +163,7 @@ fn run_once(work: &Work) -> anyhow::Result<(u64, u64, usize)> {
         Work::Single(config) => {
             let report = elect_sim::simulate(&config(), None).map_err(config_error)?;
             anyhow::ensure!(report.ok(), "a property was violated: {:?}", report.properties.violations);
-            Ok((report.messages.total, report.delivered, 1))
+            Ok(Counts { messages: report.messages.total, delivered: report.delivered, states: None, threads: 1 })
         }
         Work::Sweep(threads) => {
             let sweep = Sweep {
@@ -143,13 +176,20 @@ fn run_once(work: &Work) -> anyhow::Result<(u64, u64, usize)> {
             let rows = sweep.run(*threads, &|_| {}).map_err(config_error)?;
             anyhow::ensure!(rows.iter().all(|r| r.ok), "a property was violated in the sweep");
             let sum = |f: fn(&elect_sim::Row) -> u64| rows.iter().map(f).sum();
-            Ok((sum(|r| r.messages), sum(|r| r.delivered), threads.unwrap_or_else(cores)))
+            let threads = threads.unwrap_or_else(cores);
+            Ok(Counts { messages: sum(|r| r.messages), delivered: sum(|r| r.delivered), states: None, threads })
+        }
+        Work::Check(config) => {
+            let outcome = elect_check::check(&config()).map_err(|e| BadInput(e.to_string()))?;
+            anyhow::ensure!(outcome.ok(), "the check did not hold: {:?}", outcome.counterexample);
+            let steps = outcome.transitions;
+            Ok(Counts { messages: steps, delivered: steps, states: Some(outcome.states), threads: cores() })
         }
     }
 }
 
 fn measure(s: &Scenario, repeat: u32) -> anyhow::Result<Measurement> {
-    let mut best: Option<(f64, (u64, u64, usize))> = None;
+    let mut best: Option<(f64, Counts)> = None;
     for _ in 0..repeat.max(1) {
         let start = Instant::now();
         let counts = run_once(&s.work)?;
@@ -158,13 +198,14 @@ fn measure(s: &Scenario, repeat: u32) -> anyhow::Result<Measurement> {
             best = Some((seconds, counts));
         }
     }
-    let (seconds, (messages, delivered, threads)) = best.expect("at least one run");
+    let (seconds, Counts { messages, delivered, states, threads }) = best.expect("at least one run");
     Ok(Measurement {
         scenario: s.name.to_owned(),
         describe: s.describe.to_owned(),
         threads,
         messages,
         delivered,
+        states,
         seconds,
         deliveries_per_second: delivered as f64 / seconds,
         peak_rss_mib: peak_rss_mib(),
@@ -211,12 +252,14 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
         serde_json::to_writer_pretty(&mut out, &results)?;
         writeln!(out)?;
     } else {
-        let mut table = Table::new(vec!["SCENARIO", "THREADS", "DELIVERED", "SECONDS", "DELIVERIES/S", "PEAK RSS"]);
+        let mut table =
+            Table::new(vec!["SCENARIO", "THREADS", "DELIVERED", "STATES", "SECONDS", "DELIVERIES/S", "PEAK RSS"]);
         for m in &results {
             table.row(vec![
                 m.scenario.clone(),
                 m.threads.to_string(),
                 m.delivered.to_string(),
+                m.states.map_or_else(|| "-".to_owned(), |s| s.to_string()),
                 format!("{:.3}", m.seconds),
                 format!("{:.1} M", m.deliveries_per_second / 1e6),
                 m.peak_rss_mib.map_or_else(|| "n/a".to_owned(), |mib| format!("{mib:.1} MiB")),

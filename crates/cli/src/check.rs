@@ -96,7 +96,9 @@ pub(crate) struct CheckArgs {
     /// Go on after a violation, to judge every property (a state that breaks one is not explored further).
     #[arg(long)]
     keep_going: bool,
-    /// Partial-order reduction: por (one persistent set of steps per state where that is sound) or none.
+    /// Partial-order reduction: por (one persistent set of steps per state where that is sound: steps of
+    /// different processes, and deliveries to a process whose handler was found not to care about their order)
+    /// or none.
     #[arg(long, value_parser = ["por", "none"], default_value = "por")]
     reduction: String,
     /// Stop after this many unique states (the verdict is then partial); each takes a few dozen bytes, but the
@@ -308,6 +310,13 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<(
         if o.reduction == "none" { "no reduction" } else { "partial-order reduction" },
         o.reduction_note.map(|n| format!(" ({n})")).unwrap_or_default()
     )?;
+    if let Some(c) = o.commuting {
+        writeln!(
+            out,
+            "commuting   deliveries commute at {} of {} processes ({} local states, {} messages tried)",
+            c.processes, o.nodes, c.local_states, c.messages
+        )?;
+    }
     writeln!(
         out,
         "states      {} unique, {} transitions, {} final, depth {}, {:.2} s{}",

@@ -345,6 +345,9 @@ fn check_proves_small_rings_and_prints_the_shortest_path_to_a_violation() {
     assert_eq!(code, 0, "{v}");
     assert_eq!((v["complete"].as_bool(), v["leader_reachable"].as_bool()), (Some(true), Some(true)));
     assert!(v["states"].as_u64().unwrap() > 1 && v["counterexample"].is_null());
+    assert_eq!(v["commuting"]["processes"].as_u64(), Some(4), "{v}");
+    let o = elect(&["check", "-a", "chang-roberts", "-n", "4", "--network", "unordered"]);
+    assert!(stdout(&o).contains("deliveries commute at 4 of 4 processes"), "{}", stdout(&o));
     let o = elect(&["check", "--algorithm", "bully", "--nodes", "3"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
@@ -355,4 +358,12 @@ fn check_proves_small_rings_and_prints_the_shortest_path_to_a_violation() {
     let o = elect(&["check", "--algorithm", "chang-roberts", "--nodes", "3", "--network", "carrier-pigeon"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown network 'carrier-pigeon'"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_checkers_benchmark_reports_its_states() {
+    let (code, v) = json(&["bench", "--scenario", "check-cr-10", "--repeat", "1", "--json"]);
+    assert_eq!(code, 0, "{v}");
+    // One order of Chang-Roberts's 65 messages on a descending ring of 10.
+    assert_eq!((v[0]["states"].as_u64(), v[0]["delivered"].as_u64()), (Some(66), Some(65)), "{v}");
 }
