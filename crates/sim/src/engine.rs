@@ -396,6 +396,7 @@ impl<A: Algorithm> Sim<A> {
     }
 
     /// `self.now + after`, or the end of the run if that would overflow.
+    #[inline]
     fn later(&mut self, after: u64) -> u64 {
         self.now.checked_add(after).unwrap_or_else(|| {
             self.overflowed = true;
@@ -791,7 +792,13 @@ impl<A: Algorithm> Sim<A> {
     }
 
     /// When a message sent now on `(node, port)` arrives: a drawn delay, no earlier than the link's last arrival.
+    #[inline]
     fn arrival(&mut self, node: u32, port: Port) -> u64 {
+        if let Delay::Constant(d) = self.scenario.config.delay
+            && self.link_clock.is_empty()
+        {
+            return self.later(d);
+        }
         let delay = self.draw_delay();
         let mut at = self.later(delay);
         if !self.link_clock.is_empty() {

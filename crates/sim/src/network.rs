@@ -31,11 +31,27 @@ pub(crate) struct Network {
     losses: Losses,
     duplicate: Probability,
     rng: ChaCha8Rng,
+    /// Nothing is down, cut, lost or duplicated: every message is delivered once (the common case, decided
+    /// without a call).
+    perfect: bool,
 }
 
 impl Network {
     pub(crate) fn new(losses: Losses, duplicate: Probability, seed: u64) -> Self {
-        Self { down: BTreeMap::new(), partitions: Vec::new(), losses, duplicate, rng: rng(seed, Stream::Network) }
+        let perfect = !losses.any() && duplicate.is_never();
+        Self {
+            down: BTreeMap::new(),
+            partitions: Vec::new(),
+            losses,
+            duplicate,
+            rng: rng(seed, Stream::Network),
+            perfect,
+        }
+    }
+
+    fn refresh(&mut self) {
+        self.perfect =
+            self.down.is_empty() && self.partitions.is_empty() && !self.losses.any() && self.duplicate.is_never();
     }
 
     fn draw(&mut self, p: Probability) -> bool {
@@ -51,11 +67,13 @@ impl Network {
     }
 
     /// The fate of a message sent now from position `from` to `to`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn fate(&mut self, from: u32, to: u32, partitions: &[PartitionFault]) -> Fate {
-        if self.down.is_empty() && self.partitions.is_empty() && !self.losses.any() && self.duplicate.is_never() {
-            return Fate::Deliver;
-        }
+        if self.perfect { Fate::Deliver } else { self.draw_fate(from, to, partitions) }
+    }
+
+    #[inline(never)]
+    fn draw_fate(&mut self, from: u32, to: u32, partitions: &[PartitionFault]) -> Fate {
         if let Some(reason) = self.blocked(from, to, partitions) {
             return Fate::Lost(reason);
         }
@@ -84,6 +102,7 @@ impl Network {
                 }
             }
         }
+        self.refresh();
     }
 
     /// Puts partition `index` in force, or heals it.
@@ -93,6 +112,7 @@ impl Network {
         } else if let Some(k) = self.partitions.iter().position(|&p| p == index) {
             self.partitions.remove(k);
         }
+        self.refresh();
     }
 }
 

@@ -236,6 +236,20 @@ impl Graph {
     /// If `port` is not a port of `i` (an algorithm sent on a port it was not given).
     #[inline]
     pub fn far_end(&self, i: u32, port: u32) -> End {
+        // Rings first, inline: a ring algorithm's every send asks.
+        if !self.mobile && self.links.is_none() && matches!(self.kind, TopologyKind::Ring) && port < 2 {
+            let n = self.n;
+            return if port == 0 {
+                End { node: if i + 1 == n { 0 } else { i + 1 }, port: 1 }
+            } else {
+                End { node: if i == 0 { n - 1 } else { i - 1 }, port: 0 }
+            };
+        }
+        self.far_end_general(i, port)
+    }
+
+    #[inline(never)]
+    fn far_end_general(&self, i: u32, port: u32) -> End {
         let degree = self.degree(i);
         assert!(port < degree, "node at position {i} sent on port {port} but has {degree} ports");
         if let Some(links) = self.stored() {
