@@ -792,13 +792,18 @@ impl<A: Algorithm> Sim<A> {
     }
 
     /// When a message sent now on `(node, port)` arrives: a drawn delay, no earlier than the link's last arrival.
-    #[inline]
+    #[inline(always)]
     fn arrival(&mut self, node: u32, port: Port) -> u64 {
         if let Delay::Constant(d) = self.scenario.config.delay
             && self.link_clock.is_empty()
         {
             return self.later(d);
         }
+        self.drawn_arrival(node, port)
+    }
+
+    #[inline(never)]
+    fn drawn_arrival(&mut self, node: u32, port: Port) -> u64 {
         let delay = self.draw_delay();
         let mut at = self.later(delay);
         if !self.link_clock.is_empty() {

@@ -11,7 +11,8 @@
 //! One class may also be *steady* ([`EventQueue::with_steady`]): its events are pushed in time order, so a plain
 //! FIFO holds them beside the wheel and `pop` merges the two by (time, class). The simulator sends messages there
 //! under a constant delay, the common case, where a message arrives in the order it was sent: one append and one
-//! pop from the front per delivery, with no slot to find.
+//! pop from the front per delivery, with no slot to find. The FIFO's times are kept apart, run-length encoded, as
+//! runs of many events share one time there.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
@@ -71,7 +72,10 @@ pub(crate) struct EventQueue<E> {
     far: BinaryHeap<Far<E>>,
     far_seq: u64,
     /// Events of one class pushed in time order ([`Self::push_steady`]): a plain FIFO, beside the wheel.
-    steady: VecDeque<(u64, E)>,
+    steady: VecDeque<E>,
+    /// The steady events' times, run-length encoded: (time, how many events in a row have it). Under a constant
+    /// delay most events share their time with many others, so the FIFO's entries need not carry it.
+    steady_times: VecDeque<(u64, u32)>,
     /// The class of the steady events.
     steady_class: usize,
     /// The (time, class) of the wheel's and far heap's earliest event, when known: `pop` compares it with the
@@ -95,6 +99,7 @@ impl<E> EventQueue<E> {
             far: BinaryHeap::new(),
             far_seq: 0,
             steady: VecDeque::new(),
+            steady_times: VecDeque::new(),
             steady_class: CLASSES,
             wheel_first: None,
         }
@@ -119,8 +124,12 @@ impl<E> EventQueue<E> {
     pub(crate) fn push_steady(&mut self, time: u64, event: E) {
         debug_assert!(self.steady_class < CLASSES, "a queue without a steady class");
         debug_assert!(time >= self.now, "event at {time} pushed into the past ({})", self.now);
-        debug_assert!(self.steady.back().is_none_or(|&(last, _)| last <= time), "steady events out of order");
-        self.steady.push_back((time, event));
+        debug_assert!(self.steady_times.back().is_none_or(|&(last, _)| last <= time), "steady events out of order");
+        match self.steady_times.back_mut() {
+            Some((last, count)) if *last == time && *count < u32::MAX => *count += 1,
+            _ => self.steady_times.push_back((time, 1)),
+        }
+        self.steady.push_back(event);
     }
 
     /// Queues `event` at `time` (never earlier than the last popped event) in `class`.
@@ -156,7 +165,7 @@ impl<E> EventQueue<E> {
     /// The earliest event with its time.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<(u64, E)> {
-        if let Some(&(time, _)) = self.steady.front() {
+        if let Some(&(time, _)) = self.steady_times.front() {
             let steady_first = self.near == 0 && self.far.is_empty() || {
                 let first = match self.wheel_first {
                     Some(first) => first,
@@ -172,7 +181,12 @@ impl<E> EventQueue<E> {
                 if time != self.now {
                     self.advance(time);
                 }
-                return self.steady.pop_front();
+                let run = self.steady_times.front_mut().expect("a steady event has a time");
+                run.1 -= 1;
+                if run.1 == 0 {
+                    self.steady_times.pop_front();
+                }
+                return self.steady.pop_front().map(|event| (time, event));
             }
         }
         self.pop_wheel()
@@ -248,9 +262,7 @@ impl<E> EventQueue<E> {
         let lanes = &self.lanes[slot * CLASSES..(slot + 1) * CLASSES];
         let lane = lanes.iter().find(|l| !l.is_empty());
         let steady = self.steady.range(skip.min(self.steady.len())..(skip + take).min(self.steady.len()));
-        lane.into_iter()
-            .flat_map(move |l| l.range(skip.min(l.len())..(skip + take).min(l.len())))
-            .chain(steady.map(|(_, e)| e))
+        lane.into_iter().flat_map(move |l| l.range(skip.min(l.len())..(skip + take).min(l.len()))).chain(steady)
     }
 
     /// The time of the earliest event in the wheel.
