@@ -110,6 +110,8 @@ pub type ProgressFn = Box<dyn FnMut(&Progress) + Send>;
 const PROGRESS_EVERY: u64 = 1 << 22;
 /// Deliveries between two read-aheads of the queue ([`Sim::warm`]).
 const WARM_BATCH: u64 = 16;
+/// Processes' states smaller than this (in bytes) stay in the cache: reading ahead would only cost time.
+const READ_AHEAD_ABOVE: usize = 1 << 22;
 
 /// The read-only view of all processes that properties evaluate.
 struct View<'a, P> {
@@ -176,6 +178,8 @@ pub struct Sim<A: Algorithm> {
     queue: EventQueue<Ev<Msg<A>, TimerOf<A>>>,
     /// The delay is constant: deliveries go to the queue's FIFO ([`Self::queue_message`]).
     steady: bool,
+    /// Whether the processes' states are too large for the cache, so that the loop reads ahead ([`Self::warm`]).
+    read_ahead: bool,
     timers: BTreeMap<(u32, TimerOf<A>), u64>,
     timer_seq: u64,
     durable: Vec<Option<DurableOf<A>>>,
@@ -244,6 +248,8 @@ impl<A: Algorithm> Sim<A> {
             learned_at: vec![0; n],
             queue: EventQueue::new(horizon(scenario.config.delay)).with_steady(MESSAGE),
             steady: matches!(scenario.config.delay, Delay::Constant(_)),
+            read_ahead: !std::mem::needs_drop::<A::Process>()
+                && n.saturating_mul(std::mem::size_of::<A::Process>()) > READ_AHEAD_ABOVE,
             timers: BTreeMap::new(),
             timer_seq: 0,
             durable: vec![None; n],
@@ -348,7 +354,7 @@ impl<A: Algorithm> Sim<A> {
                 break false;
             }
             self.now = time;
-            if self.events % WARM_BATCH == 0 {
+            if self.read_ahead && self.events % WARM_BATCH == 0 {
                 self.warm();
             }
             self.dispatch(event);
