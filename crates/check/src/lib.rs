@@ -1,5 +1,5 @@
-//! Exhaustive model checking of elect's algorithms: every interleaving of the same [`elect_core::Process`] implementations
-//! the simulator runs, with no re-modelling.
+//! Exhaustive model checking of elect's algorithms: every interleaving of the same [`elect_core::Process`]
+//! implementations the simulator runs, with no re-modelling.
 //!
 //! **States.** A state is every process's value (or its crash), the messages in flight on every directed link,
 //! the timers each process has armed, what each process made durable (when it may recover), the fault budgets
@@ -34,8 +34,9 @@
 //! batches of the frontier are expanded in parallel on every core (rayon) and merged in order, so results do not
 //! depend on the threads. Partial-order reduction (`reduce.rs`) explores one persistent set of steps per state
 //! where that is sound, using both the topology and which processes' deliveries commute (`commute.rs`, found by
-//! running their handlers). "Shortest" is then among the paths the reduced search explores. The graph's edges are kept only when it may have cycles. [`check_every_arrangement`]
-//! checks every arrangement of the ids, one per class of arrangements a symmetry of the topology relates.
+//! running their handlers); "shortest" is then among the paths the reduced search explores. The graph's edges
+//! are kept only when it may have cycles. [`check_every_arrangement`] checks every arrangement of the ids, one
+//! per class of arrangements a symmetry of the topology relates.
 
 mod commute;
 mod model;

@@ -614,8 +614,8 @@ impl<A: Algorithm> Model<A> {
         self.scenario.graph.link_index(node, port.0) as u32
     }
 
-    /// What process `p`, at position `node`, does with `msg` arriving on `port`, on its own (untimed runs):
-    /// `p` changes and its effects are returned.
+    /// What process `p` does with `msg` arriving on `port`, taken on its own (untimed runs): `p` changes and
+    /// its effects are returned.
     pub(crate) fn receive(
         &self,
         p: &mut A::Process,

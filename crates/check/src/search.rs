@@ -290,8 +290,7 @@ fn expand<A: Algorithm>(
         e.cut = !actions.is_empty();
         return e;
     }
-    let successor = |action: Action| {
-        let next = model.step(state, action);
+    let found = |action: Action, next: State<A::Process>| {
         let fp = fingerprint(&next);
         // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest.
         let keep = !seen.contains_key(&fp);
@@ -299,11 +298,7 @@ fn expand<A: Algorithm>(
     };
     if let Some(commuting) = reduce {
         if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, &actions)) {
-            for (action, next) in chosen {
-                let fp = fingerprint(&next);
-                let keep = !seen.contains_key(&fp);
-                e.next.push((action, fp, keep.then_some(next)));
-            }
+            e.next = chosen.into_iter().map(|(action, next)| found(action, next)).collect();
             e.transitions = e.next.len() as u64;
             return e;
         }
@@ -312,9 +307,7 @@ fn expand<A: Algorithm>(
             for &k in &subset {
                 let next = model.step(state, actions[k]);
                 visible |= model::visible(state, &next);
-                let fp = fingerprint(&next);
-                let keep = !seen.contains_key(&fp);
-                e.next.push((actions[k], fp, keep.then_some(next)));
+                e.next.push(found(actions[k], next));
                 if visible {
                     break;
                 }
@@ -326,7 +319,7 @@ fn expand<A: Algorithm>(
             e.next.clear();
         }
     }
-    e.next = actions.iter().map(|&a| successor(a)).collect();
+    e.next = actions.iter().map(|&a| found(a, model.step(state, a))).collect();
     e.transitions = e.next.len() as u64;
     e
 }

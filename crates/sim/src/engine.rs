@@ -372,12 +372,9 @@ impl<A: Algorithm> Sim<A> {
     ///
     /// The read is a copy, which branches on nothing it reads (a mispredicted branch on a value still in flight
     /// would hold back the loads behind it); only processes that own no heap memory are copied this way, as for
-    /// the others a clone would allocate.
+    /// the others a clone would allocate ([`Self::read_ahead`] is never set for them).
     #[inline]
     fn warm(&self) {
-        if std::mem::needs_drop::<A::Process>() {
-            return;
-        }
         for event in self.queue.upcoming(WARM_BATCH as usize, WARM_BATCH as usize) {
             if let Ev::Deliver { to, .. } = event
                 && let Some(p) = self.procs.get(*to as usize)
