@@ -5,6 +5,7 @@
 //! re-evaluated only when a status changes. Messages travel by value: no allocation, boxing or hashing per
 //! message.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -55,6 +56,13 @@ enum Fault {
     Partition(usize, bool),
     /// The nodes of a mobile network move one step.
     Move,
+}
+
+/// What the queue's FIFO leaves in the place of an event it has given out (never dispatched).
+impl<M, T> Default for Ev<M, T> {
+    fn default() -> Self {
+        Self::Fault(Fault::Move)
+    }
 }
 
 impl From<Scheduled> for Fault {
@@ -112,6 +120,15 @@ const PROGRESS_EVERY: u64 = 1 << 22;
 const WARM_BATCH: u64 = 16;
 /// Processes' states smaller than this (in bytes) stay in the cache: reading ahead would only cost time.
 const READ_AHEAD_ABOVE: usize = 1 << 22;
+
+/// Asks for the cache line holding `p`, without waiting for it.
+#[inline(always)]
+fn prefetch<T: Clone>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    safe_arch::prefetch_t0(p);
+    #[cfg(not(target_arch = "x86_64"))]
+    std::hint::black_box(p.clone());
+}
 
 /// The read-only view of all processes that properties evaluate.
 struct View<'a, P> {
@@ -347,13 +364,14 @@ impl<A: Algorithm> Sim<A> {
             if self.events >= budget {
                 break self.pending_work() == 0;
             }
-            let Some((time, event)) = self.queue.pop() else { break true };
+            let Some(time) = self.queue.next_time() else { break true };
             if time > until {
                 self.stopped = true;
                 self.now = until;
                 break false;
             }
             self.now = time;
+            let event = self.queue.take();
             if self.read_ahead && self.events % WARM_BATCH == 0 {
                 self.warm();
             }
@@ -366,20 +384,19 @@ impl<A: Algorithm> Sim<A> {
         self.trace.take().map_or(Ok(()), Trace::finish).map_err(RunError::Trace)
     }
 
-    /// Reads the state of the processes that receive the batch of messages after this one, so that their memory is
-    /// on its way while this batch runs: on a large ring each delivery would otherwise wait for its process's
-    /// cache line alone. The loads are independent, so the memory system serves them together.
-    ///
-    /// The read is a copy, which branches on nothing it reads (a mispredicted branch on a value still in flight
-    /// would hold back the loads behind it); only processes that own no heap memory are copied this way, as for
-    /// the others a clone would allocate ([`Self::read_ahead`] is never set for them).
+    /// Asks for the state of the processes that receive the batch of messages after this one, so that their memory
+    /// is on its way while this batch runs: on a large ring each delivery would otherwise wait for its process's
+    /// cache line alone. On x86-64 the request is a prefetch instruction, which waits for nothing; elsewhere it is
+    /// a copy, which is why only processes that own no heap memory are read ahead ([`Self::read_ahead`]).
     #[inline]
     fn warm(&self) {
         for event in self.queue.upcoming(WARM_BATCH as usize, WARM_BATCH as usize) {
-            if let Ev::Deliver { to, .. } = event
-                && let Some(p) = self.procs.get(*to as usize)
-            {
-                std::hint::black_box(p.clone());
+            if let Ev::Deliver { to, .. } = event {
+                let to = *to as usize;
+                // A state may straddle two cache lines: the next state's start lies in the second.
+                for p in self.procs.get(to..to + 2).unwrap_or_default() {
+                    prefetch(p);
+                }
             }
         }
     }
@@ -719,23 +736,24 @@ impl<A: Algorithm> Sim<A> {
         let parent = self.trace.as_ref().map(|_| self.procs[node as usize].parent());
         let mut effects = std::mem::take(&mut self.effects);
         f(&mut self.procs[node as usize], &mut Cx::new(Instant::from_ticks(self.now), &mut effects));
-        for effect in effects.drain(..) {
-            match effect {
-                Effect::Send { to, msg } => self.send(node, to, msg),
-                Effect::SetTimer { timer, after } => {
-                    let (min, max) = (after.min.ticks(), after.max.ticks());
-                    let after = if min == max { min } else { self.jitter.random_range(min..=max) };
-                    self.timer_seq += 1;
-                    self.timers.insert((node, timer), self.timer_seq);
-                    let at = self.later(after);
-                    self.queue.push(at, TIMER, Ev::Timer { node, timer, seq: self.timer_seq });
+        if std::mem::needs_drop::<Msg<A>>() {
+            for effect in effects.drain(..) {
+                match effect {
+                    Effect::Send { to, msg } => self.send(node, to, Cow::Owned(msg)),
+                    other => self.effect(node, other),
                 }
-                Effect::CancelTimer { timer } => {
-                    self.timers.remove(&(node, timer));
-                }
-                Effect::Persist(durable) => self.durable[node as usize] = Some(durable),
-                Effect::Notify(notice) => self.notice(node, notice),
             }
+        } else {
+            // A message that owns nothing is copied out of the buffer only as it is queued: copied at once, it
+            // would be read in wider pieces than the handler wrote it, and such a read waits for the handler's
+            // stores to reach the cache instead of taking their values on the way.
+            for effect in &effects {
+                match effect {
+                    Effect::Send { to, msg } => self.send(node, *to, Cow::Borrowed(msg)),
+                    other => self.effect(node, other.clone()),
+                }
+            }
+            effects.clear();
         }
         self.effects = effects;
         let after = self.procs[node as usize].status();
@@ -751,10 +769,31 @@ impl<A: Algorithm> Sim<A> {
         }
     }
 
-    fn send(&mut self, node: u32, port: Port, msg: Msg<A>) {
+    /// Carries out one effect of a handler of process `node`.
+    fn effect(&mut self, node: u32, effect: EffectOf<A::Process>) {
+        match effect {
+            Effect::Send { to, msg } => self.send(node, to, Cow::Owned(msg)),
+            Effect::SetTimer { timer, after } => {
+                let (min, max) = (after.min.ticks(), after.max.ticks());
+                let after = if min == max { min } else { self.jitter.random_range(min..=max) };
+                self.timer_seq += 1;
+                self.timers.insert((node, timer), self.timer_seq);
+                let at = self.later(after);
+                self.queue.push(at, TIMER, Ev::Timer { node, timer, seq: self.timer_seq });
+            }
+            Effect::CancelTimer { timer } => {
+                self.timers.remove(&(node, timer));
+            }
+            Effect::Persist(durable) => self.durable[node as usize] = Some(durable),
+            Effect::Notify(notice) => self.notice(node, notice),
+        }
+    }
+
+    fn send(&mut self, node: u32, port: Port, outgoing: Cow<'_, Msg<A>>) {
+        let msg = &*outgoing;
         let end = self.scenario.graph.far_end(node, port.0);
         self.by_kind[msg.kind_index()] += 1;
-        self.bits += 8 * postcard::experimental::serialized_size(&msg).expect("messages serialize") as u64;
+        self.bits += 8 * postcard::experimental::serialized_size(msg).expect("messages serialize") as u64;
         self.sent += 1;
         let id = self.sent;
         let mut fate = self.network.fate(node, end.node, &self.scenario.partitions);
@@ -764,14 +803,15 @@ impl<A: Algorithm> Sim<A> {
         let at = self.arrival(node, port);
         if self.trace.is_some() {
             let (t, from, to, at) = (self.t(), self.id(node), self.id(end.node), Time(at));
-            self.record(Record::Send { t, node: from, to, id, at, kind: msg.kind(), msg: &msg });
+            self.record(Record::Send { t, node: from, to, id, at, kind: msg.kind(), msg });
         }
         match fate {
             Fate::Deliver => {}
             Fate::Twice => {
                 self.duplicated += 1;
                 let again = self.arrival(node, port);
-                self.queue_message(again, Ev::Deliver { to: end.node, port: end.port, id, msg: msg.clone() });
+                let copy = msg.clone();
+                self.queue_message(again, Ev::Deliver { to: end.node, port: end.port, id, msg: copy });
             }
             Fate::Lost(reason) => {
                 self.lost += 1;
@@ -780,7 +820,7 @@ impl<A: Algorithm> Sim<A> {
                 return;
             }
         }
-        self.queue_message(at, Ev::Deliver { to: end.node, port: end.port, id, msg });
+        self.queue_message(at, Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() });
     }
 
     /// Queues a delivery: under a constant delay messages arrive in the order they are sent (time never goes
