@@ -738,10 +738,7 @@ impl<A: Algorithm> Sim<A> {
         f(&mut self.procs[node as usize], &mut Cx::new(Instant::from_ticks(self.now), &mut effects));
         if std::mem::needs_drop::<Msg<A>>() {
             for effect in effects.drain(..) {
-                match effect {
-                    Effect::Send { to, msg } => self.send(node, to, Cow::Owned(msg)),
-                    other => self.effect(node, other),
-                }
+                self.effect(node, effect);
             }
         } else {
             // A message that owns nothing is copied out of the buffer only as it is queued: copied at once, it
@@ -810,8 +807,7 @@ impl<A: Algorithm> Sim<A> {
             Fate::Twice => {
                 self.duplicated += 1;
                 let again = self.arrival(node, port);
-                let copy = msg.clone();
-                self.queue_message(again, Ev::Deliver { to: end.node, port: end.port, id, msg: copy });
+                self.queue_message(again, Ev::Deliver { to: end.node, port: end.port, id, msg: msg.clone() });
             }
             Fate::Lost(reason) => {
                 self.lost += 1;

@@ -260,8 +260,7 @@ impl<E: Default> EventQueue<E> {
     /// nothing may be pushed in between.
     ///
     /// Finding the event and taking it are two steps so that the event comes out as a plain value rather than an
-    /// `Option`: the option's tag would be written apart from the event, in pieces that the reader's wider loads
-    /// could not take from the store buffer, and each such load would wait for the stores to reach the cache.
+    /// `Option`, for the reason [`Fifo`] gives.
     #[inline(always)]
     pub(crate) fn next_time(&mut self) -> Option<u64> {
         if let Some(&(time, _)) = self.steady_times.front() {
