@@ -38,6 +38,7 @@
 //! # let _ = Ranking::default();
 //! ```
 
+pub mod driver;
 mod id;
 mod process;
 pub mod property;

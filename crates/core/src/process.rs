@@ -16,6 +16,10 @@
 //!    from its [`Setup`] and calls [`Process::on_start`] with the last persisted durable state, then delivers
 //!    [`Command::Initiate`]. Building and `on_start` are one step: nothing observes the process in between
 //!    (properties are judged on the state `on_start` leaves).
+//!
+//! The contract is written once, in [`crate::driver`]: every driver runs a handler with [`crate::driver::handle`],
+//! carries its effects out with [`crate::driver::carry_out`] through its own [`crate::driver::Host`], and restarts a
+//! process with [`crate::driver::recover`].
 
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -110,6 +114,9 @@ pub enum Command {
     Initiate,
     /// Give up leadership (processes that do not lead ignore it).
     Resign,
+    /// Leave for good (a graceful shutdown): give up leadership, tell the others, and take no further part.
+    /// Algorithms ignore it; the deployed member acts on it.
+    Leave,
 }
 
 /// Something a process wants its environment to know, besides its [`Status`].
@@ -126,6 +133,20 @@ pub enum Notice {
     Pulse {
         /// The round, from 1.
         pulse: u32,
+    },
+    /// This process stopped leading under `epoch` (the deployed member's fencing epoch): from now on, writes
+    /// fenced with it must be refused.
+    Ended {
+        /// The epoch of the leadership that ended.
+        epoch: u64,
+    },
+    /// The leadership this process shows changed: its leader (`None` while it can vouch for none) and that
+    /// leadership's fencing epoch (the deployed member's view, which applications read).
+    Shows {
+        /// The leader it shows.
+        leader: Option<NodeId>,
+        /// The fencing epoch of that leadership; with no leader, that of the last one (it never goes backwards).
+        epoch: u64,
     },
 }
 
@@ -335,7 +356,7 @@ impl<'a, P: Process> Cx<'a, P> {
     }
 }
 
-/// Feeds one event to a process: the single entry point drivers that store events (the checker, replays) use.
+/// Feeds one event to a process: the single entry point of every handler call ([`crate::driver::handle`]).
 pub fn step<P: Process>(process: &mut P, cx: &mut Cx<'_, P>, event: EventOf<P>) {
     match event {
         Event::Start { restored } => process.on_start(cx, restored),
