@@ -309,7 +309,7 @@ impl Process for Node {
         match cmd {
             Command::Initiate => self.new_epoch(cx),
             // The textbook Bully has no hand-over: the strongest live process always wins again.
-            Command::Resign => {}
+            Command::Resign | Command::Leave => {}
         }
     }
 

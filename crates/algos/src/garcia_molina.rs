@@ -759,7 +759,7 @@ impl Process for Node {
         match cmd {
             Command::Initiate => self.recover(cx),
             // No hand-over: the strongest live process is always elected again.
-            Command::Resign => {}
+            Command::Resign | Command::Leave => {}
         }
     }
 

@@ -13,6 +13,7 @@ pub mod garcia_molina;
 pub mod hirschberg_sinclair;
 pub mod invitation;
 pub mod lelann;
+pub mod member;
 pub mod monitor;
 pub mod params;
 pub mod peterson;

@@ -4,7 +4,8 @@
 //! again when its leader crashes, all inside the sans-IO world, so it runs unchanged under every driver.
 //!
 //! **Heartbeats.** The leader sends `heartbeat{epoch, seq}` every `heartbeat·T`: straight to every process on a
-//! complete graph, round the ring on a ring, flooded elsewhere. A follower that hears nothing from its leader for
+//! complete graph (where `seq` is always 1), round the ring on a ring, flooded elsewhere (numbered, so that each
+//! is passed on once). A follower that hears nothing from its leader for
 //! `timeout·T` suspects it and starts a new election in the next epoch.
 //!
 //! **Epochs.** Every message of the algorithm travels as `inner{epoch, msg}`, with epochs unique to the process
@@ -35,6 +36,11 @@
 //! leaders never share an epoch. A process back from a crash does the same with the first newer epoch it hears
 //! of in any message, instead of joining an election that may be over.
 //!
+//! **Two leaders in one epoch.** Timing faults (a one-way link, a partition that heals) can let two processes
+//! elect themselves in the same epoch, each deaf to the other's election. On a complete graph a leader that hears
+//! another's heartbeat of its own epoch starts the next epoch, which everybody joins, so that the election in it
+//! has one winner. (Round a ring the heartbeats carry no sender, and a leader's own come back to it.)
+//!
 //! **Moving on.** A leader that joins a newer epoch (a recovered process started one, say) sends `join{epoch}`
 //! the way it sends heartbeats, so that its followers follow it into the new epoch instead of suspecting it.
 //!
@@ -55,7 +61,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Measure, Needs};
+use crate::registry::{Algorithm, Bound, Driver, Facts, Info, Measure, Needs};
 
 /// The monitor's timing, in multiples of the delay bound `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,13 +74,29 @@ pub struct MonitorConfig {
     /// Extra time, for the first heartbeat of an epoch: a follower may learn the leader before the leader does
     /// (an announcement that passes it on its way round the ring), so this covers the rest of an election.
     pub grace: u64,
+    /// A flaw planted on purpose: two leaders of one epoch ignore each other's heartbeats (the monitor before it
+    /// settled them), so that the checker shows the run that never agrees again.
+    pub deaf_leaders: bool,
 }
 
 impl MonitorConfig {
     /// Heartbeats every `heartbeat·T`, a timeout that covers a heartbeat crossing `hops` links, and a grace of
     /// one election of `election·T`.
     pub fn new(heartbeat: u64, hops: u64, election: u64) -> Self {
-        Self { heartbeat, timeout: heartbeat + hops + 1, grace: election }
+        Self { heartbeat, timeout: heartbeat + hops + 1, grace: election, deaf_leaders: false }
+    }
+
+    /// The timing of `algorithm`'s monitor on `network`, with heartbeats every `heartbeat·T`: a timeout that covers
+    /// the longest path a heartbeat takes, and a grace of one election (on a logical ring, with the time a message
+    /// may wait at each dead process, `2T + ε` in either direction). The simulator, the checker and the runtime
+    /// all time the monitor here.
+    pub fn for_network<A: Algorithm>(algorithm: &A, network: &crate::member::MonitorNetwork, heartbeat: u64) -> Self {
+        let t = network.delay_bound;
+        let mut election = algorithm.election_time(&network.facts, t).ticks().div_ceil(t.ticks().max(1));
+        if network.logical_ring {
+            election += 5 * network.facts.nodes;
+        }
+        Self::new(heartbeat, network.hops, election)
     }
 }
 
@@ -199,6 +221,8 @@ struct Owned {
     hops: bool,
     /// How long a ring message may go unacknowledged: `2T + ε`.
     hop_timeout: Duration,
+    /// The planted flaw of [`MonitorConfig::deaf_leaders`].
+    deaf_leaders: bool,
 }
 
 impl Owned {
@@ -550,9 +574,16 @@ impl<A: Algorithm> Monitored<A> {
         }
     }
 
+    /// Whether heartbeats are passed on from process to process (and so numbered, to pass each on once). On a
+    /// complete graph each comes straight from the leader and carries the number 1: a leader's state then comes
+    /// back to what it was after every beat, so a checker sees periodic behaviour close into a cycle.
+    fn relayed(&self) -> bool {
+        self.setup.shape != Shape::Complete
+    }
+
     /// Sends the next heartbeat and arms the one after.
     fn beat(&mut self, cx: &mut Cx<'_, Self>) {
-        self.seq += 1;
+        self.seq = if self.relayed() { self.seq + 1 } else { 1 };
         self.announce(cx, &MonitorMsg::Heartbeat { epoch: self.epoch, seq: self.seq });
         cx.set_timer(MonitorTimer::Beat, Span::exactly(self.setup.heartbeat));
     }
@@ -564,7 +595,14 @@ impl<A: Algorithm> Monitored<A> {
             // inside a decided epoch (two leaders would then share it).
             return self.catch_up(cx, epoch);
         }
-        if epoch != self.epoch || self.leads() || seq <= self.seq {
+        if epoch == self.epoch && self.leads() && !self.relayed() && !self.setup.deaf_leaders {
+            // Another process leads this epoch too: a timing fault (a one-way link, a partition that healed) let
+            // two processes elect themselves in one epoch, each deaf to the other's election. Neither would ever
+            // give way (each takes the other's heartbeats for its own epoch's), so this one starts the next epoch,
+            // which everybody joins: its election has one winner.
+            return self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), None);
+        }
+        if epoch != self.epoch || self.leads() || (self.relayed() && seq <= self.seq) {
             return; // An older epoch's leader, our own heartbeat back, or one already seen.
         }
         self.seq = seq;
@@ -705,7 +743,7 @@ impl<A: Algorithm> Process for Monitored<A> {
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         match cmd {
             Command::Initiate => self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), None),
-            Command::Resign => self.run(cx, |p, cx| p.on_command(cx, cmd)),
+            Command::Resign | Command::Leave => self.run(cx, |p, cx| p.on_command(cx, cmd)),
         }
     }
 
@@ -720,6 +758,34 @@ impl<A: Algorithm> Process for Monitored<A> {
 
     fn status(&self) -> Status {
         Status { epoch: self.epoch, ..self.inner.status() }
+    }
+}
+
+/// A driver of an algorithm inside the leader monitor alone (`--bare-monitor`), timed for `network`. An algorithm
+/// that elects the earliest initiator cannot run in it: `Err` says why.
+pub struct Bare<D> {
+    /// The driver.
+    pub driver: D,
+    /// What the monitor's timing depends on.
+    pub network: crate::member::MonitorNetwork,
+    /// The heartbeat period, in multiples of `T`.
+    pub heartbeat: u64,
+}
+
+impl<D: Driver> Driver for Bare<D> {
+    type Output = Result<D::Output, String>;
+
+    fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+        if algorithm.winner() == Winner::EarliestInitiator {
+            return Err(format!(
+                "{} elects the earliest initiator, not the strongest process, so the monitor's epochs (one \
+                 initiator each) cannot be judged; its own re-election starts from the neighbours of a crashed \
+                 leader: --crash ID@0",
+                A::INFO.name
+            ));
+        }
+        let config = MonitorConfig::for_network(&algorithm, &self.network, self.heartbeat);
+        Ok(self.driver.drive(LeaderMonitor::new(algorithm, config)))
     }
 }
 
@@ -759,6 +825,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             first_timeout: t * (self.config.timeout + self.config.grace) + Duration::TICK,
             hops: A::INFO.needs == Needs::Ring && !setup.ring_order.is_empty(),
             hop_timeout: t * 2 + Duration::TICK,
+            deaf_leaders: self.config.deaf_leaders,
         };
         Monitored {
             inner: self.inner.build(&owned.setup()),

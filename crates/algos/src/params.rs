@@ -86,6 +86,14 @@ impl Params {
         self.0.get(key).map(String::as_str)
     }
 
+    /// The value of `key`, and every other parameter: for a parameter of a wrapper (the deployed member's), taken
+    /// out before the wrapped algorithm checks its own.
+    pub fn without(&self, key: &str) -> (Option<String>, Self) {
+        let mut rest = self.clone();
+        let value = rest.0.remove(key);
+        (value, rest)
+    }
+
     /// Every parameter, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))

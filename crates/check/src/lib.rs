@@ -46,6 +46,8 @@ mod symmetry;
 
 use std::fmt;
 
+use elect_algos::member;
+use elect_algos::monitor::Bare;
 use elect_algos::{Algorithm, Driver};
 use elect_core::{NodeId, Status, Violation};
 use elect_sim::{Scenario, SimConfig, Time};
@@ -321,8 +323,7 @@ pub enum CheckError {
 /// Explores every interleaving of `config`'s scenario.
 pub fn check(config: &CheckConfig) -> Result<Outcome, CheckError> {
     let scenario = scenario(config)?;
-    elect_algos::dispatch(&config.sim.algorithm, &config.sim.params, Run { scenario, config: config.clone() })
-        .map_err(|e| CheckError::Config(e.to_string()))?
+    dispatch(config, &scenario.clone(), Run { scenario, config: config.clone() })
 }
 
 /// Explores every interleaving of `config`'s scenario with `algorithm`, an algorithm of one's own: the scenario
@@ -332,14 +333,41 @@ pub fn check_algorithm<A: Algorithm>(algorithm: A, config: &CheckConfig) -> Resu
 }
 
 fn scenario(config: &CheckConfig) -> Result<Scenario, CheckError> {
-    let scenario = Scenario::build(&config.sim).map_err(|e| CheckError::Config(e.0))?;
-    if config.sim.monitor.is_some() || config.sim.synchronizer.is_some() || config.sim.mobility.is_some() {
+    if config.sim.mobility.is_some() {
         return Err(CheckError::Config(
-            "the checker runs an algorithm as it is: --monitor, --synchronizer and --mobility are not supported yet"
+            "the checker cannot drive moving nodes: links that come and go with positions are drawn from a seed, \
+             step by step, which is the simulator's work (elect sim --mobility)"
                 .into(),
         ));
     }
-    Ok(scenario)
+    Scenario::build(&config.sim).map_err(|e| CheckError::Config(e.0))
+}
+
+/// Hands `driver` the process `config` names, as the simulator would run it: the algorithm on its synchronizer
+/// (`--synchronizer`), as a member of `elect node` runs it (`--monitor`), inside the leader monitor alone
+/// (`--bare-monitor`), or as it is.
+fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
+    config: &CheckConfig,
+    scenario: &Scenario,
+    driver: D,
+) -> Result<T, CheckError> {
+    let sim = &config.sim;
+    let refused = |e: elect_algos::RegistryError| CheckError::Config(e.to_string());
+    match (scenario.synchronizer, sim.monitor) {
+        (Some(choice), _) => {
+            elect_algos::dispatch_synchronized(&sim.algorithm, &sim.params, choice, driver).map_err(refused)?
+        }
+        (None, Some(heartbeat)) if sim.bare_monitor => {
+            let bare = Bare { driver, network: scenario.monitor_network(), heartbeat };
+            elect_algos::dispatch(&sim.algorithm, &sim.params, bare).map_err(refused)?.map_err(CheckError::Config)?
+        }
+        (None, Some(heartbeat)) => {
+            let network = scenario.monitor_network();
+            let hold = network.delay_bound * member::RESIGN_HOLD;
+            member::dispatch(&sim.algorithm, &sim.params, heartbeat, hold, network, driver).map_err(refused)?
+        }
+        (None, None) => elect_algos::dispatch(&sim.algorithm, &sim.params, driver).map_err(refused)?,
+    }
 }
 
 struct Run {
@@ -402,9 +430,7 @@ pub struct Replay {
 /// search did. A step that is not enabled (a file from another scenario or another version) is an error.
 pub fn replay(config: &CheckConfig, actions: &[Action]) -> Result<Replay, CheckError> {
     let scenario = scenario(config)?;
-    let run = Replaying { scenario, config: config.clone(), actions };
-    elect_algos::dispatch(&config.sim.algorithm, &config.sim.params, run)
-        .map_err(|e| CheckError::Config(e.to_string()))?
+    dispatch(config, &scenario.clone(), Replaying { scenario, config: config.clone(), actions })
 }
 
 struct Replaying<'a> {

@@ -4,9 +4,12 @@
 use std::hash::{Hash, Hasher};
 
 use elect_algos::Algorithm;
+use std::borrow::Cow;
+
+use elect_core::driver::{self, Host, Restart};
 use elect_core::{
-    Check, Command, Cx, Effect, EffectOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank, Status,
-    Violation, Winner, World,
+    Check, Command, EffectOf, Event, EventOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank, Span,
+    Status, Violation, Winner, World,
 };
 use elect_sim::{Delay, Scenario, Scheduled};
 use serde::{Deserialize, Serialize};
@@ -85,6 +88,10 @@ pub(crate) struct State<P: Process> {
     /// Timed runs of algorithms that never fall silent: how long until the run ends (it ends settled, its
     /// settling time after the last fault, or at the scenario's `until`).
     ends_in: Option<u64>,
+    /// Once the settling time after the last fault has passed: how much longer time runs on, without faults, so
+    /// that periodic behaviour comes round to a state seen before (a cycle, judged as a lasso). Left out of the
+    /// fingerprint, as the clock is: a state seen again in this window is the same state.
+    steady: u64,
     /// The present, in ticks (timed runs; 0 otherwise).
     pub(crate) now: u64,
 }
@@ -334,93 +341,29 @@ impl<A: Algorithm> Model<A> {
             links_down: 0,
             partitions_on: 0,
             ends_in: self.end.map(|(after, _)| after),
+            steady: 0,
             now: 0,
         };
         for i in 0..n as u32 {
             let p = elect_sim::build_process(&self.algorithm, &self.scenario, i);
             state.procs.push(Some(p));
-            self.handle(&mut state, i, |p, cx| p.on_start(cx, None));
+            self.handle(&mut state, i, Event::Start { restored: None });
         }
         // As in the simulator, the initiators initiate at time 0, before anything is delivered.
         for i in (0..n as u32).filter(|&i| self.scenario.initiators[i as usize]) {
-            self.handle(&mut state, i, |p, cx| p.on_command(cx, Command::Initiate));
+            self.handle(&mut state, i, Event::Command(Command::Initiate));
         }
         self.run_faults(&mut state);
         state
     }
 
-    /// Calls one handler of the live process at `node` and carries out its effects.
-    fn handle(
-        &self,
-        state: &mut State<A::Process>,
-        node: u32,
-        f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>),
-    ) {
+    /// Runs one event at the live process at `node` and carries out its effects (the driver contract,
+    /// [`driver`]).
+    fn handle(&self, state: &mut State<A::Process>, node: u32, event: EventOf<A::Process>) {
         let mut effects = Vec::new();
         let p = state.procs[node as usize].as_mut().expect("only live processes handle events");
-        f(p, &mut Cx::new(Instant::from_ticks(state.now), &mut effects));
-        self.apply(state, node, &mut effects);
-    }
-
-    /// Carries out the effects `node` recorded.
-    fn apply(&self, state: &mut State<A::Process>, node: u32, effects: &mut Vec<EffectOf<A::Process>>) {
-        for effect in effects.drain(..) {
-            match effect {
-                Effect::Send { to, msg } => {
-                    if let Some(next) = &self.next_port {
-                        assert_eq!(
-                            next[node as usize],
-                            to.0,
-                            "{} declares that it sends only on the ring's next port, but sent on port {}",
-                            A::INFO.name,
-                            to.0
-                        );
-                    }
-                    let slot = self.scenario.graph.link_index(node, to.0);
-                    if self.blocked(state, slot) {
-                        continue;
-                    }
-                    let due = if self.config.timed { Due::after(self.delays.0, self.delays.1) } else { Due::ANY };
-                    let slot = slot as u32;
-                    let link = state.link(slot);
-                    let item = InFlight { msg, due };
-                    let at = if self.fifo() {
-                        link.end
-                    } else {
-                        // A canonical order: by fingerprint (equal messages are interchangeable).
-                        let key = fingerprint(&item);
-                        link.start + state.msgs[link].partition_point(|(_, m)| fingerprint(m) <= key)
-                    };
-                    state.msgs.insert(at, (slot, item));
-                }
-                Effect::SetTimer { timer, after } => {
-                    let due =
-                        if self.config.timed { Due::after(after.min.ticks(), after.max.ticks()) } else { Due::ANY };
-                    let mine = state.node_timers(node);
-                    match state.timers[mine.clone()].binary_search_by(|(_, t, _)| t.cmp(&timer)) {
-                        Ok(at) => state.timers[mine.start + at].2 = due,
-                        Err(at) => state.timers.insert(mine.start + at, (node, timer, due)),
-                    }
-                }
-                Effect::CancelTimer { timer } => state.timers.retain(|(n, t, _)| (*n, *t) != (node, timer)),
-                Effect::Persist(d) => {
-                    if self.may_recover {
-                        state.durable[node as usize] = Some(d);
-                    }
-                }
-                Effect::Notify(Notice::Elected { epoch }) if self.unique => {
-                    let at = state.declared.partition_point(|&(e, _)| e < epoch);
-                    match state.declared.get(at) {
-                        Some(&(e, other)) if e == epoch && other != node => {
-                            state.clash.get_or_insert((epoch, other, node));
-                        }
-                        Some(&(e, _)) if e == epoch => {}
-                        _ => state.declared.insert(at, (epoch, node)),
-                    }
-                }
-                Effect::Notify(_) => {}
-            }
-        }
+        driver::handle(p, Instant::from_ticks(state.now), event, &mut effects);
+        driver::carry_out(&mut InState { model: self, state, node }, &mut effects);
     }
 
     /// Whether a scheduled link fault or partition stops messages on link slot `slot` now.
@@ -467,6 +410,16 @@ impl<A: Algorithm> Model<A> {
     fn restart_settling(&self, state: &mut State<A::Process>) {
         if let Some((settle, true)) = self.end {
             state.ends_in = Some(settle);
+            state.steady = 0;
+        }
+    }
+
+    /// How long time runs on once a run that ends settled has settled: its settling time again (none for a run
+    /// that ends at the scenario's `until`).
+    fn steady_window(&self) -> u64 {
+        match self.end {
+            Some((settle, true)) => settle,
+            _ => 0,
         }
     }
 
@@ -478,8 +431,7 @@ impl<A: Algorithm> Model<A> {
         self.tell_neighbors(state, node, false);
     }
 
-    /// As in the simulator: a fresh process, started with what it made durable, whose neighbours see its links
-    /// come back, and which is told to initiate.
+    /// As in the simulator: a fresh process, in the driver contract's recovery sequence ([`driver::recover`]).
     fn recover(&self, state: &mut State<A::Process>, node: u32) {
         let i = node as usize;
         if state.procs[i].is_some() {
@@ -487,9 +439,7 @@ impl<A: Algorithm> Model<A> {
         }
         state.procs[i] = Some(elect_sim::build_process(&self.algorithm, &self.scenario, node));
         let restored = state.durable.get(i).cloned().flatten();
-        self.handle(state, node, |p, cx| p.on_start(cx, restored));
-        self.tell_neighbors(state, node, true);
-        self.handle(state, node, |p, cx| p.on_command(cx, Command::Initiate));
+        driver::recover(&mut Recovering { model: self, state, node }, restored, []);
     }
 
     /// The link layer's view of a crash or a recovery, as in the simulator.
@@ -498,7 +448,7 @@ impl<A: Algorithm> Model<A> {
         for port in 0..graph.degree(node) {
             let end = graph.far_end(node, port);
             if end.node != node && state.procs[end.node as usize].is_some() {
-                self.handle(state, end.node, |p, cx| p.on_link(cx, Port(end.port), up));
+                self.handle(state, end.node, Event::Link { port: Port(end.port), up });
             }
         }
     }
@@ -506,9 +456,11 @@ impl<A: Algorithm> Model<A> {
     /// Every action enabled in `state`, in a fixed order.
     pub(crate) fn actions(&self, state: &State<A::Process>, out: &mut Vec<Action>) {
         out.clear();
-        // At its end a run still carries out what is due at that instant (as the simulator does at `until`), but
-        // time passes no further and no more faults happen.
-        let over = state.ends_in == Some(0);
+        // Once the settling time after the last fault has passed, no more faults happen (but scheduled ones); time
+        // runs on for the steady window, then stops. At its end a run still carries out what is due at that instant
+        // (as the simulator does at `until`), but time passes no further.
+        let settled = state.ends_in == Some(0);
+        let over = settled && state.steady == 0;
         let timed = self.config.timed;
         let mut k = 0;
         while k < state.msgs.len() {
@@ -563,7 +515,7 @@ impl<A: Algorithm> Model<A> {
         if timed && !over && !self.due_now(state) && self.next_instant(state).is_some() {
             out.push(Action::Wait);
         }
-        if over {
+        if settled {
             return;
         }
         for (i, p) in state.procs.iter().enumerate() {
@@ -581,12 +533,14 @@ impl<A: Algorithm> Model<A> {
         state.msgs.iter().any(|(_, m)| m.due.last == 0) || state.timers.iter().any(|(.., d)| d.last == 0)
     }
 
-    /// Timed runs: how long until something next may happen.
+    /// Timed runs: how long until something next may happen (no further than the end of the steady window).
     fn next_instant(&self, state: &State<A::Process>) -> Option<u64> {
         let msgs = state.msgs.iter().filter_map(|(_, m)| m.due.next());
         let timers = state.timers.iter().filter_map(|(.., d)| d.next());
         let fault = (state.fault_in > 0).then_some(state.fault_in);
-        msgs.chain(timers).chain(fault).chain(state.ends_in).min()
+        let next = msgs.chain(timers).chain(fault).chain(state.ends_in.filter(|&e| e > 0)).min()?;
+        let steady = (state.ends_in == Some(0) && state.steady > 0).then_some(state.steady);
+        Some(steady.map_or(next, |s| next.min(s)))
     }
 
     /// Whether `action` is one of the faults a run may or may not suffer (crashes, recoveries), which do not keep
@@ -623,7 +577,7 @@ impl<A: Algorithm> Model<A> {
         msg: <A::Process as Process>::Msg,
     ) -> Vec<EffectOf<A::Process>> {
         let mut effects = Vec::new();
-        p.on_message(&mut Cx::new(Instant::from_ticks(0), &mut effects), Port(port), msg);
+        driver::handle(p, Instant::ZERO, Event::Message { from: Port(port), msg }, &mut effects);
         effects
     }
 
@@ -645,7 +599,7 @@ impl<A: Algorithm> Model<A> {
                     let at = next.link(link).start + index as usize;
                     next.msgs.remove(at).1.msg
                 };
-                self.handle(&mut next, to, |p, cx| p.on_message(cx, Port(port), msg));
+                self.handle(&mut next, to, Event::Message { from: Port(port), msg });
             }
             Action::Lose { link, index } => {
                 let at = next.link(link).start + index as usize;
@@ -654,7 +608,7 @@ impl<A: Algorithm> Model<A> {
             Action::Fire { node, timer } => {
                 let at = next.node_timers(node).start + timer as usize;
                 let (_, timer, _) = next.timers.remove(at);
-                self.handle(&mut next, node, |p, cx| p.on_timer(cx, timer));
+                self.handle(&mut next, node, Event::Timer(timer));
             }
             Action::Crash { node } => {
                 next.crashes_left -= 1;
@@ -675,8 +629,15 @@ impl<A: Algorithm> Model<A> {
                 for (.., due) in &mut next.timers {
                     due.pass(dt);
                 }
-                if let Some(left) = &mut next.ends_in {
-                    *left -= dt;
+                match &mut next.ends_in {
+                    Some(0) => next.steady -= dt,
+                    Some(left) => {
+                        *left -= dt;
+                        if *left == 0 {
+                            next.steady = self.steady_window();
+                        }
+                    }
+                    None => {}
                 }
                 self.run_faults(&mut next);
             }
@@ -784,6 +745,102 @@ impl<A: Algorithm> Model<A> {
 
     pub(crate) fn view<'a>(&'a self, state: &'a State<A::Process>) -> View<'a, A> {
         View { state, model: self }
+    }
+}
+
+/// A state as the host of process `node`'s effects: a send is put in flight on its link (unless a link fault or a
+/// partition stops it), due within the delay bounds in timed runs; a timer is armed, due at either end of its span;
+/// durable state is kept in the state when the process may recover; an "I am the leader" notice is kept for P-Unique.
+struct InState<'a, A: Algorithm> {
+    model: &'a Model<A>,
+    state: &'a mut State<A::Process>,
+    node: u32,
+}
+
+impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
+    fn send(&mut self, to: Port, msg: Cow<'_, <A::Process as Process>::Msg>) {
+        let (model, node) = (self.model, self.node);
+        if let Some(next) = &model.next_port {
+            assert_eq!(
+                next[node as usize],
+                to.0,
+                "{} declares that it sends only on the ring's next port, but sent on port {}",
+                A::INFO.name,
+                to.0
+            );
+        }
+        let slot = model.scenario.graph.link_index(node, to.0);
+        if model.blocked(self.state, slot) {
+            return;
+        }
+        let due = if model.config.timed { Due::after(model.delays.0, model.delays.1) } else { Due::ANY };
+        let slot = slot as u32;
+        let link = self.state.link(slot);
+        let item = InFlight { msg: msg.into_owned(), due };
+        let at = if model.fifo() {
+            link.end
+        } else {
+            // A canonical order: by fingerprint (equal messages are interchangeable).
+            let key = fingerprint(&item);
+            link.start + self.state.msgs[link].partition_point(|(_, m)| fingerprint(m) <= key)
+        };
+        self.state.msgs.insert(at, (slot, item));
+    }
+
+    fn set_timer(&mut self, timer: <A::Process as Process>::Timer, after: Span) {
+        let node = self.node;
+        let due = if self.model.config.timed { Due::after(after.min.ticks(), after.max.ticks()) } else { Due::ANY };
+        let state = &mut *self.state;
+        let mine = state.node_timers(node);
+        match state.timers[mine.clone()].binary_search_by(|(_, t, _)| t.cmp(&timer)) {
+            Ok(at) => state.timers[mine.start + at].2 = due,
+            Err(at) => state.timers.insert(mine.start + at, (node, timer, due)),
+        }
+    }
+
+    fn cancel_timer(&mut self, timer: <A::Process as Process>::Timer) {
+        let node = self.node;
+        self.state.timers.retain(|(n, t, _)| (*n, *t) != (node, timer));
+    }
+
+    fn persist(&mut self, durable: <A::Process as Process>::Durable) {
+        if self.model.may_recover {
+            self.state.durable[self.node as usize] = Some(durable);
+        }
+    }
+
+    fn notify(&mut self, notice: Notice) {
+        let Notice::Elected { epoch } = notice else { return };
+        if !self.model.unique {
+            return;
+        }
+        let (state, node) = (&mut *self.state, self.node);
+        let at = state.declared.partition_point(|&(e, _)| e < epoch);
+        match state.declared.get(at) {
+            Some(&(e, other)) if e == epoch && other != node => {
+                state.clash.get_or_insert((epoch, other, node));
+            }
+            Some(&(e, _)) if e == epoch => {}
+            _ => state.declared.insert(at, (epoch, node)),
+        }
+    }
+}
+
+/// The checker's part in a recovery ([`driver::recover`]): each event is a step of the process, and the
+/// neighbours see its links come back.
+struct Recovering<'a, A: Algorithm> {
+    model: &'a Model<A>,
+    state: &'a mut State<A::Process>,
+    node: u32,
+}
+
+impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
+    fn run(&mut self, event: EventOf<A::Process>) {
+        self.model.handle(self.state, self.node, event);
+    }
+
+    fn tell_neighbors(&mut self) {
+        self.model.tell_neighbors(self.state, self.node, true);
     }
 }
 

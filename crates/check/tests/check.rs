@@ -282,9 +282,11 @@ fn a_saved_counterexample_replays_to_the_same_violation() {
 
 #[test]
 fn bad_scenarios_are_refused() {
-    let mut sim = SimConfig::new("floodmax", 4);
-    sim.synchronizer = Some(elect_algos::synchronizers::Spec::Alpha);
-    assert!(check(&CheckConfig::new(sim)).unwrap_err().to_string().contains("not supported yet"));
+    let mut sim = SimConfig::new("ad-hoc", 4);
+    sim.topology = Some("geometric:0.9".parse().unwrap());
+    sim.mobility = Some("waypoint:0.01".parse().unwrap());
+    let err = check(&CheckConfig::new(sim)).unwrap_err().to_string();
+    assert!(err.contains("the checker cannot drive moving nodes"), "{err}");
     assert!(
         check(&CheckConfig::new(SimConfig::new("paxos", 3))).unwrap_err().to_string().contains("unknown algorithm")
     );

@@ -17,8 +17,9 @@ use crate::{BadInput, Outcome};
 #[derive(Args, Clone)]
 pub(crate) struct CheckArgs {
     /// Check the run of this scenario file (see scenarios/): its algorithm, processes, delays and, with --timed,
-    /// its faults at their times. The other scenario flags may not be given with it.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["algorithm", "nodes", "topology", "ids", "initiators", "params", "delay", "delay_bound", "prefer", "crash", "recover", "link_down", "partition"])]
+    /// its faults at their times. --algorithm, --nodes, --monitor, --bare-monitor and --heartbeat override the
+    /// file's, and --param adds to its parameters; the other scenario flags may not be given with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["topology", "ids", "initiators", "delay", "delay_bound", "prefer", "crash", "recover", "link_down", "partition", "synchronizer"])]
     scenario: Option<PathBuf>,
     /// The algorithm (see `elect list`).
     #[arg(long, short, required_unless_present = "scenario")]
@@ -65,9 +66,29 @@ pub(crate) struct CheckArgs {
     /// With --timed: partition, 1,2|3,4@T..U (repeatable).
     #[arg(long, value_name = "GROUPS@T..U")]
     partition: Vec<Partition>,
-    /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`).
+    /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`). With --monitor, `monitor-bug=same-epoch`
+    /// plants a flaw in the member (a new leadership grant reuses the epoch it replaces), for the checker to find.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     params: Vec<String>,
+    /// Check the process a member of `elect node` runs: the leader monitor around a single-leader algorithm
+    /// (heartbeats, epochs, re-election) and the member around it (fencing epochs, claims, announcements,
+    /// incarnations), on a complete graph. Its heartbeats never fall silent: with --timed a run lasts until it must
+    /// have settled after its last fault, then time runs on as long again without faults, and a state seen again
+    /// closes a cycle (a run that goes round it for ever is judged as a lasso); without --timed any timer may fire
+    /// at any moment, so bound the search with --max-depth or --max-states.
+    #[arg(long, conflicts_with = "bare_monitor")]
+    monitor: bool,
+    /// The leader monitor alone, without the member around it.
+    #[arg(long)]
+    bare_monitor: bool,
+    /// With --monitor or --bare-monitor: a heartbeat every K times the delay bound T [default: 2, or the scenario
+    /// file's].
+    #[arg(long, value_name = "K")]
+    heartbeat: Option<u64>,
+    /// Run an algorithm written in rounds (floodmax, opt-floodmax, sync-lcr) on a synchronizer: abd, alpha,
+    /// beta[@ROOT] or gamma[:K][@ROOT], as `elect sim --synchronizer` does.
+    #[arg(long, value_name = "NAME")]
+    synchronizer: Option<elect_algos::synchronizers::Spec>,
     /// fifo: each link delivers in sending order; unordered: any message in flight may arrive next; lossy: as
     /// unordered, and any message may be lost; duplicating: as unordered, and messages may arrive twice
     /// (--duplicates times in a run).
@@ -132,7 +153,28 @@ impl CheckArgs {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| BadInput(format!("cannot read the scenario file {}: {e}", path.display())))?;
-                ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?.config
+                let mut sim = ScenarioFile::parse(&path.display().to_string(), &text)
+                    .map_err(|e| BadInput(e.to_string()))?
+                    .config;
+                if let Some(algorithm) = &self.algorithm {
+                    sim.algorithm.clone_from(algorithm);
+                }
+                if let Some(n) = self.nodes {
+                    sim.nodes = n;
+                }
+                for pair in &self.params {
+                    let added = elect_algos::Params::parse([pair.as_str()]).map_err(|e| BadInput(e.to_string()))?;
+                    for (key, value) in added.iter() {
+                        sim.params.insert(key, value).map_err(|e| BadInput(e.to_string()))?;
+                    }
+                }
+                if self.monitor || self.bare_monitor {
+                    sim.monitor = Some(self.heartbeat.or(sim.monitor).unwrap_or(2));
+                    sim.bare_monitor = self.bare_monitor;
+                } else if let (Some(heartbeat), Some(k)) = (sim.monitor.as_mut(), self.heartbeat) {
+                    *heartbeat = k;
+                }
+                sim
             }
             None => {
                 let algorithm = self.algorithm.as_deref().unwrap_or_default();
@@ -148,6 +190,15 @@ impl CheckArgs {
                 sim.recoveries = self.recover.clone();
                 sim.link_downs = self.link_down.clone();
                 sim.partitions = self.partition.clone();
+                if self.heartbeat.is_some() && !(self.monitor || self.bare_monitor) {
+                    return Err(BadInput(
+                        "--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into(),
+                    )
+                    .into());
+                }
+                sim.monitor = (self.monitor || self.bare_monitor).then_some(self.heartbeat.unwrap_or(2));
+                sim.bare_monitor = self.bare_monitor;
+                sim.synchronizer = self.synchronizer;
                 sim.prefer = match self.prefer.as_deref() {
                     None | Some("highest") => Prefer::Highest,
                     Some("lowest") => Prefer::Lowest,

@@ -76,13 +76,19 @@ pub(crate) struct SimArgs {
     /// after the last fault.
     #[arg(long, value_name = "T", value_parser = parse_time)]
     until: Option<u64>,
-    /// Wrap the algorithm in the leader monitor: the leader sends heartbeats, and a process that stops hearing
-    /// them starts a new election in a new epoch (re-election after a leader failure, for any algorithm).
-    #[arg(long)]
+    /// Run the process a member of `elect node` runs: the leader monitor around a single-leader algorithm (the
+    /// leader sends heartbeats; a process that stops hearing them starts a new election in a new epoch), and the
+    /// member around it (fencing epochs, claims, announcements, incarnations). Members form a full mesh: use a
+    /// complete graph (ring algorithms run on its logical ring).
+    #[arg(long, conflicts_with = "bare_monitor")]
     monitor: bool,
-    /// With --monitor: a heartbeat every K times the delay bound T.
-    #[arg(long, value_name = "K", default_value_t = 2, requires = "monitor")]
-    heartbeat: u64,
+    /// The leader monitor alone, without the member around it, on any topology: re-election after a leader
+    /// failure, for any single-leader algorithm.
+    #[arg(long)]
+    bare_monitor: bool,
+    /// With --monitor or --bare-monitor: a heartbeat every K times the delay bound T [default: 2].
+    #[arg(long, value_name = "K")]
+    heartbeat: Option<u64>,
     /// The delay bound T timeout-based algorithms are told (default: the delay model's); smaller than the real
     /// delays, it makes their failure detector inaccurate.
     #[arg(long, value_name = "T", value_parser = parse_time)]
@@ -140,7 +146,7 @@ pub(crate) struct SimArgs {
 }
 
 /// The flags that describe a run, which a scenario file describes instead.
-const SCENARIO_CONFLICTS: [&str; 25] = [
+const SCENARIO_CONFLICTS: [&str; 26] = [
     "synchronizer",
     "mobility",
     "mobility_until",
@@ -159,6 +165,7 @@ const SCENARIO_CONFLICTS: [&str; 25] = [
     "partitions",
     "until",
     "monitor",
+    "bare_monitor",
     "heartbeat",
     "delay_bound",
     "prefer",
@@ -230,7 +237,13 @@ impl SimArgs {
         cfg.partitions = self.partitions.clone();
         cfg.until = self.until;
         cfg.delay_bound = self.delay_bound;
-        cfg.monitor = self.monitor.then_some(self.heartbeat);
+        if self.heartbeat.is_some() && !(self.monitor || self.bare_monitor) {
+            return Err(
+                BadInput("--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into()).into()
+            );
+        }
+        cfg.monitor = (self.monitor || self.bare_monitor).then_some(self.heartbeat.unwrap_or(2));
+        cfg.bare_monitor = self.bare_monitor;
         cfg.prefer = self.prefer;
         cfg.attrs = self.attr.clone().unwrap_or_default();
         cfg.max_events = self.max_events;

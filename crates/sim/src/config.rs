@@ -540,8 +540,12 @@ pub struct SimConfig {
     /// The delay bound `T` processes are told, when it differs from the delay model's (an inaccurate failure
     /// detector when smaller than the real delays).
     pub delay_bound: Option<u64>,
-    /// Wrap the algorithm in the leader monitor, with heartbeats every this many `T`.
+    /// Run the process a member of `elect node` runs (the deployed member, with the leader monitor around a
+    /// single-leader algorithm), with heartbeats every this many `T`.
     pub monitor: Option<u64>,
+    /// With `monitor`: the leader monitor alone, without the member around it (heartbeats, epochs and
+    /// re-election, but no fencing epochs, claims or incarnations), on any topology.
+    pub bare_monitor: bool,
     /// The direction of the priority order.
     pub prefer: Prefer,
     /// `(attr, id)` attributes.
@@ -580,6 +584,7 @@ impl SimConfig {
             until: None,
             delay_bound: None,
             monitor: None,
+            bare_monitor: false,
             prefer: Prefer::Highest,
             attrs: Attrs::None,
             max_events: DEFAULT_MAX_EVENTS,
@@ -636,7 +641,8 @@ impl SimConfig {
             args.push(format!("--delay-bound {}", format_time(t)));
         }
         if let Some(k) = self.monitor {
-            args.push(format!("--monitor --heartbeat {k}"));
+            let flag = if self.bare_monitor { "--bare-monitor" } else { "--monitor" };
+            args.push(format!("{flag} --heartbeat {k}"));
         }
         if self.prefer == Prefer::Lowest {
             args.push("--prefer lowest".to_owned());

@@ -10,9 +10,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use elect_algos::{Algorithm, Facts, Measure};
+use elect_core::driver::{self, Host, Restart};
 use elect_core::{
-    Command, Cx, Effect, EffectOf, Instant, Message, Monitor, Neighbor, NodeId, Notice, Port, Process, Property, Rank,
-    Setup, Status, Violation, World,
+    Command, EffectOf, Event, EventOf, Instant, Message, Monitor, Neighbor, NodeId, Notice, Port, Process, Property,
+    Rank, Setup, Span, Status, Violation, World,
 };
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -461,7 +462,7 @@ impl<A: Algorithm> Sim<A> {
             if self.up[node as usize] {
                 let node_id = self.id(node);
                 self.record(Record::Start { t: self.t(), node: node_id });
-                self.handle(node, |p, cx| p.on_start(cx, None));
+                self.handle(node, Event::Start { restored: None });
             }
         }
         if let Some(spec) = self.scenario.config.mobility {
@@ -506,7 +507,7 @@ impl<A: Algorithm> Sim<A> {
         };
         for end in ends {
             if end.node != node && self.up[end.node as usize] {
-                self.handle(end.node, |p, cx| p.on_link(cx, Port(end.port), up));
+                self.handle(end.node, Event::Link { port: Port(end.port), up });
             }
         }
     }
@@ -516,7 +517,7 @@ impl<A: Algorithm> Sim<A> {
         for (me, other) in [(a, b), (b, a)] {
             if self.up[me as usize] {
                 let port = Graph::complete_port(me, other);
-                self.handle(me, |p, cx| p.on_link(cx, port, up));
+                self.handle(me, Event::Link { port, up });
             }
         }
     }
@@ -609,7 +610,7 @@ impl<A: Algorithm> Sim<A> {
                         msg: &msg,
                     });
                 }
-                self.handle(to, |p, cx| p.on_message(cx, Port(port), msg));
+                self.handle(to, Event::Message { from: Port(port), msg });
             }
             Ev::Timer { node, timer, seq } => {
                 if self.timers.get(&(node, timer)) != Some(&seq) {
@@ -618,7 +619,7 @@ impl<A: Algorithm> Sim<A> {
                 self.timers.remove(&(node, timer));
                 self.count_event();
                 self.record(Record::Timer { t: self.t(), node: self.id(node), timer: &timer });
-                self.handle(node, |p, cx| p.on_timer(cx, timer));
+                self.handle(node, Event::Timer(timer));
             }
             Ev::Command { node, cmd } => {
                 if !self.up[node as usize] {
@@ -626,7 +627,7 @@ impl<A: Algorithm> Sim<A> {
                 }
                 self.count_event();
                 self.record(Record::Command { t: self.t(), node: self.id(node), cmd });
-                self.handle(node, |p, cx| p.on_command(cx, cmd));
+                self.handle(node, Event::Command(cmd));
             }
             Ev::Fault(fault) => self.fault(fault),
         }
@@ -691,7 +692,8 @@ impl<A: Algorithm> Sim<A> {
         self.recheck();
     }
 
-    /// A crashed process restarts: a fresh process, started with what it last persisted.
+    /// A crashed process restarts: a fresh process, started with what it last persisted, in the driver contract's
+    /// recovery sequence ([`driver::recover`]).
     fn recover(&mut self, node: u32) {
         let i = node as usize;
         if self.up[i] {
@@ -701,24 +703,18 @@ impl<A: Algorithm> Sim<A> {
         self.procs[i] = build(&self.algorithm, &self.scenario, node);
         self.up[i] = true;
         self.record(Record::Recover { t: self.t(), node: self.id(node) });
+        let restored = self.durable[i].clone();
+        let up: Vec<Port> = match &self.mobility {
+            Some(m) => (0..self.scenario.len() as u32)
+                .filter(|&j| j != node && m.in_range(node, j))
+                .map(|j| Graph::complete_port(node, j))
+                .collect(),
+            None => Vec::new(),
+        };
         // Restarting and restoring the persisted state are one step: the process is judged after it, not on the
         // blank state in between.
-        let restored = self.durable[i].clone();
         self.judging = false;
-        self.handle(node, |p, cx| p.on_start(cx, restored));
-        if let Some(m) = &self.mobility {
-            let near: Vec<u32> =
-                (0..self.scenario.len() as u32).filter(|&j| j != node && m.in_range(node, j)).collect();
-            for j in near {
-                let port = Graph::complete_port(node, j);
-                self.handle(node, |p, cx| p.on_link(cx, port, true));
-            }
-        }
-        self.judging = true;
-        self.tell_neighbors(node, true);
-        self.refresh_availability();
-        self.recheck();
-        self.queue.push(self.now, COMMAND, Ev::Command { node, cmd: Command::Initiate });
+        driver::recover(&mut Recovering { sim: self, node }, restored, up);
     }
 
     /// The set of live processes or the connectivity changed: re-evaluate everything.
@@ -729,29 +725,15 @@ impl<A: Algorithm> Sim<A> {
         self.flush_found();
     }
 
-    /// Calls one handler of process `node`, carries out its effects, and checks the properties if its status
-    /// changed.
-    fn handle(&mut self, node: u32, f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>)) {
+    /// Runs one event at process `node` and carries out its effects (the driver contract, [`driver`]), then checks
+    /// the properties if its status changed.
+    #[inline(always)]
+    fn handle(&mut self, node: u32, event: EventOf<A::Process>) {
         let before = self.procs[node as usize].status();
         let parent = self.trace.as_ref().map(|_| self.procs[node as usize].parent());
         let mut effects = std::mem::take(&mut self.effects);
-        f(&mut self.procs[node as usize], &mut Cx::new(Instant::from_ticks(self.now), &mut effects));
-        if std::mem::needs_drop::<Msg<A>>() {
-            for effect in effects.drain(..) {
-                self.effect(node, effect);
-            }
-        } else {
-            // A message that owns nothing is copied out of the buffer only as it is queued: copied at once, it
-            // would be read in wider pieces than the handler wrote it, and such a read waits for the handler's
-            // stores to reach the cache instead of taking their values on the way.
-            for effect in &effects {
-                match effect {
-                    Effect::Send { to, msg } => self.send(node, *to, Cow::Borrowed(msg)),
-                    other => self.effect(node, other.clone()),
-                }
-            }
-            effects.clear();
-        }
+        driver::handle(&mut self.procs[node as usize], Instant::from_ticks(self.now), event, &mut effects);
+        driver::carry_out(&mut At { sim: self, node }, &mut effects);
         self.effects = effects;
         let after = self.procs[node as usize].status();
         if after != before {
@@ -763,26 +745,6 @@ impl<A: Algorithm> Sim<A> {
                 let parent = new.map(|port| self.id(self.scenario.graph.far_end(node, port.0).node));
                 self.record(Record::Parent { t: self.t(), node: self.id(node), parent });
             }
-        }
-    }
-
-    /// Carries out one effect of a handler of process `node`.
-    fn effect(&mut self, node: u32, effect: EffectOf<A::Process>) {
-        match effect {
-            Effect::Send { to, msg } => self.send(node, to, Cow::Owned(msg)),
-            Effect::SetTimer { timer, after } => {
-                let (min, max) = (after.min.ticks(), after.max.ticks());
-                let after = if min == max { min } else { self.jitter.random_range(min..=max) };
-                self.timer_seq += 1;
-                self.timers.insert((node, timer), self.timer_seq);
-                let at = self.later(after);
-                self.queue.push(at, TIMER, Ev::Timer { node, timer, seq: self.timer_seq });
-            }
-            Effect::CancelTimer { timer } => {
-                self.timers.remove(&(node, timer));
-            }
-            Effect::Persist(durable) => self.durable[node as usize] = Some(durable),
-            Effect::Notify(notice) => self.notice(node, notice),
         }
     }
 
@@ -865,18 +827,19 @@ impl<A: Algorithm> Sim<A> {
     }
 
     fn notice(&mut self, node: u32, notice: Notice) {
-        if let Notice::Pulse { pulse } = notice {
-            self.pulses.record(pulse, self.now);
-            self.record(Record::Notice { t: self.t(), node: self.id(node), notice });
-            return;
-        }
-        self.declared = Some(self.now);
-        self.elections += 1;
         self.record(Record::Notice { t: self.t(), node: self.id(node), notice });
-        let mut found = std::mem::take(&mut self.found);
-        self.monitor.on_notice(&view!(self), node as usize, notice, &mut found);
-        self.found = found;
-        self.flush_found();
+        match notice {
+            Notice::Pulse { pulse } => self.pulses.record(pulse, self.now),
+            Notice::Elected { .. } => {
+                self.declared = Some(self.now);
+                self.elections += 1;
+                let mut found = std::mem::take(&mut self.found);
+                self.monitor.on_notice(&view!(self), node as usize, notice, &mut found);
+                self.found = found;
+                self.flush_found();
+            }
+            Notice::Ended { .. } | Notice::Shows { .. } => {}
+        }
     }
 
     /// Process `node`'s status went from `old` to `new`.
@@ -1056,6 +1019,66 @@ impl<A: Algorithm> Sim<A> {
             expected_leader: self.monitor.expected(),
             reproduce: sc.config.command_line(),
         }
+    }
+}
+
+/// The simulator as the host of process `node`'s effects: a send is counted and queued under the network model,
+/// a timer is drawn from its span with the run's timer stream and queued, durable state is kept in memory, a notice
+/// is traced and judged.
+struct At<'a, A: Algorithm> {
+    sim: &'a mut Sim<A>,
+    node: u32,
+}
+
+impl<A: Algorithm> Host<A::Process> for At<'_, A> {
+    #[inline(always)]
+    fn send(&mut self, to: Port, msg: Cow<'_, Msg<A>>) {
+        self.sim.send(self.node, to, msg);
+    }
+
+    fn set_timer(&mut self, timer: TimerOf<A>, after: Span) {
+        let sim = &mut *self.sim;
+        let after = after.draw(|range| sim.jitter.random_range(range)).ticks();
+        sim.timer_seq += 1;
+        sim.timers.insert((self.node, timer), sim.timer_seq);
+        let at = sim.later(after);
+        sim.queue.push(at, TIMER, Ev::Timer { node: self.node, timer, seq: sim.timer_seq });
+    }
+
+    fn cancel_timer(&mut self, timer: TimerOf<A>) {
+        self.sim.timers.remove(&(self.node, timer));
+    }
+
+    fn persist(&mut self, durable: DurableOf<A>) {
+        self.sim.durable[self.node as usize] = Some(durable);
+    }
+
+    fn notify(&mut self, notice: Notice) {
+        self.sim.notice(self.node, notice);
+    }
+}
+
+/// The simulator's part in a recovery ([`driver::recover`]): every event is one of the process's steps (the
+/// initiation is counted and traced as a command), and the neighbours see its links come back.
+struct Recovering<'a, A: Algorithm> {
+    sim: &'a mut Sim<A>,
+    node: u32,
+}
+
+impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
+    fn run(&mut self, event: EventOf<A::Process>) {
+        if let Event::Command(cmd) = event {
+            self.sim.count_event();
+            self.sim.record(Record::Command { t: self.sim.t(), node: self.sim.id(self.node), cmd });
+        }
+        self.sim.handle(self.node, event);
+    }
+
+    fn tell_neighbors(&mut self) {
+        self.sim.judging = true;
+        self.sim.tell_neighbors(self.node, true);
+        self.sim.refresh_availability();
+        self.sim.recheck();
     }
 }
 

@@ -32,7 +32,8 @@ mod trace;
 
 use std::io::Write;
 
-use elect_algos::monitor::LeaderMonitor;
+use elect_algos::member;
+use elect_algos::monitor::Bare;
 use elect_algos::{Algorithm, Driver, dispatch, dispatch_synchronized};
 
 pub use config::{
@@ -91,20 +92,7 @@ impl Driver for Run {
     type Output = Result<Report, SimError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         algorithm.validate(&self.scenario.ids).map_err(|e| ConfigError(e.to_string()))?;
-        match self.scenario.config.monitor {
-            Some(_) if algorithm.winner() == elect_core::Winner::EarliestInitiator => Err(ConfigError(format!(
-                "{} elects the earliest initiator, not the strongest process, so the monitor's epochs (one \
-                 initiator each) cannot be judged; its own re-election starts from the neighbours of a crashed \
-                 leader: --crash ID@0",
-                A::INFO.name
-            ))
-            .into()),
-            Some(heartbeat) => {
-                let config = self.scenario.monitor_config(&algorithm, heartbeat);
-                self.simulate(LeaderMonitor::new(algorithm, config))
-            }
-            None => self.simulate(algorithm),
-        }
+        self.simulate(algorithm)
     }
 }
 
@@ -142,9 +130,22 @@ pub fn simulate(config: &SimConfig, trace: Option<Box<dyn Write + Send>>) -> Res
 pub fn simulate_with(config: &SimConfig, observers: Observers) -> Result<Report, SimError> {
     let scenario = Scenario::build(config)?;
     let run = Run { scenario, observers };
-    match run.scenario.synchronizer {
-        Some(choice) => dispatch_synchronized(&config.algorithm, &config.params, choice, run),
-        None => dispatch(&config.algorithm, &config.params, run),
+    match (run.scenario.synchronizer, config.monitor) {
+        (Some(choice), _) => {
+            dispatch_synchronized(&config.algorithm, &config.params, choice, run).map_err(ConfigError::from)?
+        }
+        (None, Some(heartbeat)) if config.bare_monitor => {
+            let network = run.scenario.monitor_network();
+            dispatch(&config.algorithm, &config.params, Bare { driver: run, network, heartbeat })
+                .map_err(ConfigError::from)?
+                .map_err(ConfigError)?
+        }
+        (None, Some(heartbeat)) => {
+            let network = run.scenario.monitor_network();
+            let hold = network.delay_bound * member::RESIGN_HOLD;
+            member::dispatch(&config.algorithm, &config.params, heartbeat, hold, network, run)
+                .map_err(ConfigError::from)?
+        }
+        (None, None) => dispatch(&config.algorithm, &config.params, run).map_err(ConfigError::from)?,
     }
-    .map_err(ConfigError::from)?
 }

@@ -14,6 +14,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig, TopologyKind};
 use crate::faults::{Link, Probability, Window};
 use crate::topology::Graph;
+use elect_algos::member::MonitorNetwork;
+#[cfg(doc)]
 use elect_algos::monitor::MonitorConfig;
 
 /// Bad input: the message names the problem, for a one-line error and exit status 2.
@@ -317,11 +319,30 @@ impl Scenario {
                 config.delay
             ));
         }
-        if config.monitor.is_some() && info.elects != elect_algos::Elects::OneLeader {
+        if config.monitor.is_some() && config.bare_monitor && info.elects != elect_algos::Elects::OneLeader {
             return err(format!(
-                "{} elects a leader per group or component and finds failures itself; --monitor is for algorithms \
-                 that elect one leader",
+                "{} elects a leader per group or component and finds failures itself; --bare-monitor is for \
+                 algorithms that elect one leader (--monitor runs it as a member of `elect node` runs it)",
                 info.name
+            ));
+        }
+        if config.monitor.is_some() && !config.bare_monitor {
+            elect_algos::member::deployable(info).map_err(|why| ConfigError(format!("--monitor: {why}")))?;
+            if *graph.kind() != TopologyKind::Complete {
+                return err(format!(
+                    "--monitor runs the process a member of `elect node` runs, and members form a full mesh: use \
+                     --topology complete (ring algorithms run on its logical ring), or --bare-monitor for the leader \
+                     monitor alone on a {}",
+                    graph.kind()
+                ));
+            }
+        }
+        if config.params.get(elect_algos::member::BUG_PARAM.name).is_some()
+            && (config.monitor.is_none() || config.bare_monitor)
+        {
+            return err(format!(
+                "--param {} plants a flaw in the deployed member: it needs --monitor",
+                elect_algos::member::BUG_PARAM.name
             ));
         }
         if info.lockstep && synchronizer.is_none() {
@@ -402,22 +423,21 @@ impl Scenario {
         self.scheduled_faults().into_iter().map(|(at, _)| at).chain(moves).filter(|&t| t > 0)
     }
 
-    /// The leader monitor's timing for this topology and algorithm: heartbeats every `heartbeat·T`, a timeout
-    /// that covers the longest path a heartbeat takes, and a grace of one election for the first heartbeat.
-    pub fn monitor_config<A: elect_algos::Algorithm>(&self, algorithm: &A, heartbeat: u64) -> MonitorConfig {
+    /// What the leader monitor's timing depends on in this scenario ([`MonitorConfig::for_network`]): the longest
+    /// path a heartbeat takes, and whether a ring algorithm runs on a logical ring over a complete graph.
+    pub fn monitor_network(&self) -> MonitorNetwork {
         let n = self.len() as u64;
         let hops = match self.graph.kind() {
             TopologyKind::Complete => 1,
             TopologyKind::Ring => n,
             _ => self.diameter.unwrap_or(n).max(1),
         };
-        let t = self.delay_bound.expect("the monitor's delay bound is checked when the scenario is built");
-        let mut election = algorithm.election_time(&self.facts(), t).ticks().div_ceil(t.ticks());
-        if self.info.needs == elect_algos::Needs::Ring && *self.graph.kind() == TopologyKind::Complete {
-            // On a logical ring, each dead process a message runs into holds it up to 2T + ε, in either direction.
-            election += 5 * n;
+        MonitorNetwork {
+            facts: self.facts(),
+            hops,
+            logical_ring: self.info.needs == elect_algos::Needs::Ring && *self.graph.kind() == TopologyKind::Complete,
+            delay_bound: self.delay_bound.expect("the monitor's delay bound is checked when the scenario is built"),
         }
-        MonitorConfig::new(heartbeat, hops, election)
     }
 
     /// The facts about this run known before it starts (nobody has crashed yet).

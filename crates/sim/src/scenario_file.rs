@@ -23,7 +23,8 @@
 //! Top-level keys: `description`, `algorithm` (required), `nodes`, `topology`, `ids` (a name or a list of ids),
 //! `initiators` (a name or a list), `seed`, `delay` (a number of time units or `uniform:A..B`/`exp:M`),
 //! `delay-bound`, `prefer`, `attr`, `params` (a table), `links`, `synchronizer`, `loss` (a probability, or a list of `P`, `A-B:P`,
-//! `A>B:P`), `duplicate`, `until`, `monitor`, `heartbeat`, `max-events`, and `connectivity`: a link matrix, one
+//! `A>B:P`), `duplicate`, `until`, `monitor` (the process `elect node` runs), `bare-monitor` (the leader monitor alone), `heartbeat`,
+//! `max-events`, and `connectivity`: a link matrix, one
 //! string per process in increasing id order, `1` where the row's process can send to the column's and `0` where
 //! it cannot, for connectivity that is not transitive (complete topology only).
 //!
@@ -248,6 +249,7 @@ struct RawFile {
     duplicate: Option<Spanned<toml::Value>>,
     until: Option<Spanned<Units>>,
     monitor: Option<Spanned<bool>>,
+    bare_monitor: Option<Spanned<bool>>,
     heartbeat: Option<Spanned<u64>>,
     max_events: Option<Spanned<u64>>,
     connectivity: Option<Spanned<Vec<String>>>,
@@ -471,9 +473,19 @@ impl ScenarioFile {
             }
             field(v.span(), |from, to| to.monitor = from.monitor);
         }
+        if let Some(v) = &raw.bare_monitor {
+            if *v.get_ref() {
+                if cfg.monitor.is_some() {
+                    return Err(r.at(&v.span(), "monitor and bare-monitor are two processes: choose one"));
+                }
+                cfg.monitor = Some(2);
+                cfg.bare_monitor = true;
+            }
+            field(v.span(), |from, to| (to.monitor, to.bare_monitor) = (from.monitor, from.bare_monitor));
+        }
         if let Some(v) = &raw.heartbeat {
             if cfg.monitor.is_none() {
-                return Err(r.at(&v.span(), "heartbeat needs monitor = true"));
+                return Err(r.at(&v.span(), "heartbeat needs monitor = true or bare-monitor = true"));
             }
             cfg.monitor = Some(*v.get_ref());
             field(v.span(), |from, to| to.monitor = from.monitor);

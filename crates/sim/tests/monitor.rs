@@ -1,4 +1,5 @@
-//! The leader monitor: failure-driven re-election for every algorithm.
+//! The leader monitor: failure-driven re-election for every algorithm, alone (`--bare-monitor`) and inside the
+//! process a member of `elect node` runs (`--monitor`).
 
 mod common;
 
@@ -7,8 +8,19 @@ use elect_core::{NodeId, epoch};
 use elect_sim::{Delay, Ids, NodeAt, SimConfig, TopologyKind};
 use proptest::prelude::*;
 
+/// `algorithm` as a member runs it.
 fn monitored(algorithm: &str, seed: u64, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
+    monitored_as(false, algorithm, seed, f)
+}
+
+/// `algorithm` inside the leader monitor alone.
+fn bare(algorithm: &str, seed: u64, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
+    monitored_as(true, algorithm, seed, f)
+}
+
+fn monitored_as(bare: bool, algorithm: &str, seed: u64, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
     config(algorithm, 9, |c| {
+        c.bare_monitor = bare;
         c.ids = Ids::Random;
         c.seed = seed;
         c.delay = Delay::Uniform(units(1) / 5, units(1));
@@ -31,20 +43,51 @@ fn algorithms() -> impl Iterator<Item = &'static str> {
 
 #[test]
 fn the_monitor_refuses_algorithms_that_keep_groups() {
-    let err = elect_sim::simulate(&monitored("invitation", 1, |_| {}), None).unwrap_err().to_string();
+    let err = elect_sim::simulate(&bare("invitation", 1, |_| {}), None).unwrap_err().to_string();
     assert!(err.contains("a leader per group or component"), "{err}");
-    let err = elect_sim::simulate(&monitored("floodmax", 1, |_| {}), None).unwrap_err().to_string();
+    let err = elect_sim::simulate(&bare("floodmax", 1, |_| {}), None).unwrap_err().to_string();
     assert!(err.contains("lock-step rounds from time 0"), "{err}");
-    let err = elect_sim::simulate(&monitored("timestamp-flooding", 1, |_| {}), None).unwrap_err().to_string();
+    let err = elect_sim::simulate(&bare("timestamp-flooding", 1, |_| {}), None).unwrap_err().to_string();
     assert!(err.contains("elects the earliest initiator"), "{err}");
     assert!(algorithms().count() >= 8);
 }
 
 #[test]
+fn a_member_runs_on_a_full_mesh_what_elect_node_runs() {
+    let err = elect_sim::simulate(&monitored("floodmax", 1, |_| {}), None).unwrap_err().to_string();
+    assert!(err.contains("--monitor: floodmax floods a general graph"), "{err}");
+    let err = elect_sim::simulate(&monitored("ad-hoc", 1, |_| {}), None).unwrap_err().to_string();
+    assert!(err.contains("per connected component"), "{err}");
+    let err = elect_sim::simulate(&monitored("chang-roberts", 1, |c| c.topology = Some(TopologyKind::Ring)), None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("members form a full mesh: use --topology complete"), "{err}");
+    // The Invitation algorithm runs as a member without the leader monitor: it finds failures itself.
+    let r = run_ok(&monitored("invitation", 1, |c| {
+        c.crash_leader_at = vec![units(50)];
+        c.until = Some(units(400));
+    }));
+    assert_eq!(r.messages.kind("heartbeat"), 0);
+    assert!(r.messages.kind("announce") > 0);
+}
+
+#[test]
+fn the_planted_flaw_needs_the_member() {
+    let mut cfg = bare("bully", 1, |_| {});
+    cfg.params = elect_algos::Params::parse(["monitor-bug=same-epoch"]).unwrap();
+    let err = elect_sim::simulate(&cfg, None).unwrap_err().to_string();
+    assert!(err.contains("monitor-bug plants a flaw in the deployed member: it needs --monitor"), "{err}");
+    cfg.bare_monitor = false;
+    cfg.params = elect_algos::Params::parse(["monitor-bug=later"]).unwrap();
+    let err = elect_sim::simulate(&cfg, None).unwrap_err().to_string();
+    assert!(err.contains("monitor-bug=later is invalid"), "{err}");
+}
+
+#[test]
 fn every_algorithm_elects_again_after_its_leader_crashes_twice() {
-    for algorithm in algorithms() {
+    for (algorithm, bare) in algorithms().flat_map(|a| [(a, false), (a, true)]) {
         for seed in 1..=8 {
-            let r = run_ok(&monitored(algorithm, seed, |c| {
+            let r = run_ok(&monitored_as(bare, algorithm, seed, |c| {
                 c.crash_leader_at = vec![units(50), units(200)];
                 c.until = Some(units(700));
             }));
@@ -79,7 +122,11 @@ fn epochs_name_who_started_them_and_grow() {
     let mut sim = elect_sim::Sim::new(
         elect_algos::monitor::LeaderMonitor::new(
             elect_algos::franklin::Franklin::default(),
-            scenario.monitor_config(&elect_algos::franklin::Franklin::default(), 2),
+            elect_algos::monitor::MonitorConfig::for_network(
+                &elect_algos::franklin::Franklin::default(),
+                &scenario.monitor_network(),
+                2,
+            ),
         ),
         scenario,
     );
@@ -94,7 +141,7 @@ fn epochs_name_who_started_them_and_grow() {
 
 #[test]
 fn without_links_around_the_dead_leader_a_ring_cannot_be_repaired() {
-    let r = run(&monitored("chang-roberts", 1, |c| {
+    let r = run(&bare("chang-roberts", 1, |c| {
         c.topology = Some(TopologyKind::Ring);
         c.crash_leader_at = vec![units(50)];
         c.until = Some(units(400));
@@ -110,8 +157,9 @@ fn heartbeats_do_not_count_against_the_bounds_of_one_election() {
     }));
     let bound = &r.bounds[0];
     // On a logical ring over a complete graph the monitor acknowledges each hop (and van Steen's ring, under the
-    // monitor, leaves finding dead processes to it).
-    let unbounded = r.messages.kind("heartbeat") + r.messages.kind("join") + r.messages.kind("hop-ack");
+    // monitor, leaves finding dead processes to it); the member announces its grants.
+    let unbounded =
+        ["heartbeat", "join", "hop-ack", "announce", "leaving"].map(|k| r.messages.kind(k)).iter().sum::<u64>();
     assert!(r.messages.kind("heartbeat") > 0 && r.messages.kind("hop-ack") > 0 && r.messages.kind("ack") == 0);
     assert!(bound.held && bound.measured == r.messages.total - unbounded, "{bound:?}");
 }

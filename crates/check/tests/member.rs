@@ -1,0 +1,245 @@
+//! The process a member of `elect node` runs (the member around the leader monitor around the algorithm), and the
+//! synchronizers, explored like any algorithm.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use elect_algos::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
+use elect_algos::synchronizers::{Spec, Synchronized};
+use elect_algos::{Algorithm, Bound, Facts, Info, ParamError, Params};
+use elect_check::{CheckConfig, Network, Outcome, Step, check, check_algorithm, replay};
+use elect_core::{Check, Duration, NodeId, Port, Setup, Status};
+use elect_sim::{ScenarioFile, SimConfig, TopologyKind};
+
+fn member(algorithm: &str, n: usize, f: impl FnOnce(&mut CheckConfig)) -> Outcome {
+    let mut sim = SimConfig::new(algorithm, n);
+    sim.monitor = Some(2);
+    if elect_algos::lookup(algorithm).unwrap().needs == elect_algos::Needs::Ring {
+        sim.topology = Some(TopologyKind::Complete);
+    }
+    let mut config = CheckConfig::new(sim);
+    config.timed = true;
+    f(&mut config);
+    check(&config).unwrap_or_else(|e| panic!("{algorithm} on {n}: {e}"))
+}
+
+fn scenario(name: &str) -> SimConfig {
+    let path = format!("{}/../../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    ScenarioFile::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap().config
+}
+
+fn verdicts(o: &Outcome) -> Vec<(&'static str, &'static str)> {
+    o.verdicts.iter().map(|v| (v.property, v.result)).collect()
+}
+
+#[test]
+fn members_keep_one_leader_per_epoch_and_elect_again_after_a_crash() {
+    for algorithm in ["bully", "garcia-molina"] {
+        let o = member(algorithm, 3, |c| c.crashes = 1);
+        assert!(o.ok(), "{algorithm}: {:?}", o.counterexample);
+        assert!(o.complete && o.states > 1000, "{algorithm}: {} states", o.states);
+        for property in ["uniqueness", "agreement", "live-leader"] {
+            assert!(verdicts(&o).contains(&(property, "held")), "{algorithm}: {:?}", o.verdicts);
+        }
+    }
+    // A ring algorithm runs on the members' logical ring, which the monitor repairs around a dead member.
+    let o = member("chang-roberts", 3, |c| c.crashes = 1);
+    assert!(o.ok(), "{:?}", o.counterexample);
+}
+
+#[test]
+fn a_partition_and_a_one_way_fault_heal_into_one_leader() {
+    for name in ["member-partition", "member-one-way"] {
+        for algorithm in ["bully", "garcia-molina"] {
+            let mut sim = scenario(name);
+            sim.algorithm = algorithm.into();
+            let mut config = CheckConfig::new(sim);
+            config.timed = true;
+            let o = check(&config).unwrap();
+            assert!(o.ok(), "{name} {algorithm}: {:?}", o.counterexample);
+        }
+    }
+}
+
+#[test]
+fn two_deaf_leaders_of_one_epoch_go_round_a_cycle_for_ever() {
+    // The monitor as it was before it settled two leaders of one epoch: after a one-way fault, the strongest
+    // member shows no leader for ever. The checker finds a run that goes round a cycle (a lasso).
+    let mut sim = scenario("member-one-way");
+    sim.params = Params::parse(["monitor-bug=deaf-leaders"]).unwrap();
+    let mut config = CheckConfig::new(sim);
+    config.timed = true;
+    let o = check(&config).unwrap();
+    let c = o.counterexample.expect("a run that never agrees again");
+    assert!(c.loop_start.is_some(), "a lasso: {c:?}");
+    assert!(c.path.len() > c.loop_start.unwrap(), "the path goes round the cycle once");
+    assert!(o.verdicts.iter().any(|v| v.modality == "eventually" && v.result == "violated"), "{:?}", o.verdicts);
+}
+
+#[test]
+fn a_grant_that_reuses_the_epoch_it_replaces_is_found_and_replays() {
+    let mut config = CheckConfig::new({
+        let mut sim = SimConfig::new("bully", 3);
+        sim.monitor = Some(2);
+        sim.params = Params::parse(["monitor-bug=same-epoch"]).unwrap();
+        sim
+    });
+    config.timed = true;
+    config.crashes = 1;
+    let o = check(&config).unwrap();
+    let c = o.counterexample.expect("two grants of one epoch");
+    assert_eq!(c.property, "uniqueness");
+    assert!(c.detail.contains("both declared themselves leader in epoch"), "{}", c.detail);
+    assert!(c.path.iter().any(|s| matches!(s, Step::Crash { .. })), "the old leader crashed: {:?}", c.path);
+    let r = replay(&config, &c.actions).unwrap();
+    assert!(r.steps.last().unwrap().violations.iter().any(|v| v.property.name() == "uniqueness"));
+}
+
+#[test]
+fn untimed_members_are_explored_within_the_bounds_given() {
+    let mut sim = SimConfig::new("bully", 3);
+    sim.monitor = Some(2);
+    let mut config = CheckConfig::new(sim);
+    config.max_depth = 6;
+    let o = check(&config).unwrap();
+    assert!(!o.complete && o.stopped == Some("--max-depth"), "{:?}", o.stopped);
+    assert!(o.counterexample.is_none() && o.states > 100, "{:?}", o.counterexample);
+    assert!(verdicts(&o).contains(&("uniqueness", "unknown")), "held as far as it looked: {:?}", o.verdicts);
+}
+
+#[test]
+fn what_the_checker_cannot_drive_is_refused_with_the_reason() {
+    let mut sim = SimConfig::new("chang-roberts", 3);
+    sim.monitor = Some(2);
+    let err = check(&CheckConfig::new(sim)).unwrap_err().to_string();
+    assert!(err.contains("members form a full mesh"), "{err}");
+}
+
+/// A round algorithm that records the state it leaves each round in (`expected` empty: the lock-step run), or
+/// checks, round by round, that it goes through the states the lock-step run went through.
+#[derive(Clone, Debug)]
+struct Expected<R> {
+    inner: R,
+    me: NodeId,
+    round: usize,
+    recorded: Vec<String>,
+    expected: Arc<Vec<(NodeId, Vec<String>)>>,
+}
+
+impl<R: PartialEq> PartialEq for Expected<R> {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.inner, self.round, &self.recorded) == (&other.inner, other.round, &other.recorded)
+    }
+}
+
+impl<R: Eq> Eq for Expected<R> {}
+
+impl<R: std::hash::Hash> std::hash::Hash for Expected<R> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (&self.inner, self.round, &self.recorded).hash(state);
+    }
+}
+
+impl<R: Rounds> Rounds for Expected<R> {
+    type Msg = R::Msg;
+
+    fn round(&mut self, cx: &mut RoundCx<'_, R::Msg>, inbox: &[(Port, R::Msg)]) {
+        // A round's messages are a set: their order of arrival is the network's.
+        let mut inbox = inbox.to_vec();
+        inbox.sort_by_key(|(port, _)| *port);
+        self.inner.round(cx, &inbox);
+        let state = format!("{:?}", self.inner);
+        if self.expected.is_empty() {
+            self.recorded.push(state);
+        } else {
+            let history = &self.expected.iter().find(|(id, _)| *id == self.me).expect("a process of the run").1;
+            assert_eq!(
+                Some(&state),
+                history.get(self.round),
+                "process {} left round {} in another state than in the lock-step run",
+                self.me,
+                self.round + 1
+            );
+        }
+        self.round += 1;
+    }
+
+    fn status(&self) -> Status {
+        self.inner.status()
+    }
+
+    fn halted(&self) -> bool {
+        self.inner.halted()
+    }
+
+    fn final_round(&self) -> Option<u32> {
+        self.inner.final_round()
+    }
+}
+
+/// A round algorithm whose processes record their states (`expected` empty) or check them.
+#[derive(Clone, Debug)]
+struct Rounded<A> {
+    algorithm: A,
+    expected: Arc<Vec<(NodeId, Vec<String>)>>,
+}
+
+impl<A: RoundAlgorithm> Algorithm for Rounded<A> {
+    type Process = Synchronous<Expected<A::Rounds>>;
+    const INFO: &'static Info = A::INFO;
+
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        Ok(Self { algorithm: A::from_params(params)?, expected: Arc::default() })
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Self::Process {
+        Synchronous::new(self.build_rounds(setup), setup)
+    }
+
+    fn checks(&self) -> Vec<Check> {
+        self.algorithm.checks()
+    }
+
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        self.algorithm.election_time(facts, t)
+    }
+
+    fn bounds(&self, facts: &Facts) -> Vec<Bound> {
+        self.algorithm.bounds(facts)
+    }
+}
+
+impl<A: RoundAlgorithm> RoundAlgorithm for Rounded<A> {
+    type Rounds = Expected<A::Rounds>;
+
+    fn build_rounds(&self, setup: &Setup<'_>) -> Self::Rounds {
+        let inner = self.algorithm.build_rounds(setup);
+        Expected { inner, me: setup.id, round: 0, recorded: Vec::new(), expected: self.expected.clone() }
+    }
+}
+
+#[test]
+fn every_interleaving_of_a_synchronized_run_goes_through_the_lock_step_round_states() {
+    let floodmax = elect_algos::floodmax::FloodMax::default();
+    let mut sim = SimConfig::new("floodmax", 3);
+    sim.topology = Some(TopologyKind::Ring);
+    sim.ids = elect_sim::Ids::List(vec![NodeId(2), NodeId(3), NodeId(1)]);
+    // The lock-step run, recorded.
+    let scenario = elect_sim::Scenario::build(&sim).unwrap();
+    let recording = Rounded { algorithm: floodmax, expected: Arc::default() };
+    let mut lockstep = elect_sim::Sim::new(recording, scenario.clone());
+    lockstep.run().unwrap();
+    let expected: Vec<(NodeId, Vec<String>)> =
+        lockstep.processes().iter().zip(&scenario.ids).map(|(p, &id)| (id, p.inner().recorded.clone())).collect();
+    assert!(expected.iter().all(|(_, h)| h.len() >= 2), "{expected:?}");
+    // Every interleaving on α, with messages overtaking each other, checked round by round.
+    let checking = Rounded { algorithm: floodmax, expected: Arc::new(expected) };
+    let alpha = Synchronized { algorithm: checking, synchronizer: elect_algos::synchronizers::Alpha };
+    let mut config = CheckConfig::new(SimConfig { synchronizer: Some(Spec::Alpha), ..sim.clone() });
+    config.network = Network::Unordered;
+    let o = check_algorithm(alpha, &config).unwrap();
+    assert!(o.ok() && o.complete && o.states > 1000, "{} states: {:?}", o.states, o.counterexample);
+    // And through the registry, as `elect check --synchronizer alpha` runs it.
+    let o = check(&config).unwrap();
+    assert!(o.ok(), "{:?}", o.counterexample);
+}
