@@ -12,7 +12,7 @@ use elect_algos::Params;
 use elect_core::Prefer;
 use elect_sim::{
     Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, Judgement, LinkDown, Loss, NodeAt, Partition, Probability,
-    Report, ScenarioFile, SimConfig, SimError, TopologyKind, parse_time,
+    Report, ScenarioFile, SimConfig, SimError, SyncReport, TopologyKind, parse_time,
 };
 
 use crate::{BadInput, Outcome, progress};
@@ -311,25 +311,31 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         write_judgements(&mut out, judgements)?;
     }
     out.flush()?;
+    Ok(outcome(judgements.as_deref(), &report))
+}
+
+/// Held when the scenario's expectations were met, or when it has none and every property held; what was missed
+/// goes to standard error, with the seed and the command that reproduces the run.
+fn outcome(judgements: Option<&[Judgement]>, report: &Report) -> Outcome {
     if let Some(judgements) = judgements {
         let missed: Vec<&Judgement> = judgements.iter().filter(|j| !j.met()).collect();
         if missed.is_empty() {
-            return Ok(Outcome::Held);
+            return Outcome::Held;
         }
         for j in missed {
             eprintln!("expected {}, got {}", j.expected, j.actual.as_deref().unwrap_or_default());
         }
         eprintln!("seed {}; reproduce with: {}", report.seed, report.reproduce);
-        return Ok(Outcome::Violated);
+        return Outcome::Violated;
     }
     if !report.ok() {
         for v in &report.properties.violations {
             eprintln!("violation: {} ({}) at t={}: {}", v.property, v.source, v.time, v.detail);
         }
         eprintln!("seed {}; reproduce with: {}", report.seed, report.reproduce);
-        return Ok(Outcome::Violated);
+        return Outcome::Violated;
     }
-    Ok(Outcome::Held)
+    Outcome::Held
 }
 
 fn write_judgements(out: &mut impl Write, judgements: &[Judgement]) -> io::Result<()> {
@@ -396,34 +402,43 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
         )?;
     }
     if let Some(s) = &r.synchronizer {
-        let mut built = Vec::new();
-        if let Some(root) = s.summary.root {
-            built.push(format!("root {root}"));
-        }
-        if let Some(h) = s.summary.tree_height {
-            built.push(format!("tree height {h}"));
-        }
-        if let (Some(c), Some(hc), Some(p)) = (s.summary.clusters, s.summary.cluster_height, s.summary.preferred_links)
-        {
-            let (cs, ps) = (if c == 1 { "" } else { "s" }, if p == 1 { "" } else { "s" });
-            built.push(format!("{c} cluster{cs} of height <= {hc}, {p} preferred link{ps}"));
-        }
-        let built = if built.is_empty() { String::new() } else { format!(" ({})", built.join(", ")) };
-        writeln!(
-            out,
-            "synchronizer {}{built}: set-up {} messages, first pulse at t={}; {} pulses in {} (the last took {}): {} \
-             algorithm messages, {} acks, {} control",
-            s.summary.name,
-            s.setup_messages,
-            s.setup_time,
-            s.pulses,
-            s.pulse_time,
-            s.last_pulse_time,
-            s.algorithm_messages,
-            s.acks,
-            s.control_messages
-        )?;
+        write_synchronizer(out, s)?;
     }
+    write_verdicts(out, r)
+}
+
+/// The synchronizer's line: what its set-up built and what it cost, set-up apart.
+fn write_synchronizer(out: &mut impl Write, s: &SyncReport) -> io::Result<()> {
+    let mut built = Vec::new();
+    if let Some(root) = s.summary.root {
+        built.push(format!("root {root}"));
+    }
+    if let Some(h) = s.summary.tree_height {
+        built.push(format!("tree height {h}"));
+    }
+    if let (Some(c), Some(hc), Some(p)) = (s.summary.clusters, s.summary.cluster_height, s.summary.preferred_links) {
+        let (cs, ps) = (if c == 1 { "" } else { "s" }, if p == 1 { "" } else { "s" });
+        built.push(format!("{c} cluster{cs} of height <= {hc}, {p} preferred link{ps}"));
+    }
+    let built = if built.is_empty() { String::new() } else { format!(" ({})", built.join(", ")) };
+    writeln!(
+        out,
+        "synchronizer {}{built}: set-up {} messages, first pulse at t={}; {} pulses in {} (the last took {}): {} \
+         algorithm messages, {} acks, {} control",
+        s.summary.name,
+        s.setup_messages,
+        s.setup_time,
+        s.pulses,
+        s.pulse_time,
+        s.last_pulse_time,
+        s.algorithm_messages,
+        s.acks,
+        s.control_messages
+    )
+}
+
+/// The bounds against what was measured, and the properties' verdicts.
+fn write_verdicts(out: &mut impl Write, r: &Report) -> io::Result<()> {
     if r.bounds.is_empty() {
         writeln!(out, "bounds      none (no closed form applies to this run)")?;
     }

@@ -3,8 +3,8 @@
 use std::io::{self, Write};
 
 use clap::Args;
-use elect_algos::registry;
-use elect_sim::{SimConfig, SimError};
+use elect_algos::{Info, registry};
+use elect_sim::{Report, SimConfig, SimError};
 
 use crate::table::Table;
 use crate::{BadInput, Outcome};
@@ -22,10 +22,31 @@ pub(crate) struct TourArgs {
     json: bool,
 }
 
+/// An algorithm and its run in its showcase scenario.
+type Showcase = (&'static &'static Info, Report);
+
 pub(crate) fn run(args: &TourArgs) -> anyhow::Result<Outcome> {
     if args.nodes < 2 {
         return Err(BadInput("the tour needs at least 2 nodes".into()).into());
     }
+    let (reports, skipped) = showcases(args)?;
+    let synced = synchronized(args)?;
+    let mut out = io::stdout().lock();
+    if args.json {
+        let all: Vec<_> = reports.iter().map(|(_, r)| r).chain(&synced).collect();
+        serde_json::to_writer_pretty(&mut out, &all)?;
+        writeln!(out)?;
+    } else {
+        write_text(&mut out, args, &reports, &synced, &skipped)?;
+    }
+    out.flush()?;
+    let violated = reports.iter().any(|(_, r)| !r.ok()) || synced.iter().any(|r| !r.ok());
+    Ok(if violated { Outcome::Violated } else { Outcome::Held })
+}
+
+/// Every algorithm in its showcase scenario, and the names of those skipped because their complete graph would be
+/// too large.
+fn showcases(args: &TourArgs) -> anyhow::Result<(Vec<Showcase>, Vec<&'static str>)> {
     let mut reports = Vec::new();
     let mut skipped = Vec::new();
     for info in registry::all() {
@@ -40,7 +61,11 @@ pub(crate) fn run(args: &TourArgs) -> anyhow::Result<Outcome> {
             Err(e) => return Err(e.into()),
         }
     }
-    // FloodMax on each synchronizer, in the showcase scenario of FloodMax.
+    Ok((reports, skipped))
+}
+
+/// FloodMax on each synchronizer, in the showcase scenario of FloodMax.
+fn synchronized(args: &TourArgs) -> anyhow::Result<Vec<Report>> {
     let floodmax = elect_algos::lookup("floodmax").expect("floodmax is registered");
     let mut synced = Vec::new();
     for spec in ["abd", "alpha", "beta", "gamma"] {
@@ -52,68 +77,70 @@ pub(crate) fn run(args: &TourArgs) -> anyhow::Result<Outcome> {
             Err(e) => return Err(e.into()),
         }
     }
-    let mut out = io::stdout().lock();
-    if args.json {
-        let all: Vec<_> = reports.iter().map(|(_, r)| r).chain(&synced).collect();
-        serde_json::to_writer_pretty(&mut out, &all)?;
-        writeln!(out)?;
-    } else {
-        let mut table = Table::new(vec![
-            "ALGORITHM",
-            "TOPOLOGY",
-            "SCENARIO",
-            "LEADER",
-            "MESSAGES",
-            "BOUND",
-            "HELD",
-            "TIME",
-            "PROPERTIES",
-        ]);
-        for (info, r) in &reports {
-            let bound = r.bounds.first();
-            let violated: Vec<String> = r.properties.violations.iter().map(|v| v.property.to_string()).collect();
-            table.row(vec![
-                r.algorithm.to_owned(),
-                format!("{} n={}", r.topology, r.nodes),
-                info.showcase.describe.to_owned(),
-                r.leader.map_or_else(|| "none".to_owned(), |l| l.to_string()),
-                r.messages.total.to_string(),
-                bound.map_or_else(|| "-".to_owned(), |b| format!("{} = {}", b.name, b.value)),
-                bound.map_or("-", |b| if b.held { "yes" } else { "NO" }).to_owned(),
-                r.elected_at.map_or_else(|| "-".to_owned(), |t| t.to_string()),
-                if violated.is_empty() { "held".to_owned() } else { format!("VIOLATED: {}", violated.join(", ")) },
-            ]);
-        }
-        table.write(&mut out)?;
-        if let Some(r) = synced.first() {
-            writeln!(
-                out,
-                "\nfloodmax on an asynchronous network, {} n={} (m={}, D={}): each synchronizer's set-up apart from its \
-                 pulses",
-                r.topology,
-                r.nodes,
-                r.edges,
-                r.diameter.map_or_else(|| "?".to_owned(), |d| d.to_string())
-            )?;
-            synchronizer_table(&reports, &synced).write(&mut out)?;
-        }
-        if !skipped.is_empty() {
-            let max = elect_sim::MAX_COMPLETE_NODES;
-            writeln!(out, "\nskipped (complete graphs go up to {max} nodes): {}", skipped.join(", "))?;
-        }
+    Ok(synced)
+}
+
+/// The showcase table, FloodMax's synchronizer table, what was skipped, and how to run any of it.
+fn write_text(
+    out: &mut impl Write,
+    args: &TourArgs,
+    reports: &[Showcase],
+    synced: &[Report],
+    skipped: &[&str],
+) -> io::Result<()> {
+    showcase_table(reports).write(out)?;
+    if let Some(r) = synced.first() {
         writeln!(
             out,
-            "\nseed {}; times in message-delay units; `elect sim --help` runs any of these your way.",
-            args.seed
+            "\nfloodmax on an asynchronous network, {} n={} (m={}, D={}): each synchronizer's set-up apart from its \
+             pulses",
+            r.topology,
+            r.nodes,
+            r.edges,
+            r.diameter.map_or_else(|| "?".to_owned(), |d| d.to_string())
         )?;
+        synchronizer_table(reports, synced).write(out)?;
     }
-    out.flush()?;
-    let violated = reports.iter().any(|(_, r)| !r.ok()) || synced.iter().any(|r| !r.ok());
-    Ok(if violated { Outcome::Violated } else { Outcome::Held })
+    if !skipped.is_empty() {
+        let max = elect_sim::MAX_COMPLETE_NODES;
+        writeln!(out, "\nskipped (complete graphs go up to {max} nodes): {}", skipped.join(", "))?;
+    }
+    writeln!(out, "\nseed {}; times in message-delay units; `elect sim --help` runs any of these your way.", args.seed)
+}
+
+/// Each algorithm in its showcase scenario: leader, messages against the bound, time, properties.
+fn showcase_table(reports: &[Showcase]) -> Table {
+    let mut table = Table::new(vec![
+        "ALGORITHM",
+        "TOPOLOGY",
+        "SCENARIO",
+        "LEADER",
+        "MESSAGES",
+        "BOUND",
+        "HELD",
+        "TIME",
+        "PROPERTIES",
+    ]);
+    for (info, r) in reports {
+        let bound = r.bounds.first();
+        let violated: Vec<String> = r.properties.violations.iter().map(|v| v.property.to_string()).collect();
+        table.row(vec![
+            r.algorithm.to_owned(),
+            format!("{} n={}", r.topology, r.nodes),
+            info.showcase.describe.to_owned(),
+            r.leader.map_or_else(|| "none".to_owned(), |l| l.to_string()),
+            r.messages.total.to_string(),
+            bound.map_or_else(|| "-".to_owned(), |b| format!("{} = {}", b.name, b.value)),
+            bound.map_or("-", |b| if b.held { "yes" } else { "NO" }).to_owned(),
+            r.elected_at.map_or_else(|| "-".to_owned(), |t| t.to_string()),
+            if violated.is_empty() { "held".to_owned() } else { format!("VIOLATED: {}", violated.join(", ")) },
+        ]);
+    }
+    table
 }
 
 /// FloodMax in lock-step and on each synchronizer: messages by role and time.
-fn synchronizer_table(reports: &[(&&elect_algos::Info, elect_sim::Report)], synced: &[elect_sim::Report]) -> Table {
+fn synchronizer_table(reports: &[Showcase], synced: &[Report]) -> Table {
     let mut table = Table::new(vec![
         "SYNCHRONIZER",
         "BUILT",

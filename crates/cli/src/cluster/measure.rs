@@ -1,0 +1,413 @@
+//! The measuring loop: the cluster's start, the rounds, when the members agree, and the checks on every line.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use elect_core::epoch;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::fleet::{Event, Fleet, INTERRUPTED, Life, Member, View};
+use super::plan::{Fault, Plan};
+use super::report::{DoubleLeader, FailedRound, Report, Round, StaleClaim, Stopped, Summary};
+
+/// Tries at starting the cluster when a member could not bind the port chosen for it.
+const START_TRIES: u32 = 3;
+
+/// The measuring loop's state.
+pub(super) struct Bench<'p> {
+    plan: &'p Plan,
+    pub(super) fleet: Fleet,
+    inbox: Receiver<Event>,
+    /// Per epoch, the leaders named in it and who named them.
+    named: BTreeMap<u64, BTreeMap<u32, u32>>,
+    /// The highest epoch any line named a leader in.
+    highest: u64,
+    stale: Vec<StaleClaim>,
+    /// Open stale claims: member index -> (index into `stale`, since).
+    open_stale: BTreeMap<usize, (usize, Instant)>,
+    last_line: Instant,
+    first_election: Option<Duration>,
+    rounds: Vec<Round>,
+    failed: Vec<FailedRound>,
+    progress: ProgressBar,
+}
+
+impl<'p> Bench<'p> {
+    pub(super) fn new(
+        plan: &'p Plan,
+        exe: PathBuf,
+        data: &Path,
+        events: Sender<Event>,
+        inbox: Receiver<Event>,
+    ) -> Self {
+        let progress = ProgressBar::with_draw_target(Some(u64::from(plan.rounds)), ProgressDrawTarget::hidden());
+        progress.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} rounds · {msg} [{elapsed}]").expect("a valid template"),
+        );
+        Self {
+            plan,
+            fleet: Fleet::new(plan, exe, data, events),
+            inbox,
+            named: BTreeMap::new(),
+            highest: 0,
+            stale: Vec::new(),
+            open_stale: BTreeMap::new(),
+            last_line: Instant::now(),
+            first_election: None,
+            rounds: Vec::new(),
+            failed: Vec::new(),
+            progress,
+        }
+    }
+
+    /// Starts the cluster and runs the rounds; `Err` says why it stopped early.
+    pub(super) fn run(&mut self) -> Result<(), Stopped> {
+        self.start()?;
+        if self.plan.rounds > 1 && io::IsTerminal::is_terminal(&io::stderr()) {
+            self.progress.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        for round in 1..=self.plan.rounds {
+            self.round(round)?;
+            self.progress.inc(1);
+        }
+        self.progress.finish_and_clear();
+        Ok(())
+    }
+
+    /// Starts every member and waits for the first stable leader; tries again with other ports when a member
+    /// could not bind the one chosen for it.
+    fn start(&mut self) -> Result<(), Stopped> {
+        let timeout = self.plan.round_timeout + Duration::from_secs(5);
+        let mut attempt = 1;
+        loop {
+            self.fleet.choose_ports().map_err(error)?;
+            let started = Instant::now();
+            for i in 0..self.fleet.members.len() {
+                self.fleet.spawn(i, self.plan).map_err(error)?;
+            }
+            match self.wait_stable(started + timeout) {
+                Ok(Some(at)) => {
+                    self.first_election = Some(at.saturating_duration_since(started));
+                    return Ok(());
+                }
+                Ok(None) => return Err(Stopped::NoFirstLeader { after_ms: ms(timeout) }),
+                Err(Stopped::MemberExited { detail, .. })
+                    if detail.contains("cannot listen") && attempt < START_TRIES =>
+                {
+                    self.fleet.stop_all();
+                    self.drain();
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Forgets the events of processes that were stopped.
+    fn drain(&mut self) {
+        while self.inbox.try_recv().is_ok() {}
+    }
+
+    /// One round: the fault, the failover, the recovery.
+    fn round(&mut self, round: u32) -> Result<(), Stopped> {
+        let Some((leader, before)) = self.agreement(|_| true) else {
+            return Err(error(format!("round {round} found no agreed leader to fail")));
+        };
+        let Some(li) = self.fleet.members.iter().position(|m| m.id == leader) else {
+            return Err(error(format!("the members agree on {leader}, which is not a member")));
+        };
+        let t0 = Instant::now();
+        self.bring_down(li)?;
+        let deadline = t0 + self.plan.round_timeout;
+        let agreed =
+            self.wait_for(deadline, |b| b.agreement(|m| m.id != leader).filter(|&(l, e)| l != leader && e > before))?;
+        let measured = agreed.map(|(at, (new_leader, new_epoch))| Round {
+            round,
+            leader,
+            epoch: before,
+            new_leader,
+            new_epoch,
+            failover_ms: ms(at.saturating_duration_since(t0)),
+            rejoin_ms: None,
+        });
+        if measured.is_none() {
+            self.fail_round(round, leader, before);
+        }
+        // Back in the cluster.
+        let resumed = Instant::now();
+        self.bring_back(li, leader, resumed)?;
+        let settle = self.plan.round_timeout + Duration::from_secs(5);
+        let Some(stable) = self.wait_stable(resumed + settle)? else {
+            return Err(Stopped::Unsettled { round, after_ms: ms(settle) });
+        };
+        if let Some(mut r) = measured {
+            r.rejoin_ms = Some(ms(stable.saturating_duration_since(resumed)));
+            self.progress.set_message(format!("last failover {:.1} ms", r.failover_ms));
+            self.rounds.push(r);
+        }
+        Ok(())
+    }
+
+    /// Kills or stops member `li`, the leader.
+    fn bring_down(&mut self, li: usize) -> Result<(), Stopped> {
+        match self.plan.fault {
+            Fault::Kill => self.fleet.stop(li),
+            #[cfg(unix)]
+            Fault::Pause => self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?,
+            #[cfg(not(unix))]
+            Fault::Pause => unreachable!("refused by plan()"),
+        }
+        Ok(())
+    }
+
+    /// Records a round whose survivors did not agree in time, with what each of them reported.
+    fn fail_round(&mut self, round: u32, leader: u32, before: u64) {
+        let views = self
+            .fleet
+            .members
+            .iter()
+            .filter(|m| m.id != leader)
+            .map(|m| {
+                let view = m.latest.map_or_else(|| "-".to_owned(), show);
+                (m.id, view)
+            })
+            .collect();
+        self.failed.push(FailedRound { round, leader, epoch: before, views });
+    }
+
+    /// Restarts member `li`, the former leader, or continues it; a continued leader that still claims `leader`'s
+    /// old epoch opens a stale claim.
+    fn bring_back(&mut self, li: usize, leader: u32, resumed: Instant) -> Result<(), Stopped> {
+        match self.plan.fault {
+            Fault::Kill => self.fleet.spawn(li, self.plan).map_err(error)?,
+            #[cfg(unix)]
+            Fault::Pause => {
+                self.fleet.signal(li, nix::sys::signal::Signal::SIGCONT).map_err(error)?;
+                if let Some(View { leader: Some(l), epoch: e }) = self.fleet.members[li].latest
+                    && l == leader
+                    && e < self.highest
+                {
+                    self.open_stale_claim(li, e, resumed);
+                }
+            }
+            #[cfg(not(unix))]
+            Fault::Pause => unreachable!("refused by plan()"),
+        }
+        Ok(())
+    }
+
+    /// The leader and epoch every running member that `which` selects reports, if they all report the same one
+    /// (and there is at least one).
+    fn agreement(&self, which: impl Fn(&Member) -> bool) -> Option<(u32, u64)> {
+        let mut views = self.fleet.members.iter().filter(|m| m.life == Life::Running && which(m)).map(|m| m.latest);
+        let first = views.next()??;
+        let leader = first.leader?;
+        views.all(|v| v == Some(first)).then_some((leader, first.epoch))
+    }
+
+    /// Whether every member runs and all report the same leader and epoch.
+    fn all_agree(&self) -> bool {
+        self.fleet.members.iter().all(|m| m.life == Life::Running) && self.agreement(|_| true).is_some()
+    }
+
+    /// Waits until every member agrees and nothing has changed for the quiet period; returns when the agreement
+    /// began, or `None` at the deadline.
+    fn wait_stable(&mut self, deadline: Instant) -> Result<Option<Instant>, Stopped> {
+        let mut since = self.all_agree().then(Instant::now);
+        loop {
+            let now = Instant::now();
+            if let Some(s) = since
+                && now.saturating_duration_since(self.last_line) >= self.plan.quiet
+            {
+                return Ok(Some(s));
+            }
+            if now >= deadline {
+                return Ok(None);
+            }
+            let wake = if since.is_some() { deadline.min(self.last_line + self.plan.quiet) } else { deadline };
+            match self.inbox.recv_timeout(wake.saturating_duration_since(now)) {
+                Ok(event) => {
+                    if let Some(at) = self.handle(event)? {
+                        since = if self.all_agree() { Some(since.unwrap_or(at)) } else { None };
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(error("the members' output was lost")),
+            }
+        }
+    }
+
+    /// Waits until `done` says something; returns it with the arrival time of the line that made it true, or
+    /// `None` at the deadline.
+    fn wait_for<T>(
+        &mut self,
+        deadline: Instant,
+        done: impl Fn(&Self) -> Option<T>,
+    ) -> Result<Option<(Instant, T)>, Stopped> {
+        if let Some(t) = done(self) {
+            return Ok(Some((Instant::now(), t)));
+        }
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            match self.inbox.recv_timeout(deadline - now) {
+                Ok(event) => {
+                    if let Some(at) = self.handle(event)?
+                        && let Some(t) = done(self)
+                    {
+                        return Ok(Some((at, t)));
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(error("the members' output was lost")),
+            }
+        }
+    }
+
+    /// Takes an event in; returns the arrival time of a line of a current process.
+    fn handle(&mut self, event: Event) -> Result<Option<Instant>, Stopped> {
+        match event {
+            Event::Interrupted => Err(Stopped::Interrupted),
+            Event::Closed { member, generation } => self.closed(member, generation),
+            Event::Line { member, generation, at, line } => Ok(self.line(member, generation, at, &line)),
+        }
+    }
+
+    /// Member `member`'s stdout closed: unless that process was stopped or replaced, the member ended on its own.
+    fn closed(&mut self, member: usize, generation: u32) -> Result<Option<Instant>, Stopped> {
+        let m = &self.fleet.members[member];
+        if generation != m.generation || m.life == Life::Dead {
+            return Ok(None);
+        }
+        let id = m.id;
+        let status = self.fleet.exit_status(member);
+        self.fleet.stop(member);
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            return Err(Stopped::Interrupted);
+        }
+        let status = status.map_or_else(|| "its output closed".to_owned(), |s| s.to_string());
+        let detail = format!("{status}: {}", self.fleet.last_log_line(member));
+        Err(Stopped::MemberExited { member: id, detail })
+    }
+
+    /// A line of member `member`: checked for double leaders and stale claims whichever process printed it, and
+    /// taken as the member's view if the current one did; returns its arrival time then.
+    fn line(&mut self, member: usize, generation: u32, at: Instant, line: &str) -> Option<Instant> {
+        let view = parse_line(line)?;
+        let id = self.fleet.members[member].id;
+        if let Some(leader) = view.leader {
+            self.named.entry(view.epoch).or_default().insert(id, leader);
+            if leader == id && view.epoch < self.highest {
+                self.open_stale_claim(member, view.epoch, at);
+            }
+            self.highest = self.highest.max(view.epoch);
+        }
+        if generation != self.fleet.members[member].generation {
+            return None;
+        }
+        if self.fleet.members[member].latest != Some(view)
+            && let Some((k, since)) = self.open_stale.remove(&member)
+        {
+            self.stale[k].lasted_ms = Some(ms(at.saturating_duration_since(since)));
+        }
+        self.fleet.members[member].latest = Some(view);
+        self.last_line = self.last_line.max(at);
+        Some(at)
+    }
+
+    fn open_stale_claim(&mut self, member: usize, epoch: u64, since: Instant) {
+        if self.open_stale.contains_key(&member) {
+            return;
+        }
+        let id = self.fleet.members[member].id;
+        self.stale.push(StaleClaim { member: id, epoch, highest: self.highest, lasted_ms: None });
+        self.open_stale.insert(member, (self.stale.len() - 1, since));
+    }
+
+    /// Every epoch in which lines named more than one leader.
+    fn double_leaders(&self) -> Vec<DoubleLeader> {
+        self.named
+            .iter()
+            .filter_map(|(&epoch, by)| {
+                let leaders: BTreeSet<u32> = by.values().copied().collect();
+                (leaders.len() > 1).then(|| DoubleLeader {
+                    epoch,
+                    leaders: leaders.into_iter().collect(),
+                    named_by: by.clone(),
+                })
+            })
+            .collect()
+    }
+
+    pub(super) fn report(&mut self, result: Result<(), Stopped>, data: &Path) -> Report {
+        self.progress.finish_and_clear();
+        let samples: Vec<f64> = self.rounds.iter().map(|r| r.failover_ms).collect();
+        let double_leaders = self.double_leaders();
+        let plan = self.plan;
+        Report {
+            algorithm: plan.algorithm,
+            nodes: plan.nodes,
+            fault: plan.fault,
+            heartbeat_ms: plan.heartbeat_ms,
+            delay_bound_ms: plan.delay_bound_ms,
+            seed: plan.seed,
+            rounds: plan.rounds,
+            first_election_ms: self.first_election.map(ms),
+            failover_ms: Summary::of(&samples),
+            samples_ms: samples,
+            failed_rounds: std::mem::take(&mut self.failed),
+            double_leaders,
+            stale_claims: std::mem::take(&mut self.stale),
+            stopped: result.err(),
+            details: std::mem::take(&mut self.rounds),
+            pids: self.fleet.pids.clone(),
+            data_dir: data.to_owned(),
+        }
+    }
+}
+
+fn error(e: impl std::fmt::Display) -> Stopped {
+    Stopped::Error { detail: format!("{e:#}") }
+}
+
+/// `{"id":1,"leader":3,"epoch":...}` → the view; `None` for anything else.
+fn parse_line(line: &str) -> Option<View> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let epoch = v.get("epoch")?.as_u64()?;
+    let leader = match v.get("leader")? {
+        serde_json::Value::Null => None,
+        l => Some(u32::try_from(l.as_u64()?).ok()?),
+    };
+    Some(View { leader, epoch })
+}
+
+fn show(v: View) -> String {
+    match v.leader {
+        Some(l) => format!("{l}@{}", epoch::show(v.epoch)),
+        None => format!("none@{}", epoch::show(v.epoch)),
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn member_lines_parse() {
+        let line = r#"{"id":1,"leader":3,"epoch":4294967299,"epoch_round":1,"incarnation":2}"#;
+        assert_eq!(parse_line(line), Some(View { leader: Some(3), epoch: 4_294_967_299 }));
+        let line = r#"{"id":1,"leader":null,"epoch":0,"epoch_round":0,"incarnation":1}"#;
+        assert_eq!(parse_line(line), Some(View { leader: None, epoch: 0 }));
+        assert_eq!(parse_line("not json"), None);
+    }
+}
