@@ -60,8 +60,8 @@ use std::collections::BTreeSet;
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Property, Rank, Setup, Shape, Span, Status};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
 const HEARTBEAT: ParamInfo = ParamInfo {
     name: "heartbeat",

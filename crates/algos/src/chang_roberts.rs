@@ -32,8 +32,8 @@ use std::str::FromStr;
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When, Winner};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, ring_ports};
 
 const BUG: ParamInfo = ParamInfo {

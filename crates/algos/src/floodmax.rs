@@ -30,9 +30,9 @@
 use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
 
 const DIAMETER: ParamInfo = ParamInfo {

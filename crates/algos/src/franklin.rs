@@ -26,8 +26,8 @@
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, floor_lg, ring_ports};
 
 /// The algorithm's configuration.

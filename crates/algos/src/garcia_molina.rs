@@ -103,9 +103,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
 const READY: ParamInfo = ParamInfo {
     name: "ready",

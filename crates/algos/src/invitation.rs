@@ -37,8 +37,8 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 
 const CHECK: ParamInfo = ParamInfo {
     name: "check",

@@ -60,8 +60,8 @@ use std::collections::VecDeque;
 use elect_core::{Check, Command, Cx, Duration, Instant, NodeId, Port, Process, Rank, Setup, Span, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).

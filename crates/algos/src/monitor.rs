@@ -54,8 +54,8 @@ use elect_core::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Facts, Info, Measure, Needs};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Measure, Needs};
 
 /// The monitor's timing, in multiples of the delay bound `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

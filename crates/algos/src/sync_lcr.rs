@@ -34,8 +34,8 @@
 
 use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
 use crate::{election_checks, ring_ports};
 

@@ -93,9 +93,9 @@
 use elect_core::{Check, Command, Cx, Duration, Instant, NodeId, Notice, Port, Process, Setup, Status, When, Winner};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::election_checks;
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
 /// The algorithm's configuration (it has no parameters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
