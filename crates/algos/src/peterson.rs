@@ -67,7 +67,7 @@ enum Role {
 
 /// One process of Peterson's algorithm.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct PetersonProcess {
     next: Port,
     role: Role,
     alias: Rank,
@@ -76,7 +76,7 @@ pub struct Node {
     leader: Option<Rank>,
 }
 
-impl Node {
+impl PetersonProcess {
     fn wake(&mut self, cx: &mut Cx<'_, Self>) {
         if self.role == Role::Asleep {
             self.role = Role::Active;
@@ -108,7 +108,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for PetersonProcess {
     type Msg = Msg;
     type Timer = ();
     type Durable = ();
@@ -162,15 +162,21 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for Peterson {
-    type Process = Node;
+    type Process = PetersonProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(_: &Params) -> Result<Self, ParamError> {
         Ok(Self)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
-        Node { next: ring_ports(setup).next, role: Role::Asleep, alias: setup.rank, upstream: None, leader: None }
+    fn build(&self, setup: &Setup<'_>) -> PetersonProcess {
+        PetersonProcess {
+            next: ring_ports(setup).next,
+            role: Role::Asleep,
+            alias: setup.rank,
+            upstream: None,
+            leader: None,
+        }
     }
 
     fn one_way(&self) -> bool {
