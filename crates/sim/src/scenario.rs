@@ -11,9 +11,9 @@ use rand::seq::{SliceRandom, index};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig, TopologyKind};
+use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig};
 use crate::faults::{Link, Probability, Window};
-use crate::topology::Graph;
+use crate::topology::{Graph, TopologyKind};
 use elect_algos::monitor::MonitorConfig;
 
 /// Bad input: the message names the problem, for a one-line error and exit status 2.
