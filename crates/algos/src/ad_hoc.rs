@@ -60,8 +60,8 @@ use std::collections::BTreeSet;
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Property, Rank, Setup, Shape, Span, Status};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
 const HEARTBEAT: ParamInfo = ParamInfo {
     name: "heartbeat",
@@ -133,7 +133,7 @@ pub struct AdHoc {
 
 /// One process of the ad hoc election.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct AdHocProcess {
     me: Rank,
     /// Which links work now.
     up: Vec<bool>,
@@ -152,7 +152,7 @@ pub struct Node {
     seq: u64,
 }
 
-impl Node {
+impl AdHocProcess {
     fn ports(&self) -> impl Iterator<Item = Port> + '_ {
         self.up.iter().enumerate().filter(|&(_, &up)| up).map(|(i, _)| Port(i as u32))
     }
@@ -305,7 +305,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for AdHocProcess {
     type Msg = Msg;
     type Timer = Timer;
     type Durable = ();
@@ -417,7 +417,7 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for AdHoc {
-    type Process = Node;
+    type Process = AdHocProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
@@ -432,14 +432,14 @@ impl Algorithm for AdHoc {
         Ok(Self { heartbeat })
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
+    fn build(&self, setup: &Setup<'_>) -> AdHocProcess {
         let mobile = setup.shape == Shape::Mobile;
         let t = setup.delay_bound.unwrap_or(Duration::from_ticks(1));
         let period = self.heartbeat.unwrap_or(if mobile { 4 } else { 0 });
         let hops = setup.diameter.map_or(setup.neighbors.len() as u64 + 1, u64::from);
         let hops = hops.max(1);
         let beat = (period > 0).then(|| (t * period, t * (2 * period + 2 * hops), t * (2 * period + 5 * hops + 2)));
-        Node {
+        AdHocProcess {
             me: setup.rank,
             up: vec![!mobile; setup.neighbors.len()],
             in_election: false,
@@ -486,7 +486,7 @@ impl Algorithm for AdHoc {
     }
 }
 
-impl Node {
+impl AdHocProcess {
     /// The current computation's tree: the parent port, if any (for checks and pictures).
     pub fn parent(&self) -> Option<Port> {
         self.parent

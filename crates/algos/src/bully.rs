@@ -48,9 +48,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
 const VARIANT: ParamInfo = ParamInfo {
     name: "variant",
@@ -141,7 +141,7 @@ enum Phase {
 
 /// One process of the Bully algorithm.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct BullyProcess {
     me: Rank,
     /// Ports of stronger processes not known to be dead.
     stronger: Vec<Port>,
@@ -159,7 +159,7 @@ pub struct Node {
     coordinator: Option<Rank>,
 }
 
-impl Node {
+impl BullyProcess {
     /// The coordinator this process believes in.
     pub fn coordinator(&self) -> Option<NodeId> {
         self.coordinator.map(Rank::id)
@@ -270,7 +270,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for BullyProcess {
     type Msg = Msg;
     type Timer = Timer;
     /// The epoch.
@@ -340,7 +340,7 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for Bully {
-    type Process = Node;
+    type Process = BullyProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
@@ -358,10 +358,10 @@ impl Algorithm for Bully {
         }
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
+    fn build(&self, setup: &Setup<'_>) -> BullyProcess {
         let t = setup.delay_bound.expect("bully needs a delay bound; drivers check Timing::Synchronous");
         let stronger = setup.neighbors.iter().filter(|n| n.rank > setup.rank);
-        Node {
+        BullyProcess {
             me: setup.rank,
             strongest_id: stronger.clone().next().is_none(),
             stronger: stronger.filter(|n| !self.known_dead.contains(&n.id)).map(|n| n.port).collect(),

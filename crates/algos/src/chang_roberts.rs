@@ -32,8 +32,8 @@ use std::str::FromStr;
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When, Winner};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, ring_ports};
 
 const BUG: ParamInfo = ParamInfo {
@@ -100,7 +100,7 @@ enum Role {
 
 /// One process of Chang–Roberts.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct ChangRobertsProcess {
     me: Rank,
     next: Port,
     role: Role,
@@ -108,7 +108,7 @@ pub struct Node {
     forward_smaller: bool,
 }
 
-impl Node {
+impl ChangRobertsProcess {
     fn on_token(&mut self, cx: &mut Cx<'_, Self>, id: Rank) {
         if self.role == Role::Relay {
             cx.send(self.next, Msg::Token { id });
@@ -126,7 +126,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for ChangRobertsProcess {
     type Msg = Msg;
     type Timer = ();
     type Durable = ();
@@ -178,15 +178,15 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for ChangRoberts {
-    type Process = Node;
+    type Process = ChangRobertsProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
         Ok(Self { forward_smaller: params.value::<Bug>(&BUG)? == Bug::ForwardSmaller })
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
-        Node {
+    fn build(&self, setup: &Setup<'_>) -> ChangRobertsProcess {
+        ChangRobertsProcess {
             me: setup.rank,
             next: ring_ports(setup).next,
             role: Role::Relay,

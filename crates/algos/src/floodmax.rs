@@ -30,9 +30,9 @@
 use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
 
 const DIAMETER: ParamInfo = ParamInfo {
@@ -135,7 +135,7 @@ impl Rounds for Flooder {
 }
 
 /// One process of FloodMax or OptFloodMax.
-pub type Node = Synchronous<Flooder>;
+pub type FloodMaxProcess = Synchronous<Flooder>;
 
 const FLOODMAX: Info = Info {
     name: "floodmax",
@@ -170,7 +170,7 @@ impl<const OPT: bool> Flood<OPT> {
 }
 
 impl<const OPT: bool> Algorithm for Flood<OPT> {
-    type Process = Node;
+    type Process = FloodMaxProcess;
     const INFO: &'static Info = if OPT { &OPT_FLOODMAX } else { &FLOODMAX };
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
@@ -187,7 +187,7 @@ impl<const OPT: bool> Algorithm for Flood<OPT> {
         Ok(Self { diameter })
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
+    fn build(&self, setup: &Setup<'_>) -> FloodMaxProcess {
         Synchronous::new(self.build_rounds(setup), setup)
     }
 

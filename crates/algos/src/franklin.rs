@@ -26,8 +26,8 @@
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, floor_lg, ring_ports};
 
 /// The algorithm's configuration.
@@ -78,7 +78,7 @@ const SIDES: usize = 2;
 
 /// One process of Franklin's algorithm.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct FranklinProcess {
     me: Rank,
     ports: RingPorts,
     role: Role,
@@ -91,7 +91,7 @@ pub struct Node {
     forget_buffered: bool,
 }
 
-impl Node {
+impl FranklinProcess {
     fn side(&self, from: Port) -> usize {
         usize::from(from == self.ports.next)
     }
@@ -154,7 +154,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for FranklinProcess {
     type Msg = Msg;
     type Timer = ();
     type Durable = ();
@@ -205,7 +205,7 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for Franklin {
-    type Process = Node;
+    type Process = FranklinProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
@@ -221,8 +221,8 @@ impl Algorithm for Franklin {
         }
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
-        Node {
+    fn build(&self, setup: &Setup<'_>) -> FranklinProcess {
+        FranklinProcess {
             me: setup.rank,
             ports: ring_ports(setup),
             role: Role::Asleep,

@@ -103,9 +103,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
 const READY: ParamInfo = ParamInfo {
     name: "ready",
@@ -364,7 +364,7 @@ impl PortSet {
 
 /// One process of Garcia-Molina's Bully algorithm.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct GarciaMolinaProcess {
     me: Rank,
     /// The rank at the other end of each port.
     peers: Vec<Rank>,
@@ -390,7 +390,7 @@ pub struct Node {
     up: PortSet,
 }
 
-impl Node {
+impl GarciaMolinaProcess {
     /// The coordinator this process believes in (`S(i).c`), whatever its state.
     pub fn coordinator(&self) -> Option<NodeId> {
         self.coordinator.map(|(c, _)| c.id())
@@ -702,7 +702,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for GarciaMolinaProcess {
     type Msg = Msg;
     type Timer = Timer;
     /// The newest epoch seen.
@@ -792,7 +792,7 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for GarciaMolina {
-    type Process = Node;
+    type Process = GarciaMolinaProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
@@ -807,10 +807,10 @@ impl Algorithm for GarciaMolina {
         Ok(config)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
+    fn build(&self, setup: &Setup<'_>) -> GarciaMolinaProcess {
         let t = setup.delay_bound.expect("garcia-molina needs a delay bound; drivers check Timing::Synchronous");
         let ports = setup.neighbors.len();
-        Node {
+        GarciaMolinaProcess {
             me: setup.rank,
             peers: setup.neighbors.iter().map(|n| n.rank).collect(),
             rpc: Self::rpc(t),

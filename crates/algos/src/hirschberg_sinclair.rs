@@ -27,8 +27,8 @@
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{ceil_lg, election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
@@ -76,7 +76,7 @@ enum Role {
 
 /// One process of Hirschberg–Sinclair.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct HirschbergSinclairProcess {
     me: Rank,
     ports: RingPorts,
     role: Role,
@@ -85,7 +85,7 @@ pub struct Node {
     leader: Option<Rank>,
 }
 
-impl Node {
+impl HirschbergSinclairProcess {
     fn other(&self, port: Port) -> Port {
         if port == self.ports.next { self.ports.prev } else { self.ports.next }
     }
@@ -134,7 +134,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for HirschbergSinclairProcess {
     type Msg = Msg;
     type Timer = ();
     type Durable = ();
@@ -186,15 +186,22 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for HirschbergSinclair {
-    type Process = Node;
+    type Process = HirschbergSinclairProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(_: &Params) -> Result<Self, ParamError> {
         Ok(Self)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
-        Node { me: setup.rank, ports: ring_ports(setup), role: Role::Asleep, phase: 0, replies: 0, leader: None }
+    fn build(&self, setup: &Setup<'_>) -> HirschbergSinclairProcess {
+        HirschbergSinclairProcess {
+            me: setup.rank,
+            ports: ring_ports(setup),
+            role: Role::Asleep,
+            phase: 0,
+            replies: 0,
+            leader: None,
+        }
     }
 
     fn checks(&self) -> Vec<Check> {

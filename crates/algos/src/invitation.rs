@@ -37,8 +37,8 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 
 const CHECK: ParamInfo = ParamInfo {
     name: "check",
@@ -165,7 +165,7 @@ pub enum Timer {
 
 /// One process of the Invitation algorithm.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct InvitationProcess {
     me: Rank,
     /// Every other process.
     peers: Vec<(Port, Rank)>,
@@ -189,7 +189,7 @@ fn epoch_of(group: GroupId) -> u64 {
     (u64::from(group.counter) << 32) | u64::from(group.creator.0)
 }
 
-impl Node {
+impl InvitationProcess {
     fn rpc_wait(&self) -> Span {
         Span::exactly(self.t * 2 + Duration::TICK)
     }
@@ -320,7 +320,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for InvitationProcess {
     type Msg = Msg;
     type Timer = Timer;
     /// The group counter.
@@ -432,7 +432,7 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for Invitation {
-    type Process = Node;
+    type Process = InvitationProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
@@ -447,9 +447,9 @@ impl Algorithm for Invitation {
         Ok(config)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
+    fn build(&self, setup: &Setup<'_>) -> InvitationProcess {
         let t = setup.delay_bound.expect("invitation needs a delay bound; drivers check Timing::Synchronous");
-        Node {
+        InvitationProcess {
             me: setup.rank,
             peers: setup.neighbors.iter().map(|n| (n.port, n.rank)).collect(),
             t,
@@ -489,7 +489,7 @@ impl Algorithm for Invitation {
     }
 }
 
-impl Node {
+impl InvitationProcess {
     /// This process's group.
     pub fn group(&self) -> GroupId {
         self.group

@@ -60,8 +60,8 @@ use std::collections::VecDeque;
 use elect_core::{Check, Command, Cx, Duration, Instant, NodeId, Port, Process, Rank, Setup, Span, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
@@ -144,7 +144,7 @@ impl Detector {
 
 /// One process of van Steen's ring election.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct LeLannProcess {
     me: Rank,
     next: Port,
     initiated: bool,
@@ -155,7 +155,7 @@ pub struct Node {
     detector: Option<Box<Detector>>,
 }
 
-impl Node {
+impl LeLannProcess {
     /// The member list learned from the last announcement, in ring order from its initiator.
     pub fn members(&self) -> Vec<NodeId> {
         self.members.iter().map(|r| r.id()).collect()
@@ -236,7 +236,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for LeLannProcess {
     type Msg = Msg;
     type Timer = Timer;
     type Durable = ();
@@ -314,14 +314,14 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for LeLann {
-    type Process = Node;
+    type Process = LeLannProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(_: &Params) -> Result<Self, ParamError> {
         Ok(Self)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
+    fn build(&self, setup: &Setup<'_>) -> LeLannProcess {
         let detector = setup.delay_bound.filter(|_| !setup.ring_order.is_empty()).map(|t| {
             Box::new(Detector {
                 ring: setup.ring_order.iter().map(|&port| (port, setup.neighbors[port.index()].rank)).collect(),
@@ -330,7 +330,7 @@ impl Algorithm for LeLann {
                 unacked: VecDeque::new(),
             })
         });
-        Node {
+        LeLannProcess {
             me: setup.rank,
             next: ring_ports(setup).next,
             initiated: false,

@@ -5,6 +5,7 @@
 //! Nothing here does I/O, reads a clock or holds a random generator.
 
 pub mod ad_hoc;
+pub mod algorithm;
 pub mod bully;
 pub mod chang_roberts;
 pub mod floodmax;
@@ -24,11 +25,9 @@ pub mod sync_lcr;
 pub mod synchronizers;
 pub mod timestamp_flooding;
 
+pub use algorithm::{Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 pub use params::{ParamError, ParamInfo, Params};
-pub use registry::{
-    Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, Measure, Needs, RegistryError, Showcase, Timing,
-    dispatch, dispatch_synchronized, lookup, runs_on_synchronizers,
-};
+pub use registry::{RegistryError, dispatch, dispatch_synchronized, lookup, runs_on_synchronizers};
 
 use elect_core::{Check, Property, RingPorts, Setup, When};
 

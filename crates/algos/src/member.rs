@@ -63,9 +63,9 @@ use elect_core::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::monitor::{LeaderMonitor, MonitorConfig};
+use crate::algorithm::{Algorithm, Bound, Driver, Elects, Facts, Info, Measure, Needs};
+use crate::monitor::{LeaderMonitor, MonitorConfig, MonitorNetwork};
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::registry::{Algorithm, Bound, Driver, Elects, Facts, Info, Measure, Needs};
 
 /// The member's timing, in multiples of the delay bound `T`, and the resign hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -813,20 +813,6 @@ pub struct Deploy<D> {
     pub timing: Timing,
     /// The network the members form, for the leader monitor's timing.
     pub network: MonitorNetwork,
-}
-
-/// What the leader monitor's timing depends on besides the algorithm: see [`MonitorConfig::for_network`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MonitorNetwork {
-    /// The facts of a failure-free run (nodes, edges, initiators).
-    pub facts: Facts,
-    /// The longest path a heartbeat takes, in hops.
-    pub hops: u64,
-    /// Whether a ring algorithm runs on a logical ring over a complete graph (its messages may wait at dead
-    /// processes).
-    pub logical_ring: bool,
-    /// The delay bound `T`.
-    pub delay_bound: Duration,
 }
 
 impl<D: Driver> Driver for Deploy<D> {

@@ -60,8 +60,8 @@ use elect_core::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Driver, Facts, Info, Measure, Needs};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Driver, Facts, Info, Measure, Needs};
 
 /// The monitor's timing, in multiples of the delay bound `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +90,7 @@ impl MonitorConfig {
     /// the longest path a heartbeat takes, and a grace of one election (on a logical ring, with the time a message
     /// may wait at each dead process, `2T + ε` in either direction). The simulator, the checker and the runtime
     /// all time the monitor here.
-    pub fn for_network<A: Algorithm>(algorithm: &A, network: &crate::member::MonitorNetwork, heartbeat: u64) -> Self {
+    pub fn for_network<A: Algorithm>(algorithm: &A, network: &MonitorNetwork, heartbeat: u64) -> Self {
         let t = network.delay_bound;
         let mut election = algorithm.election_time(&network.facts, t).ticks().div_ceil(t.ticks().max(1));
         if network.logical_ring {
@@ -98,6 +98,20 @@ impl MonitorConfig {
         }
         Self::new(heartbeat, network.hops, election)
     }
+}
+
+/// What the leader monitor's timing depends on besides the algorithm: see [`MonitorConfig::for_network`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MonitorNetwork {
+    /// The facts of a failure-free run (nodes, edges, initiators).
+    pub facts: Facts,
+    /// The longest path a heartbeat takes, in hops.
+    pub hops: u64,
+    /// Whether a ring algorithm runs on a logical ring over a complete graph (its messages may wait at dead
+    /// processes).
+    pub logical_ring: bool,
+    /// The delay bound `T`.
+    pub delay_bound: Duration,
 }
 
 /// An algorithm wrapped in the leader monitor.
@@ -767,7 +781,7 @@ pub struct Bare<D> {
     /// The driver.
     pub driver: D,
     /// What the monitor's timing depends on.
-    pub network: crate::member::MonitorNetwork,
+    pub network: MonitorNetwork,
     /// The heartbeat period, in multiples of `T`.
     pub heartbeat: u64,
 }

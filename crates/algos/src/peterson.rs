@@ -25,8 +25,8 @@
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, floor_lg, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
@@ -67,7 +67,7 @@ enum Role {
 
 /// One process of Peterson's algorithm.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct PetersonProcess {
     next: Port,
     role: Role,
     alias: Rank,
@@ -76,7 +76,7 @@ pub struct Node {
     leader: Option<Rank>,
 }
 
-impl Node {
+impl PetersonProcess {
     fn wake(&mut self, cx: &mut Cx<'_, Self>) {
         if self.role == Role::Asleep {
             self.role = Role::Active;
@@ -108,7 +108,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for PetersonProcess {
     type Msg = Msg;
     type Timer = ();
     type Durable = ();
@@ -162,15 +162,21 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for Peterson {
-    type Process = Node;
+    type Process = PetersonProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(_: &Params) -> Result<Self, ParamError> {
         Ok(Self)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
-        Node { next: ring_ports(setup).next, role: Role::Asleep, alias: setup.rank, upstream: None, leader: None }
+    fn build(&self, setup: &Setup<'_>) -> PetersonProcess {
+        PetersonProcess {
+            next: ring_ports(setup).next,
+            role: Role::Asleep,
+            alias: setup.rank,
+            upstream: None,
+            leader: None,
+        }
     }
 
     fn one_way(&self) -> bool {

@@ -24,8 +24,8 @@
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::{election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters; keys come from the run's ranking).
@@ -52,21 +52,21 @@ elect_core::message_kinds!(Msg { Election => "election", Elected => "elected" })
 
 /// One process of the participating-flag ring.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct RingParticipantProcess {
     me: Rank,
     next: Port,
     participating: bool,
     leader: Option<Rank>,
 }
 
-impl Node {
+impl RingParticipantProcess {
     fn participate(&mut self, cx: &mut Cx<'_, Self>) {
         self.participating = true;
         cx.send(self.next, Msg::Election { key: self.me });
     }
 }
 
-impl Process for Node {
+impl Process for RingParticipantProcess {
     type Msg = Msg;
     type Timer = ();
     type Durable = ();
@@ -132,15 +132,15 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for RingParticipant {
-    type Process = Node;
+    type Process = RingParticipantProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(_: &Params) -> Result<Self, ParamError> {
         Ok(Self)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
-        Node { me: setup.rank, next: ring_ports(setup).next, participating: false, leader: None }
+    fn build(&self, setup: &Setup<'_>) -> RingParticipantProcess {
+        RingParticipantProcess { me: setup.rank, next: ring_ports(setup).next, participating: false, leader: None }
     }
 
     fn one_way(&self) -> bool {

@@ -40,6 +40,8 @@ use elect_core::{Command, Cx, Duration, Instant, Message, Notice, Port, Process,
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::Algorithm;
+
 /// A synchronous algorithm at one process: one call of [`Rounds::round`] per round.
 pub trait Rounds: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// The algorithm's messages.
@@ -70,9 +72,9 @@ pub trait Rounds: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     }
 }
 
-/// An [`Algorithm`](crate::Algorithm) written in rounds: the synchronizers build its round processes and run
+/// An [`Algorithm`] written in rounds: the synchronizers build its round processes and run
 /// them on asynchronous networks (see [`crate::synchronizers`]).
-pub trait RoundAlgorithm: crate::Algorithm {
+pub trait RoundAlgorithm: Algorithm {
     /// The algorithm at one process.
     type Rounds: Rounds;
 

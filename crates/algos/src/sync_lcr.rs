@@ -34,8 +34,8 @@
 
 use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
 use crate::{election_checks, ring_ports};
 
@@ -110,7 +110,7 @@ impl Rounds for Lcr {
 }
 
 /// One process of LCR in synchronous rounds.
-pub type Node = Synchronous<Lcr>;
+pub type SyncLcrProcess = Synchronous<Lcr>;
 
 static INFO: Info = Info {
     name: "sync-lcr",
@@ -131,14 +131,14 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for SyncLcr {
-    type Process = Node;
+    type Process = SyncLcrProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(_: &Params) -> Result<Self, ParamError> {
         Ok(Self)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
+    fn build(&self, setup: &Setup<'_>) -> SyncLcrProcess {
         Synchronous::new(self.build_rounds(setup), setup)
     }
 

@@ -93,9 +93,9 @@
 use elect_core::{Check, Command, Cx, Duration, Instant, NodeId, Notice, Port, Process, Setup, Status, When, Winner};
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::election_checks;
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 
 /// The algorithm's configuration (it has no parameters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -169,7 +169,7 @@ mod link {
 
 /// One process of timestamped flooding.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub struct TimestampFloodingProcess {
     me: NodeId,
     /// Per port, the [`link`] bits.
     links: Box<[u8]>,
@@ -182,7 +182,7 @@ pub struct Node {
     leader: Option<NodeId>,
 }
 
-impl Node {
+impl TimestampFloodingProcess {
     /// The best campaign this process has seen, once it has been reached by one.
     pub fn key(&self) -> Option<Key> {
         self.cur
@@ -329,7 +329,7 @@ impl Node {
     }
 }
 
-impl Process for Node {
+impl Process for TimestampFloodingProcess {
     type Msg = Msg;
     type Timer = ();
     type Durable = ();
@@ -407,16 +407,16 @@ static INFO: Info = Info {
 };
 
 impl Algorithm for TimestampFlooding {
-    type Process = Node;
+    type Process = TimestampFloodingProcess;
     const INFO: &'static Info = &INFO;
 
     fn from_params(_: &Params) -> Result<Self, ParamError> {
         Ok(Self)
     }
 
-    fn build(&self, setup: &Setup<'_>) -> Node {
+    fn build(&self, setup: &Setup<'_>) -> TimestampFloodingProcess {
         let degree = setup.neighbors.len();
-        Node {
+        TimestampFloodingProcess {
             me: setup.id,
             links: vec![link::UNKNOWN; degree].into_boxed_slice(),
             blocking: degree as u32,
@@ -487,7 +487,7 @@ mod tests {
     use super::*;
 
     /// A process with id `me` and neighbours of ids `nbrs`, one per port.
-    fn node(me: u32, nbrs: &[u32]) -> Node {
+    fn node(me: u32, nbrs: &[u32]) -> TimestampFloodingProcess {
         let ranking = Ranking::default();
         let neighbors: Vec<Neighbor> = nbrs
             .iter()
@@ -510,19 +510,19 @@ mod tests {
         Key { time: Instant::from_ticks(time), initiator: NodeId(initiator) }
     }
 
-    fn deliver(node: &mut Node, from: u32, msg: Msg) -> Vec<EffectOf<Node>> {
+    fn deliver(node: &mut TimestampFloodingProcess, from: u32, msg: Msg) -> Vec<EffectOf<TimestampFloodingProcess>> {
         let mut effects = Vec::new();
         node.on_message(&mut Cx::new(Instant::from_ticks(5), &mut effects), Port(from), msg);
         effects
     }
 
-    fn initiate(node: &mut Node, at: u64) -> Vec<EffectOf<Node>> {
+    fn initiate(node: &mut TimestampFloodingProcess, at: u64) -> Vec<EffectOf<TimestampFloodingProcess>> {
         let mut effects = Vec::new();
         node.on_command(&mut Cx::new(Instant::from_ticks(at), &mut effects), Command::Initiate);
         effects
     }
 
-    fn sends(effects: &[EffectOf<Node>]) -> Vec<(u32, Msg)> {
+    fn sends(effects: &[EffectOf<TimestampFloodingProcess>]) -> Vec<(u32, Msg)> {
         effects
             .iter()
             .filter_map(|e| match e {

@@ -12,263 +12,11 @@ use elect_algos::Params;
 use elect_core::{NodeId, Prefer};
 
 use crate::faults::{LinkDown, Loss, NodeAt, Partition, Probability};
-
-/// Virtual-time ticks per time unit (one unit = the default message delay). A tick is the `ε` of timeouts.
-pub const TICKS_PER_UNIT: u64 = 1000;
-
-/// The largest time a user may write, in units (keeps tick arithmetic far from overflow).
-const MAX_UNITS: f64 = 1e12;
+use crate::time::{TICKS_PER_UNIT, format_time, parse_time};
+use crate::topology::TopologyKind;
 
 /// The longest message delay a user may ask for, in units.
 const MAX_DELAY_UNITS: u64 = 1_000_000;
-
-/// Parses a time in units (`2`, `0.5`, `1e3`) into ticks.
-pub fn parse_time(s: &str) -> Result<u64, String> {
-    let units: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a time (a number of time units)"))?;
-    if !(0.0..=MAX_UNITS).contains(&units) {
-        return Err(format!("time '{s}' must be a number between 0 and {MAX_UNITS}"));
-    }
-    Ok((units * TICKS_PER_UNIT as f64).round() as u64)
-}
-
-/// Formats ticks as units, the way [`parse_time`] reads them back.
-pub fn format_time(ticks: u64) -> String {
-    let whole = ticks / TICKS_PER_UNIT;
-    match ticks % TICKS_PER_UNIT {
-        0 => whole.to_string(),
-        frac => format!("{whole}.{frac:03}").trim_end_matches('0').to_owned(),
-    }
-}
-
-/// How processes are linked.
-///
-/// The four regular families are computed arithmetically (a ring of a million costs no link storage); the others
-/// are built as an adjacency list by [`crate::Graph::new`], the random ones from the run's seed.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum TopologyKind {
-    /// A ring: position `i` links to `i + 1` (its `next`) and `i − 1` (its `prev`).
-    Ring,
-    /// Every pair linked.
-    Complete,
-    /// A path `0 – 1 – … – n−1`.
-    Line,
-    /// Position 0 linked to every other.
-    Star,
-    /// A `w × h` grid: position `y·w + x` links to its horizontal and vertical neighbours.
-    Grid {
-        /// Columns.
-        w: u32,
-        /// Rows.
-        h: u32,
-    },
-    /// A `w × h` grid whose rows and columns wrap around.
-    Torus {
-        /// Columns (at least 3).
-        w: u32,
-        /// Rows (at least 3).
-        h: u32,
-    },
-    /// A connected random `k`-regular graph, drawn from the seed.
-    RandomRegular {
-        /// The degree.
-        k: u32,
-    },
-    /// A chordal ring: the ring plus a chord from every position `i` to `i + k` (a 4-regular circulant graph,
-    /// 3-regular when `k = n/2`).
-    Chordal {
-        /// The chord length, `2 ≤ k ≤ n/2`.
-        k: u32,
-    },
-    /// A uniformly random labelled tree (a random Prüfer sequence), drawn from the seed.
-    Tree,
-    /// A random geometric graph: positions uniform in the unit square, linked when at most `r` apart. It may be
-    /// disconnected; the report says so.
-    Geometric {
-        /// The radio range.
-        r: Radius,
-    },
-    /// An edge list read from a file.
-    File(EdgeFile),
-}
-
-/// A radio range in the unit square, compared by value.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
-pub struct Radius(pub f64);
-
-impl Eq for Radius {}
-impl std::hash::Hash for Radius {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.to_bits().hash(state);
-    }
-}
-
-/// A topology file: one link per line, `U V`, vertices numbered from 0 (the position `--ids` gives an id to);
-/// `#` starts a comment. The number of vertices is the largest one plus one.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct EdgeFile {
-    /// Where it was read from.
-    pub path: std::path::PathBuf,
-    /// Vertices.
-    pub nodes: usize,
-    /// Links, each once, as read.
-    pub links: std::sync::Arc<Vec<(u32, u32)>>,
-}
-
-impl EdgeFile {
-    /// Reads and checks the file at `path`.
-    pub fn read(path: &std::path::Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the topology file {}: {e}", path.display()))?;
-        Self::parse(path, &text)
-    }
-
-    /// Parses `text`, read from `path`.
-    pub fn parse(path: &std::path::Path, text: &str) -> Result<Self, String> {
-        let mut links = Vec::new();
-        let mut seen = std::collections::BTreeSet::new();
-        let mut nodes = 0usize;
-        for (number, line) in text.lines().enumerate() {
-            let at = || format!("{}:{}", path.display(), number + 1);
-            let line = line.split('#').next().unwrap_or_default().trim();
-            if line.is_empty() {
-                continue;
-            }
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let [u, v] = words[..] else {
-                return Err(format!("{}: expected a link 'U V', found '{line}'", at()));
-            };
-            let vertex = |w: &str| {
-                w.parse::<u32>()
-                    .ok()
-                    .filter(|&x| (x as usize) < crate::topology::MAX_NODES)
-                    .ok_or_else(|| format!("{}: '{w}' is not a vertex number (0, 1, 2, ...)", at()))
-            };
-            let (u, v) = (vertex(u)?, vertex(v)?);
-            if u == v {
-                return Err(format!("{}: a link from {u} to itself", at()));
-            }
-            if !seen.insert((u.min(v), u.max(v))) {
-                return Err(format!("{}: the link {u} {v} is listed twice", at()));
-            }
-            nodes = nodes.max(u.max(v) as usize + 1);
-            links.push((u, v));
-        }
-        if links.is_empty() {
-            return Err(format!("{}: no links", path.display()));
-        }
-        Ok(Self { path: path.to_owned(), nodes, links: std::sync::Arc::new(links) })
-    }
-}
-
-impl TopologyKind {
-    /// The regular families, whose names take no parameter.
-    pub const PLAIN: [Self; 5] = [Self::Ring, Self::Complete, Self::Line, Self::Star, Self::Tree];
-
-    /// The syntax of every topology, for help texts and errors.
-    pub const SYNTAX: &'static str =
-        "ring, complete, line, star, grid:WxH, torus:WxH, random-regular:K, chordal:K, tree, geometric:R, file:PATH";
-
-    /// Its command-line name without parameters.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::Ring => "ring",
-            Self::Complete => "complete",
-            Self::Line => "line",
-            Self::Star => "star",
-            Self::Grid { .. } => "grid",
-            Self::Torus { .. } => "torus",
-            Self::RandomRegular { .. } => "random-regular",
-            Self::Chordal { .. } => "chordal",
-            Self::Tree => "tree",
-            Self::Geometric { .. } => "geometric",
-            Self::File(_) => "file",
-        }
-    }
-
-    /// The number of nodes the topology itself fixes (grids and files), if any.
-    pub fn fixed_size(&self) -> Option<usize> {
-        match self {
-            Self::Grid { w, h } | Self::Torus { w, h } => Some(*w as usize * *h as usize),
-            Self::File(file) => Some(file.nodes),
-            _ => None,
-        }
-    }
-
-    /// Whether the topology is one of the computed families (ring, complete, line, star).
-    pub fn is_computed(&self) -> bool {
-        matches!(self, Self::Ring | Self::Complete | Self::Line | Self::Star)
-    }
-}
-
-fn parse_dims(s: &str, what: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("{what}:WxH needs two positive sizes like {what}:4x3, not '{s}'");
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
-    if w == 0 || h == 0 {
-        return Err(bad());
-    }
-    Ok((w, h))
-}
-
-impl FromStr for TopologyKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let s = s.trim();
-        if let Some(plain) = Self::PLAIN.into_iter().find(|k| k.name() == s) {
-            return Ok(plain);
-        }
-        let (name, arg) = s.split_once(':').unwrap_or((s, ""));
-        let count =
-            |what: &str| arg.trim().parse::<u32>().map_err(|_| format!("{what}:K needs a whole number K, not '{arg}'"));
-        match name {
-            "grid" => parse_dims(arg, "grid").map(|(w, h)| Self::Grid { w, h }),
-            "torus" => {
-                let (w, h) = parse_dims(arg, "torus")?;
-                if w < 3 || h < 3 {
-                    return Err(format!("a torus needs at least 3 columns and 3 rows ({w}x{h} given)"));
-                }
-                Ok(Self::Torus { w, h })
-            }
-            "random-regular" => {
-                let k = count("random-regular")?;
-                if k == 0 {
-                    return Err("random-regular:K needs a degree K of at least 1".to_owned());
-                }
-                Ok(Self::RandomRegular { k })
-            }
-            "chordal" => {
-                let k = count("chordal")?;
-                if k < 2 {
-                    return Err("chordal:K needs a chord length K of at least 2".to_owned());
-                }
-                Ok(Self::Chordal { k })
-            }
-            "geometric" => {
-                let r: f64 =
-                    arg.trim().parse().map_err(|_| format!("geometric:R needs a radio range R, not '{arg}'"))?;
-                if !(r > 0.0 && r <= 1.5) {
-                    return Err(format!("geometric:R needs a range 0 < R <= 1.5 in the unit square, not {arg}"));
-                }
-                Ok(Self::Geometric { r: Radius(r) })
-            }
-            "file" if !arg.trim().is_empty() => EdgeFile::read(std::path::Path::new(arg.trim())).map(Self::File),
-            "file" => Err("file:PATH needs the path of an edge-list file".to_owned()),
-            _ => Err(format!("unknown topology '{s}' (known: {})", Self::SYNTAX)),
-        }
-    }
-}
-
-impl fmt::Display for TopologyKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Grid { w, h } | Self::Torus { w, h } => write!(f, "{}:{w}x{h}", self.name()),
-            Self::RandomRegular { k } | Self::Chordal { k } => write!(f, "{}:{k}", self.name()),
-            Self::Geometric { r } => write!(f, "geometric:{}", r.0),
-            Self::File(file) => write!(f, "file:{}", file.path.display()),
-            _ => f.write_str(self.name()),
-        }
-    }
-}
 
 fn parse_id_list(s: &str, what: &str) -> Result<Vec<NodeId>, String> {
     s.split(',')
@@ -684,17 +432,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn times_are_units_with_tick_resolution() {
-        assert_eq!(parse_time("2").unwrap(), 2000);
-        assert_eq!(parse_time("0.001").unwrap(), 1);
-        assert_eq!(format_time(4001), "4.001");
-        assert_eq!(format_time(2500), "2.5");
-        assert_eq!(format_time(3000), "3");
-        assert!(parse_time("-1").is_err());
-        assert!(parse_time("soon").unwrap_err().contains("'soon' is not a time"));
-    }
-
-    #[test]
     fn every_spec_prints_back_to_what_it_parses_from() {
         for s in ["ascending", "descending", "random", "3,1,2"] {
             assert_eq!(s.parse::<Ids>().unwrap().to_string(), s);
@@ -707,9 +444,6 @@ mod tests {
         }
         for s in ["1=5,2=7", "random:9"] {
             assert_eq!(s.parse::<Attrs>().unwrap().to_string(), s);
-        }
-        for s in ["ring", "tree", "grid:4x3", "torus:5x5", "random-regular:3", "chordal:2", "geometric:0.25"] {
-            assert_eq!(s.parse::<TopologyKind>().unwrap().to_string(), s);
         }
     }
 
@@ -724,12 +458,6 @@ mod tests {
         assert!("8".parse::<NodeAt>().unwrap_err().contains("expected ID@TIME"));
         assert!("8@later".parse::<NodeAt>().unwrap_err().contains("'later' is not a time"));
         assert!("1=2,1=3".parse::<Attrs>().unwrap_err().contains("two attributes"));
-        assert!("hexagon".parse::<TopologyKind>().unwrap_err().contains("unknown topology 'hexagon'"));
-        assert!("grid:4".parse::<TopologyKind>().unwrap_err().contains("grid:WxH needs two positive sizes"));
-        assert!("torus:2x5".parse::<TopologyKind>().unwrap_err().contains("at least 3 columns"));
-        assert!("chordal:1".parse::<TopologyKind>().unwrap_err().contains("at least 2"));
-        assert!("geometric:2".parse::<TopologyKind>().unwrap_err().contains("0 < R <= 1.5"));
-        assert!("file:/nonexistent/x".parse::<TopologyKind>().unwrap_err().contains("cannot read the topology file"));
     }
 
     #[test]

@@ -19,7 +19,6 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::Delay;
-use crate::config::TopologyKind;
 use crate::faults::Probability;
 use crate::mobility::{Availability, Mobility, STEP};
 use crate::network::{Fate, Network};
@@ -28,7 +27,7 @@ use crate::report::{
     BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict, ViolationReport,
 };
 use crate::scenario::{PartitionFault, Scenario, Scheduled, Stream, rng};
-use crate::topology::{End, Graph};
+use crate::topology::{End, Graph, TopologyKind};
 use crate::trace::{Record, Trace};
 
 /// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,

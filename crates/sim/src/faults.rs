@@ -15,7 +15,7 @@ use std::str::FromStr;
 
 use elect_core::NodeId;
 
-use crate::config::{format_time, parse_time};
+use crate::time::{format_time, parse_time};
 
 /// A probability, in millionths (exact, comparable, printable).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -27,6 +27,7 @@ mod report;
 mod scenario;
 mod scenario_file;
 mod sweep;
+mod time;
 mod topology;
 mod trace;
 
@@ -36,10 +37,7 @@ use elect_algos::member;
 use elect_algos::monitor::Bare;
 use elect_algos::{Algorithm, Driver, dispatch, dispatch_synchronized};
 
-pub use config::{
-    Attrs, DEFAULT_MAX_EVENTS, Delay, EdgeFile, Ids, InitiatorSpec, Radius, SimConfig, TICKS_PER_UNIT, TopologyKind,
-    format_time, parse_time,
-};
+pub use config::{Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig};
 pub use engine::{Progress, ProgressFn, RunError, Sim, build as build_process};
 pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
 pub use mobility::MobilitySpec;
@@ -49,7 +47,8 @@ pub use report::{
 pub use scenario::{ConfigError, Scenario, Scheduled};
 pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
 pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
-pub use topology::{End, Graph, MAX_COMPLETE_NODES, MAX_NODES};
+pub use time::{TICKS_PER_UNIT, format_time, parse_time};
+pub use topology::{EdgeFile, End, Graph, MAX_COMPLETE_NODES, MAX_NODES, Radius, TopologyKind};
 
 /// Why a run could not produce a report.
 #[derive(Debug, thiserror::Error)]

@@ -14,7 +14,7 @@ use std::str::FromStr;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{TICKS_PER_UNIT, format_time, parse_time};
+use crate::time::{TICKS_PER_UNIT, format_time, parse_time};
 
 /// How nodes move, as `--mobility waypoint:SPEED[:PAUSE]` writes it.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -4,7 +4,7 @@ use serde::{Serialize, Serializer};
 
 use elect_core::{NodeId, Property, Skipped, Violation, When};
 
-use crate::config::{TICKS_PER_UNIT, format_time};
+use crate::time::{TICKS_PER_UNIT, format_time};
 
 /// A virtual time, shown in time units: an integer when whole (`16`), a decimal otherwise (`4.001`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -11,12 +11,12 @@ use rand::seq::{SliceRandom, index};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig, TopologyKind};
+use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig};
 use crate::faults::{Link, Probability, Window};
-use crate::topology::Graph;
-use elect_algos::member::MonitorNetwork;
+use crate::topology::{Graph, TopologyKind};
 #[cfg(doc)]
 use elect_algos::monitor::MonitorConfig;
+use elect_algos::monitor::MonitorNetwork;
 
 /// Bad input: the message names the problem, for a one-line error and exit status 2.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -45,10 +45,12 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use toml::Spanned;
 
-use crate::config::{Attrs, Delay, Ids, InitiatorSpec, SimConfig, TopologyKind, format_time, parse_time};
+use crate::config::{Attrs, Delay, Ids, InitiatorSpec, SimConfig};
 use crate::faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
 use crate::report::Report;
 use crate::scenario::Scenario;
+use crate::time::{format_time, parse_time};
+use crate::topology::TopologyKind;
 
 /// A problem with a scenario file, located in it when possible.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

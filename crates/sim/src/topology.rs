@@ -5,7 +5,12 @@
 //! tori, random regular graphs, chordal rings, trees, random geometric graphs, edge-list files) are built once as
 //! a compressed adjacency list; the random ones draw from the run's seed. Connectivity, eccentricities and the
 //! diameter come from petgraph's traversals.
+//!
+//! A [`TopologyKind`] is a topology as `--topology` names it (it parses from that syntax and prints back to it); a
+//! [`Graph`] is one built for a run.
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
 use elect_core::{Port, RingPorts, Shape};
@@ -15,8 +20,6 @@ use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-
-use crate::config::TopologyKind;
 
 /// The largest complete graph simulated: its directed links must stay addressable in memory.
 pub const MAX_COMPLETE_NODES: usize = 4096;
@@ -30,6 +33,236 @@ pub(crate) const MAX_STORED_NODES: usize = 1 << 22;
 /// Diameters of stored topologies are computed (one breadth-first search per node) up to this many
 /// node-link visits; larger graphs report none.
 const DIAMETER_WORK: u64 = 1 << 28;
+
+/// How processes are linked.
+///
+/// The four regular families are computed arithmetically (a ring of a million costs no link storage); the others
+/// are built as an adjacency list by [`Graph::new`], the random ones from the run's seed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TopologyKind {
+    /// A ring: position `i` links to `i + 1` (its `next`) and `i − 1` (its `prev`).
+    Ring,
+    /// Every pair linked.
+    Complete,
+    /// A path `0 – 1 – … – n−1`.
+    Line,
+    /// Position 0 linked to every other.
+    Star,
+    /// A `w × h` grid: position `y·w + x` links to its horizontal and vertical neighbours.
+    Grid {
+        /// Columns.
+        w: u32,
+        /// Rows.
+        h: u32,
+    },
+    /// A `w × h` grid whose rows and columns wrap around.
+    Torus {
+        /// Columns (at least 3).
+        w: u32,
+        /// Rows (at least 3).
+        h: u32,
+    },
+    /// A connected random `k`-regular graph, drawn from the seed.
+    RandomRegular {
+        /// The degree.
+        k: u32,
+    },
+    /// A chordal ring: the ring plus a chord from every position `i` to `i + k` (a 4-regular circulant graph,
+    /// 3-regular when `k = n/2`).
+    Chordal {
+        /// The chord length, `2 ≤ k ≤ n/2`.
+        k: u32,
+    },
+    /// A uniformly random labelled tree (a random Prüfer sequence), drawn from the seed.
+    Tree,
+    /// A random geometric graph: positions uniform in the unit square, linked when at most `r` apart. It may be
+    /// disconnected; the report says so.
+    Geometric {
+        /// The radio range.
+        r: Radius,
+    },
+    /// An edge list read from a file.
+    File(EdgeFile),
+}
+
+/// A radio range in the unit square, compared by value.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub struct Radius(pub f64);
+
+impl Eq for Radius {}
+impl std::hash::Hash for Radius {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
+
+/// A topology file: one link per line, `U V`, vertices numbered from 0 (the position `--ids` gives an id to);
+/// `#` starts a comment. The number of vertices is the largest one plus one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EdgeFile {
+    /// Where it was read from.
+    pub path: std::path::PathBuf,
+    /// Vertices.
+    pub nodes: usize,
+    /// Links, each once, as read.
+    pub links: std::sync::Arc<Vec<(u32, u32)>>,
+}
+
+impl EdgeFile {
+    /// Reads and checks the file at `path`.
+    pub fn read(path: &std::path::Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the topology file {}: {e}", path.display()))?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses `text`, read from `path`.
+    pub fn parse(path: &std::path::Path, text: &str) -> Result<Self, String> {
+        let mut links = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut nodes = 0usize;
+        for (number, line) in text.lines().enumerate() {
+            let at = || format!("{}:{}", path.display(), number + 1);
+            let line = line.split('#').next().unwrap_or_default().trim();
+            if line.is_empty() {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let [u, v] = words[..] else {
+                return Err(format!("{}: expected a link 'U V', found '{line}'", at()));
+            };
+            let vertex = |w: &str| {
+                w.parse::<u32>()
+                    .ok()
+                    .filter(|&x| (x as usize) < MAX_NODES)
+                    .ok_or_else(|| format!("{}: '{w}' is not a vertex number (0, 1, 2, ...)", at()))
+            };
+            let (u, v) = (vertex(u)?, vertex(v)?);
+            if u == v {
+                return Err(format!("{}: a link from {u} to itself", at()));
+            }
+            if !seen.insert((u.min(v), u.max(v))) {
+                return Err(format!("{}: the link {u} {v} is listed twice", at()));
+            }
+            nodes = nodes.max(u.max(v) as usize + 1);
+            links.push((u, v));
+        }
+        if links.is_empty() {
+            return Err(format!("{}: no links", path.display()));
+        }
+        Ok(Self { path: path.to_owned(), nodes, links: std::sync::Arc::new(links) })
+    }
+}
+
+impl TopologyKind {
+    /// The regular families, whose names take no parameter.
+    pub const PLAIN: [Self; 5] = [Self::Ring, Self::Complete, Self::Line, Self::Star, Self::Tree];
+
+    /// The syntax of every topology, for help texts and errors.
+    pub const SYNTAX: &'static str =
+        "ring, complete, line, star, grid:WxH, torus:WxH, random-regular:K, chordal:K, tree, geometric:R, file:PATH";
+
+    /// Its command-line name without parameters.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Ring => "ring",
+            Self::Complete => "complete",
+            Self::Line => "line",
+            Self::Star => "star",
+            Self::Grid { .. } => "grid",
+            Self::Torus { .. } => "torus",
+            Self::RandomRegular { .. } => "random-regular",
+            Self::Chordal { .. } => "chordal",
+            Self::Tree => "tree",
+            Self::Geometric { .. } => "geometric",
+            Self::File(_) => "file",
+        }
+    }
+
+    /// The number of nodes the topology itself fixes (grids and files), if any.
+    pub fn fixed_size(&self) -> Option<usize> {
+        match self {
+            Self::Grid { w, h } | Self::Torus { w, h } => Some(*w as usize * *h as usize),
+            Self::File(file) => Some(file.nodes),
+            _ => None,
+        }
+    }
+
+    /// Whether the topology is one of the computed families (ring, complete, line, star).
+    pub fn is_computed(&self) -> bool {
+        matches!(self, Self::Ring | Self::Complete | Self::Line | Self::Star)
+    }
+}
+
+fn parse_dims(s: &str, what: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{what}:WxH needs two positive sizes like {what}:4x3, not '{s}'");
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+    if w == 0 || h == 0 {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+impl FromStr for TopologyKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if let Some(plain) = Self::PLAIN.into_iter().find(|k| k.name() == s) {
+            return Ok(plain);
+        }
+        let (name, arg) = s.split_once(':').unwrap_or((s, ""));
+        let count =
+            |what: &str| arg.trim().parse::<u32>().map_err(|_| format!("{what}:K needs a whole number K, not '{arg}'"));
+        match name {
+            "grid" => parse_dims(arg, "grid").map(|(w, h)| Self::Grid { w, h }),
+            "torus" => {
+                let (w, h) = parse_dims(arg, "torus")?;
+                if w < 3 || h < 3 {
+                    return Err(format!("a torus needs at least 3 columns and 3 rows ({w}x{h} given)"));
+                }
+                Ok(Self::Torus { w, h })
+            }
+            "random-regular" => {
+                let k = count("random-regular")?;
+                if k == 0 {
+                    return Err("random-regular:K needs a degree K of at least 1".to_owned());
+                }
+                Ok(Self::RandomRegular { k })
+            }
+            "chordal" => {
+                let k = count("chordal")?;
+                if k < 2 {
+                    return Err("chordal:K needs a chord length K of at least 2".to_owned());
+                }
+                Ok(Self::Chordal { k })
+            }
+            "geometric" => {
+                let r: f64 =
+                    arg.trim().parse().map_err(|_| format!("geometric:R needs a radio range R, not '{arg}'"))?;
+                if !(r > 0.0 && r <= 1.5) {
+                    return Err(format!("geometric:R needs a range 0 < R <= 1.5 in the unit square, not {arg}"));
+                }
+                Ok(Self::Geometric { r: Radius(r) })
+            }
+            "file" if !arg.trim().is_empty() => EdgeFile::read(std::path::Path::new(arg.trim())).map(Self::File),
+            "file" => Err("file:PATH needs the path of an edge-list file".to_owned()),
+            _ => Err(format!("unknown topology '{s}' (known: {})", Self::SYNTAX)),
+        }
+    }
+}
+
+impl fmt::Display for TopologyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Grid { w, h } | Self::Torus { w, h } => write!(f, "{}:{w}x{h}", self.name()),
+            Self::RandomRegular { k } | Self::Chordal { k } => write!(f, "{}:{k}", self.name()),
+            Self::Geometric { r } => write!(f, "geometric:{}", r.0),
+            Self::File(file) => write!(f, "file:{}", file.path.display()),
+            _ => f.write_str(self.name()),
+        }
+    }
+}
 
 /// A link end: a process position and its local port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -559,7 +792,6 @@ fn geometric(points: &[[f64; 2]], r: f64) -> Vec<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Radius;
     use rand::SeedableRng;
 
     fn build(kind: TopologyKind, n: usize) -> Result<Graph, String> {
@@ -749,15 +981,32 @@ mod tests {
     #[test]
     fn edge_files_parse_and_name_the_line_of_a_problem() {
         let path = std::path::Path::new("t.edges");
-        let file = crate::config::EdgeFile::parse(path, "# a square\n0 1\n1 2\n\n2 3 # last\n3 0\n").unwrap();
+        let file = EdgeFile::parse(path, "# a square\n0 1\n1 2\n\n2 3 # last\n3 0\n").unwrap();
         assert_eq!(file.nodes, 4);
         let g = build(TopologyKind::File(file), 4).unwrap();
         assert_eq!((g.edges(), g.diameter()), (4, Some(2)));
-        let bad = |text: &str| crate::config::EdgeFile::parse(path, text).unwrap_err();
+        let bad = |text: &str| EdgeFile::parse(path, text).unwrap_err();
         assert!(bad("0 1\n1 x\n").starts_with("t.edges:2: 'x' is not a vertex number"), "{}", bad("0 1\n1 x\n"));
         assert!(bad("0 1 2\n").contains("t.edges:1: expected a link 'U V'"));
         assert!(bad("0 1\n1 0\n").contains("t.edges:2: the link 1 0 is listed twice"));
         assert!(bad("3 3\n").contains("to itself"));
         assert!(bad("# nothing\n").contains("no links"));
+    }
+
+    #[test]
+    fn every_kind_prints_back_to_what_it_parses_from() {
+        for s in ["ring", "tree", "grid:4x3", "torus:5x5", "random-regular:3", "chordal:2", "geometric:0.25"] {
+            assert_eq!(s.parse::<TopologyKind>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn malformed_kinds_name_the_problem() {
+        assert!("hexagon".parse::<TopologyKind>().unwrap_err().contains("unknown topology 'hexagon'"));
+        assert!("grid:4".parse::<TopologyKind>().unwrap_err().contains("grid:WxH needs two positive sizes"));
+        assert!("torus:2x5".parse::<TopologyKind>().unwrap_err().contains("at least 3 columns"));
+        assert!("chordal:1".parse::<TopologyKind>().unwrap_err().contains("at least 2"));
+        assert!("geometric:2".parse::<TopologyKind>().unwrap_err().contains("0 < R <= 1.5"));
+        assert!("file:/nonexistent/x".parse::<TopologyKind>().unwrap_err().contains("cannot read the topology file"));
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use common::{config, ids, initiators, run_ok, units};
-use elect_algos::timestamp_flooding::{Node, TimestampFlooding};
+use elect_algos::timestamp_flooding::{TimestampFlooding, TimestampFloodingProcess};
 use elect_algos::{Algorithm, Facts};
 use elect_core::{Duration, NodeId, Prefer};
 use elect_sim::{
@@ -64,7 +64,7 @@ fn earliest(sim: &Sim<TimestampFlooding>) -> NodeId {
 /// the first problem.
 fn end_state(sim: &Sim<TimestampFlooding>, report: &Report) -> Result<(), String> {
     let sc = sim.scenario();
-    let procs: &[Node] = sim.processes();
+    let procs: &[TimestampFloodingProcess] = sim.processes();
     let live: Vec<usize> = (0..sc.len()).filter(|&i| sim.is_up(i)).collect();
     let n = live.len();
     let winner = earliest(sim);

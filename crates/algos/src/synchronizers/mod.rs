@@ -34,14 +34,14 @@ use std::fmt::{self, Debug};
 use std::str::FromStr;
 
 use elect_core::{Check, Duration, NodeId, Port, Process, Setup, Winner};
-use serde::Serialize;
 
 pub use abd::{AbdMsg, AbdNode};
 pub use alpha::{AlphaMsg, AlphaNode};
 pub use clusters::{ClusterMsg, ClusterNode, LinkKey};
 
+pub use crate::algorithm::SyncSummary;
+use crate::algorithm::{Algorithm, Bound, Driver, Facts, Info, Timing};
 use crate::params::{ParamError, Params};
-use crate::registry::{Algorithm, Bound, Facts, Info, Timing};
 use crate::rounds::{RoundAlgorithm, RoundCx, RoundEffect, Rounds};
 
 /// Which synchronizer, as `--synchronizer` names it: `abd`, `alpha`, `beta[@ROOT]`, `gamma[:K][@ROOT]`.
@@ -198,34 +198,6 @@ pub enum Choice {
         /// The root.
         root: NodeId,
     },
-}
-
-/// What a synchronized run reports about its synchronizer besides message counts.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct SyncSummary {
-    /// `abd`, `alpha`, `beta` or `gamma`.
-    pub name: &'static str,
-    /// The message kinds of the set-up phase.
-    #[serde(skip)]
-    pub setup_kinds: &'static [&'static str],
-    /// The kinds of its per-pulse control messages (acks apart).
-    #[serde(skip)]
-    pub control_kinds: &'static [&'static str],
-    /// The root of the spanning tree (β, γ).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub root: Option<NodeId>,
-    /// The height `h` of the spanning tree the set-up built (β, γ).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tree_height: Option<u32>,
-    /// `c`: clusters (γ).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub clusters: Option<u32>,
-    /// The largest height of a cluster's tree, `h_c` (γ).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cluster_height: Option<u32>,
-    /// `P`: preferred links between adjacent clusters (γ).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub preferred_links: Option<u64>,
 }
 
 /// A synchronizer: how to wrap a round algorithm's process.
@@ -479,7 +451,7 @@ impl<const GAMMA: bool> Synchronizer for Clusters<GAMMA> {
 }
 
 /// Runs `choice` on `driver` with the round algorithm `algorithm`.
-pub(crate) fn drive<A: RoundAlgorithm, D: crate::Driver>(algorithm: A, choice: Choice, driver: D) -> D::Output {
+pub(crate) fn drive<A: RoundAlgorithm, D: Driver>(algorithm: A, choice: Choice, driver: D) -> D::Output {
     match choice {
         Choice::Abd => driver.drive(Synchronized { algorithm, synchronizer: Abd }),
         Choice::Alpha => driver.drive(Synchronized { algorithm, synchronizer: Alpha }),
