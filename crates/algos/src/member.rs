@@ -803,9 +803,36 @@ pub struct Timing {
     pub bug: Option<Bug>,
 }
 
-/// A driver of the process a member runs: hands [`Driver::drive`] the algorithm wrapped as a member, in the leader
-/// monitor if it elects one leader (the Invitation algorithm keeps groups and finds failed coordinators itself).
-/// The runtime, the simulator's and the checker's `--monitor` all go through it, so all three run one process.
+impl Timing {
+    /// Heartbeats every `heartbeat·T`, a resign hold of `resign_hold`, no planted flaw.
+    pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
+        Self { heartbeat, resign_hold, bug: None }
+    }
+}
+
+/// A consumer of the process a member runs, which needs to know it is one (the network runtime reads the member's
+/// incarnation and leadership). Any [`Driver`] is one through [`dispatch`].
+pub trait MemberDriver {
+    /// What driving produces.
+    type Output;
+    /// Runs `member`.
+    fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output;
+}
+
+/// A [`Driver`] as a [`MemberDriver`].
+struct AsDriver<D>(D);
+
+impl<D: Driver> MemberDriver for AsDriver<D> {
+    type Output = D::Output;
+    fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> D::Output {
+        self.0.drive(member)
+    }
+}
+
+/// A driver of the process a member runs: hands [`MemberDriver::drive_member`] the algorithm wrapped as a member,
+/// in the leader monitor if it elects one leader (the Invitation algorithm keeps groups and finds failed
+/// coordinators itself). The runtime, the simulator's and the checker's `--monitor` all go through it, so all
+/// three run one process.
 pub struct Deploy<D> {
     /// The driver.
     pub driver: D,
@@ -815,7 +842,7 @@ pub struct Deploy<D> {
     pub network: MonitorNetwork,
 }
 
-impl<D: Driver> Driver for Deploy<D> {
+impl<D: MemberDriver> Driver for Deploy<D> {
     type Output = D::Output;
 
     fn drive<A: Algorithm>(self, algorithm: A) -> D::Output {
@@ -826,9 +853,9 @@ impl<D: Driver> Driver for Deploy<D> {
                 deaf_leaders: self.timing.bug == Some(Bug::DeafLeaders),
                 ..MonitorConfig::for_network(&algorithm, &self.network, self.timing.heartbeat)
             };
-            self.driver.drive(Deployed::new(LeaderMonitor::new(algorithm, monitor), config))
+            self.driver.drive_member(Deployed::new(LeaderMonitor::new(algorithm, monitor), config))
         } else {
-            self.driver.drive(Deployed::new(algorithm, config))
+            self.driver.drive_member(Deployed::new(algorithm, config))
         }
     }
 }
@@ -838,14 +865,23 @@ impl<D: Driver> Driver for Deploy<D> {
 pub fn dispatch<D: Driver>(
     name: &str,
     params: &Params,
-    heartbeat: u64,
-    resign_hold: Duration,
+    timing: Timing,
+    network: MonitorNetwork,
+    driver: D,
+) -> Result<D::Output, crate::RegistryError> {
+    dispatch_member(name, params, timing, network, AsDriver(driver))
+}
+
+/// [`dispatch`] for a [`MemberDriver`].
+pub fn dispatch_member<D: MemberDriver>(
+    name: &str,
+    params: &Params,
+    timing: Timing,
     network: MonitorNetwork,
     driver: D,
 ) -> Result<D::Output, crate::RegistryError> {
     let (bug, params) = Bug::take(params)?;
-    let timing = Timing { heartbeat, resign_hold, bug };
-    crate::registry::dispatch(name, &params, Deploy { driver, timing, network })
+    crate::registry::dispatch(name, &params, Deploy { driver, timing: Timing { bug, ..timing }, network })
 }
 
 /// How long a member of a simulated or model-checked cluster sits out after it resigns, in multiples of `T`.

@@ -364,7 +364,8 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
         (None, Some(heartbeat)) => {
             let network = scenario.monitor_network();
             let hold = network.delay_bound * member::RESIGN_HOLD;
-            member::dispatch(&sim.algorithm, &sim.params, heartbeat, hold, network, driver).map_err(refused)?
+            member::dispatch(&sim.algorithm, &sim.params, member::Timing::new(heartbeat, hold), network, driver)
+                .map_err(refused)?
         }
         (None, None) => elect_algos::dispatch(&sim.algorithm, &sim.params, driver).map_err(refused)?,
     }

@@ -99,10 +99,20 @@ impl NodeConfig {
             return Err(ConfigError::Cluster);
         }
         let info = elect_algos::lookup(&self.algorithm)?;
+        if self.params.get(elect_algos::member::BUG_PARAM.name).is_some() {
+            return Err(ConfigError::PlantedFlaw);
+        }
         if info.needs == Needs::Connected || info.lockstep || info.elects == Elects::PerComponent {
             return Err(ConfigError::NotOnMesh(info.name));
         }
         Ok(info)
+    }
+}
+
+impl NodeConfig {
+    /// The delay bound `T` in runtime ticks (microseconds).
+    pub fn delay_bound_ticks(&self) -> elect_core::Duration {
+        elect_core::Duration::from_ticks(u64::try_from(self.delay_bound.as_micros()).unwrap_or(u64::MAX))
     }
 }
 
@@ -134,6 +144,9 @@ pub enum ConfigError {
     /// A delay bound out of range.
     #[error("delay bound {0:?} is out of range (1 ms to 60 s)")]
     DelayBound(Duration),
+    /// A flaw planted on purpose, which only the simulator and the checker run.
+    #[error("--param monitor-bug plants a flaw for elect sim and elect check to find; a member never runs it")]
+    PlantedFlaw,
     /// A heartbeat period out of range.
     #[error("heartbeat period {0}·T is out of range (1 to 1000)")]
     Heartbeat(u64),

@@ -1,26 +1,31 @@
 //! # elect-net: the election algorithms over real sockets
 //!
-//! The network runtime drives the same sans-IO `Process` implementations the simulator and the model checker run,
-//! with real time, UDP and a state file per member, so that applications can elect a leader among their own
-//! processes and use its epoch as a fencing token.
+//! The network runtime is the I/O shell of the process a member runs, [`elect_algos::member::Member`]: the same
+//! sans-IO process the simulator and the model checker run with `--monitor`. Everything a member decides (the leader
+//! monitor, fencing epochs, claims, announcements, incarnations, resigning and leaving) is in that process; this
+//! crate gives it real time, UDP, a state file, keys and HTTP, so that applications can elect a leader among their
+//! own processes and use its epoch as a fencing token.
 //!
-//! - **One task per member** ([`Node`]): a tokio task owns the process, its socket and its timers. `SetTimer`
-//!   becomes a deadline drawn from the timer's span with a ChaCha8 generator seeded from a logged seed;
-//!   `CancelTimer` removes it; `Persist` is written crash-safely ([`store`]) before any later send of the same
-//!   step; one runtime tick is a microsecond.
+//! - **One task per member** ([`Node`]): a tokio task owns the process, its socket and its timers, and runs each
+//!   input as one step of the driver contract ([`elect_core::driver`]). `SetTimer` becomes a deadline drawn from
+//!   the timer's span with a ChaCha8 generator seeded from a logged seed; `CancelTimer` removes it; `Persist` is
+//!   written crash-safely ([`store`]) before any later send of the same step; one runtime tick is a microsecond.
 //! - **A full mesh of members** ([`mesh`]): every member knows every other by id and address; ports are numbered
 //!   as in the simulator's complete graph, so `bully`, `garcia-molina`, `invitation` and the ring algorithms (over
 //!   the members' logical ring) run unchanged. Algorithms that elect one leader run inside the leader monitor
-//!   (heartbeats, re-election when the leader fails); the Invitation algorithm finds failed coordinators itself.
-//! - **The wire** ([`wire`]): a versioned postcard envelope (cluster id, version, from, to, incarnation, sequence
-//!   number, fencing information, message). Malformed, foreign and misaddressed packets, packets from non-members
-//!   and from a member's earlier incarnation are dropped and counted ([`Stats`]), never trusted, never a panic.
+//!   (heartbeats, re-election when the leader fails); the Invitation algorithm finds failed coordinators itself
+//!   ([`elect_algos::member::Deploy`] chooses, for the runtime and for `--monitor` alike).
+//! - **The wire** ([`wire`]): a versioned postcard envelope (cluster id, version, from, to, sequence number) around
+//!   the member's packet (incarnation, fencing information, message). Malformed, foreign and misaddressed packets,
+//!   packets from non-members and from a member's earlier incarnation are dropped and counted ([`Stats`]), never
+//!   trusted, never a panic.
 //! - **Authentication and replays** ([`auth`], [`replay`]): with a cluster key ([`NodeConfig::key`], read from a key file by
 //!   [`ClusterKey::from_file`]), every packet carries a keyed BLAKE3 tag, and a packet without the right one is
 //!   dropped; a packet whose sequence number was already accepted in its sender's incarnation, or is older than a
 //!   window of 64, is dropped as a replay. Without a key the cluster trusts its network.
-//! - **Fencing** ([`fencing`]): the runtime numbers every leadership grant with an epoch that never goes
-//!   backwards for a member, even across restarts, and that no two grants share.
+//! - **Fencing** ([`fencing`]): the member's process numbers every leadership grant with an epoch that never goes
+//!   backwards for a member, even across restarts, and that no two grants share; the runtime hands its grants and
+//!   leadership to the application as [`LeaderEvent`]s and a [`Leadership`] watch.
 //! - **Operations**: with [`NodeConfig::http`], a member serves `GET /status` and `GET /metrics` over HTTP
 //!   ([`Node::http_addr`]; below); it logs with `tracing`, in a span per member, and never logs its key.
 //!
@@ -71,7 +76,7 @@
 //!
 //! The kinds are the algorithm's message kinds, the names the simulator counts by (with the leader monitor's
 //! `heartbeat`, `join` and `hop-ack` when it wraps the algorithm), then the runtime's own `announce` and `leaving`
-//! ([`wire::kinds`]). Every kind and reason is there from the start, at 0. [`Node::stats`] reads the same
+//! ([`elect_algos::member::Packet`]'s kinds). Every kind and reason is there from the start, at 0. [`Node::stats`] reads the same
 //! counters.
 //! - Any other path is `404 Not Found`; another method on these two paths is `405 Method Not Allowed`.
 //!
@@ -79,6 +84,7 @@
 
 pub mod auth;
 mod config;
+mod error;
 pub mod fencing;
 mod http;
 pub mod mesh;
@@ -92,6 +98,7 @@ pub mod wire;
 
 pub use auth::{ClusterKey, KeyError};
 pub use config::{ConfigError, DEFAULT_DELAY_BOUND, NodeConfig, parse_peer};
+pub use error::{NodeError, StartError};
 pub use fencing::{LeaderEvent, Leadership};
-pub use node::{Node, NodeError, StartError};
+pub use node::Node;
 pub use stats::Stats;

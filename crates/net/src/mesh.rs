@@ -65,6 +65,11 @@ impl Mesh {
         }
     }
 
+    /// This member.
+    pub fn me(&self) -> NodeId {
+        self.members[self.position]
+    }
+
     /// Every member, ascending.
     pub fn members(&self) -> &[NodeId] {
         &self.members

@@ -4,9 +4,10 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use elect_algos::monitor::{LeaderMonitor, MonitorConfig};
-use elect_algos::{Algorithm, Driver, Elects, Facts, Info};
-use elect_core::{NodeId, Process, Ranking};
+use elect_algos::member::{self, Deployed, MemberDriver, Saved};
+use elect_algos::monitor::MonitorNetwork;
+use elect_algos::{Algorithm, Elects, Facts, Info, Needs};
+use elect_core::{Message, NodeId, Process, Ranking};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tokio::net::UdpSocket;
@@ -15,62 +16,15 @@ use tokio::task::JoinHandle;
 use tracing::{Instrument, info, info_span, warn};
 
 use crate::config::{ConfigError, NodeConfig};
+use crate::error::{NodeError, StartError};
 use crate::fencing::{LeaderEvent, Leadership};
 use crate::http;
 use crate::mesh::Mesh;
-use crate::runner::Runner;
+use crate::runner::{Outlets, Request, Runner, Transport};
 use crate::stats::{Counters, Stats};
 use crate::status::Board;
 use crate::store::{Store, StoreError, Stored};
 use crate::wire;
-
-/// Why a member could not start.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StartError {
-    /// The configuration is wrong.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// The listening address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address.
-        addr: SocketAddr,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// The HTTP address could not be bound.
-    #[error("cannot serve HTTP on {addr}: {source}")]
-    Http {
-        /// The address.
-        addr: SocketAddr,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// The data directory could not be read or written.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// Why a running member stopped on its own.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum NodeError {
-    /// A state write failed: going on could break the promise that persisted state is durable before the next
-    /// send, so the member stops (fail-stop).
-    #[error("stopped: {0}")]
-    Store(#[from] StoreError),
-    /// The member's task failed.
-    #[error("the member's task failed: {0}")]
-    Task(String),
-}
-
-/// A request from the handle to the task.
-#[derive(Debug)]
-pub(crate) enum Request {
-    Resign,
-    Shutdown,
-}
 
 /// A running member.
 ///
@@ -118,7 +72,8 @@ impl Node {
     pub async fn start_on(config: NodeConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
         let info = config.validate()?;
         // The parameters and the member ids, before anything is written.
-        elect_algos::dispatch(&config.algorithm, &config.params, Validate(config.members()))
+        let members = Validate(config.members());
+        member::dispatch_member(&config.algorithm, &config.params, timing(&config), network(&config, info), members)
             .map_err(ConfigError::from)??;
         let local_addr = socket.local_addr().map_err(|source| StartError::Bind { addr: config.listen, source })?;
         socket.set_nonblocking(true).map_err(|source| StartError::Bind { addr: local_addr, source })?;
@@ -132,8 +87,6 @@ impl Node {
         let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored), StoreError> {
             let store = Store::open(&dir)?;
             let mut stored = store.load()?.unwrap_or_default();
-            // A new incarnation, durable before the first packet: receivers drop packets of older ones.
-            stored.incarnation += 1;
             if stored.layout != layout {
                 if !stored.layout.is_empty() {
                     tracing::warn!(
@@ -145,6 +98,8 @@ impl Node {
                 stored.layout = layout;
                 stored.durable.clear();
             }
+            // Written back as it is, so that a directory the member cannot write to stops it here; the process's
+            // new incarnation is written before its first packet.
             store.save(&stored)?;
             Ok((store, stored))
         })
@@ -152,10 +107,10 @@ impl Node {
         .expect("the state file task does not panic");
         let (store, stored) = stored?;
         let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
+        let (timing, network) = (timing(&config), network(&config, info));
+        let (name, params) = (config.algorithm.clone(), config.params.clone());
         let launch = Launch { config, socket, local_addr, http, store, stored, seed };
-        let name = launch.config.algorithm.clone();
-        let params = launch.config.params.clone();
-        elect_algos::dispatch(&name, &params, launch).map_err(ConfigError::from)?
+        member::dispatch_member(&name, &params, timing, network, launch).map_err(ConfigError::from)?
     }
 
     /// This member's id.
@@ -271,14 +226,36 @@ fn splitmix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// How a member's leader monitor and member are timed: heartbeats every `heartbeat·T`, and the resign hold.
+fn timing(config: &NodeConfig) -> member::Timing {
+    member::Timing::new(config.heartbeat, elect_core::Duration::from_ticks(micros(config.resign_hold)))
+}
+
+/// The mesh the members form, for the leader monitor's timing: a complete graph, one hop for a heartbeat, and a
+/// logical ring for ring algorithms.
+fn network(config: &NodeConfig, info: &Info) -> MonitorNetwork {
+    let n = config.members().len() as u64;
+    MonitorNetwork {
+        facts: Facts::new(n, n * n.saturating_sub(1) / 2, n),
+        hops: 1,
+        logical_ring: info.needs == Needs::Ring,
+        delay_bound: config.delay_bound_ticks(),
+    }
+}
+
+/// A real duration in runtime ticks (microseconds).
+fn micros(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
 /// Checks an algorithm's parameters against the member ids.
 struct Validate(Vec<NodeId>);
 
-impl Driver for Validate {
+impl MemberDriver for Validate {
     type Output = Result<(), ConfigError>;
 
-    fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
-        algorithm.validate(&self.0).map_err(|e| ConfigError::Members(e.to_string()))
+    fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
+        member.validate(&self.0).map_err(|e| ConfigError::Members(e.to_string()))
     }
 }
 
@@ -293,41 +270,22 @@ struct Launch {
     seed: u64,
 }
 
-impl Driver for Launch {
+impl MemberDriver for Launch {
     type Output = Result<Node, StartError>;
 
-    fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
-        let members = self.config.members();
-        algorithm.validate(&members).map_err(|e| ConfigError::Members(e.to_string()))?;
-        if A::INFO.elects == Elects::OneLeader {
-            // One heartbeat hop on a mesh; a grace of one election for the first heartbeat of an epoch.
-            let t = delay_bound(&self.config);
-            let n = members.len() as u64;
-            let facts = Facts::new(n, n * n.saturating_sub(1) / 2, n);
-            let election = algorithm.election_time(&facts, t).ticks().div_ceil(t.ticks());
-            let monitor = MonitorConfig::new(self.config.heartbeat, 1, election);
-            self.launch(LeaderMonitor::new(algorithm, monitor))
-        } else {
-            // The Invitation algorithm keeps groups and finds failed coordinators by itself.
-            self.launch(algorithm)
-        }
+    fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
+        member.validate(&self.config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
+        self.launch(member)
     }
 }
 
-/// `T` in runtime ticks (microseconds).
-fn delay_bound(config: &NodeConfig) -> elect_core::Duration {
-    elect_core::Duration::from_ticks(u64::try_from(config.delay_bound.as_micros()).unwrap_or(u64::MAX))
-}
-
 impl Launch {
-    fn launch<A: Algorithm>(self, algorithm: A) -> Result<Node, StartError> {
-        let Self { config, socket, local_addr, http, store, stored, seed } = self;
-        let id = config.id;
-        let members = config.members();
-        let restored = if stored.durable.is_empty() {
+    /// The algorithm's durable state in the state file, if it decodes.
+    fn restored<A: Algorithm>(&self) -> Saved<<A::Process as Process>::Durable> {
+        let inner = if self.stored.durable.is_empty() {
             None
         } else {
-            match postcard::from_bytes::<<A::Process as Process>::Durable>(&stored.durable) {
+            match postcard::from_bytes(&self.stored.durable) {
                 Ok(durable) => Some(durable),
                 Err(e) => {
                     warn!(error = %e, "the algorithm's durable state does not decode: starting without it");
@@ -335,15 +293,23 @@ impl Launch {
                 }
             }
         };
+        Saved { incarnation: self.stored.incarnation, seen: self.stored.seen, inner }
+    }
+
+    fn launch<A: Algorithm>(self, member: Deployed<A>) -> Result<Node, StartError> {
+        let restored = self.restored::<A>();
+        let Self { config, socket, local_addr, http, store, stored, seed } = self;
+        let id = config.id;
+        let members = config.members();
         let (requests, requests_rx) = mpsc::unbounded_channel();
         let (events_tx, events) = mpsc::unbounded_channel();
         let published = Leadership { leader: None, epoch: stored.seen };
         let (leadership_tx, leadership) = watch::channel(published);
-        let incarnation = stored.incarnation;
-        let counters = Arc::new(Counters::new(wire::kinds::<<A::Process as Process>::Msg>(), incarnation));
+        let kinds = <<elect_algos::member::Member<A> as Process>::Msg as Message>::kinds().into_owned();
+        let counters = Arc::new(Counters::new(kinds));
         counters.shows(id, published);
         let addrs = config.peers.iter().map(|(&p, &a)| (p, a)).chain([(id, local_addr)]).collect();
-        let board = Arc::new(Board::new(id, A::INFO.name, incarnation, addrs, published));
+        let board = Arc::new(Board::new(id, A::INFO.name, addrs, published));
         let http = match http {
             Some(listener) => {
                 let requested = config.http.unwrap_or(local_addr);
@@ -354,6 +320,34 @@ impl Launch {
             }
             None => None,
         };
+        let mesh = Mesh::new(id, &members, Ranking::default());
+        let process = member.build(&mesh.setup(config.delay_bound_ticks()));
+        let transport = Transport {
+            socket,
+            addrs: config.peers.clone(),
+            cluster: wire::cluster_id(&config.cluster),
+            key: config.key.clone(),
+            windows: Default::default(),
+            seq: 0,
+            told_unauthenticated: false,
+            buf: vec![0; wire::MAX_PACKET],
+            out: Vec::new(),
+        };
+        let outlets = Outlets {
+            requests: requests_rx,
+            events: events_tx,
+            leadership: leadership_tx,
+            counters: counters.clone(),
+            board: board.clone(),
+        };
+        let rng = ChaCha8Rng::seed_from_u64(splitmix(seed ^ u64::from(id.0)));
+        let mut runner = Runner::new(process, mesh, transport, (store, stored), outlets, rng);
+        // The process starts here, so that the handle knows its incarnation; the task writes it before anything
+        // else.
+        runner.start(Some(restored));
+        let incarnation = runner.process.incarnation();
+        counters.set_incarnation(incarnation);
+        board.set_incarnation(incarnation);
         let span = info_span!("member", id = id.0);
         span.in_scope(|| {
             info!(
@@ -379,28 +373,7 @@ impl Launch {
             let shared = http::Shared { board: board.clone(), counters: counters.clone() };
             tokio::spawn(http::serve(listener, shared).instrument(span.clone()))
         });
-        let runner = Runner {
-            algorithm,
-            mesh: Mesh::new(id, &members, Ranking::default()),
-            delay_bound: delay_bound(&config),
-            addrs: config.peers.clone(),
-            socket,
-            cluster: wire::cluster_id(&config.cluster),
-            key: config.key.clone(),
-            store,
-            stored,
-            rng: ChaCha8Rng::seed_from_u64(splitmix(seed ^ u64::from(id.0))),
-            resign_hold: config.resign_hold,
-            // The leader monitor's suspicion time: a claimer silent that long is taken for failed.
-            claim_ttl: delay_bound(&config) * (config.heartbeat + 2),
-            requests: requests_rx,
-            events: events_tx,
-            leadership: leadership_tx,
-            counters: counters.clone(),
-            board,
-            state: None,
-        };
-        let task = tokio::spawn(runner.run(restored).instrument(span));
+        let task = tokio::spawn(runner.run().instrument(span));
         Ok(Node {
             id,
             local_addr,
@@ -424,7 +397,8 @@ mod tests {
     use serde::{Deserialize, Serialize};
 
     use super::*;
-    use crate::wire::{Body, Envelope};
+    use crate::wire::Envelope;
+    use elect_algos::member::{Body, Packet};
 
     /// A process that, when it initiates, persists `n` and then sends `ping{n}`, for n = 1, 2, 3, in one step.
     #[derive(Clone, Debug)]
@@ -513,7 +487,8 @@ mod tests {
         let stored = Stored { incarnation: 1, ..Stored::default() };
         let socket = UdpSocket::from_std(socket).unwrap();
         let launch = Launch { config, socket, local_addr, http: None, store, stored, seed: 1 };
-        let node = launch.launch(Pinger).unwrap();
+        let node =
+            launch.launch(Deployed::new(Pinger, member::MemberConfig::new(2, elect_core::Duration::ZERO))).unwrap();
         let state = dir.path().join("state");
         let got = tokio::task::spawn_blocking(move || {
             let mut buf = [0u8; 1024];
@@ -523,8 +498,11 @@ mod tests {
                 // Read the state file the moment the packet arrives: it already holds what was persisted before it.
                 let stored: Stored = postcard::from_bytes(&std::fs::read(&state).unwrap()).unwrap();
                 let durable: u64 = postcard::from_bytes(&stored.durable).unwrap();
-                let envelope = wire::decode::<Ping>(&buf[..len], wire::cluster_id("elect"), NodeId(2), None).unwrap();
-                let Envelope { body: Body::Algorithm(Ping::Ping { n }), .. } = envelope else { panic!("a ping") };
+                let envelope =
+                    wire::decode::<Packet<Ping>>(&buf[..len], wire::cluster_id("elect"), NodeId(2), None).unwrap();
+                let Envelope { msg: Packet { body: Body::Algorithm(Ping::Ping { n }), .. }, .. } = envelope else {
+                    panic!("a ping")
+                };
                 got.push((n, durable));
             }
             got

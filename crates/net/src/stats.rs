@@ -31,21 +31,22 @@ pub(crate) struct Counters {
     writes: Counter,
     is_leader: Gauge,
     epoch: Gauge<u64, AtomicU64>,
+    incarnation: Gauge<u64, AtomicU64>,
     leader_changes: Counter,
     election: Histogram,
 }
 
 impl Counters {
-    /// Counters for a member sending packets of `kinds` ([`crate::wire::kinds`]), in incarnation `incarnation`.
-    pub(crate) fn new(kinds: Vec<&'static str>, incarnation: u64) -> Self {
+    /// Counters for a member sending packets of `kinds` (the kinds of its packets: the algorithm's, the leader
+    /// monitor's and the member's own); its incarnation is set once its process has started.
+    pub(crate) fn new(kinds: Vec<&'static str>) -> Self {
         let mut registry = Registry::with_prefix("elect");
         let is_leader = Gauge::default();
         registry.register("is_leader", "1 while this member leads under a fencing epoch, else 0", is_leader.clone());
         let epoch = Gauge::<u64, AtomicU64>::default();
         registry.register("epoch", "The fencing epoch of the leadership this member shows", epoch.clone());
-        let incarnation_gauge = Gauge::<u64, AtomicU64>::default();
-        incarnation_gauge.set(incarnation);
-        registry.register("incarnation", "This member's incarnation", incarnation_gauge);
+        let incarnation = Gauge::<u64, AtomicU64>::default();
+        registry.register("incarnation", "This member's incarnation", incarnation.clone());
         let leader_changes = Counter::default();
         registry.register(
             "leader_changes",
@@ -89,9 +90,15 @@ impl Counters {
             writes,
             is_leader,
             epoch,
+            incarnation,
             leader_changes,
             election,
         }
+    }
+
+    /// The member's process started as incarnation `incarnation`.
+    pub(crate) fn set_incarnation(&self, incarnation: u64) {
+        self.incarnation.set(incarnation);
     }
 
     pub(crate) fn sent(&self, kind: usize) {
@@ -184,7 +191,7 @@ pub struct Stats {
     pub writes: u64,
     /// Times the member came to show a new leadership grant.
     pub leader_changes: u64,
-    /// Packets sent, by kind ([`crate::wire::kinds`]).
+    /// Packets sent, by kind (the kinds of the member's packets).
     pub sent_by_kind: Vec<(&'static str, u64)>,
     /// Packets accepted, by kind.
     pub received_by_kind: Vec<(&'static str, u64)>,
@@ -208,7 +215,8 @@ mod tests {
 
     #[test]
     fn metrics_have_their_names_labels_and_values() {
-        let c = Counters::new(vec!["election", "ok", "announce"], 3);
+        let c = Counters::new(vec!["election", "ok", "announce"]);
+        c.set_incarnation(3);
         c.sent(1);
         c.sent(1);
         c.received(0);

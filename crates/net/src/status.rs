@@ -16,7 +16,7 @@ use crate::fencing::Leadership;
 pub(crate) struct Board {
     id: NodeId,
     algorithm: &'static str,
-    incarnation: u64,
+    incarnation: AtomicU64,
     /// Every member, ascending, with its address (this member's is the one it listens on).
     members: Vec<(NodeId, SocketAddr)>,
     origin: Clock,
@@ -30,7 +30,6 @@ impl Board {
     pub(crate) fn new(
         id: NodeId,
         algorithm: &'static str,
-        incarnation: u64,
         mut members: Vec<(NodeId, SocketAddr)>,
         shown: Leadership,
     ) -> Self {
@@ -39,12 +38,17 @@ impl Board {
         Self {
             id,
             algorithm,
-            incarnation,
+            incarnation: AtomicU64::new(0),
             members,
             origin: Clock::now(),
             last_contact,
             now: Mutex::new((State::Election, shown)),
         }
+    }
+
+    /// The member's process started as incarnation `incarnation`.
+    pub(crate) fn set_incarnation(&self, incarnation: u64) {
+        self.incarnation.store(incarnation, Ordering::Relaxed);
     }
 
     /// A packet of member `from` was accepted just now.
@@ -82,7 +86,7 @@ impl Board {
             "is_leader": shown.leader == Some(self.id),
             "epoch": shown.epoch,
             "epoch_round": epoch::round(shown.epoch),
-            "incarnation": self.incarnation,
+            "incarnation": self.incarnation.load(Ordering::Relaxed),
             "members": members,
         })
     }
@@ -96,7 +100,8 @@ mod tests {
     async fn the_status_names_the_state_leader_epoch_and_last_contacts() {
         let addr = |p: u16| SocketAddr::from(([127, 0, 0, 1], p));
         let members = vec![(NodeId(3), addr(3)), (NodeId(1), addr(1)), (NodeId(2), addr(2))];
-        let board = Board::new(NodeId(1), "bully", 4, members, Leadership { leader: None, epoch: 0 });
+        let board = Board::new(NodeId(1), "bully", members, Leadership { leader: None, epoch: 0 });
+        board.set_incarnation(4);
         board.contact(NodeId(3));
         board.contact(NodeId(99)); // Not a member: ignored.
         board.publish(State::Normal, Leadership { leader: Some(NodeId(3)), epoch: 1 << 32 | 3 });

@@ -5,11 +5,10 @@
 //! version   u16 (varint)   PROTOCOL_VERSION; checked before anything else is decoded
 //! cluster   u64            cluster_id(name): members of another cluster drop the packet
 //! from, to  u32 (varint)   member ids
-//! incarnation u64 (varint) the sender's incarnation (bumped on every start, persisted)
 //! seq       u64 (varint)   the sender's packet counter within its incarnation, from 1
-//! seen      u64 (varint)   the highest fencing epoch the sender knows
-//! lead      Option<u64>    the fencing epoch of the sender's leadership grant, if it leads
-//! body      Body<M>        an algorithm message, or a runtime packet
+//! msg       Packet<M>      the member's packet (elect_algos::member::Packet): the sender's incarnation (bumped on
+//!                          every start, persisted), the highest fencing epoch it knows, its grant if it leads, and
+//!                          an algorithm message, an announcement or a goodbye
 //! tag       [u8; 32]       only with a cluster key: keyed BLAKE3 of every byte before it (crate::auth)
 //! ```
 //!
@@ -30,8 +29,9 @@ use serde::{Deserialize, Serialize};
 use crate::auth::{ClusterKey, TAG_LEN};
 
 /// The protocol version this runtime speaks. Bump it on any change to [`Envelope`], to the tag, or to a message an
-/// algorithm puts on the wire. Version 2 added the tag of keyed clusters.
-pub const PROTOCOL_VERSION: u16 = 2;
+/// algorithm puts on the wire. Version 2 added the tag of keyed clusters; version 3 moved the member's header
+/// (incarnation, `seen`, `lead`) into the member's packet.
+pub const PROTOCOL_VERSION: u16 = 3;
 
 /// The largest datagram the runtime sends or reads.
 pub const MAX_PACKET: usize = 64 * 1024;
@@ -39,18 +39,6 @@ pub const MAX_PACKET: usize = 64 * 1024;
 /// The cluster id of a cluster name: 64-bit FNV-1a of its UTF-8 bytes (stable across platforms and versions).
 pub fn cluster_id(name: &str) -> u64 {
     name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// What a packet carries besides its header.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Body<M> {
-    /// A message of the election algorithm.
-    Algorithm(M),
-    /// Only the header matters: a new leadership grant (`lead`), or a correction (`seen`) to a leader whose grant
-    /// is older than an epoch the sender knows.
-    Announce,
-    /// The sender is leaving (it resigned or shuts down): if it was your leader, elect another now.
-    Leaving,
 }
 
 /// One datagram.
@@ -64,44 +52,10 @@ pub struct Envelope<M> {
     pub from: NodeId,
     /// The recipient.
     pub to: NodeId,
-    /// The sender's incarnation.
-    pub incarnation: u64,
-    /// The sender's packet counter in this incarnation.
+    /// The sender's packet counter in its incarnation (which the message carries).
     pub seq: u64,
-    /// The highest fencing epoch the sender knows.
-    pub seen: u64,
-    /// The fencing epoch of the sender's current leadership grant, if it leads.
-    pub lead: Option<u64>,
-    /// The payload.
-    pub body: Body<M>,
-}
-
-/// The kinds of packet a runtime of algorithm messages `M` sends, for counting: the algorithm's own
-/// ([`Message::kinds`], the names the simulator counts by), then `announce` and `leaving`.
-pub fn kinds<M: Message>() -> Vec<&'static str> {
-    let mut kinds = M::kinds().into_owned();
-    kinds.extend(["announce", "leaving"]);
-    kinds
-}
-
-impl<M: Message> Body<M> {
-    /// This packet's index in [`kinds`].
-    pub fn kind_index(&self) -> usize {
-        match self {
-            Self::Algorithm(msg) => msg.kind_index(),
-            Self::Announce => M::kinds().len(),
-            Self::Leaving => M::kinds().len() + 1,
-        }
-    }
-
-    /// This packet's kind name.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Algorithm(msg) => msg.kind(),
-            Self::Announce => "announce",
-            Self::Leaving => "leaving",
-        }
-    }
+    /// The message: the member's packet.
+    pub msg: M,
 }
 
 /// Why a packet was dropped. Each reason has its own counter.
@@ -215,23 +169,24 @@ pub fn decode<M: Message>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use elect_algos::bully::Msg;
+    use elect_algos::bully::Msg as Bully;
+    use elect_algos::member::{Body, Packet};
     use elect_algos::monitor::MonitorMsg;
+    use elect_core::Message;
+
+    type Msg = Packet<Bully>;
     use proptest::prelude::*;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    fn envelope(body: Body<Msg>) -> Envelope<Msg> {
+    fn envelope(body: Body<Bully>) -> Envelope<Msg> {
         Envelope {
             version: PROTOCOL_VERSION,
             cluster: cluster_id("test"),
             from: NodeId(2),
             to: NodeId(1),
-            incarnation: 3,
             seq: 9,
-            seen: 1 << 32 | 2,
-            lead: Some(1 << 32 | 2),
-            body,
+            msg: Packet { incarnation: 3, seen: 1 << 32 | 2, lead: Some(1 << 32 | 2), body },
         }
     }
 
@@ -246,7 +201,7 @@ mod tests {
     #[test]
     fn envelopes_round_trip_and_are_checked() {
         let mut buf = Vec::new();
-        let e = envelope(Body::Algorithm(Msg::Ok { epoch: 4 }));
+        let e = envelope(Body::Algorithm(Bully::Ok { epoch: 4 }));
         encode(&e, None, &mut buf).unwrap();
         assert_eq!(decode_test(&buf, None), Ok(e.clone()));
         assert_eq!(decode::<Msg>(&buf, cluster_id("other"), NodeId(1), None), Err(Drop::Cluster));
@@ -262,7 +217,7 @@ mod tests {
     #[test]
     fn keyed_envelopes_carry_a_tag_that_every_bit_of_the_packet_depends_on() {
         let k = key("cluster secret");
-        let e = envelope(Body::Algorithm(Msg::Election { epoch: 7 }));
+        let e = envelope(Body::Algorithm(Bully::Election { epoch: 7 }));
         let (mut plain, mut keyed) = (Vec::new(), Vec::new());
         encode(&e, None, &mut plain).unwrap();
         encode(&e, Some(&k), &mut keyed).unwrap();
@@ -326,15 +281,17 @@ mod tests {
     }
 
     #[test]
-    fn packet_kinds_are_the_algorithms_then_the_runtimes() {
-        let kinds = kinds::<MonitorMsg<Msg>>();
+    fn packet_kinds_are_the_algorithms_then_the_members() {
+        type P = Packet<MonitorMsg<Bully>>;
+        let kinds = P::kinds();
         assert_eq!(kinds[..3], ["election", "ok", "coordinator"]);
         assert_eq!(kinds[kinds.len() - 2..], ["announce", "leaving"]);
-        let heartbeat = Body::Algorithm(MonitorMsg::<Msg>::Heartbeat { epoch: 1, seq: 1 });
+        let packet = |body| P { incarnation: 1, seen: 0, lead: None, body };
+        let heartbeat = packet(Body::Algorithm(MonitorMsg::Heartbeat { epoch: 1, seq: 1 }));
         assert_eq!(kinds[heartbeat.kind_index()], heartbeat.kind());
         assert_eq!(heartbeat.kind(), "heartbeat");
-        for body in [Body::<MonitorMsg<Msg>>::Announce, Body::Leaving] {
-            assert_eq!(kinds[body.kind_index()], body.kind());
+        for p in [packet(Body::Announce), packet(Body::Leaving)] {
+            assert_eq!(kinds[p.kind_index()], p.kind());
         }
     }
 
@@ -350,8 +307,9 @@ mod tests {
         let arbitrary = proptest::collection::vec(any::<u8>(), 0..200).prop_map(|b| (b, false));
         let mutated = (any::<bool>(), any::<u64>(), any::<u64>(), proptest::collection::vec(any::<(u16, u8)>(), 0..6))
             .prop_map(|(keyed, seq, seen, edits)| {
-                let e =
-                    Envelope { seq, seen, ..envelope(Body::Algorithm(Msg::Election { epoch: seen.rotate_left(7) })) };
+                let mut e = envelope(Body::Algorithm(Bully::Election { epoch: seen.rotate_left(7) }));
+                e.seq = seq;
+                e.msg.seen = seen;
                 let mut bytes = Vec::new();
                 encode(&e, None, &mut bytes).unwrap();
                 for (at, byte) in edits {

@@ -139,9 +139,11 @@ async fn resign_hands_over_and_shutdown_resigns_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
-    use elect_algos::bully::Msg;
+    use elect_algos::bully::Msg as Bully;
+    use elect_algos::member::{Body, Packet};
     use elect_algos::monitor::MonitorMsg;
-    use elect_net::wire::{self, Body, Drop, Envelope};
+    use elect_net::wire::{self, Drop, Envelope};
+    type Msg = Packet<MonitorMsg<Bully>>;
 
     // A generous delay bound: nothing but the garbage may change leadership, even on a loaded machine.
     let cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), |c| c.delay_bound = Duration::from_millis(50)).await;
@@ -149,19 +151,21 @@ async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
     let target = NodeId(2);
     let addr = cluster.addrs[&target];
     let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    let good = Envelope::<MonitorMsg<Msg>> {
+    let good = Envelope::<Msg> {
         version: wire::PROTOCOL_VERSION,
         cluster: wire::cluster_id("test"),
         from: NodeId(3),
         to: target,
-        incarnation: 1,
         seq: 1,
-        seen: u64::MAX,
-        lead: Some(u64::MAX),
-        body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX }),
+        msg: Packet {
+            incarnation: 1,
+            seen: u64::MAX,
+            lead: Some(u64::MAX),
+            body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX }),
+        },
     };
     let mut buf = Vec::new();
-    let mut send = |e: &Envelope<MonitorMsg<Msg>>| {
+    let mut send = |e: &Envelope<Msg>| {
         wire::encode(e, None, &mut buf).unwrap();
         sender.send_to(&buf, addr).unwrap();
     };
@@ -170,7 +174,7 @@ async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
     send(&Envelope { to: NodeId(1), ..good.clone() });
     send(&Envelope { from: NodeId(99), ..good.clone() });
     send(&Envelope { from: target, ..good.clone() });
-    send(&Envelope { incarnation: 0, ..good.clone() });
+    send(&Envelope { msg: Packet { incarnation: 0, ..good.msg.clone() }, ..good.clone() });
     // Random bytes, some past the version check.
     let mut x = 0x2545_f491_4f6c_dd1d_u64;
     for i in 0..200 {

@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use common::{Cluster, ids, sockets, until};
 use elect_algos::bully::Msg;
+use elect_algos::member::{self, Body};
 use elect_algos::monitor::MonitorMsg;
 use elect_core::{NodeId, epoch};
-use elect_net::wire::{self, Body, Drop, Envelope};
+use elect_net::wire::{self, Drop, Envelope};
 use elect_net::{ClusterKey, Leadership, Node, NodeConfig, Stats};
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -20,7 +21,7 @@ use tokio::sync::watch;
 use tokio::time::sleep;
 
 /// The packets of Bully inside the leader monitor.
-type Packet = Envelope<MonitorMsg<Msg>>;
+type Packet = Envelope<member::Packet<MonitorMsg<Msg>>>;
 
 fn key() -> ClusterKey {
     ClusterKey::from_secret(b"the cluster's secret").unwrap()
@@ -126,7 +127,8 @@ async fn replayed_packets_are_dropped_counted_and_change_nothing() {
     let from_1: Vec<Vec<u8>> = packets
         .iter()
         .filter(|p| {
-            let e = wire::decode::<MonitorMsg<Msg>>(p, wire::cluster_id("test"), target, Some(&key())).unwrap();
+            let e = wire::decode::<member::Packet<MonitorMsg<Msg>>>(p, wire::cluster_id("test"), target, Some(&key()))
+                .unwrap();
             e.from == NodeId(1)
         })
         .cloned()
@@ -160,11 +162,13 @@ async fn forged_and_corrupted_packets_are_dropped_counted_and_cannot_poison_the_
         cluster: wire::cluster_id("test"),
         from: NodeId(3),
         to: target,
-        incarnation: cluster.nodes[&NodeId(3)].incarnation(),
         seq: u64::MAX - 1,
-        seen: u64::MAX,
-        lead: Some(u64::MAX),
-        body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX }),
+        msg: member::Packet {
+            incarnation: cluster.nodes[&NodeId(3)].incarnation(),
+            seen: u64::MAX,
+            lead: Some(u64::MAX),
+            body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX }),
+        },
     };
     let encode = |key: Option<&ClusterKey>| {
         let mut buf = Vec::new();
