@@ -367,3 +367,85 @@ fn the_checkers_benchmark_reports_its_states() {
     // One order of Chang-Roberts's 65 messages on a descending ring of 10.
     assert_eq!((v[0]["states"].as_u64(), v[0]["delivered"].as_u64()), (Some(66), Some(65)), "{v}");
 }
+
+#[test]
+fn the_new_monitor_and_synchronizer_flags_refuse_bad_input_with_one_line() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["sim", "-a", "floodmax", "-n", "4", "--monitor"], "--monitor: floodmax floods a general graph"),
+        (&["sim", "-a", "chang-roberts", "-n", "4", "--monitor"], "members form a full mesh: use --topology complete"),
+        (&["check", "-a", "chang-roberts", "-n", "3", "--monitor"], "members form a full mesh"),
+        (&["sim", "-a", "invitation", "-n", "4", "--bare-monitor"], "--bare-monitor is for algorithms that elect one"),
+        (&["check", "-a", "ad-hoc", "-n", "3", "--monitor"], "per connected component"),
+        (&["check", "-a", "floodmax", "-n", "3", "--synchronizer", "delta"], "invalid synchronizer 'delta'"),
+        (&["check", "-a", "bully", "-n", "3", "--synchronizer", "alpha"], "bully is not written in rounds"),
+        (&["check", "-a", "bully", "-n", "3", "--param", "monitor-bug=same-epoch"], "it needs --monitor"),
+        (&["sim", "-a", "bully", "-n", "3", "--param", "monitor-bug=same-epoch"], "it needs --monitor"),
+        (
+            &["check", "-a", "bully", "-n", "3", "--monitor", "--param", "monitor-bug=later"],
+            "monitor-bug=later is invalid",
+        ),
+        (&["sim", "-a", "bully", "-n", "3", "--heartbeat", "3"], "--heartbeat times the leader monitor"),
+        (&["check", "-a", "bully", "-n", "3", "--heartbeat", "3"], "--heartbeat times the leader monitor"),
+        (&["sim", "-a", "bully", "-n", "3", "--monitor", "--bare-monitor"], "cannot be used with"),
+        (
+            &[
+                "node",
+                "--id",
+                "1",
+                "--listen",
+                "127.0.0.1:0",
+                "--peer",
+                "2=127.0.0.1:9",
+                "-a",
+                "bully",
+                "--data-dir",
+                "/tmp/x",
+                "--param",
+                "monitor-bug=same-epoch",
+            ],
+            "a member never runs it",
+        ),
+    ];
+    for (args, expected) in cases {
+        let o = elect(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err:?} does not name {expected:?}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn check_monitor_finds_the_planted_flaw_and_sim_replays_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("c.json");
+    let html = dir.path().join("c.html");
+    let saved_arg = saved.to_str().unwrap();
+    let o = elect(&[
+        "check",
+        "-a",
+        "bully",
+        "-n",
+        "3",
+        "--monitor",
+        "--timed",
+        "--crashes",
+        "1",
+        "--param",
+        "monitor-bug=same-epoch",
+        "--save",
+        saved_arg,
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("uniqueness VIOLATED"), "{}", stdout(&o));
+    let (code, replay) = json(&["sim", "--replay", saved_arg, "--json"]);
+    assert_eq!(code, 1);
+    assert!(replay.to_string().contains("both declared themselves leader"), "{replay}");
+    assert!(std::fs::read_to_string(&html).unwrap().contains("<svg"));
+    // Without the flaw the same search holds.
+    let o = elect(&["check", "-a", "bully", "-n", "3", "--monitor", "--timed", "--crashes", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
