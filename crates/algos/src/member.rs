@@ -23,7 +23,10 @@
 //! unique but not ordered in time, and a restarted member may start over from a small number. So the member keeps
 //! its own, in the ballot format of [`elect_core::epoch`] (`round << 32 | member id`):
 //!
-//! - `seen`, the highest fencing epoch it has heard of, is durable before anything that depends on it is told.
+//! - `seen`, the highest fencing epoch it has heard of, is durable before anything that depends on it is told (a
+//!   grant, a leadership notice, an announcement or a correction). The header of an algorithm message sent while
+//!   the packet that raised it is handled may carry it a moment earlier; nothing depends on that, since a member
+//!   grants only above what it has made durable.
 //! - When the algorithm has made this member leader (its status is `Normal` with itself as leader) and kept it so
 //!   for the delay bound `T`, the member grants itself `epoch::next(seen, me)`: higher than anything it has heard
 //!   of, and unique to it (its id is in the low bits). The wait of `T` lets a concurrent election's announcement
@@ -488,6 +491,16 @@ impl<A: Algorithm> Member<A> {
                 Some(&(claim, _)) if l != me && claim >= self.seen => Leadership { leader: Some(l), epoch: claim },
                 _ => Leadership { leader: None, epoch: self.published.epoch },
             },
+            // A member sitting out follows the newest live claim: it takes no part, but it knows who leads.
+            (None, None) if self.away != Away::Present => self
+                .claims
+                .iter()
+                .filter(|&(_, &(claim, live))| live && claim >= self.seen)
+                .max_by_key(|&(_, &(claim, _))| claim)
+                .map_or(Leadership { leader: None, epoch: self.published.epoch }, |(&l, &(claim, _))| Leadership {
+                    leader: Some(l),
+                    epoch: claim,
+                }),
             (None, None) => Leadership { leader: None, epoch: self.published.epoch },
         };
         if self.seen > self.saved_seen {

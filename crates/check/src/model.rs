@@ -399,6 +399,11 @@ impl<A: Algorithm> Model<A> {
                 Scheduled::Crash(node) => self.crash(state, node),
                 Scheduled::Recover(node) => self.recover(state, node),
                 Scheduled::CrashLeader => unreachable!("refused when the model is built"),
+                Scheduled::Resign(node) => {
+                    if state.procs[node as usize].is_some() {
+                        self.handle(state, node, Event::Command(Command::Resign));
+                    }
+                }
                 Scheduled::Link(k, down) => set_bit(&mut state.links_down, k, down),
                 Scheduled::Partition(k, on) => set_bit(&mut state.partitions_on, k, on),
             }

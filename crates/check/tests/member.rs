@@ -48,6 +48,16 @@ fn members_keep_one_leader_per_epoch_and_elect_again_after_a_crash() {
 }
 
 #[test]
+fn a_leader_that_resigns_hands_over_and_takes_over_again() {
+    for algorithm in ["bully", "garcia-molina"] {
+        let o = member(algorithm, 3, |c| c.sim.resigns.push("3@10".parse().unwrap()));
+        assert!(o.ok(), "{algorithm}: {:?}", o.counterexample);
+        assert!(o.complete, "{algorithm}");
+        assert!(verdicts(&o).contains(&("live-leader", "held")), "{algorithm}: {:?}", o.verdicts);
+    }
+}
+
+#[test]
 fn a_partition_and_a_one_way_fault_heal_into_one_leader() {
     for name in ["member-partition", "member-one-way"] {
         for algorithm in ["bully", "garcia-molina"] {

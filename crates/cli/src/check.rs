@@ -19,7 +19,7 @@ pub(crate) struct CheckArgs {
     /// Check the run of this scenario file (see scenarios/): its algorithm, processes, delays and, with --timed,
     /// its faults at their times. --algorithm, --nodes, --monitor, --bare-monitor and --heartbeat override the
     /// file's, and --param adds to its parameters; the other scenario flags may not be given with it.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["topology", "ids", "initiators", "delay", "delay_bound", "prefer", "crash", "recover", "link_down", "partition", "synchronizer"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["topology", "ids", "initiators", "delay", "delay_bound", "prefer", "crash", "recover", "resign", "link_down", "partition", "synchronizer"])]
     scenario: Option<PathBuf>,
     /// The algorithm (see `elect list`).
     #[arg(long, short, required_unless_present = "scenario")]
@@ -60,6 +60,9 @@ pub(crate) struct CheckArgs {
     /// With --timed: restart process ID at time T (repeatable).
     #[arg(long, value_name = "ID@T")]
     recover: Vec<NodeAt>,
+    /// With --timed: tell process ID to give up leadership at time T (repeatable).
+    #[arg(long, value_name = "ID@T")]
+    resign: Vec<NodeAt>,
     /// With --timed: take a link down, A-B@T or A>B@T, healing at U with @T..U (repeatable).
     #[arg(long, value_name = "A-B@T..U")]
     link_down: Vec<LinkDown>,
@@ -188,6 +191,7 @@ impl CheckArgs {
                 sim.delay_bound = self.delay_bound;
                 sim.crashes = self.crash.clone();
                 sim.recoveries = self.recover.clone();
+                sim.resigns = self.resign.clone();
                 sim.link_downs = self.link_down.clone();
                 sim.partitions = self.partition.clone();
                 if self.heartbeat.is_some() && !(self.monitor || self.bare_monitor) {

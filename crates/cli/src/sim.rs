@@ -59,6 +59,10 @@ pub(crate) struct SimArgs {
     /// Crash whoever leads at time T (repeatable).
     #[arg(long = "crash-leader-at", value_name = "T", value_parser = parse_time)]
     crash_leader_at: Vec<u64>,
+    /// Tell process ID to give up leadership at time T (repeatable): with --monitor, a leading member resigns,
+    /// tells the others and sits out while another is elected.
+    #[arg(long = "resign", value_name = "ID@T")]
+    resigns: Vec<NodeAt>,
     /// Lose messages: P everywhere, A-B:P on one link (both ways), A>B:P one way (repeatable).
     #[arg(long = "loss", value_name = "P|A-B:P|A>B:P")]
     losses: Vec<Loss>,
@@ -146,7 +150,7 @@ pub(crate) struct SimArgs {
 }
 
 /// The flags that describe a run, which a scenario file describes instead.
-const SCENARIO_CONFLICTS: [&str; 26] = [
+const SCENARIO_CONFLICTS: [&str; 27] = [
     "synchronizer",
     "mobility",
     "mobility_until",
@@ -159,6 +163,7 @@ const SCENARIO_CONFLICTS: [&str; 26] = [
     "crashes",
     "recoveries",
     "crash_leader_at",
+    "resigns",
     "losses",
     "duplicate",
     "link_downs",
@@ -231,6 +236,7 @@ impl SimArgs {
         cfg.crashes = self.crashes.clone();
         cfg.recoveries = self.recoveries.clone();
         cfg.crash_leader_at = self.crash_leader_at.clone();
+        cfg.resigns = self.resigns.clone();
         cfg.losses = self.losses.clone();
         cfg.duplicate = self.duplicate;
         cfg.link_downs = self.link_downs.clone();

@@ -275,6 +275,8 @@ pub struct SimConfig {
     pub recoveries: Vec<NodeAt>,
     /// Crash whoever leads at each of these times.
     pub crash_leader_at: Vec<u64>,
+    /// Tell a process to give up leadership (`ID@T`): `Command::Resign`, which a member acts on if it leads.
+    pub resigns: Vec<NodeAt>,
     /// Message loss, everywhere or per link.
     pub losses: Vec<Loss>,
     /// The probability that a message is delivered twice.
@@ -325,6 +327,7 @@ impl SimConfig {
             crashes: Vec::new(),
             recoveries: Vec::new(),
             crash_leader_at: Vec::new(),
+            resigns: Vec::new(),
             losses: Vec::new(),
             duplicate: Probability::NEVER,
             link_downs: Vec::new(),
@@ -376,6 +379,7 @@ impl SimConfig {
         args.extend(self.crashes.iter().map(|c| format!("--crash {c}")));
         args.extend(self.recoveries.iter().map(|c| format!("--recover {c}")));
         args.extend(self.crash_leader_at.iter().map(|&t| format!("--crash-leader-at {}", format_time(t))));
+        args.extend(self.resigns.iter().map(|r| format!("--resign {r}")));
         args.extend(self.losses.iter().map(|l| format!("--loss {l}")));
         if !self.duplicate.is_never() {
             args.push(format!("--duplicate {}", self.duplicate));

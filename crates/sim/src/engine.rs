@@ -50,6 +50,7 @@ enum Fault {
     Crash(u32),
     Recover(u32),
     CrashLeader,
+    Resign(u32),
     /// Link fault `index` starts (`true`) or ends.
     Link(usize, bool),
     /// Partition `index` starts or heals.
@@ -71,6 +72,7 @@ impl From<Scheduled> for Fault {
             Scheduled::Crash(node) => Self::Crash(node),
             Scheduled::Recover(node) => Self::Recover(node),
             Scheduled::CrashLeader => Self::CrashLeader,
+            Scheduled::Resign(node) => Self::Resign(node),
             Scheduled::Link(k, down) => Self::Link(k, down),
             Scheduled::Partition(k, on) => Self::Partition(k, on),
         }
@@ -644,6 +646,13 @@ impl<A: Algorithm> Sim<A> {
         match fault {
             Fault::Crash(node) => self.crash(node),
             Fault::Recover(node) => self.recover(node),
+            Fault::Resign(node) => {
+                if self.up[node as usize] {
+                    self.count_event();
+                    self.record(Record::Command { t: self.t(), node: self.id(node), cmd: Command::Resign });
+                    self.handle(node, Event::Command(Command::Resign));
+                }
+            }
             Fault::CrashLeader => match self.current_leader() {
                 Some(node) => self.crash(node),
                 None => self.record(Record::Note { t: self.t(), note: "crash-leader: no process leads now" }),

@@ -69,6 +69,8 @@ pub struct Scenario {
     pub crashes: Vec<(u32, u64)>,
     /// Recoveries as (position, tick).
     pub recoveries: Vec<(u32, u64)>,
+    /// Resignations as (position, tick).
+    pub resigns: Vec<(u32, u64)>,
     /// Link faults, each on one or two directed links.
     pub link_faults: Vec<LinkFault>,
     /// Partitions.
@@ -97,6 +99,8 @@ pub enum Scheduled {
     Recover(u32),
     /// Whoever leads then crashes.
     CrashLeader,
+    /// The process at this position is told to resign.
+    Resign(u32),
     /// Link fault `index` starts (`true`) or ends.
     Link(usize, bool),
     /// Partition `index` starts (`true`) or heals.
@@ -214,6 +218,11 @@ impl Scenario {
             .iter()
             .map(|c| Ok((find(c.id, "recovering node")?, c.at)))
             .collect::<Result<Vec<_>, ConfigError>>()?;
+        let resigns = config
+            .resigns
+            .iter()
+            .map(|c| Ok((find(c.id, "resigning node")?, c.at)))
+            .collect::<Result<Vec<_>, ConfigError>>()?;
         let down_at_start: BTreeSet<u32> = crashes.iter().filter(|&&(_, at)| at == 0).map(|&(p, _)| p).collect();
         let initiators = initiators(config, &graph, &ranks, &down_at_start, &find)?;
         let link = |l: Link| -> Result<Vec<(u32, u32)>, ConfigError> {
@@ -277,6 +286,7 @@ impl Scenario {
                 let faults = [
                     (!config.crashes.is_empty(), "--crash"),
                     (!config.recoveries.is_empty(), "--recover"),
+                    (!config.resigns.is_empty(), "--resign"),
                     (!config.crash_leader_at.is_empty(), "--crash-leader-at"),
                     (!config.losses.is_empty(), "--loss"),
                     (!config.duplicate.is_never(), "--duplicate"),
@@ -383,6 +393,7 @@ impl Scenario {
             initiators,
             crashes,
             recoveries,
+            resigns,
             link_faults,
             partitions,
             losses,
@@ -406,6 +417,7 @@ impl Scenario {
         faults.extend(self.crashes.iter().map(|&(node, at)| (at, Scheduled::Crash(node))));
         faults.extend(self.recoveries.iter().map(|&(node, at)| (at, Scheduled::Recover(node))));
         faults.extend(self.config.crash_leader_at.iter().map(|&at| (at, Scheduled::CrashLeader)));
+        faults.extend(self.resigns.iter().map(|&(node, at)| (at, Scheduled::Resign(node))));
         for (k, f) in self.link_faults.iter().enumerate() {
             faults.push((f.window.from, Scheduled::Link(k, true)));
             faults.extend(f.window.until.map(|u| (u, Scheduled::Link(k, false))));

@@ -28,7 +28,7 @@
 //! string per process in increasing id order, `1` where the row's process can send to the column's and `0` where
 //! it cannot, for connectivity that is not transitive (complete topology only).
 //!
-//! A `[[fault]]` has a time `at` and one of `crash = ID`, `recover = ID`, `crash-leader = true`,
+//! A `[[fault]]` has a time `at` and one of `crash = ID`, `recover = ID`, `resign = ID`, `crash-leader = true`,
 //! `link-down = "A-B"` (or `"A>B"`, one way) or `partition = "1,2|3"` (or `"1,2>3"`); the last two may `heal` at
 //! a later time.
 //!
@@ -266,6 +266,7 @@ struct RawFault {
     at: Spanned<Units>,
     crash: Option<u32>,
     recover: Option<u32>,
+    resign: Option<u32>,
     crash_leader: Option<bool>,
     link_down: Option<String>,
     partition: Option<String>,
@@ -294,6 +295,7 @@ struct RawExpect {
 enum Fault {
     Crash(NodeAt),
     Recover(NodeAt),
+    Resign(NodeAt),
     CrashLeader(u64),
     LinkDown(LinkDown),
     Partition(Partition),
@@ -304,6 +306,7 @@ impl Fault {
         match self {
             Self::Crash(c) => cfg.crashes.push(*c),
             Self::Recover(r) => cfg.recoveries.push(*r),
+            Self::Resign(r) => cfg.resigns.push(*r),
             Self::CrashLeader(t) => cfg.crash_leader_at.push(*t),
             Self::LinkDown(l) => cfg.link_downs.push(*l),
             Self::Partition(p) => cfg.partitions.push(p.clone()),
@@ -546,13 +549,14 @@ fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> 
     let heal = f.heal.as_ref().map(|h| r.parse(h, |u| u.ticks())).transpose()?;
     let given = [f.crash.is_some(), f.recover.is_some(), f.crash_leader.is_some(), f.link_down.is_some()]
         .into_iter()
-        .chain([f.partition.is_some()])
+        .chain([f.partition.is_some(), f.resign.is_some()])
         .filter(|&b| b)
         .count();
     if given != 1 {
         return Err(r.at(
             &span,
-            "a fault needs exactly one of crash, recover, crash-leader, link-down or partition (with its time at)",
+            "a fault needs exactly one of crash, recover, resign, crash-leader, link-down or partition (with its time \
+             at)",
         ));
     }
     if heal.is_some() && f.link_down.is_none() && f.partition.is_none() {
@@ -569,6 +573,8 @@ fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> 
         Fault::Crash(NodeAt { id: NodeId(id), at })
     } else if let Some(id) = f.recover {
         Fault::Recover(NodeAt { id: NodeId(id), at })
+    } else if let Some(id) = f.resign {
+        Fault::Resign(NodeAt { id: NodeId(id), at })
     } else if let Some(yes) = f.crash_leader {
         if !yes {
             return Err(r.at(&span, "crash-leader = false crashes nobody; remove the fault"));

@@ -113,6 +113,30 @@ fn a_recovered_leader_takes_over_again_in_an_epoch_of_its_own() {
 }
 
 #[test]
+fn a_resigning_leader_hands_over_and_follows_until_its_hold_is_over() {
+    for algorithm in ["bully", "garcia-molina"] {
+        for seed in 1..=4 {
+            let resign = |until| {
+                run_ok(&monitored(algorithm, seed, |c| {
+                    c.resigns.push(NodeAt { id: NodeId(9), at: units(50) });
+                    c.until = Some(units(until));
+                }))
+            };
+            // The member holds back for RESIGN_HOLD delay bounds (10 units here): meanwhile 8 leads (under Bully;
+            // Garcia-Molina's timeouts take longer than the hold), and 9, which sits out, shows 8 too.
+            let during = resign(58);
+            if algorithm == "bully" {
+                assert_eq!(during.leader, Some(NodeId(8)), "{}", during.reproduce);
+            }
+            assert_eq!(during.messages.kind("leaving"), 8, "9 tells the 8 others once: {}", during.reproduce);
+            // Back, 9 initiates and, being the strongest, leads again.
+            let after = resign(120);
+            assert_eq!(after.leader, Some(NodeId(9)), "{}", after.reproduce);
+        }
+    }
+}
+
+#[test]
 fn epochs_name_who_started_them_and_grow() {
     let cfg = monitored("franklin", 3, |c| {
         c.crash_leader_at = vec![units(50)];
