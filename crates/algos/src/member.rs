@@ -608,6 +608,10 @@ impl<A: Algorithm> Process for Member<A> {
     type Timer = MemberTimer<<A::Process as Process>::Timer>;
     type Durable = Saved<<A::Process as Process>::Durable>;
 
+    /// A member learns of a peer's crash from the leader monitor's timeouts and of its restart from its packets:
+    /// the network it runs on reports no links.
+    const HEARS_LINKS: bool = false;
+
     /// A new incarnation, durable before the first packet; `seen` and the algorithm's state as they were saved.
     fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Self::Durable>) {
         let saved = restored.unwrap_or(Saved { incarnation: 0, seen: 0, inner: None });

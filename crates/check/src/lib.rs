@@ -39,6 +39,7 @@
 //! per class of arrangements a symmetry of the topology relates.
 
 mod commute;
+mod explore;
 mod model;
 mod reduce;
 mod search;
@@ -54,6 +55,7 @@ use elect_sim::{Scenario, SimConfig, Time};
 use serde::Serialize;
 
 pub use commute::Commutation;
+pub use explore::{Choice, Explorer};
 pub use model::Action;
 use model::Model;
 pub use symmetry::{Every, check_every_arrangement};
@@ -395,6 +397,9 @@ pub struct Sent {
     pub kind: &'static str,
     /// The message, as its `Debug` form shows it.
     pub msg: String,
+    /// The message as the simulator's trace writes it.
+    #[serde(skip)]
+    pub json: serde_json::Value,
 }
 
 /// One step of a replayed path, and what it changed.
@@ -445,35 +450,22 @@ impl Driver for Replaying<'_> {
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         algorithm.validate(&self.scenario.ids).map_err(|e| CheckError::Config(e.to_string()))?;
         let model = Model::new(algorithm, self.scenario, self.config)?;
-        let ids = &model.scenario.ids;
-        let mut state = model.initial();
-        let initial = ids.iter().copied().zip(model::statuses(&state)).collect();
+        let state = model.initial();
+        let initial = model.scenario.ids.iter().copied().zip(model::statuses(&state)).collect();
+        let mut at = explore::At { model, state };
         let mut steps = Vec::with_capacity(self.actions.len());
         for (k, &action) in self.actions.iter().enumerate() {
-            if !model.enabled(&state, action) {
+            if !at.model.enabled(&at.state, action) {
                 return Err(CheckError::Config(format!(
                     "step {} of the path ({action:?}) cannot be taken in this scenario: the file was made for \
                      another scenario or another version of the algorithm",
                     k + 1
                 )));
             }
-            let step = model.describe(&state, action);
-            let next = model.step(&state, action);
-            let sent = model.sent(&state, action, &next);
-            let at = Time(next.now);
-            let changed = ids
-                .iter()
-                .zip(model::statuses(&state).zip(model::statuses(&next)))
-                .filter(|(_, (a, b))| a != b)
-                .map(|(&id, (_, b))| (id, b))
-                .collect();
-            state = next;
-            let final_ = model.quiescent(&state);
-            let violations = model.judge_all(&state, final_);
-            steps.push(Replayed { step, at, sent, changed, violations });
+            steps.push(at.step(action));
         }
-        let settled = model.quiescent(&state);
-        let last = model.judge_all(&state, true);
+        let settled = at.model.quiescent(&at.state);
+        let last = at.model.judge_all(&at.state, true);
         Ok(Replay { algorithm: A::INFO.name, initial, steps, last, settled })
     }
 }

@@ -449,6 +449,9 @@ impl<A: Algorithm> Model<A> {
 
     /// The link layer's view of a crash or a recovery, as in the simulator.
     fn tell_neighbors(&self, state: &mut State<A::Process>, node: u32, up: bool) {
+        if !A::Process::HEARS_LINKS {
+            return;
+        }
         let graph = &self.scenario.graph;
         for port in 0..graph.degree(node) {
             let end = graph.far_end(node, port);
@@ -676,6 +679,7 @@ impl<A: Algorithm> Model<A> {
                         to: id(self.link_far[*slot as usize].0),
                         kind: elect_core::Message::kind(&m.msg),
                         msg: format!("{:?}", m.msg),
+                        json: serde_json::to_value(&m.msg).unwrap_or_default(),
                     });
                 }
             }
@@ -714,6 +718,20 @@ impl<A: Algorithm> Model<A> {
                 let dt = self.next_instant(state).unwrap_or(0);
                 Step::Wait { until: elect_sim::Time(state.now + dt) }
             }
+        }
+    }
+
+    /// The message `action` delivers or loses, or the timer it fires, as JSON (the simulator's trace form).
+    pub(crate) fn detail(&self, state: &State<A::Process>, action: Action) -> Option<serde_json::Value> {
+        let json = |v: Result<serde_json::Value, _>| v.ok();
+        match action {
+            Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
+                json(serde_json::to_value(state.msg(link, index)))
+            }
+            Action::Fire { node, timer } => {
+                json(serde_json::to_value(state.timers[state.node_timers(node).start + timer as usize].1))
+            }
+            Action::Crash { .. } | Action::Recover { .. } | Action::Wait => None,
         }
     }
 

@@ -128,8 +128,8 @@ pub trait Restart<P: Process> {
     /// Runs `event` at the restarted process and carries out its effects.
     fn run(&mut self, event: EventOf<P>);
 
-    /// The link layer's view: the process's live neighbours see its links come back up. Drivers whose links do
-    /// not come and go may do nothing.
+    /// The link layer's view: the process's live neighbours see its links come back up (unless their processes
+    /// do not hear links, [`Process::HEARS_LINKS`]). Drivers whose links do not come and go may do nothing.
     fn tell_neighbors(&mut self);
 }
 
@@ -143,6 +143,9 @@ pub trait Restart<P: Process> {
 /// 3. the neighbours see its links come back ([`Restart::tell_neighbors`]);
 /// 4. [`Command::Initiate`]: a recovered process starts an election.
 ///
+/// A process that does not hear links ([`Process::HEARS_LINKS`]) is told of none, in step 2 or, by the driver, in
+/// step 3: on a real network a restarted member starts and initiates, and its peers learn of it from its packets.
+///
 /// Building and `on_start` are one step: nothing observes the process in between, so properties are judged on the
 /// state `on_start` leaves.
 pub fn recover<P: Process>(
@@ -151,8 +154,10 @@ pub fn recover<P: Process>(
     up: impl IntoIterator<Item = Port>,
 ) {
     driver.run(Event::Start { restored });
-    for port in up {
-        driver.run(Event::Link { port, up: true });
+    if P::HEARS_LINKS {
+        for port in up {
+            driver.run(Event::Link { port, up: true });
+        }
     }
     driver.tell_neighbors();
     driver.run(Event::Command(Command::Initiate));

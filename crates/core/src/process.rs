@@ -280,6 +280,11 @@ pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// State that survives crashes (`()` if none).
     type Durable: Clone + Debug + Eq + Hash + Send + Sync + Serialize + DeserializeOwned + 'static;
 
+    /// Whether drivers tell the process of its links going down and coming up ([`Process::on_link`]). A process
+    /// deployed on a real network says `false`: nothing there reports links, so the simulator and the checker do
+    /// not either, and drive it as the runtime does.
+    const HEARS_LINKS: bool = true;
+
     /// The process starts, or restarts with `restored` after a crash.
     fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Self::Durable>) {
         let _ = (cx, restored);
@@ -296,8 +301,10 @@ pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// A local command arrived.
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command);
 
-    /// The link at `port` came up or went down: the link layer's neighbour discovery, reported by drivers whose
-    /// links come and go ([`Shape::Mobile`]); drivers of fixed networks never call it.
+    /// The link at `port` came up or went down: the link layer's neighbour discovery on networks whose links come
+    /// and go ([`Shape::Mobile`]), and on fixed networks a neighbour's crash or recovery, or a link fault, as the
+    /// simulator and the checker model them (never for a process that does not hear links,
+    /// [`Process::HEARS_LINKS`]).
     fn on_link(&mut self, cx: &mut Cx<'_, Self>, port: Port, up: bool) {
         let _ = (cx, port, up);
     }

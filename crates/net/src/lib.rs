@@ -26,6 +26,8 @@
 //! - **Fencing** ([`fencing`]): the member's process numbers every leadership grant with an epoch that never goes
 //!   backwards for a member, even across restarts, and that no two grants share; the runtime hands its grants and
 //!   leadership to the application as [`LeaderEvent`]s and a [`Leadership`] watch.
+//! - **Scripted** ([`scripted`]): the same runner stepped by a script on an in-memory network, with the script's
+//!   clock; tests hold it to the simulator and the model checker with one history.
 //! - **Operations**: with [`NodeConfig::http`], a member serves `GET /status` and `GET /metrics` over HTTP
 //!   ([`Node::http_addr`]; below); it logs with `tracing`, in a span per member, and never logs its key.
 //!
@@ -91,6 +93,7 @@ pub mod mesh;
 mod node;
 pub mod replay;
 mod runner;
+pub mod scripted;
 mod stats;
 mod status;
 pub mod store;

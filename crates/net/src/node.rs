@@ -20,7 +20,7 @@ use crate::error::{NodeError, StartError};
 use crate::fencing::{LeaderEvent, Leadership};
 use crate::http;
 use crate::mesh::Mesh;
-use crate::runner::{Outlets, Request, Runner, Transport};
+use crate::runner::{Outlets, Request, Runner, Socket, Transport};
 use crate::stats::{Counters, Stats};
 use crate::status::Board;
 use crate::store::{Store, StoreError, Stored};
@@ -70,11 +70,7 @@ impl Node {
     /// tell every member the others' real addresses. The HTTP address, if any, is bound here, before the state
     /// file is touched.
     pub async fn start_on(config: NodeConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
-        let info = config.validate()?;
-        // The parameters and the member ids, before anything is written.
-        let members = Validate(config.members());
-        member::dispatch_member(&config.algorithm, &config.params, timing(&config), network(&config, info), members)
-            .map_err(ConfigError::from)??;
+        config.validate()?;
         let local_addr = socket.local_addr().map_err(|source| StartError::Bind { addr: config.listen, source })?;
         socket.set_nonblocking(true).map_err(|source| StartError::Bind { addr: local_addr, source })?;
         let socket = UdpSocket::from_std(socket).map_err(|source| StartError::Bind { addr: local_addr, source })?;
@@ -82,35 +78,8 @@ impl Node {
             Some(addr) => Some(bind_http(addr)?),
             None => None,
         };
-        let layout = layout(info);
-        let dir = config.data_dir.clone();
-        let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored), StoreError> {
-            let store = Store::open(&dir)?;
-            let mut stored = store.load()?.unwrap_or_default();
-            if stored.layout != layout {
-                if !stored.layout.is_empty() {
-                    tracing::warn!(
-                        was = stored.layout,
-                        now = layout,
-                        "another algorithm: its durable state is dropped"
-                    );
-                }
-                stored.layout = layout;
-                stored.durable.clear();
-            }
-            // Written back as it is, so that a directory the member cannot write to stops it here; the process's
-            // new incarnation is written before its first packet.
-            store.save(&stored)?;
-            Ok((store, stored))
-        })
-        .await
-        .expect("the state file task does not panic");
-        let (store, stored) = stored?;
-        let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
-        let (timing, network) = (timing(&config), network(&config, info));
-        let (name, params) = (config.algorithm.clone(), config.params.clone());
-        let launch = Launch { config, socket, local_addr, http, store, stored, seed };
-        member::dispatch_member(&name, &params, timing, network, launch).map_err(ConfigError::from)?
+        let launch = Launch::prepare(config, Socket::Udp(socket), local_addr, http).await?;
+        launch.dispatch(Spawn)
     }
 
     /// This member's id.
@@ -259,10 +228,10 @@ impl MemberDriver for Validate {
     }
 }
 
-/// Everything a member needs once its algorithm is known.
-struct Launch {
+/// A member ready to be built: its configuration, its socket and its state file as it was read.
+pub(crate) struct Launch {
     config: NodeConfig,
-    socket: UdpSocket,
+    socket: Socket,
     local_addr: SocketAddr,
     http: Option<std::net::TcpListener>,
     store: Store,
@@ -270,17 +239,76 @@ struct Launch {
     seed: u64,
 }
 
-impl MemberDriver for Launch {
-    type Output = Result<Node, StartError>;
+/// A built member's runner, and the handles the application keeps on it.
+pub(crate) struct Built<A: Algorithm> {
+    pub(crate) runner: Runner<A>,
+    config: NodeConfig,
+    local_addr: SocketAddr,
+    http: Option<(SocketAddr, tokio::net::TcpListener)>,
+    seed: u64,
+    incarnation: u64,
+    leadership: watch::Receiver<Leadership>,
+    pub(crate) events: mpsc::UnboundedReceiver<LeaderEvent>,
+    requests: mpsc::UnboundedSender<Request>,
+    counters: Arc<Counters>,
+    board: Arc<Board>,
+}
 
-    fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
-        member.validate(&self.config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
-        self.launch(member)
-    }
+/// What becomes of a built member: a task ([`Spawn`]), or a runner driven by a script ([`crate::scripted`]).
+pub(crate) trait Then {
+    type Output;
+    fn then<A: Algorithm>(self, built: Built<A>) -> Result<Self::Output, StartError>;
 }
 
 impl Launch {
-    /// The algorithm's durable state in the state file, if it decodes.
+    /// Checks the parameters and the member ids before anything is written, then reads the state file (and
+    /// writes it back as it is, so that a directory the member cannot write to stops it here).
+    pub(crate) async fn prepare(
+        config: NodeConfig,
+        socket: Socket,
+        local_addr: SocketAddr,
+        http: Option<std::net::TcpListener>,
+    ) -> Result<Self, StartError> {
+        let info = config.validate()?;
+        let members = Validate(config.members());
+        member::dispatch_member(&config.algorithm, &config.params, timing(&config), network(&config, info), members)
+            .map_err(ConfigError::from)??;
+        let layout = layout(info);
+        let dir = config.data_dir.clone();
+        let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored), StoreError> {
+            let store = Store::open(&dir)?;
+            let mut stored = store.load()?.unwrap_or_default();
+            if stored.layout != layout {
+                if !stored.layout.is_empty() {
+                    tracing::warn!(
+                        was = stored.layout,
+                        now = layout,
+                        "another algorithm: its durable state is dropped"
+                    );
+                }
+                stored.layout = layout;
+                stored.durable.clear();
+            }
+            // The process's new incarnation is written before its first packet.
+            store.save(&stored)?;
+            Ok((store, stored))
+        })
+        .await
+        .expect("the state file task does not panic");
+        let (store, stored) = stored?;
+        let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
+        Ok(Self { config, socket, local_addr, http, store, stored, seed })
+    }
+
+    /// Builds the member's process and runner, starts the process, and hands them to `then`.
+    pub(crate) fn dispatch<T: Then>(self, then: T) -> Result<T::Output, StartError> {
+        let info = self.config.validate()?;
+        let (timing, network) = (timing(&self.config), network(&self.config, info));
+        let (name, params) = (self.config.algorithm.clone(), self.config.params.clone());
+        member::dispatch_member(&name, &params, timing, network, Building { launch: self, then })
+            .map_err(ConfigError::from)?
+    }
+
     fn restored<A: Algorithm>(&self) -> Saved<<A::Process as Process>::Durable> {
         let inner = if self.stored.durable.is_empty() {
             None
@@ -296,7 +324,8 @@ impl Launch {
         Saved { incarnation: self.stored.incarnation, seen: self.stored.seen, inner }
     }
 
-    fn launch<A: Algorithm>(self, member: Deployed<A>) -> Result<Node, StartError> {
+    fn build<A: Algorithm>(self, member: Deployed<A>) -> Result<Built<A>, StartError> {
+        member.validate(&self.config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
         let restored = self.restored::<A>();
         let Self { config, socket, local_addr, http, store, stored, seed } = self;
         let id = config.id;
@@ -348,13 +377,51 @@ impl Launch {
         let incarnation = runner.process.incarnation();
         counters.set_incarnation(incarnation);
         board.set_incarnation(incarnation);
+        Ok(Built { runner, config, local_addr, http, seed, incarnation, leadership, events, requests, counters, board })
+    }
+}
+
+struct Building<T> {
+    launch: Launch,
+    then: T,
+}
+
+impl<T: Then> MemberDriver for Building<T> {
+    type Output = Result<T::Output, StartError>;
+
+    fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
+        self.then.then(self.launch.build(member)?)
+    }
+}
+
+/// A member runs as a tokio task, with its HTTP server beside it.
+struct Spawn;
+
+impl Then for Spawn {
+    type Output = Node;
+
+    fn then<A: Algorithm>(self, built: Built<A>) -> Result<Node, StartError> {
+        let Built {
+            runner,
+            config,
+            local_addr,
+            http,
+            seed,
+            incarnation,
+            leadership,
+            events,
+            requests,
+            counters,
+            board,
+        } = built;
+        let id = config.id;
         let span = info_span!("member", id = id.0);
         span.in_scope(|| {
             info!(
                 algorithm = A::INFO.name,
                 incarnation,
                 seed,
-                members = ?members.iter().map(|m| m.0).collect::<Vec<_>>(),
+                members = ?config.members().iter().map(|m| m.0).collect::<Vec<_>>(),
                 delay_bound = ?config.delay_bound,
                 listen = %local_addr,
                 http = ?http.as_ref().map(|(addr, _)| *addr),
@@ -370,7 +437,7 @@ impl Launch {
         });
         let http_addr = http.as_ref().map(|(addr, _)| *addr);
         let http = http.map(|(_, listener)| {
-            let shared = http::Shared { board: board.clone(), counters: counters.clone() };
+            let shared = http::Shared { board, counters: counters.clone() };
             tokio::spawn(http::serve(listener, shared).instrument(span.clone()))
         });
         let task = tokio::spawn(runner.run().instrument(span));

@@ -64,9 +64,34 @@ enum Op<A: Algorithm> {
     Send(Port, Msg<A>),
 }
 
+/// Where packets go: a UDP socket, or the in-memory network of a runtime driven step by step
+/// ([`crate::scripted`]).
+pub(crate) enum Socket {
+    Udp(UdpSocket),
+    Memory(crate::scripted::Endpoint),
+}
+
+impl Socket {
+    async fn send_to(&self, bytes: &[u8], to: SocketAddr) -> std::io::Result<usize> {
+        match self {
+            Self::Udp(socket) => socket.send_to(bytes, to).await,
+            Self::Memory(endpoint) => Ok(endpoint.send_to(bytes, to)),
+        }
+    }
+
+    /// The next datagram. The in-memory network hands datagrams to a scripted runner one by one instead, so its
+    /// task loop never runs.
+    async fn recv_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, SocketAddr)> {
+        match self {
+            Self::Udp(socket) => socket.recv_from(buf).await,
+            Self::Memory(_) => std::future::pending().await,
+        }
+    }
+}
+
 /// How the member reaches its peers.
 pub(crate) struct Transport {
-    pub(crate) socket: UdpSocket,
+    pub(crate) socket: Socket,
     pub(crate) addrs: BTreeMap<NodeId, SocketAddr>,
     pub(crate) cluster: u64,
     pub(crate) key: Option<ClusterKey>,
@@ -89,6 +114,13 @@ pub(crate) struct Outlets {
     pub(crate) board: Arc<Board>,
 }
 
+/// When a timer fires: by the clock, and in the process's own ticks (what a scripted runner checks).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deadline {
+    at: Clock,
+    pub(crate) tick: Instant,
+}
+
 /// Everything the task owns.
 pub(crate) struct Runner<A: Algorithm> {
     pub(crate) process: Member<A>,
@@ -99,10 +131,12 @@ pub(crate) struct Runner<A: Algorithm> {
     pub(crate) outlets: Outlets,
     /// The effect buffer, reused from step to step.
     effects: Vec<EffectOf<Member<A>>>,
-    timers: BTreeMap<Timer<A>, Clock>,
+    pub(crate) timers: BTreeMap<Timer<A>, Deadline>,
     /// Timer jitter, from a logged seed.
     rng: ChaCha8Rng,
     origin: Clock,
+    /// The time a scripted runner is at, in place of the clock's ([`crate::scripted`]).
+    pub(crate) scripted: Option<Instant>,
     /// A durable state recorded and not yet written.
     pending: Option<Saved<Durable<A>>>,
     ops: Vec<Op<A>>,
@@ -135,6 +169,7 @@ impl<A: Algorithm> Runner<A> {
             timers: BTreeMap::new(),
             rng,
             origin: now,
+            scripted: None,
             pending: None,
             ops: Vec::new(),
             notices: Vec::new(),
@@ -148,6 +183,9 @@ impl<A: Algorithm> Runner<A> {
     }
 
     fn now(&self) -> Instant {
+        if let Some(now) = self.scripted {
+            return now;
+        }
         Instant::from_ticks(u64::try_from(self.origin.elapsed().as_micros()).unwrap_or(u64::MAX))
     }
 
@@ -165,7 +203,7 @@ impl<A: Algorithm> Runner<A> {
         self.settle().await?;
         self.step(Event::Command(Command::Initiate)).await?;
         loop {
-            let deadline = self.timers.values().copied().min();
+            let deadline = self.timers.values().map(|d| d.at).min();
             tokio::select! {
                 request = self.outlets.requests.recv() => match request {
                     Some(Request::Resign) => {
@@ -196,7 +234,7 @@ impl<A: Algorithm> Runner<A> {
     }
 
     /// Runs one event at the current time, carries out its effects, and publishes what changed.
-    async fn step(&mut self, event: EventOf<Member<A>>) -> Result<(), NodeError> {
+    pub(crate) async fn step(&mut self, event: EventOf<Member<A>>) -> Result<(), NodeError> {
         let now = self.now();
         self.step_at(now, event);
         self.settle().await
@@ -207,6 +245,7 @@ impl<A: Algorithm> Runner<A> {
     fn step_at(&mut self, now: Instant, event: EventOf<Member<A>>) {
         driver::handle(&mut self.process, now, event, &mut self.effects);
         let mut shell = Shell {
+            now,
             timers: &mut self.timers,
             rng: &mut self.rng,
             pending: &mut self.pending,
@@ -218,7 +257,7 @@ impl<A: Algorithm> Runner<A> {
 
     /// Performs what the last step queued, in order (a pending write before the next send, and at the end), then
     /// publishes the member's leadership.
-    async fn settle(&mut self) -> Result<(), NodeError> {
+    pub(crate) async fn settle(&mut self) -> Result<(), NodeError> {
         for op in std::mem::take(&mut self.ops) {
             match op {
                 Op::Save(saved) => self.write(saved).await?,
@@ -302,7 +341,7 @@ impl<A: Algorithm> Runner<A> {
         Ok((envelope, port))
     }
 
-    async fn on_packet(&mut self, len: usize, addr: SocketAddr) -> Result<(), NodeError> {
+    pub(crate) async fn on_packet(&mut self, len: usize, addr: SocketAddr) -> Result<(), NodeError> {
         let (envelope, port) = match self.accept(len) {
             Ok(accepted) => accepted,
             Err(reason) => {
@@ -331,7 +370,7 @@ impl<A: Algorithm> Runner<A> {
     async fn on_deadline(&mut self) -> Result<(), NodeError> {
         let now = Clock::now();
         while let Some((timer, _)) =
-            self.timers.iter().filter(|&(_, &at)| at <= now).min_by_key(|&(_, &at)| at).map(|(&t, &at)| (t, at))
+            self.timers.iter().filter(|&(_, d)| d.at <= now).min_by_key(|&(_, d)| d.at).map(|(&t, d)| (t, d.at))
         {
             self.timers.remove(&timer);
             self.step(Event::Timer(timer)).await?;
@@ -392,7 +431,8 @@ impl<A: Algorithm> Runner<A> {
 /// seeded generator; sends are queued in order, each after a write of the durable state recorded before it, if any
 /// (a step that persists twice before a send writes once); notices are kept for the application.
 struct Shell<'a, A: Algorithm> {
-    timers: &'a mut BTreeMap<Timer<A>, Clock>,
+    now: Instant,
+    timers: &'a mut BTreeMap<Timer<A>, Deadline>,
     rng: &'a mut ChaCha8Rng,
     pending: &'a mut Option<Saved<Durable<A>>>,
     ops: &'a mut Vec<Op<A>>,
@@ -408,8 +448,8 @@ impl<A: Algorithm> Host<Member<A>> for Shell<'_, A> {
     }
 
     fn set_timer(&mut self, timer: Timer<A>, after: Span) {
-        let wait = to_std(after.draw(|range| self.rng.random_range(range)));
-        self.timers.insert(timer, Clock::now() + wait);
+        let wait = after.draw(|range| self.rng.random_range(range));
+        self.timers.insert(timer, Deadline { at: Clock::now() + to_std(wait), tick: self.now + wait });
     }
 
     fn cancel_timer(&mut self, timer: Timer<A>) {

@@ -498,6 +498,9 @@ impl<A: Algorithm> Sim<A> {
     /// The link layer's view of a crash or a recovery: the live neighbours of `node` see its links go down (its
     /// beacons stop) or come back up. Algorithms that do not listen to links ignore it.
     fn tell_neighbors(&mut self, node: u32, up: bool) {
+        if !A::Process::HEARS_LINKS {
+            return;
+        }
         let graph = &self.scenario.graph;
         let ends: Vec<End> = match &self.mobility {
             Some(m) => (0..self.scenario.len() as u32)
@@ -515,6 +518,9 @@ impl<A: Algorithm> Sim<A> {
 
     /// Tells both ends that the link between positions `a` and `b` came up or went down.
     fn link_changed(&mut self, a: u32, b: u32, up: bool) {
+        if !A::Process::HEARS_LINKS {
+            return;
+        }
         for (me, other) in [(a, b), (b, a)] {
             if self.up[me as usize] {
                 let port = Graph::complete_port(me, other);

@@ -1,0 +1,287 @@
+//! The runtime driven by a script instead of the clock and the network, so that tests can hold it to what the
+//! simulator and the checker do with the same history.
+//!
+//! A [`Member`] is the runner `elect node` runs ([`crate::Node`]), built by the same code from the same
+//! [`NodeConfig`], with its state file: each call is one step of the runner (the process, the shell that carries
+//! out its effects, the state file written before a later send, the wire's encoding and checks on receipt). Only
+//! two things are replaced: the UDP socket by an in-memory network ([`Net`]), where a datagram waits in its
+//! recipient's mailbox until the script delivers or drops it, and the clock by the script's time, counted from the
+//! member's start as a runtime's clock is. A crash is dropping the [`Member`]; a recovery is starting a new one on
+//! the same data directory.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use elect_algos::Algorithm;
+use elect_algos::member::Member as Process;
+use elect_core::{Command, Event, Instant, NodeId, Status};
+use serde_json::Value;
+
+use crate::config::NodeConfig;
+use crate::error::StartError;
+use crate::node::{Built, Launch, Then};
+use crate::runner::{Runner, Socket};
+use crate::wire;
+
+/// The in-memory network of scripted members: a mailbox of datagrams per address, and the datagrams sent in the
+/// current step. Member `id` is at `127.0.0.1:(10000 + id)` ([`Net::addr`]).
+#[derive(Clone, Default)]
+pub struct Net(Arc<Mutex<Wires>>);
+
+#[derive(Default)]
+struct Wires {
+    mailboxes: BTreeMap<SocketAddr, VecDeque<Datagram>>,
+    sent: Vec<(SocketAddr, Datagram)>,
+}
+
+/// A datagram on the in-memory network: its sender's address and its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Datagram {
+    from: SocketAddr,
+    bytes: Vec<u8>,
+}
+
+impl Net {
+    /// An empty network.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The address of member `id`.
+    pub fn addr(id: NodeId) -> SocketAddr {
+        let port = u16::try_from(10_000 + id.0).expect("scripted members have ids below 55536");
+        SocketAddr::from((Ipv4Addr::LOCALHOST, port))
+    }
+
+    fn wires(&self) -> std::sync::MutexGuard<'_, Wires> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes `datagram` out of the mailbox of `to` without delivering it (lost, or sent to a member that is
+    /// down); whether it was there.
+    pub fn lose(&self, to: NodeId, datagram: &Datagram) -> bool {
+        self.take(Self::addr(to), datagram)
+    }
+
+    fn take(&self, to: SocketAddr, datagram: &Datagram) -> bool {
+        let mut wires = self.wires();
+        let Some(mailbox) = wires.mailboxes.get_mut(&to) else { return false };
+        match mailbox.iter().position(|d| d == datagram) {
+            Some(k) => mailbox.remove(k).is_some(),
+            None => false,
+        }
+    }
+}
+
+/// A member's end of the in-memory network.
+pub(crate) struct Endpoint {
+    net: Net,
+    me: SocketAddr,
+}
+
+impl Endpoint {
+    pub(crate) fn send_to(&self, bytes: &[u8], to: SocketAddr) -> usize {
+        let datagram = Datagram { from: self.me, bytes: bytes.to_vec() };
+        let mut wires = self.net.wires();
+        wires.mailboxes.entry(to).or_default().push_back(datagram.clone());
+        wires.sent.push((to, datagram));
+        bytes.len()
+    }
+}
+
+/// A message a step sent.
+#[derive(Clone, Debug)]
+pub struct Sent {
+    /// Its recipient.
+    pub to: NodeId,
+    /// The member's packet, as the simulator's trace writes it.
+    pub msg: Value,
+    /// The datagram, to deliver or lose later.
+    pub datagram: Datagram,
+}
+
+/// What a step did.
+#[derive(Clone, Debug)]
+pub struct Stepped {
+    /// The messages it sent, in order.
+    pub sent: Vec<Sent>,
+    /// The member's status after it.
+    pub status: Status,
+}
+
+/// Why a scripted step could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    /// The member could not start.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// The runner stopped (a failed state write).
+    #[error(transparent)]
+    Node(#[from] crate::NodeError),
+    /// The script asked for something the runtime has not got.
+    #[error("{0}")]
+    Diverged(String),
+}
+
+/// One member's runtime, one scripted step at a time.
+pub struct Member {
+    runner: Box<dyn Drive>,
+    runtime: tokio::runtime::Runtime,
+    net: Net,
+    me: NodeId,
+    /// The script's time at the member's start: its clock reads 0 then.
+    started: u64,
+}
+
+impl Member {
+    /// Starts member `config.id` at the script's time `now` (in ticks), as `elect node` starts it: the state file
+    /// in `config.data_dir` read, a new incarnation written, the process started. Returns it, and what its start
+    /// did. The member's address and its peers' are [`Net::addr`]'s.
+    pub fn start(mut config: NodeConfig, net: &Net, now: u64) -> Result<(Self, Stepped), ScriptError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .map_err(|e| ScriptError::Diverged(format!("no runtime: {e}")))?;
+        let me = config.id;
+        let addr = Net::addr(me);
+        config.listen = addr;
+        config.http = None;
+        for (&peer, a) in &mut config.peers {
+            *a = Net::addr(peer);
+        }
+        let socket = Socket::Memory(Endpoint { net: net.clone(), me: addr });
+        let launch = runtime.block_on(Launch::prepare(config, socket, addr, None))?;
+        let runner = launch.dispatch(Scripting)?;
+        let mut member = Self { runner, runtime, net: net.clone(), me, started: now };
+        member.runner.settle(&member.runtime)?;
+        let stepped = member.stepped();
+        Ok((member, stepped))
+    }
+
+    /// Runs a local command (`Initiate` as the runtime does after starting, `Resign`, `Leave`) at `now`.
+    pub fn command(&mut self, now: u64, cmd: Command) -> Result<Stepped, ScriptError> {
+        let now = self.local(now)?;
+        self.runner.step(&self.runtime, now, Input::Command(cmd))?;
+        Ok(self.stepped())
+    }
+
+    /// Delivers `datagram` at `now`: it must be waiting in this member's mailbox. It goes through the runtime's
+    /// receive path, checks and all.
+    pub fn receive(&mut self, now: u64, datagram: &Datagram) -> Result<Stepped, ScriptError> {
+        let now = self.local(now)?;
+        if !self.net.take(Net::addr(self.me), datagram) {
+            return Err(ScriptError::Diverged(format!("{}: no such datagram waits in the mailbox", self.me)));
+        }
+        self.runner.step(&self.runtime, now, Input::Datagram(datagram.clone()))?;
+        Ok(self.stepped())
+    }
+
+    /// Fires the armed timer that serializes as `timer`, at `now`, which must be its deadline.
+    pub fn fire(&mut self, now: u64, timer: &Value) -> Result<Stepped, ScriptError> {
+        let now = self.local(now)?;
+        self.runner.step(&self.runtime, now, Input::Timer(timer.clone()))?;
+        Ok(self.stepped())
+    }
+
+    /// The member's status.
+    pub fn status(&self) -> Status {
+        self.runner.status()
+    }
+
+    fn local(&self, now: u64) -> Result<Instant, ScriptError> {
+        now.checked_sub(self.started)
+            .map(Instant::from_ticks)
+            .ok_or_else(|| ScriptError::Diverged(format!("{}: time {now} is before its start", self.me)))
+    }
+
+    fn stepped(&self) -> Stepped {
+        let sent = std::mem::take(&mut self.net.wires().sent);
+        let sent = sent
+            .into_iter()
+            .map(|(to, datagram)| {
+                let to_id = NodeId(u32::from(to.port()) - 10_000);
+                let msg = self.runner.decode(to_id, &datagram.bytes);
+                Sent { to: to_id, msg, datagram }
+            })
+            .collect();
+        Stepped { sent, status: self.runner.status() }
+    }
+}
+
+/// A scripted step's input.
+pub(crate) enum Input {
+    Command(Command),
+    Datagram(Datagram),
+    Timer(Value),
+}
+
+/// A runner of some algorithm, behind a type the script need not name.
+pub(crate) trait Drive {
+    fn settle(&mut self, runtime: &tokio::runtime::Runtime) -> Result<(), ScriptError>;
+    fn step(&mut self, runtime: &tokio::runtime::Runtime, now: Instant, input: Input) -> Result<(), ScriptError>;
+    fn status(&self) -> Status;
+    fn decode(&self, to: NodeId, bytes: &[u8]) -> Value;
+}
+
+struct Scripting;
+
+impl Then for Scripting {
+    type Output = Box<dyn Drive>;
+
+    fn then<A: Algorithm>(self, built: Built<A>) -> Result<Box<dyn Drive>, StartError> {
+        // The application's end of the leadership events stays open, as an application's would.
+        Ok(Box::new(Scripted { runner: built.runner, _events: built.events }))
+    }
+}
+
+struct Scripted<A: Algorithm> {
+    runner: Runner<A>,
+    _events: tokio::sync::mpsc::UnboundedReceiver<crate::LeaderEvent>,
+}
+
+impl<A: Algorithm> Drive for Scripted<A> {
+    fn settle(&mut self, runtime: &tokio::runtime::Runtime) -> Result<(), ScriptError> {
+        Ok(runtime.block_on(self.runner.settle())?)
+    }
+
+    fn step(&mut self, runtime: &tokio::runtime::Runtime, now: Instant, input: Input) -> Result<(), ScriptError> {
+        self.runner.scripted = Some(now);
+        let runner = &mut self.runner;
+        match input {
+            Input::Command(cmd) => runtime.block_on(runner.step(Event::Command(cmd)))?,
+            Input::Datagram(datagram) => {
+                let len = datagram.bytes.len();
+                runner.transport.buf[..len].copy_from_slice(&datagram.bytes);
+                runtime.block_on(runner.on_packet(len, datagram.from))?;
+            }
+            Input::Timer(timer) => {
+                let armed = runner.timers.iter().find(|(t, _)| serde_json::to_value(t).ok().as_ref() == Some(&timer));
+                let Some((&timer, deadline)) = armed else {
+                    return Err(ScriptError::Diverged(format!("timer {timer} is not armed")));
+                };
+                if deadline.tick != now {
+                    return Err(ScriptError::Diverged(format!(
+                        "timer {timer:?} is due at {} of the member's clock, not {}",
+                        deadline.tick.ticks(),
+                        now.ticks()
+                    )));
+                }
+                runner.timers.remove(&timer);
+                runtime.block_on(runner.step(Event::Timer(timer)))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn status(&self) -> Status {
+        <Process<A> as elect_core::Process>::status(&self.runner.process)
+    }
+
+    fn decode(&self, to: NodeId, bytes: &[u8]) -> Value {
+        let t = &self.runner.transport;
+        match wire::decode::<<Process<A> as elect_core::Process>::Msg>(bytes, t.cluster, to, t.key.as_ref()) {
+            Ok(envelope) => serde_json::to_value(&envelope.msg).unwrap_or_default(),
+            Err(e) => Value::String(format!("undecodable: {}", e.name())),
+        }
+    }
+}
