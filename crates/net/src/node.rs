@@ -553,9 +553,9 @@ mod tests {
         let store = Store::open(dir.path()).unwrap();
         let stored = Stored { incarnation: 1, ..Stored::default() };
         let socket = UdpSocket::from_std(socket).unwrap();
-        let launch = Launch { config, socket, local_addr, http: None, store, stored, seed: 1 };
-        let node =
-            launch.launch(Deployed::new(Pinger, member::MemberConfig::new(2, elect_core::Duration::ZERO))).unwrap();
+        let launch = Launch { config, socket: Socket::Udp(socket), local_addr, http: None, store, stored, seed: 1 };
+        let built = launch.build(Deployed::new(Pinger, member::MemberConfig::new(2, elect_core::Duration::ZERO)));
+        let node = Spawn.then(built.unwrap()).unwrap();
         let state = dir.path().join("state");
         let got = tokio::task::spawn_blocking(move || {
             let mut buf = [0u8; 1024];
