@@ -6,6 +6,7 @@
 mod bench;
 mod check;
 mod cluster;
+mod fence;
 mod list;
 mod node;
 mod progress;

@@ -68,6 +68,11 @@ pub(crate) struct NodeArgs {
     /// other end of a pipe takes its members down with it, even when it is killed (`elect cluster` does this).
     #[arg(long)]
     stop_on_stdin_close: bool,
+    /// While this member leads, write to the fencing store listening on this Unix socket under its epoch, once
+    /// per heartbeat (`WRITE <epoch> <id> <seq>`, the protocol of examples/fencing-store); `elect cluster` serves
+    /// one and judges what it accepted.
+    #[arg(long, value_name = "PATH")]
+    fencing_store: Option<PathBuf>,
 }
 
 fn parse_peer(s: &str) -> Result<(NodeId, SocketAddr), String> {
@@ -83,7 +88,7 @@ pub(crate) fn run(args: &NodeArgs) -> anyhow::Result<Outcome> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(serve(config, stdin_closed))
+    runtime.block_on(serve(config, stdin_closed, args.fencing_store.clone()))
 }
 
 /// A receiver that completes when standard input reaches its end (or fails), read by a thread of its own.
@@ -129,7 +134,9 @@ fn init_logs() {
 async fn serve(
     config: NodeConfig,
     stdin_closed: Option<tokio::sync::oneshot::Receiver<()>>,
+    fencing_store: Option<PathBuf>,
 ) -> anyhow::Result<Outcome> {
+    let heartbeat = config.delay_bound * u32::try_from(config.heartbeat).unwrap_or(u32::MAX);
     let mut node = Node::start(config).await.map_err(|e| match e {
         StartError::Config(_) | StartError::Bind { .. } | StartError::Http { .. } => {
             anyhow::Error::new(BadInput(e.to_string()))
@@ -138,6 +145,10 @@ async fn serve(
     })?;
     let mut leadership = node.leadership();
     let (id, incarnation) = (node.id(), node.incarnation());
+    // The writes go on until the runtime ends, with this command.
+    if let Some(path) = fencing_store {
+        tokio::spawn(crate::fence::write_while_leading(path, id, node.leadership(), heartbeat));
+    }
     let stdin_closed = async move {
         match stdin_closed {
             Some(rx) => {

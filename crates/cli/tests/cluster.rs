@@ -179,3 +179,105 @@ fn members_go_down_with_a_cluster_command_killed_by_sigkill() {
     let left: Vec<u32> = seen.iter().copied().filter(|&pid| running(pid)).collect();
     assert!(left.is_empty(), "members {left:?} outlived their cluster command");
 }
+
+/// The network namespaces whose names say that process `pid` created them.
+fn namespaces_of(pid: u32) -> Vec<String> {
+    let out = Command::new("ip").args(["netns", "list"]).output().expect("`ip` runs (scripts/install-nemesis)");
+    let prefix = format!("elect-{pid}-");
+    String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.starts_with(&prefix)).map(str::to_owned).collect()
+}
+
+/// Runs `elect cluster --json ARGS` to its end and returns its process id, exit status and report.
+fn cluster_pid(args: &[&str]) -> (u32, i32, serde_json::Value) {
+    let child = Command::new(env!("CARGO_BIN_EXE_elect"))
+        .args([&["cluster", "--json"], args].concat())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("elect runs");
+    let pid = child.id();
+    let o = child.wait_with_output().expect("elect ends");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let report = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&o.stderr)));
+    (pid, o.status.code().expect("an exit status"), report)
+}
+
+/// Every nemesis round recovered, the history broke nothing, and the namespaces are gone.
+fn check_nemesis(pid: u32, code: i32, report: &serde_json::Value, rounds: usize) {
+    assert_eq!(code, 0, "{report:#}");
+    let nemesis = &report["nemesis"]["rounds"];
+    assert_eq!(nemesis.as_array().unwrap().len(), rounds, "{report:#}");
+    for r in nemesis.as_array().unwrap() {
+        assert!(r["recovery_ms"].as_f64().is_some(), "round not recovered: {r}");
+    }
+    for field in ["same_epoch_leaders", "epoch_regressions", "stale_writes_accepted"] {
+        assert_eq!(report[field], 0, "{field}: {report:#}");
+    }
+    assert_eq!(report["failed_rounds"], serde_json::json!([]), "{report:#}");
+    let availability = report["availability"].as_f64().unwrap();
+    assert!(0.0 < availability && availability <= 1.0, "{availability}");
+    assert!(namespaces_of(pid).is_empty(), "namespaces left behind: {:?}", namespaces_of(pid));
+}
+
+#[test]
+fn the_nemesis_cuts_off_mutes_kills_and_pauses_the_leader_and_the_cluster_recovers_every_time() {
+    let (pid, code, report) = cluster_pid(&[
+        "--nodes",
+        "3",
+        "--algorithm",
+        "bully",
+        "--nemesis",
+        "partition-leader,one-way,kill,pause",
+        "--nemesis-rounds",
+        "4",
+        "--nemesis-hold",
+        "1000",
+    ]);
+    check_nemesis(pid, code, &report, 4);
+    let kinds: Vec<&str> =
+        report["nemesis"]["rounds"].as_array().unwrap().iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["partition-leader", "one-way", "kill", "pause"]);
+    // Every fault took the leader away, and the others elected another while it held.
+    for r in report["nemesis"]["rounds"].as_array().unwrap() {
+        assert!(r["failover_ms"].as_f64().is_some_and(|f| f < 1000.0), "{r}");
+    }
+    assert_eq!(report["samples_ms"].as_array().unwrap().len(), 4, "{report:#}");
+    assert!(report["writes"]["accepted"].as_u64().unwrap() > 0, "the leaders wrote: {report:#}");
+}
+
+#[test]
+fn the_nemesis_splits_and_drops_packets_and_garcia_molina_recovers() {
+    let (pid, code, report) = cluster_pid(&[
+        "--nodes",
+        "5",
+        "--algorithm",
+        "garcia-molina",
+        "--nemesis",
+        "split,loss:0.2",
+        "--nemesis-rounds",
+        "2",
+        "--nemesis-hold",
+        "800",
+    ]);
+    check_nemesis(pid, code, &report, 2);
+    let split = &report["nemesis"]["rounds"][0];
+    assert!(split["detail"].as_str().unwrap().starts_with("split {"), "{split}");
+}
+
+#[test]
+fn bad_nemesis_input_is_refused_with_one_line() {
+    for (args, says) in [
+        (&["--nemesis", "flood"][..], "unknown --nemesis kind `flood`"),
+        (&["--nemesis", "loss:2"][..], "loss:2: P must be above 0 and at most 1"),
+        (&["--nemesis", "kill", "--nemesis-rounds", "0"][..], "at least 1"),
+        (&["--nemesis", "kill", "--kill-leader", "3"][..], "cannot be used with"),
+        (&["--cpu-load", "100000"][..], "--cpu-load must be at most"),
+    ] {
+        let o = elect(&[&["cluster", "--nodes", "3", "--algorithm", "bully"], args].concat());
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -26,6 +26,9 @@
 //! - **Fencing** ([`fencing`]): the member's process numbers every leadership grant with an epoch that never goes
 //!   backwards for a member, even across restarts, and that no two grants share; the runtime hands its grants and
 //!   leadership to the application as [`LeaderEvent`]s and a [`Leadership`] watch.
+//! - **History** ([`history`]): a cluster's leadership history judged, as a test harness would: never two leaders
+//!   under one epoch, no member's epoch going backwards, no stale write accepted by a fencing store; and how long
+//!   a side of the cluster agreed on a live leader.
 //! - **Scripted** ([`scripted`]): the same runner stepped by a script on an in-memory network, with the script's
 //!   clock; tests hold it to the simulator and the model checker with one history.
 //! - **Operations**: with [`NodeConfig::http`], a member serves `GET /status` and `GET /metrics` over HTTP
@@ -88,6 +91,7 @@ pub mod auth;
 mod config;
 mod error;
 pub mod fencing;
+pub mod history;
 mod http;
 pub mod mesh;
 mod node;

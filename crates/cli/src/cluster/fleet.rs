@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use super::netns::Net;
 use super::plan::{Plan, loopback};
 use crate::BadInput;
 
@@ -106,6 +107,10 @@ pub(super) struct Fleet {
     /// Every process id ever started, for the report.
     pub(super) pids: Vec<u32>,
     events: Sender<Event>,
+    /// The network namespaces the members run in, with the nemesis (dropped after the members are stopped).
+    pub(super) net: Option<Net>,
+    /// The fencing store's socket, which every member writes to while it leads.
+    store: PathBuf,
 }
 
 impl Drop for Fleet {
@@ -117,7 +122,14 @@ impl Drop for Fleet {
 impl Fleet {
     /// Members 1 to `plan.nodes`, none running yet, each with a directory and a log in `data`; their processes'
     /// events go to `events`.
-    pub(super) fn new(plan: &Plan, exe: PathBuf, data: &Path, events: Sender<Event>) -> Self {
+    pub(super) fn new(
+        plan: &Plan,
+        exe: PathBuf,
+        data: &Path,
+        events: Sender<Event>,
+        net: Option<Net>,
+        store: PathBuf,
+    ) -> Self {
         let members = (1..=plan.nodes)
             .map(|id| Member {
                 id,
@@ -130,11 +142,17 @@ impl Fleet {
                 latest: None,
             })
             .collect();
-        Self { exe, members, pids: Vec::new(), events }
+        Self { exe, members, pids: Vec::new(), events, net, store }
     }
 
-    /// Gives every member a port the OS chose.
+    /// Gives every member a port the OS chose (in namespaces of their own, every member's address is fixed).
     pub(super) fn choose_ports(&mut self) -> io::Result<()> {
+        if self.net.is_some() {
+            for (i, m) in self.members.iter_mut().enumerate() {
+                m.addr = Net::addr(i);
+            }
+            return Ok(());
+        }
         let ports = free_ports(self.members.len())?;
         for (m, port) in self.members.iter_mut().zip(ports) {
             m.addr = loopback(port);
@@ -174,10 +192,14 @@ impl Fleet {
             .append(true)
             .open(&m.log)
             .with_context(|| format!("cannot open {}", m.log.display()))?;
-        let mut cmd = plan.member_command(&self.exe, m.id, m.addr, &peers, &m.dir);
+        let base = match &self.net {
+            Some(net) => net.command(i, &self.exe),
+            None => std::process::Command::new(&self.exe),
+        };
+        let mut cmd = plan.member_command(base, m.id, m.addr, &peers, &m.dir);
         // The member keeps reading a pipe whose other end only this process holds: if it dies, even by SIGKILL,
         // the members see the end of their input and shut down instead of living on as orphans.
-        cmd.arg("--stop-on-stdin-close");
+        cmd.arg("--stop-on-stdin-close").arg("--fencing-store").arg(&self.store);
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -1,6 +1,6 @@
 //! The measuring loop: the cluster's start, the rounds, when the members agree, and the checks on every line.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -8,11 +8,18 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use elect_core::epoch;
+use elect_net::history::{self, Entry, Side};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use super::fleet::{Event, Fleet, INTERRUPTED, Life, Member, View};
+use super::load::Load;
+use super::nemesis::{self, Injection, NemesisRound, Signal};
+use super::netns::Net;
 use super::plan::{Fault, Plan};
-use super::report::{DoubleLeader, FailedRound, Report, Round, StaleClaim, Stopped, Summary};
+use super::report::{FailedRound, NemesisReport, Report, Round, StaleClaim, Stopped, Summary, Writes};
+use super::store::FencingStore;
 
 /// Tries at starting the cluster when a member could not bind the port chosen for it.
 const START_TRIES: u32 = 3;
@@ -22,8 +29,17 @@ pub(super) struct Bench<'p> {
     plan: &'p Plan,
     pub(super) fleet: Fleet,
     inbox: Receiver<Event>,
-    /// Per epoch, the leaders named in it and who named them.
-    named: BTreeMap<u64, BTreeMap<u32, u32>>,
+    /// When the run began: the history's time 0.
+    origin: Instant,
+    /// The fencing store the leaders write to.
+    store: FencingStore,
+    /// Every line of every member process, in the order they arrived.
+    history: Vec<Entry>,
+    /// From the first stable leader on, the members expected to agree on a live leader of their own.
+    sides: Vec<Side>,
+    /// The nemesis's rounds, and the sequence of its faults.
+    nemesis: Vec<NemesisRound>,
+    rng: ChaCha8Rng,
     /// The highest epoch any line named a leader in.
     highest: u64,
     stale: Vec<StaleClaim>,
@@ -41,18 +57,28 @@ impl<'p> Bench<'p> {
         plan: &'p Plan,
         exe: PathBuf,
         data: &Path,
+        store_dir: &Path,
         events: Sender<Event>,
         inbox: Receiver<Event>,
-    ) -> Self {
+        net: Option<Net>,
+    ) -> io::Result<Self> {
         let progress = ProgressBar::with_draw_target(Some(u64::from(plan.rounds)), ProgressDrawTarget::hidden());
         progress.set_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} rounds · {msg} [{elapsed}]").expect("a valid template"),
         );
-        Self {
+        let origin = Instant::now();
+        let store = FencingStore::serve(&store_dir.join("fencing.sock"), origin)?;
+        let fleet = Fleet::new(plan, exe, data, events, net, store.path().to_owned());
+        Ok(Self {
             plan,
-            fleet: Fleet::new(plan, exe, data, events),
+            fleet,
             inbox,
-            named: BTreeMap::new(),
+            origin,
+            store,
+            history: Vec::new(),
+            sides: Vec::new(),
+            nemesis: Vec::new(),
+            rng: ChaCha8Rng::seed_from_u64(plan.seed),
             highest: 0,
             stale: Vec::new(),
             open_stale: BTreeMap::new(),
@@ -61,7 +87,7 @@ impl<'p> Bench<'p> {
             rounds: Vec::new(),
             failed: Vec::new(),
             progress,
-        }
+        })
     }
 
     /// Starts the cluster and runs the rounds; `Err` says why it stopped early.
@@ -70,8 +96,14 @@ impl<'p> Bench<'p> {
         if self.plan.rounds > 1 && io::IsTerminal::is_terminal(&io::stderr()) {
             self.progress.set_draw_target(ProgressDrawTarget::stderr());
         }
+        let _load = Load::start(self.plan.cpu_load);
+        self.side(Instant::now(), (0..self.fleet.members.len()).collect());
         for round in 1..=self.plan.rounds {
-            self.round(round)?;
+            if self.plan.fault == Fault::Nemesis {
+                self.nemesis_round(round)?;
+            } else {
+                self.round(round)?;
+            }
             self.progress.inc(1);
         }
         self.progress.finish_and_clear();
@@ -152,6 +184,116 @@ impl<'p> Bench<'p> {
         Ok(())
     }
 
+    /// The members (indexes) in `side` are expected, from `at` on, to agree on a live leader of their own.
+    fn side(&mut self, at: Instant, side: Vec<usize>) {
+        let members = side.iter().map(|&i| self.fleet.members[i].id).collect();
+        self.sides.push(Side { from_ms: ms(at.saturating_duration_since(self.origin)), members });
+    }
+
+    /// One round of the nemesis: a fault held for a while, then healed; the failover while it holds and the
+    /// recovery after the heal.
+    fn nemesis_round(&mut self, round: u32) -> Result<(), Stopped> {
+        let (leader, before) = match self.agreement(|_| true) {
+            Some(agreed) => agreed,
+            // The last round failed: give the cluster one more chance to settle.
+            None => match self.wait_stable(Instant::now() + self.plan.round_timeout)? {
+                Some(_) => self.agreement(|_| true).ok_or_else(|| error("no agreed leader after settling"))?,
+                None => return Err(Stopped::Unsettled { round: round - 1, after_ms: ms(self.plan.round_timeout) }),
+            },
+        };
+        let li = self.index_of(leader)?;
+        let kinds = &self.plan.nemesis;
+        let kind = kinds[(round as usize - 1) % kinds.len()];
+        let fault = nemesis::inject(kind, li, self.fleet.members.len(), &mut self.rng);
+        let t0 = Instant::now();
+        self.inject(&fault, li)?;
+        self.side(t0, fault.side.clone());
+        let side: Vec<u32> = fault.side.iter().map(|&i| self.fleet.members[i].id).collect();
+        let hold_end = t0 + self.plan.hold;
+        let failover = if fault.takes_leader {
+            let elected = |b: &Self| {
+                b.agreement(|m| side.contains(&m.id)).filter(|&(l, e)| l != leader && e > before && side.contains(&l))
+            };
+            self.wait_for(hold_end, elected)?.map(|(at, agreed)| (ms(at.saturating_duration_since(t0)), agreed))
+        } else {
+            None
+        };
+        self.wait_for(hold_end, |_| None::<()>)?;
+        let t1 = Instant::now();
+        self.heal(&fault, li, leader, t1)?;
+        self.side(t1, (0..self.fleet.members.len()).collect());
+        let stable = self.wait_stable(t1 + self.plan.round_timeout)?;
+        let recovery_ms = stable.map(|at| ms(at.saturating_duration_since(t1)));
+        if recovery_ms.is_none() {
+            self.fail_round(round, leader, before);
+        }
+        if let Some((failover_ms, (new_leader, new_epoch))) = failover {
+            let r = Round { round, leader, epoch: before, new_leader, new_epoch, failover_ms, rejoin_ms: recovery_ms };
+            self.progress.set_message(format!("{}: failover {failover_ms:.1} ms", fault.kind.name()));
+            self.rounds.push(r);
+        }
+        self.nemesis.push(NemesisRound {
+            round,
+            kind: fault.kind.name(),
+            detail: fault.detail,
+            leader,
+            epoch: before,
+            failover_ms: failover.map(|f| f.0),
+            recovery_ms,
+            after: stable.and_then(|_| self.agreement(|_| true)),
+        });
+        Ok(())
+    }
+
+    fn index_of(&self, id: u32) -> Result<usize, Stopped> {
+        self.fleet.members.iter().position(|m| m.id == id).ok_or_else(|| error(format!("{id} is not a member")))
+    }
+
+    fn net(&self) -> Result<&Net, Stopped> {
+        self.fleet.net.as_ref().ok_or_else(|| error("the nemesis runs without its network"))
+    }
+
+    /// Puts a nemesis fault in force; `li` is the leader.
+    fn inject(&mut self, fault: &Injection, li: usize) -> Result<(), Stopped> {
+        self.net()?.apply(&fault.rules).map_err(error)?;
+        match fault.signal {
+            None => {}
+            Some(Signal::Kill) => self.fleet.stop(li),
+            #[cfg(unix)]
+            Some(Signal::Pause) => self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?,
+            #[cfg(not(unix))]
+            Some(Signal::Pause) => return Err(error("pause needs SIGSTOP")),
+        }
+        Ok(())
+    }
+
+    /// Heals a nemesis fault: the rules removed, a paused leader continued, a killed one restarted.
+    fn heal(&mut self, fault: &Injection, li: usize, leader: u32, at: Instant) -> Result<(), Stopped> {
+        self.net()?.heal().map_err(error)?;
+        match fault.signal {
+            None => {}
+            Some(Signal::Kill) => self.fleet.spawn(li, self.plan).map_err(error)?,
+            #[cfg(unix)]
+            Some(Signal::Pause) => self.resume(li, leader, at)?,
+            #[cfg(not(unix))]
+            Some(Signal::Pause) => return Err(error("pause needs SIGSTOP")),
+        }
+        Ok(())
+    }
+
+    /// Continues member `li`, paused while it led `leader`; if it still claims its old epoch, that is a stale claim.
+    #[cfg(unix)]
+    fn resume(&mut self, li: usize, leader: u32, at: Instant) -> Result<(), Stopped> {
+        self.fleet.signal(li, nix::sys::signal::Signal::SIGCONT).map_err(error)?;
+        if let Some(View { leader: Some(l), epoch: e }) = self.fleet.members[li].latest
+            && l == leader
+            && e < self.highest
+        {
+            self.open_stale_claim(li, e, at);
+        }
+        Ok(())
+    }
+
     /// Kills or stops member `li`, the leader.
     fn bring_down(&mut self, li: usize) -> Result<(), Stopped> {
         match self.plan.fault {
@@ -160,6 +302,7 @@ impl<'p> Bench<'p> {
             Fault::Pause => self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?,
             #[cfg(not(unix))]
             Fault::Pause => unreachable!("refused by plan()"),
+            Fault::Nemesis => unreachable!("nemesis rounds inject their own faults"),
         }
         Ok(())
     }
@@ -185,17 +328,10 @@ impl<'p> Bench<'p> {
         match self.plan.fault {
             Fault::Kill => self.fleet.spawn(li, self.plan).map_err(error)?,
             #[cfg(unix)]
-            Fault::Pause => {
-                self.fleet.signal(li, nix::sys::signal::Signal::SIGCONT).map_err(error)?;
-                if let Some(View { leader: Some(l), epoch: e }) = self.fleet.members[li].latest
-                    && l == leader
-                    && e < self.highest
-                {
-                    self.open_stale_claim(li, e, resumed);
-                }
-            }
+            Fault::Pause => self.resume(li, leader, resumed)?,
             #[cfg(not(unix))]
             Fault::Pause => unreachable!("refused by plan()"),
+            Fault::Nemesis => unreachable!("nemesis rounds heal their own faults"),
         }
         Ok(())
     }
@@ -301,8 +437,9 @@ impl<'p> Bench<'p> {
     fn line(&mut self, member: usize, generation: u32, at: Instant, line: &str) -> Option<Instant> {
         let view = parse_line(line)?;
         let id = self.fleet.members[member].id;
+        let at_ms = ms(at.saturating_duration_since(self.origin));
+        self.history.push(Entry { at_ms, member: id, leader: view.leader, epoch: view.epoch });
         if let Some(leader) = view.leader {
-            self.named.entry(view.epoch).or_default().insert(id, leader);
             if leader == id && view.epoch < self.highest {
                 self.open_stale_claim(member, view.epoch, at);
             }
@@ -330,26 +467,23 @@ impl<'p> Bench<'p> {
         self.open_stale.insert(member, (self.stale.len() - 1, since));
     }
 
-    /// Every epoch in which lines named more than one leader.
-    fn double_leaders(&self) -> Vec<DoubleLeader> {
-        self.named
-            .iter()
-            .filter_map(|(&epoch, by)| {
-                let leaders: BTreeSet<u32> = by.values().copied().collect();
-                (leaders.len() > 1).then(|| DoubleLeader {
-                    epoch,
-                    leaders: leaders.into_iter().collect(),
-                    named_by: by.clone(),
-                })
-            })
-            .collect()
-    }
-
     pub(super) fn report(&mut self, result: Result<(), Stopped>, data: &Path) -> Report {
         self.progress.finish_and_clear();
         let samples: Vec<f64> = self.rounds.iter().map(|r| r.failover_ms).collect();
-        let double_leaders = self.double_leaders();
+        let writes = self.store.writes();
+        let judgement = history::judge(&self.history, &writes);
+        let end_ms = ms(Instant::now().saturating_duration_since(self.origin));
+        let availability = history::availability(&self.history, &self.sides, end_ms);
         let plan = self.plan;
+        let nemesis = (plan.fault == Fault::Nemesis).then(|| {
+            let recovery: Vec<f64> = self.nemesis.iter().filter_map(|r| r.recovery_ms).collect();
+            NemesisReport {
+                kinds: plan.nemesis.iter().map(|k| k.name()).collect(),
+                hold_ms: ms(plan.hold),
+                recovery_ms: Summary::of(&recovery),
+                rounds: std::mem::take(&mut self.nemesis),
+            }
+        });
         Report {
             algorithm: plan.algorithm,
             nodes: plan.nodes,
@@ -362,7 +496,19 @@ impl<'p> Bench<'p> {
             failover_ms: Summary::of(&samples),
             samples_ms: samples,
             failed_rounds: std::mem::take(&mut self.failed),
-            double_leaders,
+            same_epoch_leaders: judgement.same_epoch_leaders.len(),
+            epoch_regressions: judgement.epoch_regressions.len(),
+            stale_writes_accepted: judgement.stale_writes_accepted.len(),
+            writes: Writes {
+                accepted: writes.iter().filter(|w| w.accepted).count(),
+                rejected: writes.iter().filter(|w| !w.accepted).count(),
+            },
+            stale_writes: judgement.stale_writes_accepted,
+            availability,
+            cpu_load: plan.cpu_load,
+            nemesis,
+            double_leaders: judgement.same_epoch_leaders,
+            regressions: judgement.epoch_regressions,
             stale_claims: std::mem::take(&mut self.stale),
             stopped: result.err(),
             details: std::mem::take(&mut self.rounds),

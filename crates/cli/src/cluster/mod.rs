@@ -17,9 +17,13 @@
 //! Children are killed on every way out: the end of the run, an error, a panic (a drop guard), Ctrl-C and SIGTERM.
 
 mod fleet;
+mod load;
 mod measure;
+mod nemesis;
+mod netns;
 mod plan;
 mod report;
+mod store;
 
 use std::io::{self, Write};
 use std::sync::mpsc;
@@ -39,7 +43,14 @@ pub(crate) fn run(args: &ClusterArgs) -> anyhow::Result<Outcome> {
     let data = Data::new(args.keep_data.as_deref())?;
     let (events, inbox) = mpsc::channel();
     watch_for_interrupts(events.clone());
-    let mut bench = Bench::new(&plan, exe, data.path(), events, inbox);
+    let net = match plan.fault {
+        plan::Fault::Nemesis => Some(netns::Net::create(plan.nodes as usize)?),
+        _ => None,
+    };
+    let store_dir =
+        tempfile::Builder::new().prefix("elect-fencing-").tempdir().context("cannot create a temporary directory")?;
+    let mut bench = Bench::new(&plan, exe, data.path(), store_dir.path(), events, inbox, net)
+        .context("cannot serve the fencing store")?;
     let result = bench.run();
     // Every child is killed and reaped before the report is printed and before the data directory is removed.
     bench.fleet.stop_all();
@@ -56,7 +67,12 @@ pub(crate) fn run(args: &ClusterArgs) -> anyhow::Result<Outcome> {
     out.flush()?;
     Ok(if report.stopped == Some(Stopped::Interrupted) {
         Outcome::Interrupted
-    } else if report.failed_rounds.is_empty() && report.double_leaders.is_empty() && report.stopped.is_none() {
+    } else if report.failed_rounds.is_empty()
+        && report.double_leaders.is_empty()
+        && report.regressions.is_empty()
+        && report.stale_writes.is_empty()
+        && report.stopped.is_none()
+    {
         Outcome::Held
     } else {
         Outcome::Violated

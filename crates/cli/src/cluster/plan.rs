@@ -15,6 +15,8 @@ use crate::BadInput;
 
 /// The most members a loopback cluster may have.
 const MAX_NODES: u32 = 64;
+/// The most busy threads `--cpu-load` starts.
+const MAX_CPU_LOAD: usize = 256;
 
 #[derive(Args)]
 pub(crate) struct ClusterArgs {
@@ -37,8 +39,28 @@ pub(crate) struct ClusterArgs {
     #[arg(long, value_name = "ROUNDS", conflicts_with = "pause_leader")]
     kill_leader: Option<u32>,
     /// Pause the leader with SIGSTOP this many times, continuing it (SIGCONT) once the others agree on another.
-    #[arg(long, value_name = "ROUNDS")]
+    #[arg(long, value_name = "ROUNDS", conflicts_with = "nemesis")]
     pause_leader: Option<u32>,
+    /// Run every member in a Linux network namespace of its own (veth pairs on a bridge) and, in each round, inject
+    /// a fault, hold it for --nemesis-hold, then heal it: `partition-leader` (the leader cut off from everyone),
+    /// `split` (the leader and a minority cut off from the majority), `one-way` (the leader hears the others but
+    /// is not heard), `loss:P` (every packet between members dropped with probability P), `pause` (SIGSTOP, then
+    /// SIGCONT the leader), `kill` (SIGKILL, then restart the leader on its data directory), `mixed` (a random
+    /// sequence of all of them, from --seed). Several kinds take turns. Faults are nftables rules inside the
+    /// namespaces; needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and the programs `ip` and `nft`
+    /// (scripts/install-nemesis). Everything created is removed at the end.
+    #[arg(long, value_name = "KIND[,KIND...]", value_delimiter = ',', conflicts_with = "kill_leader")]
+    nemesis: Vec<String>,
+    /// How many faults the nemesis injects (default 10).
+    #[arg(long, value_name = "R", requires = "nemesis")]
+    nemesis_rounds: Option<u32>,
+    /// How long each fault holds before it is healed, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000, requires = "nemesis")]
+    nemesis_hold: u64,
+    /// Keep K threads busy while measuring, each sweeping a buffer several times the size of the last-level cache
+    /// (as a parallel build does), at normal priority.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    cpu_load: usize,
     /// A round that does not end within this many milliseconds fails (the run goes on, and exits with 1).
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     round_timeout: u64,
@@ -65,6 +87,66 @@ pub(super) enum Fault {
     Kill,
     /// SIGSTOP, then SIGCONT.
     Pause,
+    /// The nemesis's faults, on a network of namespaces.
+    Nemesis,
+}
+
+/// One kind of fault the nemesis injects.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Nemesis {
+    PartitionLeader,
+    Split,
+    OneWay,
+    /// Each packet between members dropped with this probability, in thousandths.
+    Loss(u32),
+    Pause,
+    Kill,
+    /// One of the others, drawn from the run's seed.
+    Mixed,
+}
+
+impl Nemesis {
+    /// The kinds `mixed` draws from.
+    pub(super) const MIXED: [Self; 6] =
+        [Self::PartitionLeader, Self::Split, Self::OneWay, Self::Loss(200), Self::Pause, Self::Kill];
+
+    fn parse(s: &str) -> Result<Self, BadInput> {
+        Ok(match s.trim() {
+            "partition-leader" => Self::PartitionLeader,
+            "split" => Self::Split,
+            "one-way" => Self::OneWay,
+            "pause" => Self::Pause,
+            "kill" => Self::Kill,
+            "mixed" => Self::Mixed,
+            other => match other.strip_prefix("loss:") {
+                Some(p) => {
+                    let p: f64 = p.parse().map_err(|_| BadInput(format!("--nemesis {other}: P must be a number")))?;
+                    if !(p > 0.0 && p <= 1.0) {
+                        return Err(BadInput(format!("--nemesis {other}: P must be above 0 and at most 1")));
+                    }
+                    Self::Loss((p * 1000.0).round().max(1.0) as u32)
+                }
+                None => {
+                    return Err(BadInput(format!(
+                        "unknown --nemesis kind `{other}` (partition-leader, split, one-way, loss:P, pause, kill, mixed)"
+                    )));
+                }
+            },
+        })
+    }
+
+    /// The name users give it.
+    pub(super) fn name(self) -> String {
+        match self {
+            Self::PartitionLeader => "partition-leader".into(),
+            Self::Split => "split".into(),
+            Self::OneWay => "one-way".into(),
+            Self::Loss(permille) => format!("loss:{}", f64::from(permille) / 1000.0),
+            Self::Pause => "pause".into(),
+            Self::Kill => "kill".into(),
+            Self::Mixed => "mixed".into(),
+        }
+    }
 }
 
 /// The validated run.
@@ -81,6 +163,12 @@ pub(super) struct Plan {
     /// How long nothing may change before the cluster counts as stable.
     pub(super) quiet: Duration,
     pub(super) seed: u64,
+    /// The nemesis's kinds, taking turns, when it runs.
+    pub(super) nemesis: Vec<Nemesis>,
+    /// How long each of its faults holds.
+    pub(super) hold: Duration,
+    /// Busy threads while measuring.
+    pub(super) cpu_load: usize,
     cluster: String,
     /// Every member's `--key-file`.
     key_file: Option<PathBuf>,
@@ -123,11 +211,29 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
     if let Some(path) = &args.key_file {
         elect_net::ClusterKey::from_file(path).map_err(|e| BadInput(e.to_string()))?;
     }
+    let nemesis = args.nemesis.iter().map(|k| Nemesis::parse(k)).collect::<Result<Vec<_>, _>>()?;
+    if args.nemesis_rounds == Some(0) || args.kill_leader == Some(0) || args.pause_leader == Some(0) {
+        return Err(BadInput("the number of rounds must be at least 1".into()));
+    }
+    if !nemesis.is_empty() && args.nemesis_hold == 0 {
+        return Err(BadInput("--nemesis-hold must be at least 1 ms".into()));
+    }
+    if args.cpu_load > MAX_CPU_LOAD {
+        return Err(BadInput(format!("--cpu-load must be at most {MAX_CPU_LOAD}, not {}", args.cpu_load)));
+    }
     let (fault, rounds) = match (args.kill_leader, args.pause_leader) {
+        _ if !nemesis.is_empty() => (Fault::Nemesis, args.nemesis_rounds.unwrap_or(10)),
         (_, Some(rounds)) => (Fault::Pause, rounds),
         (Some(rounds), None) => (Fault::Kill, rounds),
         (None, None) => (Fault::Kill, 10),
     };
+    #[cfg(not(target_os = "linux"))]
+    if !nemesis.is_empty() {
+        return Err(BadInput("--nemesis needs Linux network namespaces".into()));
+    }
+    if !nemesis.is_empty() {
+        super::netns::check_rights()?;
+    }
     Ok(Plan {
         nodes: args.nodes,
         algorithm: info.name,
@@ -139,22 +245,25 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
         round_timeout: Duration::from_millis(args.round_timeout),
         quiet: Duration::from_millis((20 * delay_bound_ms).max(100)),
         seed: args.seed,
+        nemesis,
+        hold: Duration::from_millis(args.nemesis_hold),
+        cpu_load: args.cpu_load,
         cluster: format!("elect-cluster-{}", std::process::id()),
         key_file: args.key_file.clone(),
     })
 }
 
 impl Plan {
-    /// The `elect node` command that runs member `id` at `addr` with its state in `dir`, beside `peers` (`ID=ADDR`).
+    /// The `elect node` command (`cmd`: the executable, or a command that runs it) that runs member `id` at
+    /// `addr` with its state in `dir`, beside `peers` (`ID=ADDR`).
     pub(super) fn member_command(
         &self,
-        exe: &Path,
+        mut cmd: Command,
         id: u32,
         addr: SocketAddr,
         peers: &[String],
         dir: &Path,
     ) -> Command {
-        let mut cmd = Command::new(exe);
         cmd.arg("node").args(["--id", &id.to_string(), "--listen", &addr.to_string()]);
         for peer in peers {
             cmd.args(["--peer", peer]);

@@ -6,8 +6,10 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use elect_core::epoch;
+use elect_net::history::{Regression, SameEpoch, StaleWrite};
 use serde::Serialize;
 
+use super::nemesis::NemesisRound;
 use super::plan::Fault;
 use crate::table::Table;
 
@@ -53,15 +55,6 @@ pub(super) struct Round {
     pub(super) rejoin_ms: Option<f64>,
 }
 
-/// Two leaders named in one epoch.
-#[derive(Clone, Debug, Serialize)]
-pub(super) struct DoubleLeader {
-    pub(super) epoch: u64,
-    pub(super) leaders: Vec<u32>,
-    /// Who named them: `member -> leader`.
-    pub(super) named_by: BTreeMap<u32, u32>,
-}
-
 /// A member claiming leadership under an epoch lower than one already granted.
 #[derive(Clone, Debug, Serialize)]
 pub(super) struct StaleClaim {
@@ -102,6 +95,23 @@ impl Summary {
     }
 }
 
+/// The fencing store's verdicts.
+#[derive(Serialize)]
+pub(super) struct Writes {
+    pub(super) accepted: usize,
+    pub(super) rejected: usize,
+}
+
+/// What the nemesis did.
+#[derive(Serialize)]
+pub(super) struct NemesisReport {
+    pub(super) kinds: Vec<String>,
+    pub(super) hold_ms: f64,
+    /// After each heal, until every member followed one live leader.
+    pub(super) recovery_ms: Option<Summary>,
+    pub(super) rounds: Vec<NemesisRound>,
+}
+
 /// The JSON report; the text table shows the same figures.
 #[derive(Serialize)]
 pub(super) struct Report {
@@ -119,7 +129,25 @@ pub(super) struct Report {
     /// One per measured round, in order.
     pub(super) samples_ms: Vec<f64>,
     pub(super) failed_rounds: Vec<FailedRound>,
-    pub(super) double_leaders: Vec<DoubleLeader>,
+    /// How many epochs had more than one leader named under them (each is in `double_leaders`).
+    pub(super) same_epoch_leaders: usize,
+    /// How many times a member showed an epoch lower than one it showed before (each is in `regressions`).
+    pub(super) epoch_regressions: usize,
+    /// How many writes the fencing store accepted under an epoch lower than one it had accepted before (each is in
+    /// `stale_writes`).
+    pub(super) stale_writes_accepted: usize,
+    /// The writes the leaders made to the fencing store, by verdict.
+    pub(super) writes: Writes,
+    /// The fraction of the time, from the first stable leader to the end, during which the members that could
+    /// reach one another (the majority while a nemesis fault held) agreed on a live leader among them.
+    pub(super) availability: Option<f64>,
+    /// Busy threads while measuring.
+    pub(super) cpu_load: usize,
+    /// The nemesis's rounds, with `--nemesis`.
+    pub(super) nemesis: Option<NemesisReport>,
+    pub(super) double_leaders: Vec<SameEpoch>,
+    pub(super) regressions: Vec<Regression>,
+    pub(super) stale_writes: Vec<StaleWrite>,
     pub(super) stale_claims: Vec<StaleClaim>,
     /// Why the run ended early, if it did.
     pub(super) stopped: Option<Stopped>,
@@ -133,9 +161,15 @@ pub(super) struct Report {
 
 impl Report {
     pub(super) fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
-        let fault = match self.fault {
-            Fault::Kill => "SIGKILL the leader, then restart it",
-            Fault::Pause => "SIGSTOP the leader, then SIGCONT it",
+        let nemesis;
+        let fault = match (self.fault, &self.nemesis) {
+            (Fault::Kill, _) => "SIGKILL the leader, then restart it",
+            (Fault::Pause, _) => "SIGSTOP the leader, then SIGCONT it",
+            (Fault::Nemesis, n) => {
+                let (kinds, hold) = n.as_ref().map_or((String::new(), 0.0), |n| (n.kinds.join(", "), n.hold_ms));
+                nemesis = format!("the nemesis ({kinds}), each fault held {hold:.0} ms and healed");
+                &nemesis
+            }
         };
         writeln!(
             out,
@@ -146,6 +180,22 @@ impl Report {
             writeln!(out, "first leader agreed on after {first:.1} ms (from the start of the processes)")?;
         }
         self.table().write(out)?;
+        if let Some(n) = &self.nemesis {
+            n.write_text(out)?;
+        }
+        writeln!(
+            out,
+            "fencing store: {} writes accepted, {} refused as stale, {} stale writes accepted; \
+             {} epochs with two leaders, {} epoch regressions",
+            self.writes.accepted,
+            self.writes.rejected,
+            self.stale_writes_accepted,
+            self.same_epoch_leaders,
+            self.epoch_regressions
+        )?;
+        if let Some(a) = self.availability {
+            writeln!(out, "availability: {:.2}% of the time the reachable members agreed on a live leader", 100.0 * a)?;
+        }
         self.write_findings(out)
     }
 
@@ -193,6 +243,16 @@ impl Report {
                 views.join(", ")
             )?;
         }
+        for r in &self.regressions {
+            writeln!(
+                out,
+                "EPOCH REGRESSION: member {} showed epoch {} after {} (at {:.1} ms)",
+                r.member,
+                epoch::show(r.to),
+                epoch::show(r.from),
+                r.at_ms
+            )?;
+        }
         for d in &self.double_leaders {
             let by: Vec<String> = d.named_by.iter().map(|(m, l)| format!("{m} named {l}")).collect();
             writeln!(out, "DOUBLE LEADER in epoch {}: {}", epoch::show(d.epoch), by.join(", "))?;
@@ -220,6 +280,33 @@ impl Report {
                 Stopped::Error { detail } => detail.clone(),
             };
             writeln!(out, "stopped early: {why}")?;
+        }
+        Ok(())
+    }
+}
+
+impl NemesisReport {
+    /// One line per round, then the recovery times.
+    fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
+        let mut table = Table::new(vec!["ROUND", "FAULT", "LEADER", "FAILOVER MS", "RECOVERY MS", "AFTER"]);
+        let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"));
+        for r in &self.rounds {
+            table.row(vec![
+                r.round.to_string(),
+                r.detail.clone(),
+                format!("{}@{}", r.leader, epoch::show(r.epoch)),
+                opt(r.failover_ms),
+                r.recovery_ms.map_or_else(|| "NOT RECOVERED".to_owned(), |v| format!("{v:.1}")),
+                r.after.map_or_else(|| "-".to_owned(), |(l, e)| format!("{l}@{}", epoch::show(e))),
+            ]);
+        }
+        table.write(out)?;
+        if let Some(s) = &self.recovery_ms {
+            writeln!(
+                out,
+                "recovery after a heal: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+                s.p50, s.p90, s.p99, s.max
+            )?;
         }
         Ok(())
     }

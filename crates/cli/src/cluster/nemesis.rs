@@ -1,0 +1,176 @@
+//! What the nemesis does in a round: the fault a kind makes of the current leader and the cluster, as rules for
+//! [`super::netns`] or a signal, and which members form the side that should go on electing while it holds.
+
+use rand::RngExt;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::netns::Rules;
+use super::plan::Nemesis;
+
+/// What happens to the leader's process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Signal {
+    /// SIGSTOP now, SIGCONT at the heal.
+    Pause,
+    /// SIGKILL now, a restart on the same data directory at the heal.
+    Kill,
+}
+
+/// One round's fault.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Injection {
+    /// The kind (never `Mixed`: the one drawn).
+    pub(super) kind: Nemesis,
+    /// nftables rules per member index.
+    pub(super) rules: Vec<(usize, Rules)>,
+    /// A signal to the leader.
+    pub(super) signal: Option<Signal>,
+    /// The members (indexes) that can still reach one another while the fault holds: the side expected to have
+    /// one live leader of its own.
+    pub(super) side: Vec<usize>,
+    /// Whether the fault takes the leader from that side, so that the side must elect another.
+    pub(super) takes_leader: bool,
+    /// In words, with member ids.
+    pub(super) detail: String,
+}
+
+/// The fault `kind` makes of a cluster of `n` members led by member index `leader`.
+pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, rng: &mut ChaCha8Rng) -> Injection {
+    let kind = match kind {
+        Nemesis::Mixed => Nemesis::MIXED[rng.random_range(0..Nemesis::MIXED.len())],
+        k => k,
+    };
+    let everyone: Vec<usize> = (0..n).collect();
+    let others: Vec<usize> = everyone.iter().copied().filter(|&i| i != leader).collect();
+    let id = |i: usize| i + 1;
+    let ids = |s: &[usize]| s.iter().map(|&i| id(i).to_string()).collect::<Vec<_>>().join(",");
+    let fault = |rules, signal, side: Vec<usize>, takes_leader, detail| Injection {
+        kind,
+        rules,
+        signal,
+        side,
+        takes_leader,
+        detail,
+    };
+    match kind {
+        Nemesis::PartitionLeader => fault(
+            vec![(leader, Rules { deaf_to: others.clone(), mute_to: others.clone(), loss_permille: 0 })],
+            None,
+            others,
+            true,
+            format!("leader {} cut off from everyone", id(leader)),
+        ),
+        Nemesis::Split => {
+            // A minority of ⌊(n - 1) / 2⌋ members (at least one), the leader among them, against the rest.
+            let mut shuffled = others.clone();
+            shuffled.shuffle(rng);
+            let size = ((n - 1) / 2).max(1);
+            let mut minority: Vec<usize> = std::iter::once(leader).chain(shuffled.into_iter().take(size - 1)).collect();
+            minority.sort_unstable();
+            let majority: Vec<usize> = everyone.iter().copied().filter(|i| !minority.contains(i)).collect();
+            let rules = minority
+                .iter()
+                .map(|&i| (i, Rules { deaf_to: majority.clone(), mute_to: majority.clone(), loss_permille: 0 }))
+                .collect();
+            let detail = format!("split {{{}}} | {{{}}}", ids(&minority), ids(&majority));
+            fault(rules, None, majority, true, detail)
+        }
+        Nemesis::OneWay => fault(
+            vec![(leader, Rules { deaf_to: Vec::new(), mute_to: others.clone(), loss_permille: 0 })],
+            None,
+            others,
+            true,
+            format!("leader {} hears the others but is not heard", id(leader)),
+        ),
+        Nemesis::Loss(permille) => fault(
+            everyone.iter().map(|&i| (i, Rules { loss_permille: permille, ..Rules::default() })).collect(),
+            None,
+            everyone.clone(),
+            false,
+            format!("{}% of packets between members lost", f64::from(permille) / 10.0),
+        ),
+        Nemesis::Pause => {
+            fault(Vec::new(), Some(Signal::Pause), others, true, format!("leader {} paused (SIGSTOP)", id(leader)))
+        }
+        Nemesis::Kill => {
+            fault(Vec::new(), Some(Signal::Kill), others, true, format!("leader {} killed (SIGKILL)", id(leader)))
+        }
+        Nemesis::Mixed => unreachable!("drawn above"),
+    }
+}
+
+/// What one round of the nemesis did and how the cluster answered.
+#[derive(Clone, Debug, Serialize)]
+pub(super) struct NemesisRound {
+    pub(super) round: u32,
+    pub(super) kind: String,
+    pub(super) detail: String,
+    /// The leader and epoch before the fault.
+    pub(super) leader: u32,
+    pub(super) epoch: u64,
+    /// From the fault to the moment the side agreed on another live leader with a higher epoch, when the fault
+    /// took the leader from it (`None`: it did not, while the fault held).
+    pub(super) failover_ms: Option<f64>,
+    /// From the heal to the moment every member followed one live leader and nothing changed for the quiet
+    /// period (`None`: not within --round-timeout; the round failed).
+    pub(super) recovery_ms: Option<f64>,
+    /// The leader and epoch every member agreed on after the heal.
+    pub(super) after: Option<(u32, u64)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    #[test]
+    fn a_split_puts_the_leader_in_a_minority() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let f = inject(Nemesis::Split, 4, 5, &mut rng);
+        assert_eq!(f.side.len(), 3);
+        assert!(!f.side.contains(&4));
+        let minority: Vec<usize> = f.rules.iter().map(|(i, _)| *i).collect();
+        assert_eq!(minority.len(), 2);
+        assert!(minority.contains(&4));
+        for (_, r) in &f.rules {
+            assert_eq!(r.deaf_to, f.side);
+            assert_eq!(r.mute_to, f.side);
+        }
+        // Three members: the leader alone against two.
+        let f = inject(Nemesis::Split, 0, 3, &mut rng);
+        assert_eq!((f.rules.len(), f.side.clone()), (1, vec![1, 2]));
+    }
+
+    #[test]
+    fn one_way_mutes_the_leader_only() {
+        let f = inject(Nemesis::OneWay, 2, 3, &mut ChaCha8Rng::seed_from_u64(1));
+        assert_eq!(f.rules, vec![(2, Rules { deaf_to: vec![], mute_to: vec![0, 1], loss_permille: 0 })]);
+        assert!(f.takes_leader);
+    }
+
+    #[test]
+    fn loss_applies_everywhere_and_keeps_the_leader() {
+        let f = inject(Nemesis::Loss(200), 0, 4, &mut ChaCha8Rng::seed_from_u64(1));
+        assert_eq!(f.rules.len(), 4);
+        assert!(f.rules.iter().all(|(_, r)| r.loss_permille == 200));
+        assert!(!f.takes_leader);
+        assert_eq!(f.side, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn mixed_draws_every_kind_from_the_seed_and_repeats_with_it() {
+        let draw = |seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (0..60).map(|_| inject(Nemesis::Mixed, 0, 5, &mut rng).kind).collect::<Vec<_>>()
+        };
+        let kinds = draw(7);
+        assert_eq!(kinds, draw(7));
+        for k in Nemesis::MIXED {
+            assert!(kinds.contains(&k), "{k:?} never drawn");
+        }
+        assert!(!kinds.contains(&Nemesis::Mixed));
+    }
+}

@@ -1,0 +1,335 @@
+//! Judging a cluster's leadership history, as a test harness or an operator would: what every member said about
+//! its leadership over time, and what a fencing store accepted.
+//!
+//! A history is a list of [`Entry`]s: at a monotonic instant, member `m` showed leader `l` (or none) under
+//! fencing epoch `e`; `m` leads when `l = m`. Entries come from every process a member ran, restarts included,
+//! in the order they were observed. [`judge`] finds what must never happen:
+//!
+//! - **same-epoch leaders**: two different leaders named under one epoch (by the leaders themselves or by their
+//!   followers). Every grant's epoch is unique to its granter, so this is a broken fencing promise;
+//! - **epoch regressions**: a member showing an epoch lower than one it showed before, across its restarts too;
+//! - **stale writes accepted**: a fencing store that accepted a write under an epoch lower than one it had
+//!   accepted before (the store's one promise, checked here from its log rather than trusted).
+//!
+//! [`availability`] and [`agreed_at`] measure what should happen: a side of the cluster (the members that can
+//! reach one another, the majority while a fault holds) agreeing on one live leader.
+//!
+//! The functions are pure: no clock, no I/O. `elect cluster` records the history of its members and judges it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+/// What one member showed at one instant.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Entry {
+    /// Milliseconds since the history began, on a monotonic clock.
+    pub at_ms: f64,
+    /// The member that showed it.
+    pub member: u32,
+    /// The leader it showed, if any.
+    pub leader: Option<u32>,
+    /// The fencing epoch of that leadership (with no leader: the last epoch it knew).
+    pub epoch: u64,
+}
+
+impl Entry {
+    /// Whether the member showed itself as the leader.
+    pub fn leads(&self) -> bool {
+        self.leader == Some(self.member)
+    }
+}
+
+/// A write a fencing store answered.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Write {
+    /// Milliseconds since the history began.
+    pub at_ms: f64,
+    /// The member that wrote.
+    pub writer: u32,
+    /// The epoch it wrote under.
+    pub epoch: u64,
+    /// Whether the store accepted it.
+    pub accepted: bool,
+}
+
+/// Two or more leaders named under one epoch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SameEpoch {
+    /// The epoch.
+    pub epoch: u64,
+    /// The leaders named under it, ascending.
+    pub leaders: Vec<u32>,
+    /// Who named whom: member → leader, the last each named under this epoch.
+    pub named_by: BTreeMap<u32, u32>,
+}
+
+/// A member's epoch went backwards.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Regression {
+    /// The member.
+    pub member: u32,
+    /// When.
+    pub at_ms: f64,
+    /// The highest epoch it had shown before.
+    pub from: u64,
+    /// The lower epoch it showed then.
+    pub to: u64,
+}
+
+/// A write accepted under an epoch lower than one accepted before it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StaleWrite {
+    /// The write.
+    pub write: Write,
+    /// The highest epoch the store had accepted before it.
+    pub highest: u64,
+}
+
+/// The safety verdicts on a history.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Judgement {
+    /// Epochs under which more than one leader was named.
+    pub same_epoch_leaders: Vec<SameEpoch>,
+    /// Members whose epoch went backwards.
+    pub epoch_regressions: Vec<Regression>,
+    /// Writes accepted under a stale epoch.
+    pub stale_writes_accepted: Vec<StaleWrite>,
+}
+
+impl Judgement {
+    /// Whether the history broke no safety property.
+    pub fn holds(&self) -> bool {
+        self.same_epoch_leaders.is_empty() && self.epoch_regressions.is_empty() && self.stale_writes_accepted.is_empty()
+    }
+}
+
+/// Judges a history's safety. `entries` and `writes` are each in the order they were observed.
+pub fn judge(entries: &[Entry], writes: &[Write]) -> Judgement {
+    let mut named: BTreeMap<u64, BTreeMap<u32, u32>> = BTreeMap::new();
+    let mut highest: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut epoch_regressions = Vec::new();
+    for e in entries {
+        if let Some(leader) = e.leader {
+            named.entry(e.epoch).or_default().insert(e.member, leader);
+        }
+        let top = highest.entry(e.member).or_insert(e.epoch);
+        if e.epoch < *top {
+            epoch_regressions.push(Regression { member: e.member, at_ms: e.at_ms, from: *top, to: e.epoch });
+        }
+        *top = (*top).max(e.epoch);
+    }
+    let same_epoch_leaders = named
+        .into_iter()
+        .filter_map(|(epoch, named_by)| {
+            let leaders: BTreeSet<u32> = named_by.values().copied().collect();
+            (leaders.len() > 1).then(|| SameEpoch { epoch, leaders: leaders.into_iter().collect(), named_by })
+        })
+        .collect();
+    let mut accepted_top: Option<u64> = None;
+    let mut stale_writes_accepted = Vec::new();
+    for w in writes.iter().filter(|w| w.accepted) {
+        match accepted_top {
+            Some(top) if w.epoch < top => stale_writes_accepted.push(StaleWrite { write: *w, highest: top }),
+            _ => accepted_top = Some(w.epoch),
+        }
+    }
+    Judgement { same_epoch_leaders, epoch_regressions, stale_writes_accepted }
+}
+
+/// Which members form the side being measured, from an instant on: the members that run and can reach one
+/// another (while a fault holds, the majority's side; otherwise every member).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    /// From when, in milliseconds since the history began.
+    pub from_ms: f64,
+    /// The members, ascending.
+    pub members: Vec<u32>,
+}
+
+/// What each member showed last, as entries are replayed in order.
+#[derive(Default)]
+struct Latest(BTreeMap<u32, (Option<u32>, u64)>);
+
+impl Latest {
+    fn apply(&mut self, e: &Entry) {
+        self.0.insert(e.member, (e.leader, e.epoch));
+    }
+
+    /// The leader every member of `side` shows, under one epoch, if the leader is in `side` and shows itself
+    /// leading under that epoch.
+    fn agreed(&self, side: &[u32]) -> Option<(u32, u64)> {
+        let first = *self.0.get(side.first()?)?;
+        let (Some(leader), epoch) = first else { return None };
+        let all = side.iter().all(|m| self.0.get(m) == Some(&first));
+        (all && side.contains(&leader)).then_some((leader, epoch))
+    }
+}
+
+/// The fraction of the time from the first side's start to `end_ms` during which the side in force agreed on
+/// one live leader of its own. `sides` is in time order; `None` without a side or an empty span.
+pub fn availability(entries: &[Entry], sides: &[Side], end_ms: f64) -> Option<f64> {
+    let start = sides.first()?.from_ms;
+    if end_ms <= start {
+        return None;
+    }
+    let mut latest = Latest::default();
+    let mut side: &[u32] = &[];
+    let (mut e, mut s) = (0, 0);
+    let mut t = start;
+    let mut up = 0.0;
+    loop {
+        // Everything at or before `t` applies; then the state holds until the next change.
+        while e < entries.len() && entries[e].at_ms <= t {
+            latest.apply(&entries[e]);
+            e += 1;
+        }
+        while s < sides.len() && sides[s].from_ms <= t {
+            side = &sides[s].members;
+            s += 1;
+        }
+        let next = [entries.get(e).map(|x| x.at_ms), sides.get(s).map(|x| x.from_ms)]
+            .into_iter()
+            .flatten()
+            .fold(end_ms, f64::min);
+        if latest.agreed(side).is_some() {
+            up += next - t;
+        }
+        if next >= end_ms {
+            break;
+        }
+        t = next;
+    }
+    Some((up / (end_ms - start)).clamp(0.0, 1.0))
+}
+
+/// The first instant at or after `from_ms` at which every member of `side` shows the same live leader (one of
+/// them, leading under that epoch), with that leader and epoch; `None` if it never happens in `entries`.
+pub fn agreed_at(entries: &[Entry], side: &[u32], from_ms: f64) -> Option<(f64, u32, u64)> {
+    let mut latest = Latest::default();
+    let mut i = 0;
+    while i < entries.len() && entries[i].at_ms <= from_ms {
+        latest.apply(&entries[i]);
+        i += 1;
+    }
+    if let Some((l, e)) = latest.agreed(side) {
+        return Some((from_ms, l, e));
+    }
+    entries[i..].iter().find_map(|entry| {
+        latest.apply(entry);
+        latest.agreed(side).map(|(l, e)| (entry.at_ms, l, e))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(at_ms: f64, member: u32, leader: Option<u32>, epoch: u64) -> Entry {
+        Entry { at_ms, member, leader, epoch }
+    }
+
+    fn write(at_ms: f64, writer: u32, epoch: u64, accepted: bool) -> Write {
+        Write { at_ms, writer, epoch, accepted }
+    }
+
+    #[test]
+    fn a_clean_failover_breaks_nothing() {
+        let h = [
+            at(0.0, 3, Some(3), 10),
+            at(0.1, 1, Some(3), 10),
+            at(0.2, 2, Some(3), 10),
+            at(50.0, 2, Some(2), 20),
+            at(50.5, 1, Some(2), 20),
+            at(90.0, 3, Some(2), 20),
+        ];
+        let w = [write(1.0, 3, 10, true), write(60.0, 2, 20, true), write(70.0, 3, 10, false)];
+        let j = judge(&h, &w);
+        assert!(j.holds(), "{j:?}");
+    }
+
+    #[test]
+    fn two_leaders_in_one_epoch_are_found() {
+        let h = [at(0.0, 1, Some(1), 7), at(1.0, 2, Some(2), 7), at(2.0, 3, Some(2), 7)];
+        let j = judge(&h, &[]);
+        assert_eq!(j.same_epoch_leaders.len(), 1);
+        let v = &j.same_epoch_leaders[0];
+        assert_eq!((v.epoch, v.leaders.clone()), (7, vec![1, 2]));
+        assert_eq!(v.named_by, BTreeMap::from([(1, 1), (2, 2), (3, 2)]));
+        assert!(!j.holds());
+    }
+
+    #[test]
+    fn followers_naming_different_leaders_in_one_epoch_are_found() {
+        let h = [at(0.0, 1, Some(3), 9), at(1.0, 2, Some(4), 9)];
+        assert_eq!(judge(&h, &[]).same_epoch_leaders[0].leaders, vec![3, 4]);
+    }
+
+    #[test]
+    fn an_epoch_that_goes_backwards_across_a_restart_is_found() {
+        // Member 2 showed epoch 30, was killed, and its next process showed 20.
+        let h = [at(0.0, 2, Some(3), 30), at(5.0, 2, None, 30), at(9.0, 2, Some(2), 20), at(12.0, 2, Some(2), 40)];
+        let j = judge(&h, &[]);
+        assert_eq!(j.epoch_regressions, vec![Regression { member: 2, at_ms: 9.0, from: 30, to: 20 }]);
+        assert!(j.same_epoch_leaders.is_empty());
+    }
+
+    #[test]
+    fn a_stale_write_the_store_accepted_is_found() {
+        let w = [write(0.0, 3, 10, true), write(1.0, 2, 20, true), write(2.0, 3, 10, true), write(3.0, 3, 10, false)];
+        let j = judge(&[], &w);
+        assert_eq!(j.stale_writes_accepted, vec![StaleWrite { write: w[2], highest: 20 }]);
+    }
+
+    #[test]
+    fn equal_epochs_are_not_stale() {
+        let w = [write(0.0, 3, 10, true), write(1.0, 3, 10, true)];
+        assert!(judge(&[], &w).holds());
+    }
+
+    #[test]
+    fn availability_counts_the_time_a_side_agrees_on_a_live_leader() {
+        let all = Side { from_ms: 0.0, members: vec![1, 2, 3] };
+        let h = [
+            at(10.0, 3, Some(3), 1),
+            at(10.0, 1, Some(3), 1),
+            at(20.0, 2, Some(3), 1), // all agree from 20
+            at(60.0, 2, None, 1),    // 2 loses the leader: 60..70 unavailable
+            at(70.0, 2, Some(3), 1),
+        ];
+        let a = availability(&h, std::slice::from_ref(&all), 100.0).unwrap();
+        assert!((a - 0.7).abs() < 1e-9, "{a}");
+        // With the leader cut off from 40 on, the side {1, 2} follows a leader outside it: unavailable.
+        let cut = Side { from_ms: 40.0, members: vec![1, 2] };
+        let a = availability(&h, &[all.clone(), cut], 100.0).unwrap();
+        assert!((a - 0.2).abs() < 1e-9, "{a}");
+        // Measured from the first side's start: from 50 on, 50..60 and 70..100 of 50 ms.
+        let late = Side { from_ms: 50.0, ..all };
+        let a = availability(&h, &[late], 100.0).unwrap();
+        assert!((a - 0.8).abs() < 1e-9, "{a}");
+        assert_eq!(availability(&h, &[], 100.0), None);
+    }
+
+    #[test]
+    fn a_leader_that_does_not_lead_is_no_agreement() {
+        let side = [Side { from_ms: 0.0, members: vec![1, 2] }];
+        // Both follow 2 under epoch 5, but 2 itself shows epoch 4: not one leadership.
+        let h = [at(0.0, 1, Some(2), 5), at(0.0, 2, Some(2), 4)];
+        assert_eq!(availability(&h, &side, 10.0), Some(0.0));
+        assert_eq!(agreed_at(&h, &[1, 2], 0.0), None);
+    }
+
+    #[test]
+    fn agreement_after_a_heal_is_timed_from_the_heal() {
+        let h = [
+            at(0.0, 1, Some(2), 5),
+            at(0.0, 2, Some(2), 5),
+            at(0.0, 3, Some(3), 6),
+            at(30.0, 2, Some(3), 6),
+            at(31.0, 1, Some(3), 6),
+        ];
+        assert_eq!(agreed_at(&h, &[1, 2, 3], 10.0), Some((31.0, 3, 6)));
+        assert_eq!(agreed_at(&h, &[1, 2], 0.0), Some((0.0, 2, 5)));
+        assert_eq!(agreed_at(&h[..4], &[1, 2, 3], 10.0), None);
+    }
+}
