@@ -68,7 +68,7 @@ struct Building {
 impl Driver for Building {
     type Output = Result<Explorer, CheckError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
-        algorithm.validate(&self.scenario.ids).map_err(|e| CheckError::Config(e.to_string()))?;
+        algorithm.validate(&self.scenario.ids)?;
         let model = Model::new(algorithm, self.scenario, self.config)?;
         let state = model.initial();
         Ok(Explorer(Box::new(At { model, state })))

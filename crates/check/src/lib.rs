@@ -39,6 +39,7 @@
 //! per class of arrangements a symmetry of the topology relates.
 
 mod commute;
+mod error;
 mod explore;
 mod model;
 mod reduce;
@@ -55,6 +56,7 @@ use elect_sim::{Scenario, SimConfig, Time};
 use serde::Serialize;
 
 pub use commute::Commutation;
+pub use error::CheckError;
 pub use explore::{Choice, Explorer};
 pub use model::Action;
 use model::Model;
@@ -314,14 +316,6 @@ impl Outcome {
     }
 }
 
-/// Why a check could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckError {
-    /// A bad scenario (exit status 2).
-    #[error("{0}")]
-    Config(String),
-}
-
 /// Explores every interleaving of `config`'s scenario.
 pub fn check(config: &CheckConfig) -> Result<Outcome, CheckError> {
     let scenario = scenario(config)?;
@@ -336,13 +330,9 @@ pub fn check_algorithm<A: Algorithm>(algorithm: A, config: &CheckConfig) -> Resu
 
 fn scenario(config: &CheckConfig) -> Result<Scenario, CheckError> {
     if config.sim.mobility.is_some() {
-        return Err(CheckError::Config(
-            "the checker cannot drive moving nodes: links that come and go with positions are drawn from a seed, \
-             step by step, which is the simulator's work (elect sim --mobility)"
-                .into(),
-        ));
+        return Err(CheckError::Mobility);
     }
-    Scenario::build(&config.sim).map_err(|e| CheckError::Config(e.0))
+    Ok(Scenario::build(&config.sim)?)
 }
 
 /// Hands `driver` the process `config` names, as the simulator would run it: the algorithm on its synchronizer
@@ -354,22 +344,18 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
     driver: D,
 ) -> Result<T, CheckError> {
     let sim = &config.sim;
-    let refused = |e: elect_algos::RegistryError| CheckError::Config(e.to_string());
     match (scenario.synchronizer, sim.monitor) {
-        (Some(choice), _) => {
-            elect_algos::dispatch_synchronized(&sim.algorithm, &sim.params, choice, driver).map_err(refused)?
-        }
+        (Some(choice), _) => elect_algos::dispatch_synchronized(&sim.algorithm, &sim.params, choice, driver)?,
         (None, Some(heartbeat)) if sim.bare_monitor => {
             let bare = Bare { driver, network: scenario.monitor_network(), heartbeat };
-            elect_algos::dispatch(&sim.algorithm, &sim.params, bare).map_err(refused)?.map_err(CheckError::Config)?
+            elect_algos::dispatch(&sim.algorithm, &sim.params, bare)?.map_err(CheckError::BareMonitor)?
         }
         (None, Some(heartbeat)) => {
             let network = scenario.monitor_network();
             let hold = network.delay_bound * member::RESIGN_HOLD;
-            member::dispatch(&sim.algorithm, &sim.params, member::Timing::new(heartbeat, hold), network, driver)
-                .map_err(refused)?
+            member::dispatch(&sim.algorithm, &sim.params, member::Timing::new(heartbeat, hold), network, driver)?
         }
-        (None, None) => elect_algos::dispatch(&sim.algorithm, &sim.params, driver).map_err(refused)?,
+        (None, None) => elect_algos::dispatch(&sim.algorithm, &sim.params, driver)?,
     }
 }
 
@@ -381,7 +367,7 @@ struct Run {
 impl Driver for Run {
     type Output = Result<Outcome, CheckError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
-        algorithm.validate(&self.scenario.ids).map_err(|e| CheckError::Config(e.to_string()))?;
+        algorithm.validate(&self.scenario.ids)?;
         Ok(search::run(&Model::new(algorithm, self.scenario, self.config)?))
     }
 }
@@ -448,7 +434,7 @@ struct Replaying<'a> {
 impl Driver for Replaying<'_> {
     type Output = Result<Replay, CheckError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
-        algorithm.validate(&self.scenario.ids).map_err(|e| CheckError::Config(e.to_string()))?;
+        algorithm.validate(&self.scenario.ids)?;
         let model = Model::new(algorithm, self.scenario, self.config)?;
         let state = model.initial();
         let initial = model.scenario.ids.iter().copied().zip(model::statuses(&state)).collect();
@@ -456,11 +442,7 @@ impl Driver for Replaying<'_> {
         let mut steps = Vec::with_capacity(self.actions.len());
         for (k, &action) in self.actions.iter().enumerate() {
             if !at.model.enabled(&at.state, action) {
-                return Err(CheckError::Config(format!(
-                    "step {} of the path ({action:?}) cannot be taken in this scenario: the file was made for \
-                     another scenario or another version of the algorithm",
-                    k + 1
-                )));
+                return Err(CheckError::NotEnabled { step: k + 1, action: format!("{action:?}") });
             }
             steps.push(at.step(action));
         }

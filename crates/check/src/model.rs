@@ -243,7 +243,6 @@ pub(crate) struct Model<A: Algorithm> {
 
 impl<A: Algorithm> Model<A> {
     pub(crate) fn new(algorithm: A, scenario: Scenario, config: CheckConfig) -> Result<Self, CheckError> {
-        let bad = |s: String| Err(CheckError::Config(s));
         let graph = &scenario.graph;
         let slots = graph.link_slots();
         let (mut link_ends, mut link_far) = (vec![(0, 0); slots], vec![(0, 0); slots]);
@@ -266,27 +265,21 @@ impl<A: Algorithm> Model<A> {
         let delays = match sim.delay {
             Delay::Constant(d) => (d, d),
             Delay::Uniform(a, b) => (a, b),
-            Delay::Exp(_) => return bad("the checker needs bounded delays: constant:D or uniform:A..B".into()),
+            Delay::Exp(_) => return Err(CheckError::UnboundedDelay),
         };
         if config.timed && delays.0 == 0 {
-            return bad("--timed needs delays of at least one tick".into());
+            return Err(CheckError::ZeroDelay);
         }
         if scenario.losses.any() || !sim.duplicate.is_never() || !sim.crash_leader_at.is_empty() {
-            return bad("loss and duplication probabilities and --crash-leader are the simulator's; the checker \
-                        explores them with --network lossy|duplicating and --crashes"
-                .into());
+            return Err(CheckError::SimulatorFaults);
         }
         let mut schedule = scenario.scheduled_faults();
         schedule.sort_by_key(|&(at, _)| at);
         if !schedule.is_empty() && !config.timed {
-            return bad(
-                "scheduled faults (crashes, recoveries, link faults, partitions at given times) need --timed; \
-                        untimed checks take fault budgets instead (--crashes, --recoveries)"
-                    .into(),
-            );
+            return Err(CheckError::ScheduledUntimed);
         }
         if scenario.link_faults.len() > 64 || scenario.partitions.len() > 64 {
-            return bad("the checker takes at most 64 link faults and 64 partitions".into());
+            return Err(CheckError::TooManyFaults);
         }
         let may_recover = config.recoveries > 0 || !scenario.recoveries.is_empty();
         let (checks, winner) = (algorithm.checks(), algorithm.winner());

@@ -38,7 +38,7 @@ impl Every {
 pub fn check_every_arrangement(config: &CheckConfig) -> Result<Every, CheckError> {
     let n = config.sim.nodes;
     if !(2..=9).contains(&n) {
-        return Err(CheckError::Config(format!("every arrangement of {n} ids is too many to check (2 to 9)")));
+        return Err(CheckError::Arrangements(n));
     }
     let built: Scenario = scenario(config)?;
     let ring = matches!(built.graph.kind(), TopologyKind::Ring);

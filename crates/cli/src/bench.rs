@@ -155,7 +155,7 @@ struct Counts {
 fn run_once(work: &Work) -> anyhow::Result<Counts> {
     let config_error = |e: SimError| -> anyhow::Error {
         match e {
-            SimError::Config(e) => BadInput(e.0).into(),
+            SimError::Config(e) => BadInput(e.to_string()).into(),
             e => e.into(),
         }
     };

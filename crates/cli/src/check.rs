@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser};
-use elect_check::{Action, CheckConfig, CheckError, Network, Order, Outcome as Checked, Replay, Step};
+use elect_check::{Action, CheckConfig, Network, Order, Outcome as Checked, Replay, Step};
 use elect_core::Prefer;
 use elect_sim::{
     Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, ScenarioFile, SimConfig, TopologyKind, parse_time,
@@ -268,7 +268,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
     if args.every_arrangement {
         return every(&config, args.json);
     }
-    let outcome = elect_check::check(&config).map_err(|CheckError::Config(e)| BadInput(e))?;
+    let outcome = elect_check::check(&config).map_err(|e| BadInput(e.to_string()))?;
     if let (Some(path), Some(c)) = (&args.save, &outcome.counterexample) {
         let file = CounterexampleFile {
             format: FORMAT.into(),
@@ -285,7 +285,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
             .map_err(|e| BadInput(format!("cannot write the counterexample file {}: {e}", path.display())))?;
     }
     if let (Some(path), Some(c)) = (&args.html, &outcome.counterexample) {
-        let r = elect_check::replay(&config, &c.actions).map_err(|CheckError::Config(e)| BadInput(e))?;
+        let r = elect_check::replay(&config, &c.actions).map_err(|e| BadInput(e.to_string()))?;
         viewer(path, &config, &r, c.loop_start)?;
     }
     let mut out = io::stdout().lock();
@@ -299,7 +299,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
 }
 
 fn every(config: &CheckConfig, json: bool) -> anyhow::Result<Outcome> {
-    let every = elect_check::check_every_arrangement(config).map_err(|CheckError::Config(e)| BadInput(e))?;
+    let every = elect_check::check_every_arrangement(config).map_err(|e| BadInput(e.to_string()))?;
     let mut out = io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, &every)?;
@@ -430,7 +430,7 @@ struct Recheck {
 /// Writes the HTML viewer of a replayed path: its steps as trace records, one time unit per step.
 fn viewer(path: &Path, config: &CheckConfig, r: &Replay, loop_start: Option<usize>) -> anyhow::Result<()> {
     use serde_json::{Value, json};
-    let scenario = elect_sim::Scenario::build(&config.sim).map_err(|e| BadInput(e.0))?;
+    let scenario = elect_sim::Scenario::build(&config.sim).map_err(|e| BadInput(e.to_string()))?;
     let ids: Vec<u32> = scenario.ids.iter().map(|i| i.0).collect();
     let mut records: Vec<Value> = vec![json!({
         "ev": "run",
@@ -509,7 +509,7 @@ pub(crate) fn replay(path: &Path, json: bool, html: Option<&Path>) -> anyhow::Re
     }
     let recheck = Recheck::try_parse_from(&file.check).map_err(|e| bad(format!("its check arguments: {e}")))?;
     let config = recheck.args.config()?;
-    let r = elect_check::replay(&config, &file.actions).map_err(|CheckError::Config(e)| bad(e))?;
+    let r = elect_check::replay(&config, &file.actions).map_err(|e| bad(e.to_string()))?;
     if let Some(out) = html {
         viewer(out, &config, &r, file.loop_start)?;
     }

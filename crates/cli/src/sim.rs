@@ -292,7 +292,7 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     spinner.finish_and_clear();
     let report = match result {
         Ok(report) => report,
-        Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
+        Err(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
         Err(e) => return Err(e.into()),
     };
     pictures.write(&cfg)?;

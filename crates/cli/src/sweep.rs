@@ -139,7 +139,7 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
         synchronizers: args.synchronizers.clone(),
         template,
     };
-    let configs = sweep.configs().map_err(|e| BadInput(e.0))?;
+    let configs = sweep.configs().map_err(|e| BadInput(e.to_string()))?;
     let total_runs = configs.len() as u64;
     let total_work: u64 = configs.iter().map(|c| c.nodes as u64).sum();
     let bar = progress_bar(total_work);
@@ -150,7 +150,7 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
     bar.finish_and_clear();
     let rows = match rows {
         Ok(rows) => rows,
-        Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
+        Err(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
         Err(e) => return Err(e.into()),
     };
     debug_assert_eq!(rows.len() as u64, total_runs);

@@ -57,7 +57,7 @@ fn showcases(args: &TourArgs) -> anyhow::Result<(Vec<Showcase>, Vec<&'static str
         let cfg = SimConfig::showcase(info, args.nodes, args.seed);
         match elect_sim::simulate(&cfg, None) {
             Ok(report) => reports.push((info, report)),
-            Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
+            Err(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
             Err(e) => return Err(e.into()),
         }
     }
@@ -73,7 +73,7 @@ fn synchronized(args: &TourArgs) -> anyhow::Result<Vec<Report>> {
         cfg.synchronizer = Some(spec.parse().expect("a valid synchronizer"));
         match elect_sim::simulate(&cfg, None) {
             Ok(report) => synced.push(report),
-            Err(SimError::Config(e)) => return Err(BadInput(e.0).into()),
+            Err(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
             Err(e) => return Err(e.into()),
         }
     }

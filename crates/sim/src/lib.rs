@@ -19,6 +19,7 @@
 
 mod config;
 mod engine;
+mod error;
 mod faults;
 mod mobility;
 mod network;
@@ -39,12 +40,13 @@ use elect_algos::{Algorithm, Driver, dispatch, dispatch_synchronized};
 
 pub use config::{Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig};
 pub use engine::{Progress, ProgressFn, RunError, Sim, build as build_process};
+pub use error::ConfigError;
 pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
 pub use mobility::MobilitySpec;
 pub use report::{
     BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict, ViolationReport,
 };
-pub use scenario::{ConfigError, Scenario, Scheduled};
+pub use scenario::{Scenario, Scheduled};
 pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
 pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
 pub use time::{TICKS_PER_UNIT, format_time, parse_time};
@@ -90,7 +92,7 @@ impl From<RunError> for SimError {
 impl Driver for Run {
     type Output = Result<Report, SimError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
-        algorithm.validate(&self.scenario.ids).map_err(|e| ConfigError(e.to_string()))?;
+        algorithm.validate(&self.scenario.ids).map_err(ConfigError::from)?;
         self.simulate(algorithm)
     }
 }
@@ -137,7 +139,7 @@ pub fn simulate_with(config: &SimConfig, observers: Observers) -> Result<Report,
             let network = run.scenario.monitor_network();
             dispatch(&config.algorithm, &config.params, Bare { driver: run, network, heartbeat })
                 .map_err(ConfigError::from)?
-                .map_err(ConfigError)?
+                .map_err(ConfigError::BareMonitor)?
         }
         (None, Some(heartbeat)) => {
             let network = run.scenario.monitor_network();

@@ -12,22 +12,12 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig};
+use crate::error::ConfigError;
 use crate::faults::{Link, Probability, Window};
 use crate::topology::{Graph, TopologyKind};
 #[cfg(doc)]
 use elect_algos::monitor::MonitorConfig;
 use elect_algos::monitor::MonitorNetwork;
-
-/// Bad input: the message names the problem, for a one-line error and exit status 2.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
-
-impl From<elect_algos::RegistryError> for ConfigError {
-    fn from(e: elect_algos::RegistryError) -> Self {
-        Self(e.to_string())
-    }
-}
 
 /// Independent random streams of one root seed.
 #[derive(Clone, Copy, Debug)]
@@ -160,51 +150,41 @@ impl Losses {
     }
 }
 
-fn err<T>(message: impl Into<String>) -> Result<T, ConfigError> {
-    Err(ConfigError(message.into()))
-}
-
 impl Scenario {
     /// Validates `config` and resolves it.
     pub fn build(config: &SimConfig) -> Result<Self, ConfigError> {
         let info = lookup(&config.algorithm)?;
         let n = config.nodes;
         if n == 0 {
-            return err("--nodes must be at least 1");
+            return Err(ConfigError::NoNodes);
         }
         if config.max_events == 0 {
-            return err("--max-events must be at least 1");
+            return Err(ConfigError::NoEvents);
         }
         let graph = Graph::new(topology(info, config.topology.clone(), n)?, n, &mut rng(config.seed, Stream::Topology))
-            .map_err(ConfigError)?;
+            .map_err(ConfigError::Topology)?;
         let graph = match config.mobility {
-            None if config.mobility_until.is_some() => return err("--mobility-until needs --mobility"),
+            None if config.mobility_until.is_some() => return Err(ConfigError::MobilityUntilAlone),
             None => graph,
             Some(_) if config.mobility_until.is_none() && config.until.is_none() => {
-                return err(
-                    "nodes that keep moving never let a run end: give --until T, or --mobility-until T to stop them",
-                );
+                return Err(ConfigError::EndlessMobility);
             }
-            Some(_) => graph.into_mobile().map_err(ConfigError)?,
+            Some(_) => graph.into_mobile().map_err(ConfigError::Topology)?,
         };
         let components = graph.components();
         if components > 1 && info.elects != elect_algos::Elects::PerComponent {
-            return err(format!(
-                "the {} topology drawn for seed {} falls into {components} disconnected parts; {} needs a connected \
-                 network (try another seed, or a larger range)",
-                graph.kind(),
-                config.seed,
-                info.name
-            ));
+            return Err(ConfigError::Disconnected {
+                kind: graph.kind().clone(),
+                seed: config.seed,
+                components,
+                algorithm: info.name,
+            });
         }
         let diameter = graph.diameter();
         let ids = arrange(config, n)?;
         let position: BTreeMap<NodeId, u32> = ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
-        let find = |id: NodeId, what: &str| {
-            position
-                .get(&id)
-                .copied()
-                .ok_or_else(|| ConfigError(format!("{what} {id} is not a node ({})", describe(&ids))))
+        let find = |id: NodeId, what: &'static str| {
+            position.get(&id).copied().ok_or_else(|| ConfigError::NotANode { what, id, ids: describe(&ids) })
         };
         let ranking = ranking(config, &ids, &find)?;
         let ranks: Vec<Rank> = ids.iter().map(|&id| ranking.rank(id)).collect();
@@ -228,7 +208,7 @@ impl Scenario {
         let link = |l: Link| -> Result<Vec<(u32, u32)>, ConfigError> {
             let (a, b) = (find(l.a, "linked node")?, find(l.b, "linked node")?);
             if !graph.adjacent(a, b) {
-                return err(format!("there is no link {}-{} on a {} topology", l.a, l.b, graph.kind()));
+                return Err(ConfigError::NoLink { a: l.a, b: l.b, kind: graph.kind().clone() });
             }
             Ok(if l.one_way { vec![(a, b)] } else { vec![(a, b), (b, a)] })
         };
@@ -266,22 +246,19 @@ impl Scenario {
             None => None,
             Some(spec) => {
                 if !elect_algos::runs_on_synchronizers(info.name) {
-                    return err(format!(
-                        "{} is not written in rounds, so no synchronizer can run it (--synchronizer runs {})",
-                        info.name,
-                        elect_algos::registry::all()
-                            .iter()
-                            .filter(|i| elect_algos::runs_on_synchronizers(i.name))
-                            .map(|i| i.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
+                    let known = elect_algos::registry::all()
+                        .iter()
+                        .filter(|i| elect_algos::runs_on_synchronizers(i.name))
+                        .map(|i| i.name)
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    return Err(ConfigError::NotInRounds { algorithm: info.name, known });
                 }
                 if config.monitor.is_some() {
-                    return err("a synchronized algorithm runs once, failure-free: --monitor does not apply");
+                    return Err(ConfigError::SynchronizedMonitor);
                 }
                 if config.mobility.is_some() {
-                    return err("the synchronizers assume fixed links: --mobility does not apply");
+                    return Err(ConfigError::SynchronizedMobility);
                 }
                 let faults = [
                     (!config.crashes.is_empty(), "--crash"),
@@ -293,94 +270,57 @@ impl Scenario {
                     (!config.link_downs.is_empty(), "--link-down"),
                     (!config.partitions.is_empty(), "--partition"),
                 ];
-                if let Some((_, flag)) = faults.iter().find(|(given, _)| *given) {
-                    return err(format!(
-                        "the synchronizers assume reliable links and no failures: {flag} does not apply"
-                    ));
+                if let Some(&(_, flag)) = faults.iter().find(|(given, _)| *given) {
+                    return Err(ConfigError::SynchronizedFault(flag));
                 }
                 if spec.timing() == Timing::Synchronous && delay_bound.is_none() {
-                    return err(format!(
-                        "the abd synchronizer spaces pulses 2d apart for a delay bound d, but --delay {} is \
-                         unbounded; use a constant or uniform:A..B delay, or give a bound with --delay-bound",
-                        config.delay
-                    ));
+                    return Err(ConfigError::AbdUnbounded(config.delay));
                 }
                 if let Some(root) = spec.root() {
                     find(root, "the synchronizer's root")?;
                 }
                 let starting: Vec<NodeId> = (0..n).filter(|&i| initiators[i]).map(|i| ids[i]).collect();
-                Some(spec.resolve(n, &starting).map_err(ConfigError)?)
+                Some(spec.resolve(n, &starting).map_err(ConfigError::Synchronizer)?)
             }
         };
         let timing = config.synchronizer.map_or(info.timing, |s| s.timing());
         if timing == Timing::Synchronous && delay_bound.is_none() {
-            return err(format!(
-                "{} relies on a delay bound T for its timeouts, but --delay {} is unbounded; use a constant or \
-                 uniform:A..B delay, or tell it a bound with --delay-bound",
-                info.name, config.delay
-            ));
+            return Err(ConfigError::Unbounded { algorithm: info.name, delay: config.delay });
         }
         if config.delay_bound == Some(0) {
-            return err("--delay-bound must be positive");
+            return Err(ConfigError::ZeroDelayBound);
         }
         if config.monitor.is_some() && delay_bound.is_none() {
-            return err(format!(
-                "the leader monitor times heartbeats with a delay bound T, but --delay {} is unbounded; give one with --delay-bound",
-                config.delay
-            ));
+            return Err(ConfigError::MonitorUnbounded(config.delay));
         }
         if config.monitor.is_some() && config.bare_monitor && info.elects != elect_algos::Elects::OneLeader {
-            return err(format!(
-                "{} elects a leader per group or component and finds failures itself; --bare-monitor is for \
-                 algorithms that elect one leader (--monitor runs it as a member of `elect node` runs it)",
-                info.name
-            ));
+            return Err(ConfigError::BareMonitorPerGroup(info.name));
         }
         if config.monitor.is_some() && !config.bare_monitor {
-            elect_algos::member::deployable(info).map_err(|why| ConfigError(format!("--monitor: {why}")))?;
+            elect_algos::member::deployable(info).map_err(ConfigError::NotDeployable)?;
             if *graph.kind() != TopologyKind::Complete {
-                return err(format!(
-                    "--monitor runs the process a member of `elect node` runs, and members form a full mesh: use \
-                     --topology complete (ring algorithms run on its logical ring), or --bare-monitor for the leader \
-                     monitor alone on a {}",
-                    graph.kind()
-                ));
+                return Err(ConfigError::MonitorNeedsMesh(graph.kind().clone()));
             }
         }
         if config.params.get(elect_algos::member::BUG_PARAM.name).is_some()
             && (config.monitor.is_none() || config.bare_monitor)
         {
-            return err(format!(
-                "--param {} plants a flaw in the deployed member: it needs --monitor",
-                elect_algos::member::BUG_PARAM.name
-            ));
+            return Err(ConfigError::BugNeedsMonitor(elect_algos::member::BUG_PARAM.name));
         }
         if info.lockstep && synchronizer.is_none() {
             if initiators.iter().enumerate().any(|(p, &i)| !i && !down_at_start.contains(&(p as u32))) {
-                return err(format!(
-                    "{} runs in lock-step rounds that every process starts at time 0: use --initiators all, or run \
-                     it on a synchronizer (--synchronizer alpha)",
-                    info.name
-                ));
+                return Err(ConfigError::LockstepInitiators(info.name));
             }
             if config.monitor.is_some() {
-                return err(format!(
-                    "{} runs in lock-step rounds from time 0; the leader monitor's epochs restart one process at a time",
-                    info.name
-                ));
+                return Err(ConfigError::LockstepMonitor(info.name));
             }
         }
         let needs_diameter = info.params.iter().any(|p| p.name == "diameter");
         if needs_diameter && diameter.is_none() && config.params.get("diameter").is_none() {
-            return err(format!(
-                "{} runs D rounds, but the diameter of this {} on {n} nodes is too large to measure; give an upper \
-                 bound with --param diameter=D",
-                info.name,
-                graph.kind()
-            ));
+            return Err(ConfigError::NoDiameter { algorithm: info.name, kind: graph.kind().clone(), n });
         }
         if config.monitor == Some(0) {
-            return err("--heartbeat must be at least 1 (a multiple of the delay bound T)");
+            return Err(ConfigError::ZeroHeartbeat);
         }
         let initiator_eccentricity = diameter
             .and_then(|_| (0..n as u32).filter(|&i| initiators[i as usize]).map(|i| graph.eccentricity(i)).max());
@@ -494,10 +434,8 @@ fn topology(info: &Info, asked: Option<TopologyKind>, n: usize) -> Result<Topolo
         Some(kind) if info.needs == Needs::Connected => Ok(kind),
         // A logical ring over a complete network (van Steen's model): a process can skip a dead successor.
         Some(TopologyKind::Complete) if info.needs == Needs::Ring && n >= 3 => Ok(TopologyKind::Complete),
-        Some(TopologyKind::Complete) if info.needs == Needs::Ring => {
-            err(format!("a logical ring over a complete graph needs at least 3 processes ({n} given)"))
-        }
-        Some(kind) => err(format!("{} runs on a {natural} topology, not on a {kind} (see elect list)", info.name)),
+        Some(TopologyKind::Complete) if info.needs == Needs::Ring => Err(ConfigError::SmallLogicalRing(n)),
+        Some(kind) => Err(ConfigError::WrongTopology { algorithm: info.name, natural, kind }),
     }
 }
 
@@ -513,11 +451,11 @@ fn arrange(config: &SimConfig, n: usize) -> Result<Vec<NodeId>, ConfigError> {
         }
         Ids::List(list) => {
             if list.len() != n {
-                return err(format!("--ids lists {} ids but --nodes is {n}", list.len()));
+                return Err(ConfigError::IdCount { listed: list.len(), n });
             }
             let mut seen = BTreeSet::new();
             if let Some(dup) = list.iter().find(|&&id| !seen.insert(id)) {
-                return err(format!("duplicate id {dup} in --ids"));
+                return Err(ConfigError::DuplicateId(*dup));
             }
             list.clone()
         }
@@ -527,7 +465,7 @@ fn arrange(config: &SimConfig, n: usize) -> Result<Vec<NodeId>, ConfigError> {
 fn ranking(
     config: &SimConfig,
     ids: &[NodeId],
-    find: &impl Fn(NodeId, &str) -> Result<u32, ConfigError>,
+    find: &impl Fn(NodeId, &'static str) -> Result<u32, ConfigError>,
 ) -> Result<Ranking, ConfigError> {
     let attrs = match &config.attrs {
         Attrs::None => BTreeMap::new(),
@@ -539,13 +477,13 @@ fn ranking(
         }
         Attrs::Random(max) => {
             if *max > Rank::MAX_ATTR {
-                return err(format!("--attr random:{max} exceeds the largest attribute {}", Rank::MAX_ATTR));
+                return Err(ConfigError::RandomAttrTooLarge(*max));
             }
             let mut rng = rng(config.seed, Stream::Attrs);
             ids.iter().map(|&id| (id, rng.random_range(0..=*max))).collect()
         }
     };
-    Ranking::new(config.prefer).with_attrs(attrs).map_err(|e| ConfigError(e.to_string()))
+    Ok(Ranking::new(config.prefer).with_attrs(attrs)?)
 }
 
 /// Who receives `Initiate` at time 0: only processes that are up then.
@@ -554,12 +492,12 @@ fn initiators(
     graph: &Graph,
     ranks: &[Rank],
     down_at_start: &BTreeSet<u32>,
-    find: &impl Fn(NodeId, &str) -> Result<u32, ConfigError>,
+    find: &impl Fn(NodeId, &'static str) -> Result<u32, ConfigError>,
 ) -> Result<Vec<bool>, ConfigError> {
     let n = ranks.len();
     let live: Vec<u32> = (0..n as u32).filter(|p| !down_at_start.contains(p)).collect();
     if live.is_empty() {
-        return err("every node is crashed at time 0");
+        return Err(ConfigError::AllCrashed);
     }
     let mut chosen = vec![false; n];
     let strength = |p: &&u32| ranks[**p as usize];
@@ -569,8 +507,7 @@ fn initiators(
         InitiatorSpec::Strongest => chosen[*live.iter().max_by_key(strength).expect("some node is up") as usize] = true,
         InitiatorSpec::Random(k) => {
             if *k == 0 || *k > live.len() {
-                let up = if live.len() == n { String::new() } else { " nodes up at time 0".to_owned() };
-                return err(format!("--initiators random:{k} needs 1 <= K <= {}{up}", live.len()));
+                return Err(ConfigError::RandomInitiators { k: *k, live: live.len(), all_up: live.len() == n });
             }
             for i in index::sample(&mut rng(config.seed, Stream::Initiators), live.len(), *k) {
                 chosen[live[i] as usize] = true;
@@ -585,17 +522,17 @@ fn initiators(
                 }
             }
             if !chosen.contains(&true) {
-                return err(format!("node {id} has no live neighbour to initiate"));
+                return Err(ConfigError::NoLiveNeighbor(*id));
             }
         }
         InitiatorSpec::List(list) => {
             for &id in list {
                 let p = find(id, "initiator")?;
                 if down_at_start.contains(&p) {
-                    return err(format!("initiator {id} is crashed at time 0 (--crash {id}@0)"));
+                    return Err(ConfigError::InitiatorCrashed(id));
                 }
                 if std::mem::replace(&mut chosen[p as usize], true) {
-                    return err(format!("initiator {id} is listed twice"));
+                    return Err(ConfigError::InitiatorTwice(id));
                 }
             }
         }
@@ -622,7 +559,7 @@ mod tests {
     fn build(f: impl FnOnce(&mut SimConfig)) -> Result<Scenario, String> {
         let mut cfg = SimConfig::new("chang-roberts", 8);
         f(&mut cfg);
-        Scenario::build(&cfg).map_err(|e| e.0)
+        Scenario::build(&cfg).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -510,7 +510,7 @@ impl ScenarioFile {
             pieces.push((entry.span(), Piece::Faults(vec![fault])));
         }
         if let Err(e) = Scenario::build(&cfg) {
-            return Err(locate(&r, &cfg, &pieces, e.0));
+            return Err(locate(&r, &cfg, &pieces, e.to_string()));
         }
         let expect = raw.expect.map(|e| expect(&r, e)).transpose()?;
         Ok(Self { description: raw.description, config: cfg, expect })
@@ -536,7 +536,7 @@ fn locate(r: &Reader<'_>, full: &SimConfig, pieces: &[(Range<usize>, Piece)], pr
             Piece::Faults(faults) => faults.iter().for_each(|f| f.apply(&mut partial)),
         }
         if let Err(e) = Scenario::build(&partial) {
-            return r.at(span, e.0);
+            return r.at(span, e.to_string());
         }
     }
     r.whole(problem)

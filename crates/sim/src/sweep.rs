@@ -10,8 +10,8 @@ use elect_algos::synchronizers::Spec;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::error::ConfigError;
 use crate::report::{Report, Time};
-use crate::scenario::ConfigError;
 use crate::topology::MAX_NODES;
 use crate::{SimConfig, SimError, simulate};
 
@@ -154,7 +154,7 @@ impl Sweep {
     /// The runs of the sweep, in output order.
     pub fn configs(&self) -> Result<Vec<SimConfig>, ConfigError> {
         if self.algorithms.is_empty() || self.sizes.0.is_empty() || self.seeds == 0 {
-            return Err(ConfigError("a sweep needs at least one algorithm, one size and one seed".into()));
+            return Err(ConfigError::EmptySweep);
         }
         let mut configs = Vec::new();
         let synchronizers =
@@ -199,7 +199,7 @@ impl Sweep {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
             .build()
-            .map_err(|e| ConfigError(format!("cannot start the sweep's threads: {e}")))?;
+            .map_err(|e| ConfigError::Threads(e.to_string()))?;
         let mut done: Vec<(usize, Row)> = pool.install(|| {
             order
                 .par_iter()

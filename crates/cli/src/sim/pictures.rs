@@ -53,7 +53,7 @@ impl Pictures {
         if self.topology.is_none() && self.html.is_none() {
             return Ok(());
         }
-        let scenario = Scenario::build(cfg).map_err(|e| BadInput(e.0))?;
+        let scenario = Scenario::build(cfg).map_err(|e| BadInput(e.to_string()))?;
         let layout = Layout::of(&scenario.graph);
         if let Some(path) = &self.topology {
             save(path, &elect_viz::topology_svg(&run, &layout)?)?;
