@@ -40,6 +40,8 @@
 
 mod commute;
 mod explore;
+mod file;
+mod memory;
 mod model;
 mod reduce;
 mod search;
@@ -56,6 +58,7 @@ use serde::Serialize;
 
 pub use commute::Commutation;
 pub use explore::{Choice, Explorer};
+pub use file::{CounterexampleFile, FORMAT, FileError};
 pub use model::Action;
 use model::Model;
 pub use symmetry::{Every, check_every_arrangement};
@@ -131,6 +134,9 @@ pub struct CheckConfig {
     pub max_time: Option<std::time::Duration>,
     /// Threads (all cores when `None`).
     pub threads: Option<usize>,
+    /// Stop when the process's resident memory passes this many bytes (checked after every batch of states; see
+    /// `memory.rs`); `None`: no bound.
+    pub max_memory: Option<u64>,
 }
 
 impl CheckConfig {
@@ -151,6 +157,7 @@ impl CheckConfig {
             max_depth: u32::MAX,
             max_time: None,
             threads: None,
+            max_memory: None,
         }
     }
 }
@@ -430,6 +437,8 @@ pub struct Replay {
     pub last: Vec<Violation>,
     /// Whether the last state is final (nothing left to happen but optional faults).
     pub settled: bool,
+    /// The algorithm's promised properties.
+    pub properties: Vec<&'static str>,
 }
 
 /// Re-runs `actions` from the initial state of `config`'s scenario, deterministically, judging every state as the
@@ -466,6 +475,7 @@ impl Driver for Replaying<'_> {
         }
         let settled = at.model.quiescent(&at.state);
         let last = at.model.judge_all(&at.state, true);
-        Ok(Replay { algorithm: A::INFO.name, initial, steps, last, settled })
+        let properties = at.model.checks.iter().map(|c| c.property.name()).collect();
+        Ok(Replay { algorithm: A::INFO.name, initial, steps, last, settled, properties })
     }
 }
