@@ -191,7 +191,7 @@ fn grammar(cases: u32) {
 
 #[test]
 fn any_command_line_ends_quickly_with_0_1_or_2() {
-    grammar(24);
+    grammar(64);
 }
 
 #[test]

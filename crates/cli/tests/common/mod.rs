@@ -9,20 +9,20 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What a run of `elect` did.
-pub struct Ran {
+pub(crate) struct Ran {
     /// The exit status; `None` when it was killed.
-    pub code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
     /// The resident high-water mark (`VmHWM` in `/proc/PID/status`, sampled while it ran), in bytes.
-    pub peak: u64,
-    pub took: Duration,
+    pub(crate) peak: u64,
+    pub(crate) took: Duration,
     /// Whether it was killed for running longer than its time or taking more than its memory.
-    pub killed: bool,
+    pub(crate) killed: bool,
 }
 
 /// Runs `elect ARGS`, killing it if it runs longer than `time` or its resident set passes `memory` bytes.
-pub fn run<S: AsRef<std::ffi::OsStr>>(args: &[S], time: Duration, memory: u64) -> Ran {
+pub(crate) fn run<S: AsRef<std::ffi::OsStr>>(args: &[S], time: Duration, memory: u64) -> Ran {
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_elect"))
         .args(args)
