@@ -92,7 +92,7 @@ pub(crate) fn read_bounded(path: &Path, what: &str, max: u64) -> Result<String, 
     }
     let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
     let mut raw = Vec::new();
-    file.take(max + 1).read_to_end(&mut raw).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    file.take(max.saturating_add(1)).read_to_end(&mut raw).map_err(|e| bad(format!("cannot read it: {e}")))?;
     if raw.len() as u64 > max {
         return Err(too_big());
     }
@@ -161,6 +161,7 @@ mod tests {
         let small = dir.path().join("small");
         std::fs::write(&small, "abc").unwrap();
         assert_eq!(read_bounded(&small, "file", 3).unwrap(), "abc");
+        assert_eq!(read_bounded(&small, "file", u64::MAX).unwrap(), "abc", "no limit at all");
         assert!(read_bounded(&small, "file", 2).unwrap_err().0.contains("larger than the limit of 2 bytes"));
         assert!(read_bounded(dir.path(), "file", 3).unwrap_err().0.contains("not a regular file"));
         assert!(read_bounded(Path::new("/dev/zero"), "file", 3).unwrap_err().0.contains("not a regular file"));
