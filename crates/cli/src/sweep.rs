@@ -188,7 +188,7 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
                 }
                 Streamed::Row(row) => {
                     csv.as_mut().expect("the header comes first").write(&row)?;
-                    seen.add(row, args.plot.is_some().then_some(args.metric));
+                    seen.add(*row, args.plot.is_some().then_some(args.metric));
                 }
             }
             Ok(())

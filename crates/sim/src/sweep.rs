@@ -157,7 +157,7 @@ pub enum Streamed<'a> {
     /// Every message kind of the sweep's algorithms, in order of first appearance.
     Kinds(&'a [&'static str]),
     /// The next row.
-    Row(Row),
+    Row(Box<Row>),
 }
 
 impl Sweep {
@@ -287,7 +287,7 @@ impl Sweep {
                     Some(row) => row,
                     None => first_rows[(i / per_group) as usize].take().expect("each first row once"),
                 };
-                sink(Streamed::Row(row))?;
+                sink(Streamed::Row(Box::new(row)))?;
             }
             start = end;
         }
@@ -300,7 +300,7 @@ impl Sweep {
         let mut rows = Vec::new();
         self.stream(threads, progress, &mut |item| {
             if let Streamed::Row(row) = item {
-                rows.push(row);
+                rows.push(*row);
             }
             Ok::<(), SimError>(())
         })?;
