@@ -41,6 +41,8 @@
 mod commute;
 mod error;
 mod explore;
+mod file;
+mod memory;
 mod model;
 mod reduce;
 mod search;
@@ -58,6 +60,7 @@ use serde::Serialize;
 pub use commute::Commutation;
 pub use error::CheckError;
 pub use explore::{Choice, Explorer};
+pub use file::{CounterexampleFile, FORMAT, FileError};
 pub use model::Action;
 use model::Model;
 pub use symmetry::{Every, check_every_arrangement};
@@ -133,6 +136,9 @@ pub struct CheckConfig {
     pub max_time: Option<std::time::Duration>,
     /// Threads (all cores when `None`).
     pub threads: Option<usize>,
+    /// Stop when the process's resident memory passes this many bytes (checked after every batch of states; see
+    /// `memory.rs`); `None`: no bound.
+    pub max_memory: Option<u64>,
 }
 
 impl CheckConfig {
@@ -153,6 +159,7 @@ impl CheckConfig {
             max_depth: u32::MAX,
             max_time: None,
             threads: None,
+            max_memory: None,
         }
     }
 }
@@ -416,6 +423,8 @@ pub struct Replay {
     pub last: Vec<Violation>,
     /// Whether the last state is final (nothing left to happen but optional faults).
     pub settled: bool,
+    /// The algorithm's promised properties.
+    pub properties: Vec<&'static str>,
 }
 
 /// Re-runs `actions` from the initial state of `config`'s scenario, deterministically, judging every state as the
@@ -448,6 +457,7 @@ impl Driver for Replaying<'_> {
         }
         let settled = at.model.quiescent(&at.state);
         let last = at.model.judge_all(&at.state, true);
-        Ok(Replay { algorithm: A::INFO.name, initial, steps, last, settled })
+        let properties = at.model.checks.iter().map(|c| c.property.name()).collect();
+        Ok(Replay { algorithm: A::INFO.name, initial, steps, last, settled, properties })
     }
 }

@@ -168,15 +168,21 @@ fn search<A: Algorithm>(
         graph: keep_edges.then(|| Graph { settled: vec![false], ..Graph::default() }),
     };
     let mut frontier: VecDeque<(u32, State<A::Process>)> = VecDeque::from([(0, initial)]);
+    let mut memory = crate::memory::Budget::new(config.max_memory, BATCH, dfs);
     while !frontier.is_empty() {
         if config.max_time.is_some_and(|limit| started.elapsed() >= limit) {
             pass.complete = false;
             pass.stopped = Some("--max-time");
             break;
         }
+        if memory.over() {
+            pass.complete = false;
+            pass.stopped = Some("--max-memory");
+            break;
+        }
         // A batch of the frontier is expanded in parallel, then merged in order, so that numbering, verdicts and
         // paths do not depend on the number of threads.
-        let take = frontier.len().min(BATCH);
+        let take = frontier.len().min(memory.batch());
         let batch: Vec<(u32, State<A::Process>)> = if dfs {
             frontier.drain(frontier.len() - take..).rev().collect()
         } else {
@@ -248,6 +254,7 @@ fn search<A: Algorithm>(
                 frontier.extend(pushed.drain(..));
             }
         }
+        memory.expanded(take);
     }
     if let Some(g) = &mut pass.graph {
         g.fps = vec![0; pass.found.len()];

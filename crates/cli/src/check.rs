@@ -5,13 +5,13 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser};
-use elect_check::{Action, CheckConfig, Network, Order, Outcome as Checked, Replay, Step};
+use elect_check::{CheckConfig, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Step};
 use elect_core::Prefer;
 use elect_sim::{
     Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, ScenarioFile, SimConfig, TopologyKind, parse_time,
 };
-use serde::{Deserialize, Serialize};
 
+use crate::limits::{self, Limits};
 use crate::{BadInput, Outcome};
 
 #[derive(Args, Clone)]
@@ -135,9 +135,20 @@ pub(crate) struct CheckArgs {
     /// Stop after this many seconds (the verdict is then partial).
     #[arg(long, value_name = "SECONDS")]
     max_time: Option<f64>,
-    /// Threads (default: every core).
+    /// Threads (default: every core; at most 256).
     #[arg(long)]
     threads: Option<usize>,
+    /// Stop when the checker's resident memory passes this size (a size like 512M or 8G; the verdict is then
+    /// partial and reported as "stopped: memory"). Measured as the process's resident set, from /proc/self/status,
+    /// after each batch of states [default: half of the machine's memory].
+    #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes)]
+    max_memory: Option<u64>,
+    /// Refuse scenarios of more processes than this: the states grow exponentially with n.
+    #[arg(long, value_name = "N", default_value_t = limits::CLI.check_nodes)]
+    max_nodes: usize,
+    /// Read no --scenario file larger than this many bytes (a size like 64M); only regular files are read.
+    #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes, default_value_t = limits::CLI.file_bytes)]
+    max_file_size: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -151,11 +162,21 @@ pub(crate) struct CheckArgs {
 }
 
 impl CheckArgs {
+    /// The limits, as the flags set them.
+    fn limits(&self) -> Limits {
+        Limits {
+            file_bytes: self.max_file_size,
+            check_nodes: self.max_nodes,
+            check_memory: self.max_memory,
+            ..Limits::cli()
+        }
+    }
+
     fn config(&self) -> anyhow::Result<CheckConfig> {
+        let limits = self.limits();
         let mut sim = match &self.scenario {
             Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| BadInput(format!("cannot read the scenario file {}: {e}", path.display())))?;
+                let text = limits.read_file(path, "scenario file")?;
                 let mut sim = ScenarioFile::parse(&path.display().to_string(), &text)
                     .map_err(|e| BadInput(e.to_string()))?
                     .config;
@@ -216,9 +237,8 @@ impl CheckArgs {
         if let Some(seed) = self.seed {
             sim.seed = seed;
         }
-        if self.threads == Some(0) {
-            return Err(BadInput("--threads must be at least 1".into()).into());
-        }
+        Limits::nodes(sim.nodes, limits.check_nodes, "elect check")?;
+        let threads = limits.threads(self.threads)?;
         let max_time = match self.max_time {
             Some(s) if !(s.is_finite() && s > 0.0) => {
                 return Err(BadInput(format!("--max-time must be a positive number of seconds, not {s}")).into());
@@ -226,7 +246,8 @@ impl CheckArgs {
             s => s.map(std::time::Duration::from_secs_f64),
         };
         Ok(CheckConfig {
-            threads: self.threads,
+            threads,
+            max_memory: limits.check_memory(),
             network: self.network,
             timed: self.timed,
             crashes: self.crashes,
@@ -243,26 +264,6 @@ impl CheckArgs {
     }
 }
 
-/// A counterexample file: the command that found it and the path, step by step.
-#[derive(Serialize, Deserialize)]
-struct CounterexampleFile {
-    /// `elect-counterexample`.
-    format: String,
-    version: u32,
-    /// The arguments of `elect check` that found it (what the replay rebuilds the scenario from).
-    check: Vec<String>,
-    property: String,
-    detail: String,
-    /// For a run that never settles: the step its cycle starts at.
-    loop_start: Option<usize>,
-    /// The steps, readable.
-    path: Vec<String>,
-    /// The steps, as the replay takes them.
-    actions: Vec<Action>,
-}
-
-const FORMAT: &str = "elect-counterexample";
-
 pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> {
     let config = args.config()?;
     if args.every_arrangement {
@@ -270,18 +271,8 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
     }
     let outcome = elect_check::check(&config).map_err(|e| BadInput(e.to_string()))?;
     if let (Some(path), Some(c)) = (&args.save, &outcome.counterexample) {
-        let file = CounterexampleFile {
-            format: FORMAT.into(),
-            version: 1,
-            check: reproducible(argv),
-            property: c.property.into(),
-            detail: c.detail.clone(),
-            loop_start: c.loop_start,
-            path: c.path.iter().map(ToString::to_string).collect(),
-            actions: c.actions.clone(),
-        };
-        let text = serde_json::to_string_pretty(&file)?;
-        std::fs::write(path, text + "\n")
+        let text = CounterexampleFile::new(reproducible(argv), c).to_json();
+        std::fs::write(path, text)
             .map_err(|e| BadInput(format!("cannot write the counterexample file {}: {e}", path.display())))?;
     }
     if let (Some(path), Some(c)) = (&args.html, &outcome.counterexample) {
@@ -382,6 +373,13 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<(
         o.seconds,
         o.stopped.map(|b| format!(" (cut short by {b}: the verdicts are partial)")).unwrap_or_default()
     )?;
+    if o.stopped == Some("--max-memory") {
+        writeln!(
+            out,
+            "stopped: memory (the resident set passed --max-memory after {} states, depth {})",
+            o.states, o.depth
+        )?;
+    }
     for (k, v) in o.verdicts.iter().enumerate() {
         let label = if k == 0 { "properties" } else { "" };
         let result = if v.result == "violated" { "VIOLATED" } else { v.result };
@@ -499,17 +497,22 @@ fn viewer(path: &Path, config: &CheckConfig, r: &Replay, loop_start: Option<usiz
 }
 
 /// `elect sim --replay FILE`: re-runs a saved counterexample step by step, judging every state.
-pub(crate) fn replay(path: &Path, json: bool, html: Option<&Path>) -> anyhow::Result<Outcome> {
+pub(crate) fn replay(path: &Path, json: bool, html: Option<&Path>, limits: &Limits) -> anyhow::Result<Outcome> {
     let bad = |what: String| BadInput(format!("{}: {what}", path.display()));
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
-    let file: CounterexampleFile =
-        serde_json::from_str(&text).map_err(|e| bad(format!("not a counterexample file: {e}")))?;
-    if file.format != FORMAT || file.version != 1 {
-        return Err(bad(format!("format {} version {} is not {FORMAT} version 1", file.format, file.version)).into());
-    }
+    let text = limits.read_file(path, "counterexample file")?;
+    let file = CounterexampleFile::parse(&text).map_err(|e| bad(e.to_string()))?;
     let recheck = Recheck::try_parse_from(&file.check).map_err(|e| bad(format!("its check arguments: {e}")))?;
     let config = recheck.args.config()?;
     let r = elect_check::replay(&config, &file.actions).map_err(|e| bad(e.to_string()))?;
+    if !r.properties.contains(&file.property.as_str()) {
+        return Err(bad(format!(
+            "its property: {} promises no property '{}' (it promises {})",
+            r.algorithm,
+            file.property,
+            r.properties.join(", ")
+        ))
+        .into());
+    }
     if let Some(out) = html {
         viewer(out, &config, &r, file.loop_start)?;
     }

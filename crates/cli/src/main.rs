@@ -7,6 +7,7 @@ mod bench;
 mod check;
 mod cluster;
 mod fence;
+mod limits;
 mod list;
 mod node;
 mod progress;
@@ -78,6 +79,22 @@ pub(crate) enum Outcome {
     Interrupted,
 }
 
+/// A command-line error as clap words it, made short: its first line, with the arguments it lists (the required
+/// ones that are missing) and the usage line when it has them; `--help` has the rest.
+fn usage_error(text: &str) -> String {
+    let mut lines = text.lines();
+    let mut first = lines.next().unwrap_or("error: bad arguments").to_owned();
+    let rest: Vec<&str> = lines.collect();
+    if first.ends_with(':') {
+        let listed: Vec<&str> = rest.iter().take_while(|l| l.starts_with("  ")).map(|l| l.trim()).collect();
+        first = format!("{} {}", first, listed.join(", "));
+    }
+    match rest.iter().find(|l| l.starts_with("Usage:")) {
+        Some(usage) if first.contains("required") => format!("{first}\n{usage}"),
+        _ => first,
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -87,9 +104,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            // One line naming the problem; `--help` has the rest.
-            let text = e.to_string();
-            eprintln!("{}", text.lines().next().unwrap_or("error: bad arguments"));
+            eprintln!("{}", usage_error(&e.to_string()));
             return ExitCode::from(2);
         }
     };

@@ -105,9 +105,13 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
     let id = NodeId(args.id);
     let mut config = NodeConfig::new(id, args.listen, &args.algorithm, &args.data_dir);
     for &(peer, addr) in &args.peers {
+        check_peer(args.listen, peer, addr)?;
         if config.peers.insert(peer, addr).is_some() {
             return Err(BadInput(format!("peer {peer} is given twice")));
         }
+    }
+    if args.data_dir.exists() && !args.data_dir.is_dir() {
+        return Err(BadInput(format!("--data-dir: not a directory: {}", args.data_dir.display())));
     }
     config.params =
         elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
@@ -121,6 +125,27 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
     config.http = args.http;
     config.validate().map_err(|e| BadInput(e.to_string()))?;
     Ok(config)
+}
+
+/// Refuses a peer this member could not reach as another member: on port 0, at this member's own address, or in
+/// another address family than the one it listens in.
+fn check_peer(listen: SocketAddr, peer: NodeId, addr: SocketAddr) -> Result<(), BadInput> {
+    if addr.port() == 0 {
+        return Err(BadInput(format!("peer {peer} at {addr}: port 0 is no member's port")));
+    }
+    if addr.is_ipv4() != listen.is_ipv4() {
+        return Err(BadInput(format!(
+            "peer {peer} at {addr}: an IPv{} address, but --listen {listen} is IPv{}",
+            if addr.is_ipv4() { 4 } else { 6 },
+            if listen.is_ipv4() { 4 } else { 6 }
+        )));
+    }
+    let mine =
+        addr == listen || (listen.ip().is_unspecified() && addr.ip().is_loopback() && addr.port() == listen.port());
+    if mine {
+        return Err(BadInput(format!("peer {peer} at {addr}: that is this member's own --listen address")));
+    }
+    Ok(())
 }
 
 /// Structured logs on stderr; `RUST_LOG` filters them.

@@ -15,6 +15,7 @@ use elect_sim::{
     Report, ScenarioFile, SimConfig, SimError, SyncReport, TopologyKind, parse_time,
 };
 
+use crate::limits::{self, Limits};
 use crate::{BadInput, Outcome, progress};
 
 #[derive(Args)]
@@ -147,6 +148,14 @@ pub(crate) struct SimArgs {
     /// parsing expression on the first line).
     #[arg(long, value_name = "FILE")]
     shiviz: Option<PathBuf>,
+    /// Refuse runs of more processes than this: each takes a few hundred bytes, and the simulator runs up to
+    /// 33554432 on a machine with the memory.
+    #[arg(long, value_name = "N", default_value_t = limits::CLI.sim_nodes)]
+    max_nodes: usize,
+    /// Read no --scenario or --replay file larger than this many bytes (a size like 64M or 1G); only regular
+    /// files are read.
+    #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes, default_value_t = limits::CLI.file_bytes)]
+    max_file_size: u64,
 }
 
 /// The flags that describe a run, which a scenario file describes instead.
@@ -199,10 +208,14 @@ fn parse_prefer(s: &str) -> Result<Prefer, String> {
 }
 
 impl SimArgs {
+    /// The limits, as the flags set them.
+    fn limits(&self) -> Limits {
+        Limits { file_bytes: self.max_file_size, sim_nodes: self.max_nodes, ..Limits::cli() }
+    }
+
     fn config(&self) -> anyhow::Result<(SimConfig, Option<ScenarioFile>)> {
         if let Some(path) = &self.scenario {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| BadInput(format!("cannot read the scenario file {}: {e}", path.display())))?;
+            let text = self.limits().read_file(path, "scenario file")?;
             let mut file =
                 ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?;
             if let Some(seed) = self.seed {
@@ -263,9 +276,10 @@ impl SimArgs {
 
 pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = &args.replay {
-        return crate::check::replay(path, args.json, args.html.as_deref());
+        return crate::check::replay(path, args.json, args.html.as_deref(), &args.limits());
     }
     let (cfg, file) = args.config()?;
+    Limits::nodes(cfg.nodes, args.max_nodes, "elect sim")?;
     let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if to_stdout && args.json {
         return Err(BadInput("--trace - and --json both write to standard output; give --trace a file".into()).into());

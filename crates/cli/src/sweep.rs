@@ -1,16 +1,17 @@
 //! `elect sweep` and `elect plot`: message complexity across sizes and seeds, in CSV and as a picture.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use elect_algos::synchronizers::Spec;
-use elect_sim::{Delay, Ids, InitiatorSpec, Row, SimConfig, SimError, Sizes, Sweep, write_csv};
+use elect_sim::{CsvWriter, Delay, Ids, InitiatorSpec, Row, SimConfig, SimError, Sizes, Streamed, Sweep};
 use elect_viz::{Metric, Point, complexity_plot};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::limits::{self, Limits};
 use crate::{BadInput, Outcome};
 
 #[derive(Args)]
@@ -41,9 +42,17 @@ pub(crate) struct SweepArgs {
     /// synchronizer), abd, alpha, beta[@ROOT], gamma[:K][@ROOT]; the other algorithms run once, as they are.
     #[arg(long, value_delimiter = ',', value_parser = parse_synchronizer)]
     synchronizers: Vec<Option<Spec>>,
-    /// Threads (default: every core).
+    /// Threads (default: every core; at most 256).
     #[arg(long)]
     threads: Option<usize>,
+    /// Refuse runs of more processes than this: a run takes a few hundred bytes per process, and one runs on each
+    /// thread at a time.
+    #[arg(long, value_name = "N", default_value_t = limits::CLI.sim_nodes)]
+    max_nodes: usize,
+    /// Refuse sweeps of more runs than this (algorithms × synchronizers × sizes × seeds). Rows are written as they
+    /// come, so memory does not grow with the runs (but --plot keeps one point per run).
+    #[arg(long, value_name = "N", default_value_t = limits::CLI.sweep_runs)]
+    max_runs: u64,
     /// Write the CSV to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -95,6 +104,9 @@ pub(crate) struct PlotArgs {
     /// What to show against n.
     #[arg(long, value_enum, default_value_t = MetricArg::Election)]
     metric: MetricArg,
+    /// Read no CSV larger than this many bytes (a size like 64M or 1G); only regular files are read.
+    #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes, default_value_t = limits::CLI.file_bytes)]
+    max_file_size: u64,
 }
 
 fn title(metric: MetricArg) -> &'static str {
@@ -117,15 +129,16 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
     if matches!(args.ids, Ids::List(_)) {
         return Err(BadInput("a sweep needs ascending, descending or random ids, not a list".into()).into());
     }
-    if args.threads == Some(0) {
-        return Err(BadInput("--threads must be at least 1".into()).into());
-    }
+    let threads = Limits::cli().threads(args.threads)?;
     if let Some(size) = args.topology.as_ref().and_then(elect_sim::TopologyKind::fixed_size) {
         return Err(BadInput(format!(
             "a {} topology has {size} nodes whatever --nodes says; a sweep needs one that scales with n",
             args.topology.as_ref().expect("checked")
         ))
         .into());
+    }
+    if let Some(&n) = args.nodes.0.last() {
+        Limits::nodes(n, args.max_nodes, "elect sweep")?;
     }
     let mut template = SimConfig::new("", 1);
     template.topology = args.topology.clone();
@@ -139,56 +152,114 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
         synchronizers: args.synchronizers.clone(),
         template,
     };
-    let configs = sweep.configs().map_err(|e| BadInput(e.to_string()))?;
-    let total_runs = configs.len() as u64;
-    let total_work: u64 = configs.iter().map(|c| c.nodes as u64).sum();
-    let bar = progress_bar(total_work);
-    let rows = sweep.run(args.threads, &|p| {
-        bar.set_position(p.work);
-        bar.set_message(format!("{}/{} runs", p.runs, p.total_runs));
-    });
-    bar.finish_and_clear();
-    let rows = match rows {
-        Ok(rows) => rows,
-        Err(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
-        Err(e) => return Err(e.into()),
-    };
-    debug_assert_eq!(rows.len() as u64, total_runs);
-    match &args.out {
-        Some(path) => {
-            let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-            write_csv(&rows, BufWriter::new(file)).with_context(|| format!("cannot write {}", path.display()))?;
+    let runs = sweep.runs().map_err(|e| BadInput(e.to_string()))?;
+    match runs {
+        Some(runs) if runs <= args.max_runs => {}
+        _ => {
+            return Err(BadInput(format!(
+                "{} runs is more than the {} a sweep accepts (raise it with --max-runs)",
+                runs.map_or_else(|| "more than 2^64".to_owned(), |r| r.to_string()),
+                args.max_runs
+            ))
+            .into());
         }
-        None => write_csv(&rows, io::stdout().lock()).context("cannot write the CSV")?,
+    }
+    sweep.check().map_err(|e| BadInput(e.to_string()))?;
+    let bar = progress_bar(sweep.work().map_err(|e| BadInput(e.to_string()))?);
+    let mut out: Option<Box<dyn Write>> = Some(match &args.out {
+        Some(path) => {
+            Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {}", path.display()))?))
+        }
+        None => Box::new(io::stdout().lock()),
+    });
+    let written = args.out.as_deref().map_or_else(|| "the CSV".to_owned(), |p| p.display().to_string());
+    let mut seen = Seen::default();
+    let mut csv: Option<CsvWriter<Box<dyn Write>>> = None;
+    let streamed = sweep.stream(
+        threads,
+        &|p| {
+            bar.set_position(p.work);
+            bar.set_message(format!("{}/{} runs", p.runs, p.total_runs));
+        },
+        &mut |item| -> anyhow::Result<()> {
+            match item {
+                Streamed::Kinds(kinds) => {
+                    csv = Some(CsvWriter::new(out.take().expect("one header"), kinds.to_vec())?);
+                }
+                Streamed::Row(row) => {
+                    csv.as_mut().expect("the header comes first").write(&row)?;
+                    seen.add(*row, args.plot.is_some().then_some(args.metric));
+                }
+            }
+            Ok(())
+        },
+    );
+    bar.finish_and_clear();
+    match streamed {
+        Err(e) => match e.downcast::<SimError>() {
+            Ok(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
+            Ok(e) => return Err(e.into()),
+            Err(e) => return Err(e.context(format!("cannot write {written}"))),
+        },
+        Ok(()) => {
+            if let Some(csv) = csv {
+                csv.finish().with_context(|| format!("cannot write {written}"))?;
+            }
+        }
     }
     if let Some(path) = &args.plot {
-        let points: Vec<Point> = rows.iter().map(|r| Point::from_row(r, args.metric.into())).collect();
-        complexity_plot(&points, title(args.metric), path, args.metric.into()).map_err(|e| BadInput(e.to_string()))?;
+        complexity_plot(&seen.points, title(args.metric), path, args.metric.into())
+            .map_err(|e| BadInput(e.to_string()))?;
     }
-    Ok(report_violations(&rows, &sweep.template))
+    Ok(seen.report(&sweep.template))
 }
 
-/// Names the runs that violated a property, with the commands that reproduce them.
-fn report_violations(rows: &[Row], template: &SimConfig) -> Outcome {
-    let bad: Vec<&Row> = rows.iter().filter(|r| !r.ok).collect();
-    if bad.is_empty() {
-        return Outcome::Held;
+/// What a sweep keeps of its rows as they stream by: how many there were, the first that violated a property, and
+/// with --plot a point per row.
+#[derive(Default)]
+struct Seen {
+    rows: u64,
+    bad: u64,
+    first_bad: Vec<Row>,
+    points: Vec<Point>,
+}
+
+impl Seen {
+    fn add(&mut self, row: Row, metric: Option<MetricArg>) {
+        self.rows += 1;
+        if let Some(metric) = metric {
+            self.points.push(Point::from_row(&row, metric.into()));
+        }
+        if !row.ok {
+            self.bad += 1;
+            if self.first_bad.len() < 5 {
+                self.first_bad.push(row);
+            }
+        }
     }
-    eprintln!("{} of {} runs violated a property; the first ones:", bad.len(), rows.len());
-    for r in bad.iter().take(5) {
-        let mut cfg = template.clone();
-        cfg.algorithm = r.algorithm.to_owned();
-        cfg.synchronizer = r.synchronizer.as_deref().and_then(|s| s.parse().ok());
-        cfg.nodes = r.n;
-        cfg.seed = r.seed;
-        eprintln!("  reproduce with: {}", cfg.command_line());
+
+    /// Names the runs that violated a property, with the commands that reproduce them.
+    fn report(&self, template: &SimConfig) -> Outcome {
+        if self.bad == 0 {
+            return Outcome::Held;
+        }
+        eprintln!("{} of {} runs violated a property; the first ones:", self.bad, self.rows);
+        for r in &self.first_bad {
+            let mut cfg = template.clone();
+            cfg.algorithm = r.algorithm.to_owned();
+            cfg.synchronizer = r.synchronizer.as_deref().and_then(|s| s.parse().ok());
+            cfg.nodes = r.n;
+            cfg.seed = r.seed;
+            eprintln!("  reproduce with: {}", cfg.command_line());
+        }
+        Outcome::Violated
     }
-    Outcome::Violated
 }
 
 pub(crate) fn plot(args: &PlotArgs) -> anyhow::Result<Outcome> {
-    let file = File::open(&args.input).with_context(|| format!("cannot open {}", args.input.display()))?;
-    let points = elect_viz::read_csv(BufReader::new(file), args.metric.into())
+    let limits = Limits { file_bytes: args.max_file_size, ..Limits::cli() };
+    let text = limits.read_file(&args.input, "sweep CSV")?;
+    let points = elect_viz::read_csv(text.as_bytes(), args.metric.into())
         .map_err(|e| BadInput(format!("{}: {e}", args.input.display())))?;
     let title = args.title.as_deref().unwrap_or(title(args.metric));
     complexity_plot(&points, title, &args.out, args.metric.into()).map_err(|e| BadInput(e.to_string()))?;

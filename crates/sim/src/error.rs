@@ -34,6 +34,12 @@ pub enum ConfigError {
     /// `--nodes 0`.
     #[error("--nodes must be at least 1")]
     NoNodes,
+    /// A recovery that follows no crash of its process.
+    #[error("{0}")]
+    Recovery(String),
+    /// A sweep of more runs than can be counted.
+    #[error("a sweep of more than 2^64 runs")]
+    SweepTooLarge,
     /// `--max-events 0`.
     #[error("--max-events must be at least 1")]
     NoEvents,

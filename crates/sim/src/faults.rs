@@ -246,9 +246,55 @@ impl fmt::Display for Loss {
     }
 }
 
+/// Refuses a recovery that follows no crash of its process: each recovery of a process needs a crash of it at an
+/// earlier time (one crash per recovery), or, with `--crash-leader-at`, a leader crash at an earlier time (whoever
+/// leads then may be that process).
+pub(crate) fn check_recoveries(
+    crashes: &[NodeAt],
+    recoveries: &[NodeAt],
+    leader_crashes: &[u64],
+) -> Result<(), String> {
+    let mut recoveries: Vec<&NodeAt> = recoveries.iter().collect();
+    recoveries.sort_by_key(|r| (r.id, r.at));
+    let mut used = vec![false; crashes.len()];
+    for r in recoveries {
+        // The latest unused crash of the process before the recovery.
+        let crash = (0..crashes.len())
+            .filter(|&c| !used[c] && crashes[c].id == r.id && crashes[c].at < r.at)
+            .max_by_key(|&c| crashes[c].at);
+        match crash {
+            Some(c) => used[c] = true,
+            None if leader_crashes.iter().any(|&t| t < r.at) => {}
+            None => {
+                return Err(format!(
+                    "--recover {}@{}: a recovery must follow a crash of that process (--crash {}@T with T before {})",
+                    r.id,
+                    format_time(r.at),
+                    r.id,
+                    format_time(r.at)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recovery_must_follow_a_crash_of_its_process() {
+        let at = |s: &str| s.parse::<NodeAt>().unwrap();
+        assert!(check_recoveries(&[at("2@5")], &[at("2@10")], &[]).is_ok());
+        let early = check_recoveries(&[at("2@10")], &[at("2@5")], &[]).unwrap_err();
+        assert!(early.contains("--recover 2@5: a recovery must follow a crash of that process"), "{early}");
+        assert!(check_recoveries(&[at("3@1")], &[at("2@5")], &[]).is_err(), "another process's crash");
+        assert!(check_recoveries(&[at("2@1")], &[at("2@5"), at("2@9")], &[]).is_err(), "two recoveries, one crash");
+        assert!(check_recoveries(&[at("2@1"), at("2@6")], &[at("2@5"), at("2@9")], &[]).is_ok());
+        assert!(check_recoveries(&[], &[at("2@5")], &[0]).is_ok(), "whoever led at 0 may be process 2");
+        assert!(check_recoveries(&[], &[at("2@5")], &[u64::MAX]).is_err(), "a leader crash after the recovery");
+    }
 
     #[test]
     fn faults_print_back_to_what_they_parse_from() {

@@ -48,9 +48,9 @@ pub use report::{
 };
 pub use scenario::{Scenario, Scheduled};
 pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
-pub use sweep::{Row, Sizes, Sweep, SweepProgress, write_csv};
+pub use sweep::{CsvWriter, Row, Sizes, Streamed, Sweep, SweepProgress, write_csv};
 pub use time::{TICKS_PER_UNIT, format_time, parse_time};
-pub use topology::{EdgeFile, End, Graph, MAX_COMPLETE_NODES, MAX_NODES, Radius, TopologyKind};
+pub use topology::{EdgeFile, End, Graph, MAX_COMPLETE_NODES, MAX_GEOMETRIC_LINKS, MAX_NODES, Radius, TopologyKind};
 
 /// Why a run could not produce a report.
 #[derive(Debug, thiserror::Error)]

@@ -193,6 +193,8 @@ impl Scenario {
             .iter()
             .map(|c| Ok((find(c.id, "crashed node")?, c.at)))
             .collect::<Result<Vec<_>, ConfigError>>()?;
+        crate::faults::check_recoveries(&config.crashes, &config.recoveries, &config.crash_leader_at)
+            .map_err(ConfigError::Recovery)?;
         let recoveries = config
             .recoveries
             .iter()

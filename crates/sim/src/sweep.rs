@@ -150,96 +150,199 @@ pub struct SweepProgress {
     pub total_work: u64,
 }
 
+/// What a streamed sweep hands over, in order: the message kinds of its algorithms once (the CSV's columns), then
+/// every row in output order.
+#[derive(Debug)]
+pub enum Streamed<'a> {
+    /// Every message kind of the sweep's algorithms, in order of first appearance.
+    Kinds(&'a [&'static str]),
+    /// The next row.
+    Row(Box<Row>),
+}
+
 impl Sweep {
-    /// The runs of the sweep, in output order.
-    pub fn configs(&self) -> Result<Vec<SimConfig>, ConfigError> {
+    /// Each algorithm (canonical name) with each synchronizer it runs on, in output order.
+    fn groups(&self) -> Result<Vec<(&'static str, Option<Spec>)>, ConfigError> {
         if self.algorithms.is_empty() || self.sizes.0.is_empty() || self.seeds == 0 {
             return Err(ConfigError::EmptySweep);
         }
-        let mut configs = Vec::new();
         let synchronizers =
             if self.synchronizers.is_empty() { vec![self.template.synchronizer] } else { self.synchronizers.clone() };
+        let mut groups = Vec::new();
         for name in &self.algorithms {
             let info = lookup(name)?;
             for &synchronizer in &synchronizers {
                 // An algorithm not written in rounds runs once, as it is.
-                if synchronizer.is_some() && !elect_algos::runs_on_synchronizers(info.name) {
-                    continue;
-                }
-                for &n in &self.sizes.0 {
-                    for seed in 1..=self.seeds {
-                        let mut cfg = self.template.clone();
-                        cfg.algorithm = info.name.to_owned();
-                        cfg.nodes = n;
-                        cfg.seed = seed;
-                        cfg.synchronizer = synchronizer;
-                        configs.push(cfg);
-                    }
+                if synchronizer.is_none() || elect_algos::runs_on_synchronizers(info.name) {
+                    groups.push((info.name, synchronizer));
                 }
             }
         }
-        // Fail fast on a bad combination (a size too large for a topology, say) before any long run starts.
-        for cfg in &configs {
-            if cfg.seed == 1 {
-                crate::Scenario::check(cfg)?;
-            }
-        }
-        Ok(configs)
+        Ok(groups)
     }
 
-    /// Runs the sweep on `threads` threads (all cores if `None`), calling `progress` after each run.
-    /// Rows come back in output order whatever order the runs finish in.
-    pub fn run(&self, threads: Option<usize>, progress: &(dyn Fn(SweepProgress) + Sync)) -> Result<Vec<Row>, SimError> {
-        let configs = self.configs()?;
-        let total_work: u64 = configs.iter().map(|c| c.nodes as u64).sum();
-        let (runs, work) = (AtomicU64::new(0), AtomicU64::new(0));
-        // Largest runs first, so that the last minutes are not spent waiting on one core.
-        let mut order: Vec<usize> = (0..configs.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(configs[i].nodes));
+    /// The number of runs, `None` if it does not fit in a `u64`.
+    pub fn runs(&self) -> Result<Option<u64>, ConfigError> {
+        let groups = self.groups()?.len() as u64;
+        Ok(groups.checked_mul(self.sizes.0.len() as u64).and_then(|g| g.checked_mul(self.seeds)))
+    }
+
+    /// The processes of every run together (saturating), the measure of a sweep's progress.
+    pub fn work(&self) -> Result<u64, ConfigError> {
+        let groups = self.groups()?.len() as u64;
+        let per_seed: u64 = self.sizes.0.iter().map(|&n| n as u64).sum();
+        Ok(per_seed.saturating_mul(self.seeds).saturating_mul(groups))
+    }
+
+    /// Checks every combination of algorithm, synchronizer and size (a size too large for a topology, say), so that
+    /// a bad one fails before any long run starts.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let groups = self.groups()?;
+        for g in 0..groups.len() {
+            for s in 0..self.sizes.0.len() {
+                crate::Scenario::check(&self.config(&groups, g, s, 1))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The run of group `g`, size number `s`, seed `seed`.
+    fn config(&self, groups: &[(&'static str, Option<Spec>)], g: usize, s: usize, seed: u64) -> SimConfig {
+        let mut cfg = self.template.clone();
+        cfg.algorithm = groups[g].0.to_owned();
+        cfg.synchronizer = groups[g].1;
+        cfg.nodes = self.sizes.0[s];
+        cfg.seed = seed;
+        cfg
+    }
+
+    /// The run at position `i` of the output.
+    fn nth(&self, groups: &[(&'static str, Option<Spec>)], i: u64) -> SimConfig {
+        let per_group = self.sizes.0.len() as u64 * self.seeds;
+        let (g, within) = (i / per_group, i % per_group);
+        self.config(groups, g as usize, (within / self.seeds) as usize, within % self.seeds + 1)
+    }
+
+    /// Runs the sweep on `threads` threads (all cores if `None`), calling `progress` after each run, and hands
+    /// `sink` the message kinds, then the rows in output order as they come. Runs go a window at a time (a few
+    /// per thread), so memory does not grow with the number of runs.
+    pub fn stream<E: From<SimError>>(
+        &self,
+        threads: Option<usize>,
+        progress: &(dyn Fn(SweepProgress) + Sync),
+        sink: &mut dyn FnMut(Streamed<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.check().map_err(SimError::Config)?;
+        let groups = self.groups().map_err(SimError::Config)?;
+        let total_runs =
+            self.runs().map_err(SimError::Config)?.ok_or_else(|| SimError::Config(ConfigError::SweepTooLarge))?;
+        let total_work = self.work().map_err(SimError::Config)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
             .build()
-            .map_err(|e| ConfigError::Threads(e.to_string()))?;
-        let mut done: Vec<(usize, Row)> = pool.install(|| {
-            order
-                .par_iter()
-                // Every item is a whole simulation: one per task, so that an idle thread can always steal.
-                .with_max_len(1)
-                .map(|&i| {
-                    let report = simulate(&configs[i], None)?;
-                    let update = SweepProgress {
-                        runs: runs.fetch_add(1, Ordering::Relaxed) + 1,
-                        total_runs: configs.len() as u64,
-                        work: work.fetch_add(configs[i].nodes as u64, Ordering::Relaxed) + configs[i].nodes as u64,
-                        total_work,
-                    };
-                    progress(update);
-                    Ok((i, Row::new(&report, &configs[i])))
-                })
-                .collect::<Result<_, SimError>>()
+            .map_err(|e| SimError::Config(ConfigError::Threads(e.to_string())))?;
+        let (runs, work) = (AtomicU64::new(0), AtomicU64::new(0));
+        let one = |i: u64| -> Result<Row, SimError> {
+            let cfg = self.nth(&groups, i);
+            let report = simulate(&cfg, None)?;
+            let n = cfg.nodes as u64;
+            progress(SweepProgress {
+                runs: runs.fetch_add(1, Ordering::Relaxed) + 1,
+                total_runs,
+                work: work.fetch_add(n, Ordering::Relaxed) + n,
+                total_work,
+            });
+            Ok(Row::new(&report, &cfg))
+        };
+        let window = (pool.current_num_threads() as u64 * 8).max(16);
+        let per_group = total_runs / groups.len() as u64;
+        // The first run of each group names its message kinds: those runs go first, and the header before them.
+        let firsts: Vec<u64> = (0..groups.len() as u64).map(|g| g * per_group).collect();
+        let mut first_rows: Vec<Option<Row>> = pool.install(|| {
+            firsts.par_iter().with_max_len(1).map(|&i| one(i).map(Some)).collect::<Result<_, SimError>>()
         })?;
-        done.sort_by_key(|&(i, _)| i);
-        Ok(done.into_iter().map(|(_, row)| row).collect())
+        let mut kinds: Vec<&'static str> = Vec::new();
+        for (kind, _) in first_rows.iter().flatten().flat_map(|r| &r.by_kind) {
+            if !kinds.contains(kind) {
+                kinds.push(kind);
+            }
+        }
+        sink(Streamed::Kinds(&kinds))?;
+        let mut start = 0;
+        while start < total_runs {
+            let end = start.saturating_add(window).min(total_runs);
+            // Every item is a whole simulation: one per task, so that an idle thread can always steal.
+            let window: Vec<u64> = (start..end).collect();
+            let rows: Vec<Option<Row>> = pool.install(|| {
+                window
+                    .par_iter()
+                    .with_max_len(1)
+                    .map(|&i| if firsts.binary_search(&i).is_ok() { Ok(None) } else { one(i).map(Some) })
+                    .collect::<Result<_, SimError>>()
+            })?;
+            for (i, row) in (start..end).zip(rows) {
+                let row = match row {
+                    Some(row) => row,
+                    None => first_rows[(i / per_group) as usize].take().expect("each first row once"),
+                };
+                sink(Streamed::Row(Box::new(row)))?;
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Runs the sweep (see [`Sweep::stream`]) and collects its rows, in output order whatever order the runs
+    /// finish in.
+    pub fn run(&self, threads: Option<usize>, progress: &(dyn Fn(SweepProgress) + Sync)) -> Result<Vec<Row>, SimError> {
+        let mut rows = Vec::new();
+        self.stream(threads, progress, &mut |item| {
+            if let Streamed::Row(row) = item {
+                rows.push(*row);
+            }
+            Ok::<(), SimError>(())
+        })?;
+        Ok(rows)
     }
 }
 
 /// Writes `rows` as CSV: fixed columns, then one column per message kind of any algorithm (empty where an
 /// algorithm has no such kind).
 pub fn write_csv(rows: &[Row], out: impl Write) -> Result<(), csv::Error> {
-    let mut kinds: Vec<&str> = Vec::new();
+    let mut kinds: Vec<&'static str> = Vec::new();
     for (kind, _) in rows.iter().flat_map(|r| &r.by_kind) {
         if !kinds.contains(kind) {
             kinds.push(kind);
         }
     }
-    let mut w = csv::Writer::from_writer(out);
-    let mut header = vec!["algorithm", "synchronizer", "n", "seed", "messages"];
-    header.extend(&kinds);
-    header.extend(["elected_at", "declared_at", "end_time", "bound", "bound_value", "bound_measured"]);
-    header.extend(["setup_messages", "pulses", "pulse_time", "ok"]);
-    w.write_record(&header)?;
-    let opt = |v: Option<String>| v.unwrap_or_default();
+    let mut w = CsvWriter::new(out, kinds)?;
     for r in rows {
+        w.write(r)?;
+    }
+    w.finish()
+}
+
+/// A sweep's CSV written row by row: the header first, from the message kinds of every algorithm.
+pub struct CsvWriter<W: Write> {
+    w: csv::Writer<W>,
+    kinds: Vec<&'static str>,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Writes the header: fixed columns, with one column per kind in `kinds`.
+    pub fn new(out: W, kinds: Vec<&'static str>) -> Result<Self, csv::Error> {
+        let mut w = csv::Writer::from_writer(out);
+        let mut header = vec!["algorithm", "synchronizer", "n", "seed", "messages"];
+        header.extend(&kinds);
+        header.extend(["elected_at", "declared_at", "end_time", "bound", "bound_value", "bound_measured"]);
+        header.extend(["setup_messages", "pulses", "pulse_time", "ok"]);
+        w.write_record(&header)?;
+        Ok(Self { w, kinds })
+    }
+
+    /// Writes one row (empty where its algorithm has no such kind).
+    pub fn write(&mut self, r: &Row) -> Result<(), csv::Error> {
+        let opt = |v: Option<String>| v.unwrap_or_default();
         let mut record = vec![
             r.algorithm.to_owned(),
             opt(r.synchronizer.clone()),
@@ -247,7 +350,7 @@ pub fn write_csv(rows: &[Row], out: impl Write) -> Result<(), csv::Error> {
             r.seed.to_string(),
             r.messages.to_string(),
         ];
-        for kind in &kinds {
+        for kind in &self.kinds {
             record.push(opt(r.by_kind.iter().find(|(k, _)| k == kind).map(|(_, c)| c.to_string())));
         }
         record.push(opt(r.elected_at.map(|t| t.to_string())));
@@ -260,10 +363,14 @@ pub fn write_csv(rows: &[Row], out: impl Write) -> Result<(), csv::Error> {
         record.push(opt(r.pulses.map(|v| v.to_string())));
         record.push(opt(r.pulse_time.map(|v| v.to_string())));
         record.push(r.ok.to_string());
-        w.write_record(&record)?;
+        self.w.write_record(&record)
     }
-    w.flush()?;
-    Ok(())
+
+    /// Flushes what is buffered.
+    pub fn finish(mut self) -> Result<(), csv::Error> {
+        self.w.flush()?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -354,9 +461,9 @@ mod tests {
             synchronizers: Vec::new(),
             template: SimConfig::new("bully", 1),
         };
-        let err = sweep.configs().unwrap_err();
-        assert!(err.0.contains("complete graphs of up to 4096"), "{err}");
+        let err = sweep.check().unwrap_err();
+        assert!(err.to_string().contains("complete graphs of up to 4096"), "{err}");
         let unknown = Sweep { algorithms: vec!["paxos".into()], ..sweep };
-        assert!(unknown.configs().unwrap_err().0.contains("unknown algorithm"));
+        assert!(unknown.check().unwrap_err().to_string().contains("unknown algorithm"));
     }
 }

@@ -30,6 +30,17 @@ pub const MAX_NODES: usize = 1 << 25;
 /// The largest stored topology (grids, random graphs, files): its links are kept in memory.
 pub(crate) const MAX_STORED_NODES: usize = 1 << 22;
 
+/// The most links a geometric graph may be expected to have: as many as the largest complete graph's, about
+/// 2^23. Its links grow with R²n² (each of the n(n-1)/2 pairs is linked with probability at most πR²), so the
+/// cap is on that expectation, checked before a point is drawn.
+pub const MAX_GEOMETRIC_LINKS: u64 = (MAX_COMPLETE_NODES * (MAX_COMPLETE_NODES - 1) / 2) as u64;
+
+/// The expected number of links of a geometric graph of `n` nodes and range `r`, bounded above by `πr²` per pair.
+fn expected_geometric_links(n: usize, r: f64) -> f64 {
+    let pairs = n as f64 * (n as f64 - 1.0) / 2.0;
+    pairs * (std::f64::consts::PI * r * r).min(1.0)
+}
+
 /// Diameters of stored topologies are computed (one breadth-first search per node) up to this many
 /// node-link visits; larger graphs report none.
 const DIAMETER_WORK: u64 = 1 << 28;
@@ -109,10 +120,31 @@ pub struct EdgeFile {
 }
 
 impl EdgeFile {
-    /// Reads and checks the file at `path`.
+    /// The largest topology file read, in bytes: a file of a stored topology's largest size
+    /// (`MAX_STORED_NODES` nodes of degree 4) fits, with room for comments.
+    pub const MAX_BYTES: u64 = 256 << 20;
+
+    /// Reads and checks the file at `path`: a regular file (not a device or a pipe) of at most
+    /// [`EdgeFile::MAX_BYTES`], read with that bound whatever its size claims.
     pub fn read(path: &std::path::Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the topology file {}: {e}", path.display()))?;
+        use std::io::Read;
+        let bad = |problem: String| format!("the topology file {}: {problem}", path.display());
+        let meta = std::fs::metadata(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+        if !meta.is_file() {
+            return Err(bad("not a regular file".into()));
+        }
+        let too_big = || bad(format!("larger than the limit of {} MiB", Self::MAX_BYTES >> 20));
+        if meta.len() > Self::MAX_BYTES {
+            return Err(too_big());
+        }
+        let mut raw = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(Self::MAX_BYTES + 1).read_to_end(&mut raw))
+            .map_err(|e| bad(format!("cannot read it: {e}")))?;
+        if raw.len() as u64 > Self::MAX_BYTES {
+            return Err(too_big());
+        }
+        let text = String::from_utf8(raw).map_err(|_| bad("not UTF-8 text".into()))?;
         Self::parse(path, &text)
     }
 
@@ -362,6 +394,16 @@ impl Graph {
             && size != n
         {
             return Err(format!("a {kind} topology has {size} nodes, but --nodes is {n}"));
+        }
+        if let TopologyKind::Geometric { r } = kind
+            && expected_geometric_links(n, r.0) > MAX_GEOMETRIC_LINKS as f64
+        {
+            return Err(format!(
+                "a geometric:{} graph on {n} nodes would have about {:.0} links; elect builds geometric graphs of up \
+                 to {MAX_GEOMETRIC_LINKS} expected links (n(n-1)/2 pairs, each linked with probability up to πR²)",
+                r.0,
+                expected_geometric_links(n, r.0),
+            ));
         }
         if !kind.is_computed() && n > MAX_STORED_NODES {
             return Err(format!(
@@ -765,7 +807,9 @@ fn pair_points(n: usize, k: usize, rng: &mut impl Rng) -> Option<Vec<(u32, u32)>
 
 /// The links of points at most `r` apart, found through a grid of `r × r` cells.
 fn geometric(points: &[[f64; 2]], r: f64) -> Vec<(u32, u32)> {
-    let cells = ((1.0 / r).floor() as usize).clamp(1, 4096);
+    // Cells of side at least r, and no more cells than points: the grid costs no more memory than the points.
+    let most = (points.len() as f64).sqrt().ceil() as usize;
+    let cells = ((1.0 / r).floor() as usize).clamp(1, most.clamp(1, 4096));
     let cell = |p: f64| ((p * cells as f64) as usize).min(cells - 1);
     let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); cells * cells];
     for (i, p) in points.iter().enumerate() {
@@ -851,6 +895,12 @@ mod tests {
 
     #[test]
     fn oversized_and_empty_graphs_are_refused() {
+        let dense = build("geometric:1.5".parse().unwrap(), 1_000_000).unwrap_err();
+        assert!(dense.contains("up to 8386560 expected links"), "{dense}");
+        assert!(build("geometric:0.005".parse().unwrap(), 100_000).is_ok(), "sparse: a few links per node");
+        assert!(build("geometric:0.0001".parse().unwrap(), 10).unwrap().len() == 10, "no grid of 16M cells");
+        let zero = EdgeFile::read(std::path::Path::new("/dev/zero")).unwrap_err();
+        assert!(zero.contains("not a regular file"), "{zero}");
         assert!(build(TopologyKind::Ring, 0).is_err());
         let err = build(TopologyKind::Complete, MAX_COMPLETE_NODES + 1).unwrap_err();
         assert!(err.contains("complete graphs of up to"), "{err}");

@@ -123,12 +123,16 @@ pub fn read_csv(input: impl Read, metric: Metric) -> Result<Vec<Point>, PlotErro
         let time = |i: usize| -> Result<Option<f64>, PlotError> {
             match record.get(i).unwrap_or("") {
                 "" => Ok(None),
-                v => v.parse().map(Some).map_err(|_| {
+                v => v.parse::<f64>().ok().filter(|t| (0.0..1e18).contains(t)).map(Some).ok_or_else(|| {
                     PlotError::Input(format!("row {}: '{v}' in column '{}' is not a time", line + 2, &header[i]))
                 }),
             }
         };
         let n = number(n)?.ok_or_else(|| PlotError::Input(format!("row {}: no n", line + 2)))?;
+        // A plot is against n on a logarithmic axis, per process: n is a process count, as a sweep writes it.
+        if n == 0 || n > 1 << 40 {
+            return Err(PlotError::Input(format!("row {}: n = {n} is not a number of processes", line + 2)));
+        }
         let messages = number(messages)?.unwrap_or(0);
         let (measured, bound) = match metric {
             Metric::Election => (
@@ -301,6 +305,23 @@ fn draw<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_that_cannot_be_plotted_are_refused() {
+        let csv = |n: &str, t: &str| {
+            format!(
+                "algorithm,synchronizer,n,seed,messages,elected_at,declared_at,end_time,bound,bound_value,\
+                 bound_measured\nlelann,,{n},1,16,{t},,{t},,,\n"
+            )
+        };
+        assert_eq!(read_csv(csv("8", "3").as_bytes(), Metric::Time).unwrap().len(), 1);
+        for (n, t, problem) in [("0", "1", "n = 0"), ("-5", "1", "not a count"), ("8", "NaN", "not a time")] {
+            let e = read_csv(csv(n, t).as_bytes(), Metric::Time).unwrap_err().to_string();
+            assert!(e.contains(problem), "{n} {t}: {e}");
+        }
+        assert!(read_csv(csv("8", "inf").as_bytes(), Metric::Time).is_err());
+        assert!(read_csv(csv("8", "1e300").as_bytes(), Metric::Time).is_err());
+    }
 
     fn points() -> Vec<Point> {
         let mut points = Vec::new();

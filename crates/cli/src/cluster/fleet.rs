@@ -26,8 +26,14 @@ impl Data {
     pub(super) fn new(keep: Option<&Path>) -> anyhow::Result<Self> {
         Ok(match keep {
             Some(dir) => {
+                if dir.exists() && !dir.is_dir() {
+                    return Err(BadInput(format!("--keep-data {}: not a directory", dir.display())).into());
+                }
                 std::fs::create_dir_all(dir)
                     .map_err(|e| BadInput(format!("cannot create --keep-data {}: {e}", dir.display())))?;
+                // The members write there: find out now, not from their failures.
+                tempfile::tempfile_in(dir)
+                    .map_err(|e| BadInput(format!("--keep-data {} is not writable: {e}", dir.display())))?;
                 Self::Kept(dir.to_owned())
             }
             None => Self::Temporary(
