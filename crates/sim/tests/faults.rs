@@ -87,7 +87,7 @@ fn a_link_down_loses_what_crosses_it_until_it_heals() {
     let ups: Vec<bool> = trace.iter().filter(|l| l["ev"] == "link").map(|l| l["up"].as_bool().unwrap()).collect();
     assert_eq!(ups, [false, true]);
     let bad = Scenario::build(&config("chang-roberts", 5, |c| c.link_downs.push("1-3@0".parse().unwrap())));
-    assert!(bad.unwrap_err().0.contains("there is no link 1-3 on a ring topology"));
+    assert!(bad.unwrap_err().to_string().contains("there is no link 1-3 on a ring topology"));
 }
 
 #[test]
