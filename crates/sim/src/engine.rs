@@ -6,28 +6,27 @@
 //! message.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::io::Write;
 
-use elect_algos::{Algorithm, Facts, Measure};
+use elect_algos::{Algorithm, Facts};
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{
     Command, EffectOf, Event, EventOf, Instant, Message, Monitor, Neighbor, NodeId, Notice, Port, Process, Property,
-    Rank, Setup, Span, Status, Violation, World,
+    Setup, Span, Status, Violation,
 };
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::Delay;
 use crate::faults::Probability;
-use crate::mobility::{Availability, Mobility, STEP};
+use crate::judge::{Judge, View};
+use crate::mobility::{Mobile, MobilitySpec};
 use crate::network::{Fate, Network};
 use crate::queue::EventQueue;
-use crate::report::{
-    BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict, ViolationReport,
-};
-use crate::scenario::{PartitionFault, Scenario, Scheduled, Stream, rng};
-use crate::topology::{End, Graph, TopologyKind};
+use crate::report::{Counters, Finished, PulseLog, Report, Time};
+use crate::scenario::{Scenario, Scheduled, Stream, rng};
+use crate::timers::Timers;
+use crate::topology::{End, Graph};
 use crate::trace::{Record, Trace};
 
 /// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,
@@ -132,116 +131,42 @@ fn prefetch<T: Clone>(p: &T) {
     std::hint::black_box(p.clone());
 }
 
-/// The read-only view of all processes that properties evaluate.
-struct View<'a, P> {
-    ids: &'a [NodeId],
-    ranks: &'a [Rank],
-    initiators: &'a [bool],
-    procs: &'a [P],
-    up: &'a [bool],
-    network: &'a Network,
-    partitions: &'a [PartitionFault],
-    graph: &'a crate::topology::Graph,
-    mobility: Option<&'a Mobility>,
-}
-
-impl<P: Process> World for View<'_, P> {
-    fn len(&self) -> usize {
-        self.ids.len()
-    }
-    fn id(&self, i: usize) -> NodeId {
-        self.ids[i]
-    }
-    fn rank(&self, i: usize) -> Rank {
-        self.ranks[i]
-    }
-    fn status(&self, i: usize) -> Status {
-        if self.up[i] { self.procs[i].status() } else { Status::DOWN }
-    }
-    fn is_initiator(&self, i: usize) -> bool {
-        self.initiators[i]
-    }
-    fn connected(&self, i: usize, j: usize) -> bool {
-        let (a, b) = (i as u32, j as u32);
-        let linked = match self.mobility {
-            Some(m) => m.in_range(a, b),
-            None => self.graph.adjacent(a, b),
-        };
-        linked && self.network.connected(a, b, self.partitions)
-    }
-}
-
-macro_rules! view {
-    ($sim:expr) => {
-        View {
-            ids: &$sim.scenario.ids,
-            ranks: &$sim.scenario.ranks,
-            initiators: &$sim.scenario.initiators,
-            procs: &$sim.procs,
-            up: &$sim.up,
-            network: &$sim.network,
-            partitions: &$sim.scenario.partitions,
-            graph: &$sim.scenario.graph,
-            mobility: $sim.mobility.as_ref(),
-        }
-    };
-}
-
 /// One simulation of algorithm `A`.
 pub struct Sim<A: Algorithm> {
     algorithm: A,
     scenario: Scenario,
     procs: Vec<A::Process>,
     up: Vec<bool>,
+    /// When each process last learned its leader.
     learned_at: Vec<u64>,
+    /// The last durable state each process persisted.
+    durable: Vec<Option<DurableOf<A>>>,
+    /// The effects of the step being carried out (kept to reuse its memory).
+    effects: Vec<EffectOf<A::Process>>,
     queue: EventQueue<Ev<Msg<A>, TimerOf<A>>>,
     /// The delay is constant: deliveries go to the queue's FIFO ([`Self::queue_message`]).
     steady: bool,
     /// Whether the processes' states are too large for the cache, so that the loop reads ahead ([`Self::warm`]).
     read_ahead: bool,
-    timers: BTreeMap<(u32, TimerOf<A>), u64>,
-    timer_seq: u64,
-    durable: Vec<Option<DurableOf<A>>>,
-    effects: Vec<EffectOf<A::Process>>,
+    timers: Timers<TimerOf<A>>,
     delays: ChaCha8Rng,
-    jitter: ChaCha8Rng,
     /// Per directed link, the latest delivery time scheduled, to keep links FIFO under random delays.
     link_clock: Vec<u64>,
-    /// Moving nodes, on a mobile network.
-    mobility: Option<Mobility>,
-    /// How long each node followed the right leader, on a mobile network.
-    availability: Option<Availability>,
-    /// Leader declarations ("I am the leader" actions).
-    elections: u64,
-    /// On a mobile network, the strongest live node of each node's component (`u32::MAX` for none).
-    strongest: Vec<u32>,
-    by_kind: Vec<u64>,
-    bits: u64,
-    events: u64,
-    sent: u64,
-    delivered: u64,
-    lost: u64,
-    duplicated: u64,
     network: Network,
-    /// The time of the last fault after time 0 (for the settling rule).
-    last_fault: Option<u64>,
-    /// Whether the run was stopped at `--until`.
-    stopped: bool,
-    /// Whether status changes are judged as they happen (not while a recovering process restores its state).
-    judging: bool,
-    monitor: Monitor,
-    /// When a process last performed the "I am the leader" action.
-    declared: Option<u64>,
+    /// Moving nodes, on a mobile network.
+    mobile: Option<Mobile>,
+    counters: Counters,
+    judge: Judge,
     /// When pulses of a synchronous algorithm began.
     pulses: PulseLog,
-    found: Vec<Violation>,
-    violations: Vec<ViolationReport>,
     trace: Option<Trace>,
     progress: Option<ProgressFn>,
     next_progress: u64,
     now: u64,
-    /// The time of the last event processed (stale timers and drops are not events).
-    last_event: u64,
+    /// The time of the last fault after time 0 (for the settling rule).
+    last_fault: Option<u64>,
+    /// Whether the run was stopped at `--until`.
+    stopped: bool,
     terminated: bool,
     /// Set when a deadline would pass the largest instant; the run stops.
     overflowed: bool,
@@ -260,46 +185,30 @@ impl<A: Algorithm> Sim<A> {
         };
         let seed = scenario.config.seed;
         Self {
-            monitor: Monitor::new(algorithm.checks(), algorithm.winner()),
+            judge: Judge::new(Monitor::new(algorithm.checks(), algorithm.winner())),
             algorithm,
             procs,
             up: vec![true; n],
             learned_at: vec![0; n],
+            durable: vec![None; n],
+            effects: Vec::new(),
             queue: EventQueue::new(horizon(scenario.config.delay)).with_steady(MESSAGE),
             steady: matches!(scenario.config.delay, Delay::Constant(_)),
             read_ahead: !std::mem::needs_drop::<A::Process>()
                 && n.saturating_mul(std::mem::size_of::<A::Process>()) > READ_AHEAD_ABOVE,
-            timers: BTreeMap::new(),
-            timer_seq: 0,
-            durable: vec![None; n],
-            effects: Vec::new(),
+            timers: Timers::new(rng(seed, Stream::Timers)),
             delays: rng(seed, Stream::Delays),
-            jitter: rng(seed, Stream::Timers),
             link_clock,
-            mobility: None,
-            availability: None,
-            elections: 0,
-            strongest: Vec::new(),
-            by_kind: vec![0; Msg::<A>::kinds().len()],
-            bits: 0,
-            events: 0,
-            sent: 0,
-            delivered: 0,
-            lost: 0,
-            duplicated: 0,
             network: Network::new(scenario.losses.clone(), scenario.config.duplicate, seed),
-            last_fault: None,
-            stopped: false,
-            judging: true,
-            declared: None,
+            mobile: None,
+            counters: Counters::new(Msg::<A>::kinds().len()),
             pulses: PulseLog::default(),
-            found: Vec::new(),
-            violations: Vec::new(),
             trace: None,
             progress: None,
             next_progress: PROGRESS_EVERY,
             now: 0,
-            last_event: 0,
+            last_fault: None,
+            stopped: false,
             terminated: false,
             overflowed: false,
             ran: false,
@@ -363,7 +272,7 @@ impl<A: Algorithm> Sim<A> {
             if self.overflowed {
                 return Err(RunError::TimeOverflow(Time(self.now)));
             }
-            if self.events >= budget {
+            if self.counters.events >= budget {
                 break self.pending_work() == 0;
             }
             let Some(time) = self.queue.next_time() else { break true };
@@ -374,11 +283,11 @@ impl<A: Algorithm> Sim<A> {
             }
             self.now = time;
             let event = self.queue.take();
-            if self.read_ahead && self.events % WARM_BATCH == 0 {
+            if self.read_ahead && self.counters.events % WARM_BATCH == 0 {
                 self.warm();
             }
             self.dispatch(event);
-            if self.events >= self.next_progress {
+            if self.counters.events >= self.next_progress {
                 self.report_progress();
             }
         };
@@ -410,7 +319,7 @@ impl<A: Algorithm> Sim<A> {
         while let Some((_, event)) = self.queue.pop() {
             live += usize::from(match event {
                 Ev::Deliver { to, .. } | Ev::Command { node: to, .. } => self.up[to as usize],
-                Ev::Timer { node, timer, seq } => self.timers.get(&(node, timer)) == Some(&seq),
+                Ev::Timer { node, timer, seq } => self.timers.is_armed(node, timer, seq),
                 Ev::Fault(_) => true,
             });
         }
@@ -427,9 +336,9 @@ impl<A: Algorithm> Sim<A> {
     }
 
     fn report_progress(&mut self) {
-        self.next_progress = self.events + PROGRESS_EVERY;
-        let progress =
-            Progress { events: self.events, messages: self.sent, time: Time(self.now), queued: self.queue.len() };
+        let (events, messages) = (self.counters.events, self.counters.sent);
+        self.next_progress = events + PROGRESS_EVERY;
+        let progress = Progress { events, messages, time: Time(self.now), queued: self.queue.len() };
         if let Some(f) = &mut self.progress {
             f(&progress);
         }
@@ -450,10 +359,7 @@ impl<A: Algorithm> Sim<A> {
         if let Some(trace) = &mut self.trace {
             trace.record::<Msg<A>, TimerOf<A>>(&header);
         }
-        let mut found = std::mem::take(&mut self.found);
-        self.monitor.reset(&view!(self), &mut found);
-        self.found = found;
-        self.flush_found();
+        self.judge(|monitor, world, found| monitor.reset(world, found));
         // Faults at time 0 take effect before anything else, processes' start included.
         let faults = self.schedule();
         for fault in faults {
@@ -477,21 +383,17 @@ impl<A: Algorithm> Sim<A> {
     }
 
     /// Places the nodes, brings up the links in range, and schedules the first move.
-    fn start_mobility(&mut self, spec: crate::mobility::MobilitySpec) {
+    fn start_mobility(&mut self, spec: MobilitySpec) {
         let sc = &self.scenario;
-        let (Some(positions), TopologyKind::Geometric { r }) = (sc.graph.positions(), sc.graph.kind()) else {
-            unreachable!("mobility is checked to run on a geometric graph");
-        };
-        let mobility = Mobility::new(positions, r.0, spec, rng(sc.config.seed, Stream::Mobility));
-        let links: Vec<(u32, u32)> = mobility.links().collect();
-        self.mobility = Some(mobility);
-        self.availability = Some(Availability::new(sc.len()));
+        let mobile = Mobile::place(&sc.graph, spec, sc.config.mobility_until, rng(sc.config.seed, Stream::Mobility));
+        let (links, first) = (mobile.links(), mobile.next_move(0));
+        self.mobile = Some(mobile);
         for (a, b) in links {
             self.link_changed(a, b, true);
         }
         self.refresh_availability();
-        if self.scenario.config.mobility_until.is_none_or(|u| u >= STEP) {
-            self.queue.push(STEP, FAULT, Ev::Fault(Fault::Move));
+        if let Some(at) = first {
+            self.queue.push(at, FAULT, Ev::Fault(Fault::Move));
         }
     }
 
@@ -502,11 +404,8 @@ impl<A: Algorithm> Sim<A> {
             return;
         }
         let graph = &self.scenario.graph;
-        let ends: Vec<End> = match &self.mobility {
-            Some(m) => (0..self.scenario.len() as u32)
-                .filter(|&j| j != node && m.in_range(node, j))
-                .map(|j| End { node: j, port: Graph::complete_port(j, node).0 })
-                .collect(),
+        let ends: Vec<End> = match &self.mobile {
+            Some(m) => m.far_ends(node),
             None => (0..graph.degree(node)).map(|p| graph.far_end(node, p)).collect(),
         };
         for end in ends {
@@ -532,44 +431,22 @@ impl<A: Algorithm> Sim<A> {
     /// The nodes move one step; links follow.
     fn move_nodes(&mut self) {
         let mut changed = Vec::new();
-        let m = self.mobility.as_mut().expect("moves are scheduled on mobile networks only");
+        let m = self.mobile.as_mut().expect("moves are scheduled on mobile networks only");
         m.step(self.now, &mut changed);
+        let next = m.next_move(self.now);
         for (a, b, up) in changed {
             self.link_changed(a, b, up);
         }
         self.refresh_availability();
-        let next = self.now + STEP;
-        if self.scenario.config.mobility_until.is_none_or(|u| next <= u) {
-            self.queue.push(next, FAULT, Ev::Fault(Fault::Move));
+        if let Some(at) = next {
+            self.queue.push(at, FAULT, Ev::Fault(Fault::Move));
         }
     }
 
-    /// Re-evaluates, for every node, the strongest live node of its component and whether it follows it.
+    /// On a mobile network, re-evaluates for every node whether it follows the strongest live node of its component.
     fn refresh_availability(&mut self) {
-        let Some(m) = &self.mobility else { return };
-        let component = m.components(&self.up);
-        let mut best: BTreeMap<u32, u32> = BTreeMap::new();
-        for i in 0..self.scenario.len() as u32 {
-            if self.up[i as usize] {
-                let strongest = best.entry(component[i as usize]).or_insert(i);
-                if self.scenario.ranks[i as usize] > self.scenario.ranks[*strongest as usize] {
-                    *strongest = i;
-                }
-            }
-        }
-        self.strongest = component.iter().map(|c| best.get(c).copied().unwrap_or(u32::MAX)).collect();
-        for i in 0..self.scenario.len() as u32 {
-            self.follow_check(i);
-        }
-    }
-
-    /// Whether node `i` follows the strongest live node of its component now.
-    fn follow_check(&mut self, i: u32) {
-        let i = i as usize;
-        let b = self.strongest[i];
-        let good = self.up[i] && b != u32::MAX && self.procs[i].status().leader == Some(self.scenario.ids[b as usize]);
-        if let Some(a) = &mut self.availability {
-            a.set(i, good, self.now);
+        if let Some(m) = &mut self.mobile {
+            m.refresh(&self.procs, &self.up, &self.scenario.ids, &self.scenario.ranks, self.now);
         }
     }
 
@@ -596,16 +473,16 @@ impl<A: Algorithm> Sim<A> {
                     self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "down" });
                     return;
                 }
-                if let Some(m) = &self.mobility
+                if let Some(m) = &self.mobile
                     && !m.in_range(to, self.scenario.graph.far_end(to, port).node)
                 {
-                    self.lost += 1;
+                    self.counters.lost += 1;
                     let from = sender(self);
                     self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "out of range" });
                     return;
                 }
                 self.count_event();
-                self.delivered += 1;
+                self.counters.delivered += 1;
                 if self.trace.is_some() {
                     let from = sender(self);
                     self.record(Record::Deliver {
@@ -620,10 +497,9 @@ impl<A: Algorithm> Sim<A> {
                 self.handle(to, Event::Message { from: Port(port), msg });
             }
             Ev::Timer { node, timer, seq } => {
-                if self.timers.get(&(node, timer)) != Some(&seq) {
+                if !self.timers.fire(node, timer, seq) {
                     return; // Cancelled or re-armed since.
                 }
-                self.timers.remove(&(node, timer));
                 self.count_event();
                 self.record(Record::Timer { t: self.t(), node: self.id(node), timer: &timer });
                 self.handle(node, Event::Timer(timer));
@@ -641,8 +517,7 @@ impl<A: Algorithm> Sim<A> {
     }
 
     fn count_event(&mut self) {
-        self.events += 1;
-        self.last_event = self.now;
+        self.counters.event(self.now);
     }
 
     fn fault(&mut self, fault: Fault) {
@@ -699,7 +574,7 @@ impl<A: Algorithm> Sim<A> {
         }
         self.count_event();
         self.up[node as usize] = false;
-        self.timers.retain(|&(n, _), _| n != node);
+        self.timers.clear(node);
         self.record(Record::Crash { t: self.t(), node: self.id(node) });
         self.tell_neighbors(node, false);
         self.refresh_availability();
@@ -718,25 +593,34 @@ impl<A: Algorithm> Sim<A> {
         self.up[i] = true;
         self.record(Record::Recover { t: self.t(), node: self.id(node) });
         let restored = self.durable[i].clone();
-        let up: Vec<Port> = match &self.mobility {
-            Some(m) => (0..self.scenario.len() as u32)
-                .filter(|&j| j != node && m.in_range(node, j))
-                .map(|j| Graph::complete_port(node, j))
-                .collect(),
-            None => Vec::new(),
-        };
+        let up: Vec<Port> = self.mobile.as_ref().map_or_else(Vec::new, |m| m.ports(node));
         // Restarting and restoring the persisted state are one step: the process is judged after it, not on the
         // blank state in between.
-        self.judging = false;
+        self.judge.on = false;
         driver::recover(&mut Recovering { sim: self, node }, restored, up);
     }
 
     /// The set of live processes or the connectivity changed: re-evaluate everything.
     fn recheck(&mut self) {
-        let mut found = std::mem::take(&mut self.found);
-        self.monitor.reset(&view!(self), &mut found);
-        self.found = found;
-        self.flush_found();
+        self.judge(|monitor, world, found| monitor.reset(world, found));
+    }
+
+    /// Lets the property monitor judge the processes as they are now, as `judge` says; what it finds is traced and
+    /// kept for the report.
+    fn judge(&mut self, judge: impl FnOnce(&mut Monitor, &View<'_, A::Process>, &mut Vec<Violation>)) {
+        let sc = &self.scenario;
+        let world = View {
+            ids: &sc.ids,
+            ranks: &sc.ranks,
+            initiators: &sc.initiators,
+            procs: &self.procs,
+            up: &self.up,
+            network: &self.network,
+            partitions: &sc.partitions,
+            graph: &sc.graph,
+            mobile: self.mobile.as_ref(),
+        };
+        self.judge.judge(&world, self.now, &mut self.trace, judge);
     }
 
     /// Runs one event at process `node` and carries out its effects (the driver contract, [`driver`]), then checks
@@ -765,12 +649,13 @@ impl<A: Algorithm> Sim<A> {
     fn send(&mut self, node: u32, port: Port, outgoing: Cow<'_, Msg<A>>) {
         let msg = &*outgoing;
         let end = self.scenario.graph.far_end(node, port.0);
-        self.by_kind[msg.kind_index()] += 1;
-        self.bits += 8 * postcard::experimental::serialized_size(msg).expect("messages serialize") as u64;
-        self.sent += 1;
-        let id = self.sent;
+        let counters = &mut self.counters;
+        counters.by_kind[msg.kind_index()] += 1;
+        counters.bits += 8 * postcard::experimental::serialized_size(msg).expect("messages serialize") as u64;
+        counters.sent += 1;
+        let id = counters.sent;
         let mut fate = self.network.fate(node, end.node, &self.scenario.partitions);
-        if self.mobility.as_ref().is_some_and(|m| !m.in_range(node, end.node)) {
+        if self.mobile.as_ref().is_some_and(|m| !m.in_range(node, end.node)) {
             fate = Fate::Lost("out of range");
         }
         let at = self.arrival(node, port);
@@ -781,12 +666,12 @@ impl<A: Algorithm> Sim<A> {
         match fate {
             Fate::Deliver => {}
             Fate::Twice => {
-                self.duplicated += 1;
+                self.counters.duplicated += 1;
                 let again = self.arrival(node, port);
                 self.queue_message(again, Ev::Deliver { to: end.node, port: end.port, id, msg: msg.clone() });
             }
             Fate::Lost(reason) => {
-                self.lost += 1;
+                self.counters.lost += 1;
                 let (t, from, to) = (self.t(), self.id(node), self.id(end.node));
                 self.record(Record::Drop { t, node: to, from, id, reason });
                 return;
@@ -845,12 +730,9 @@ impl<A: Algorithm> Sim<A> {
         match notice {
             Notice::Pulse { pulse } => self.pulses.record(pulse, self.now),
             Notice::Elected { .. } => {
-                self.declared = Some(self.now);
-                self.elections += 1;
-                let mut found = std::mem::take(&mut self.found);
-                self.monitor.on_notice(&view!(self), node as usize, notice, &mut found);
-                self.found = found;
-                self.flush_found();
+                self.judge.declared = Some(self.now);
+                self.counters.elections += 1;
+                self.judge(|monitor, world, found| monitor.on_notice(world, node as usize, notice, found));
             }
             Notice::Ended { .. } | Notice::Shows { .. } => {}
         }
@@ -862,47 +744,32 @@ impl<A: Algorithm> Sim<A> {
         let i = node as usize;
         if new.leader != old.leader {
             self.learned_at[i] = self.now;
-            if self.mobility.is_some() {
-                self.follow_check(node);
+            if let Some(m) = &mut self.mobile {
+                m.follow(i, &self.procs, &self.up, &self.scenario.ids, self.now);
             }
         }
         self.record(Record::Status { t: self.t(), node: self.id(node), status: new });
-        if !self.judging {
-            return;
+        if self.judge.on {
+            self.judge(|monitor, world, found| monitor.on_change(world, i, old, new, found));
         }
-        let mut found = std::mem::take(&mut self.found);
-        self.monitor.on_change(&view!(self), i, old, new, &mut found);
-        self.found = found;
-        self.flush_found();
-    }
-
-    fn flush_found(&mut self) {
-        let mut found = std::mem::take(&mut self.found);
-        for v in found.drain(..) {
-            let t = self.t();
-            self.record(Record::Violation { t, property: v.property, node: v.node, detail: &v.detail });
-            self.violations.push(ViolationReport::new(self.now, v));
-        }
-        self.found = found;
     }
 
     fn end(&mut self) {
         if !self.stopped {
-            self.now = self.last_event;
+            self.now = self.counters.last_event;
         }
-        let mut found = std::mem::take(&mut self.found);
-        if !self.terminated && !self.stopped {
-            if self.monitor.checks().iter().any(|c| c.property == Property::Liveness) {
-                let detail = format!("the run did not terminate within {} events", self.scenario.config.max_events);
+        let settled = (self.terminated || self.stopped).then(|| self.settled());
+        let max_events = self.scenario.config.max_events;
+        self.judge(|monitor, world, found| match settled {
+            Some(settled) => monitor.at_end(world, settled, found),
+            None if monitor.checks().iter().any(|c| c.property == Property::Liveness) => {
+                let detail = format!("the run did not terminate within {max_events} events");
                 found.push(Violation { property: Property::Liveness, node: None, detail });
             }
-        } else {
-            let settled = self.settled();
-            self.monitor.at_end(&view!(self), settled, &mut found);
-        }
-        self.found = found;
-        self.flush_found();
-        let record = Record::End { t: self.t(), events: self.events, messages: self.sent, terminated: self.terminated };
+            None => {}
+        });
+        let (events, messages) = (self.counters.events, self.counters.sent);
+        let record = Record::End { t: self.t(), events, messages, terminated: self.terminated };
         self.record(record);
     }
 
@@ -937,102 +804,21 @@ impl<A: Algorithm> Sim<A> {
 
     /// What the run measured and checked. Call after [`Sim::run`].
     pub fn report(&self) -> Report {
-        let sc = &self.scenario;
-        let live: Vec<usize> = (0..sc.len()).filter(|&i| self.up[i]).collect();
-        let first = live.first().and_then(|&i| self.procs[i].status().leader);
-        let agreed = first.is_some() && live.iter().all(|&i| self.procs[i].status().leader == first);
-        let leader = if agreed { first } else { None };
-        let elected_at = agreed.then(|| Time(live.iter().map(|&i| self.learned_at[i]).max().unwrap_or(0)));
-        let declared_at = self.declared.map(Time);
-        let kinds = Msg::<A>::kinds();
-        let by_kind: Vec<(&'static str, u64)> = kinds.iter().copied().zip(self.by_kind.iter().copied()).collect();
-        let facts = self.facts();
-        // Closed forms count elections on a fixed network; on a mobile one they do not apply.
-        let closed_forms = if self.mobility.is_some() { Vec::new() } else { self.algorithm.bounds(&facts) };
-        let bounds = closed_forms
-            .into_iter()
-            .map(|b| {
-                let count = |k: &str| by_kind.iter().find(|(n, _)| *n == k).map_or(0, |p| p.1);
-                let measured = match b.measure {
-                    Measure::Messages => self.sent,
-                    Measure::Kinds(ks) => ks.iter().map(|k| count(k)).sum(),
-                    Measure::AllBut(ks) => self.sent - ks.iter().map(|k| count(k)).sum::<u64>(),
-                };
-                BoundReport { name: b.name, value: b.value, measured, held: measured <= b.value }
-            })
-            .collect();
-        let verdict = |class| {
-            if self.violations.iter().any(|v| v.property.class() == class) { Verdict::Violated } else { Verdict::Held }
-        };
-        let mobility = self.mobility.as_ref().zip(self.availability.as_ref()).map(|(m, a)| {
-            let fractions = a.fractions(self.now);
-            let mut components: Vec<u32> = m.components(&self.up);
-            components.sort_unstable();
-            components.dedup();
-            MobilityReport {
-                availability: fractions.iter().sum::<f64>() / fractions.len() as f64,
-                availability_min: fractions.iter().copied().fold(1.0, f64::min),
-                elections: self.elections,
-                link_changes: m.changes,
-                components_at_end: components.len(),
-            }
-        });
-        let synchronizer = self.algorithm.synchronizer(&self.procs).map(|summary| {
-            let count = |ks: &[&str]| ks.iter().map(|k| by_kind.iter().find(|(n, _)| n == k).map_or(0, |p| p.1)).sum();
-            let (setup_messages, control_messages, acks) =
-                (count(summary.setup_kinds), count(summary.control_kinds), count(&["ack"]));
-            SyncReport {
-                setup_messages,
-                setup_time: Time(self.pulses.at(1)),
-                pulses: self.pulses.last(),
-                algorithm_messages: self.sent - setup_messages - control_messages - acks,
-                acks,
-                control_messages,
-                pulse_time: Time(self.pulses.at(self.pulses.last()).saturating_sub(self.pulses.at(1))),
-                last_pulse_time: Time(
-                    self.pulses.at(self.pulses.last()) - self.pulses.at(self.pulses.last().saturating_sub(1)),
-                ),
-                summary,
-            }
-        });
-        Report {
-            algorithm: sc.info.name,
-            topology: sc.graph.kind().to_string(),
-            nodes: sc.len(),
-            edges: sc.graph.edges(),
-            diameter: sc.diameter,
-            components: sc.components,
-            seed: sc.config.seed,
-            leader,
-            agreed,
-            elected_at,
-            declared_at,
-            messages: Messages { total: self.sent, by_kind },
-            bits: self.bits,
-            delivered: self.delivered,
-            lost: self.lost,
-            duplicated: self.duplicated,
-            events: self.events,
-            properties: Properties {
-                safety: verdict(elect_core::property::Class::Safety),
-                liveness: verdict(elect_core::property::Class::Liveness),
-                violations: self.violations.clone(),
-                checked: self.monitor.checks().iter().map(|c| (c.property.name(), c.when)).collect(),
-                skipped: self.monitor.skipped().to_vec(),
-            },
-            bounds,
-            synchronizer,
-            mobility,
-            initiators: facts.initiators as usize,
-            live: live.len(),
-            delay: sc.config.delay.to_string(),
-            links: if sc.config.fifo { "fifo" } else { "unordered" },
-            end_time: Time(self.now),
+        Finished {
+            algorithm: &self.algorithm,
+            scenario: &self.scenario,
+            procs: &self.procs,
+            up: &self.up,
+            learned_at: &self.learned_at,
+            counters: &self.counters,
+            judge: &self.judge,
+            pulses: &self.pulses,
+            mobility: self.mobile.as_ref().map(|m| m.report(&self.up, self.now, self.counters.elections)),
+            facts: self.facts(),
+            end: self.now,
             terminated: self.terminated,
-            until: sc.config.until.map(Time),
-            expected_leader: self.monitor.expected(),
-            reproduce: sc.config.command_line(),
         }
+        .report()
     }
 }
 
@@ -1052,15 +838,13 @@ impl<A: Algorithm> Host<A::Process> for At<'_, A> {
 
     fn set_timer(&mut self, timer: TimerOf<A>, after: Span) {
         let sim = &mut *self.sim;
-        let after = after.draw(|range| sim.jitter.random_range(range)).ticks();
-        sim.timer_seq += 1;
-        sim.timers.insert((self.node, timer), sim.timer_seq);
+        let (after, seq) = sim.timers.arm(self.node, timer, after);
         let at = sim.later(after);
-        sim.queue.push(at, TIMER, Ev::Timer { node: self.node, timer, seq: sim.timer_seq });
+        sim.queue.push(at, TIMER, Ev::Timer { node: self.node, timer, seq });
     }
 
     fn cancel_timer(&mut self, timer: TimerOf<A>) {
-        self.sim.timers.remove(&(self.node, timer));
+        self.sim.timers.cancel(self.node, timer);
     }
 
     fn persist(&mut self, durable: DurableOf<A>) {
@@ -1089,35 +873,10 @@ impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
     }
 
     fn tell_neighbors(&mut self) {
-        self.sim.judging = true;
+        self.sim.judge.on = true;
         self.sim.tell_neighbors(self.node, true);
         self.sim.refresh_availability();
         self.sim.recheck();
-    }
-}
-
-/// When the pulses of a synchronous algorithm began, anywhere: the first time any process took each pulse.
-#[derive(Default)]
-struct PulseLog {
-    /// By pulse, from 1.
-    first: Vec<u64>,
-}
-
-impl PulseLog {
-    fn record(&mut self, pulse: u32, now: u64) {
-        let i = pulse.saturating_sub(1) as usize;
-        if i >= self.first.len() {
-            self.first.resize(i + 1, now);
-        }
-    }
-
-    /// The highest pulse taken.
-    fn last(&self) -> u32 {
-        self.first.len() as u32
-    }
-
-    fn at(&self, pulse: u32) -> u64 {
-        pulse.checked_sub(1).and_then(|i| self.first.get(i as usize)).copied().unwrap_or(0)
     }
 }
 

@@ -21,6 +21,7 @@ mod config;
 mod engine;
 mod error;
 mod faults;
+mod judge;
 mod mobility;
 mod network;
 mod queue;
@@ -29,6 +30,7 @@ mod scenario;
 mod scenario_file;
 mod sweep;
 mod time;
+mod timers;
 mod topology;
 mod trace;
 

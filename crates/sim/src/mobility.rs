@@ -8,13 +8,17 @@
 //! While nodes move, the simulator measures the paper's metric: for each node, the fraction of the time it
 //! followed the strongest live node of its connected component.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
+use elect_core::{NodeId, Port, Process, Rank};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
+use crate::report::MobilityReport;
 use crate::time::{TICKS_PER_UNIT, format_time, parse_time};
+use crate::topology::{End, Graph, TopologyKind};
 
 /// How nodes move, as `--mobility waypoint:SPEED[:PAUSE]` writes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,10 +60,10 @@ impl fmt::Display for MobilitySpec {
 }
 
 /// The interval between two moves, in ticks.
-pub(crate) const STEP: u64 = TICKS_PER_UNIT;
+const STEP: u64 = TICKS_PER_UNIT;
 
 /// The moving nodes and the links between them.
-pub(crate) struct Mobility {
+struct Mobility {
     range: f64,
     spec: MobilitySpec,
     positions: Vec<[f64; 2]>,
@@ -71,12 +75,12 @@ pub(crate) struct Mobility {
     n: usize,
     rng: ChaCha8Rng,
     /// Links that came up or went down so far.
-    pub(crate) changes: u64,
+    changes: u64,
 }
 
 impl Mobility {
     /// Nodes at `positions`, in range when at most `range` apart.
-    pub(crate) fn new(positions: &[[f64; 2]], range: f64, spec: MobilitySpec, mut rng: ChaCha8Rng) -> Self {
+    fn new(positions: &[[f64; 2]], range: f64, spec: MobilitySpec, mut rng: ChaCha8Rng) -> Self {
         let n = positions.len();
         let targets = (0..n).map(|_| [rng.random::<f64>(), rng.random::<f64>()]).collect();
         let mut m = Self {
@@ -96,18 +100,18 @@ impl Mobility {
     }
 
     /// Whether positions `a` and `b` are in range now.
-    pub(crate) fn in_range(&self, a: u32, b: u32) -> bool {
+    fn in_range(&self, a: u32, b: u32) -> bool {
         self.in_range[a as usize * self.n + b as usize]
     }
 
     /// The pairs `(a, b)`, `a < b`, in range now.
-    pub(crate) fn links(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+    fn links(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         (0..self.n as u32)
             .flat_map(move |a| (a + 1..self.n as u32).filter(move |&b| self.in_range(a, b)).map(move |b| (a, b)))
     }
 
     /// Moves every node by one step at time `now`, and appends the links that changed as `(a, b, up)`.
-    pub(crate) fn step(&mut self, now: u64, changed: &mut Vec<(u32, u32, bool)>) {
+    fn step(&mut self, now: u64, changed: &mut Vec<(u32, u32, bool)>) {
         let reach = self.spec.speed * STEP as f64 / TICKS_PER_UNIT as f64;
         for i in 0..self.n {
             if now < self.resume[i] {
@@ -145,7 +149,7 @@ impl Mobility {
 
     /// For each position, the component it is in (the smallest position of the component), over the links in
     /// range between live nodes.
-    pub(crate) fn components(&self, up: &[bool]) -> Vec<u32> {
+    fn components(&self, up: &[bool]) -> Vec<u32> {
         let mut uf = petgraph::unionfind::UnionFind::<u32>::new(self.n);
         for (a, b) in self.links() {
             if up[a as usize] && up[b as usize] {
@@ -162,9 +166,9 @@ impl Mobility {
 }
 
 /// Per node, how long it followed the right leader.
-pub(crate) struct Availability {
+struct Availability {
     /// Whether the node follows the strongest live node of its component now.
-    pub(crate) good: Vec<bool>,
+    good: Vec<bool>,
     /// Since when, if it does.
     since: Vec<u64>,
     /// Ticks it did, before `since`.
@@ -172,12 +176,12 @@ pub(crate) struct Availability {
 }
 
 impl Availability {
-    pub(crate) fn new(n: usize) -> Self {
+    fn new(n: usize) -> Self {
         Self { good: vec![false; n], since: vec![0; n], total: vec![0; n] }
     }
 
     /// Node `i` does (or does not) follow the right leader from `now` on.
-    pub(crate) fn set(&mut self, i: usize, good: bool, now: u64) {
+    fn set(&mut self, i: usize, good: bool, now: u64) {
         if good == self.good[i] {
             return;
         }
@@ -190,13 +194,118 @@ impl Availability {
     }
 
     /// Each node's fraction of `[0, end]` with the right leader.
-    pub(crate) fn fractions(&self, end: u64) -> Vec<f64> {
+    fn fractions(&self, end: u64) -> Vec<f64> {
         (0..self.good.len())
             .map(|i| {
                 let t = self.total[i] + if self.good[i] { end - self.since[i] } else { 0 };
                 if end == 0 { f64::from(u8::from(self.good[i])) } else { t as f64 / end as f64 }
             })
             .collect()
+    }
+}
+
+/// What the simulator keeps about a mobile network: the moving nodes, when they stop, and for each node the
+/// strongest live node of its component and how long it followed it.
+pub(crate) struct Mobile {
+    nodes: Mobility,
+    availability: Availability,
+    /// Per position, the strongest live node of its component (`u32::MAX` for none).
+    strongest: Vec<u32>,
+    /// When the nodes stop moving (`--mobility-until`), if they do.
+    until: Option<u64>,
+}
+
+impl Mobile {
+    /// Places the nodes of `graph`, a geometric graph, where it drew them, moving as `spec` says until `until`.
+    pub(crate) fn place(graph: &Graph, spec: MobilitySpec, until: Option<u64>, rng: ChaCha8Rng) -> Self {
+        let (Some(positions), TopologyKind::Geometric { r }) = (graph.positions(), graph.kind()) else {
+            unreachable!("mobility is checked to run on a geometric graph");
+        };
+        let n = positions.len();
+        Self {
+            nodes: Mobility::new(positions, r.0, spec, rng),
+            availability: Availability::new(n),
+            strongest: Vec::new(),
+            until,
+        }
+    }
+
+    /// Whether positions `a` and `b` are in range now.
+    pub(crate) fn in_range(&self, a: u32, b: u32) -> bool {
+        self.nodes.in_range(a, b)
+    }
+
+    /// The pairs `(a, b)`, `a < b`, in range now.
+    pub(crate) fn links(&self) -> Vec<(u32, u32)> {
+        self.nodes.links().collect()
+    }
+
+    /// When the nodes move next after a move at `now` (the first move is after time 0), unless they have stopped.
+    pub(crate) fn next_move(&self, now: u64) -> Option<u64> {
+        let next = now + STEP;
+        self.until.is_none_or(|u| next <= u).then_some(next)
+    }
+
+    /// Moves every node one step at time `now`, and appends the links that changed as `(a, b, up)`.
+    pub(crate) fn step(&mut self, now: u64, changed: &mut Vec<(u32, u32, bool)>) {
+        self.nodes.step(now, changed);
+    }
+
+    /// The other ends of the links of `node` in range now: each node in range, with its port towards `node`.
+    pub(crate) fn far_ends(&self, node: u32) -> Vec<End> {
+        (0..self.nodes.n as u32)
+            .filter(|&j| j != node && self.in_range(node, j))
+            .map(|j| End { node: j, port: Graph::complete_port(j, node).0 })
+            .collect()
+    }
+
+    /// The ports of `node` whose links are in range now.
+    pub(crate) fn ports(&self, node: u32) -> Vec<Port> {
+        (0..self.nodes.n as u32)
+            .filter(|&j| j != node && self.in_range(node, j))
+            .map(|j| Graph::complete_port(node, j))
+            .collect()
+    }
+
+    /// Re-evaluates, for every node, the strongest live node of its component and whether it follows it.
+    pub(crate) fn refresh<P: Process>(&mut self, procs: &[P], up: &[bool], ids: &[NodeId], ranks: &[Rank], now: u64) {
+        let component = self.nodes.components(up);
+        let mut best: BTreeMap<u32, u32> = BTreeMap::new();
+        for i in 0..ids.len() as u32 {
+            if up[i as usize] {
+                let strongest = best.entry(component[i as usize]).or_insert(i);
+                if ranks[i as usize] > ranks[*strongest as usize] {
+                    *strongest = i;
+                }
+            }
+        }
+        self.strongest = component.iter().map(|c| best.get(c).copied().unwrap_or(u32::MAX)).collect();
+        for i in 0..ids.len() {
+            self.follow(i, procs, up, ids, now);
+        }
+    }
+
+    /// Notes whether node `i` follows the strongest live node of its component from `now` on.
+    pub(crate) fn follow<P: Process>(&mut self, i: usize, procs: &[P], up: &[bool], ids: &[NodeId], now: u64) {
+        // Before the first refresh no node has a strongest one to follow.
+        let b = self.strongest.get(i).copied().unwrap_or(u32::MAX);
+        let good = up[i] && b != u32::MAX && procs[i].status().leader == Some(ids[b as usize]);
+        self.availability.set(i, good, now);
+    }
+
+    /// What the run measured on the mobile network, at its end `end`.
+    pub(crate) fn report(&self, up: &[bool], end: u64, elections: u64) -> MobilityReport {
+        let fractions = self.availability.fractions(end);
+        let mut components: Vec<u32> = self.nodes.components(up);
+        components.sort_unstable();
+        components.dedup();
+        MobilityReport {
+            availability: fractions.iter().sum::<f64>() / fractions.len() as f64,
+            availability_min: fractions.iter().copied().fold(1.0, f64::min),
+            elections,
+            link_changes: self.nodes.changes,
+            components_at_end: components.len(),
+        }
     }
 }
 
