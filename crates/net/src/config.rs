@@ -281,11 +281,11 @@ mod tests {
         for (bad, reason) in [
             ("2=bad host:7", "'bad host' is not a host name"),
             ("2=h:99999", "port '99999' is not a number from 0 to 65535"),
-            ("2=localhost", "has no port"),
+            ("2=localhost", "'localhost' has no port"),
             ("x=h:1", "'x' is not a member id"),
             ("2=-h:1", "'-h' is not a host name"),
             ("2=a..b:1", "'a..b' is not a host name"),
-            ("2=::1:7", "IPv6 addresses go in brackets"),
+            ("2=::1:7", "'::1' is not an address with a port (IPv6 addresses go in brackets)"),
         ] {
             let err = parse_peer_spec(bad).unwrap_err().to_string();
             assert!(err.contains(&format!("bad peer '{bad}': {reason}")), "{bad}: {err}");

@@ -1,6 +1,7 @@
 //! Stable storage: one state file per member, replaced crash-safely, with a checksum.
 //!
-//! A write goes to `state.tmp`, is flushed to disk (`fsync`), renamed over `state`, and the directory is flushed
+//! A write goes to a temporary file (`state.tmp.PID.N`, a name of its own, so that a write still running for a
+//! member that was just stopped cannot take the file of the next one's), is flushed to disk (`fsync`), renamed over `state`, and the directory is flushed
 //! too, so that after a crash at any point the file holds either the old state or the new one, whole. The file is
 //! a postcard-encoded [`Stored`] followed (from format 2) by the CRC-32 of every byte before it, little-endian;
 //! the algorithm's durable state is kept as postcard bytes of its own, tagged with the algorithm's layout name, so
@@ -25,6 +26,7 @@
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -131,8 +133,10 @@ impl Store {
 
     /// Replaces the state file with `stored`, crash-safely. Blocking: the runtime calls it from `spawn_blocking`.
     pub fn save(&self, stored: &Stored) -> Result<(), StoreError> {
+        static WRITES: AtomicU64 = AtomicU64::new(0);
         let bytes = encode(stored);
-        let tmp = self.dir.join("state.tmp");
+        let n = WRITES.fetch_add(1, Ordering::Relaxed);
+        let tmp = self.dir.join(format!("state.tmp.{}.{n}", std::process::id()));
         let io = |path: &Path| {
             let path = path.to_owned();
             move |source| StoreError::Io { path, source }
@@ -199,7 +203,8 @@ mod tests {
         store.save(&Stored { incarnation: 2, ..one() }).unwrap();
         let back = store.load().unwrap().unwrap();
         assert_eq!((back.format, back.incarnation, back.seen, back.durable), (FORMAT, 2, 5, vec![1, 2]));
-        assert!(!dir.path().join("a/b/state.tmp").exists());
+        let left: Vec<_> = fs::read_dir(dir.path().join("a/b")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["state"], "no temporary file is left");
     }
 
     #[test]

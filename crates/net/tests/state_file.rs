@@ -65,7 +65,9 @@ async fn a_member_whose_state_file_is_lost_or_damaged_rejoins_within_a_second_an
             assert!(took < Duration::from_secs(1), "{what}: back in {took:?}");
             until(&what, || cluster.nodes[&leader].stats().received > received_before).await;
             let after = cluster.agreed().await;
-            assert_eq!(after, agreed, "{what}: the healthy leader keeps its grant");
+            // The healthy leader stays; it may have made itself a newer grant (Garcia-Molina's leader sometimes
+            // does when the member comes back), never an older one.
+            assert!(after.leader == agreed.leader && after.epoch >= agreed.epoch, "{what}: {after:?} after {agreed:?}");
             assert_eq!(cluster.nodes[&leader].stats().dropped(Drop::StaleIncarnation), dropped_before, "{what}");
             if !matches!(how, Damage::Delete) {
                 let aside = cluster.dir.path().join(member.0.to_string()).join("state.damaged");
