@@ -11,13 +11,25 @@
 //!
 //! **Packets.** Every message carries a header: the sender's incarnation, `seen` (the highest fencing epoch it
 //! has heard of) and `lead` (its own grant, if it leads). Besides the algorithm's messages there are two of the
-//! member's own: `announce` (only the header matters: a new grant, or a correction to a leader whose grant is
-//! older than an epoch the sender knows) and `leaving` (the sender resigned or shuts down: if it was your leader,
-//! elect another now).
+//! member's own: `announce` (only the header matters: a new grant, a question, or a correction) and `leaving`
+//! (the sender resigned or shuts down: if it was your leader, elect another now).
 //!
-//! **Incarnations.** A member's incarnation is one more than the one it last made durable, and is durable before
+//! **Corrections.** A member that receives a packet stamped with an older epoch than one it knows (the sender's
+//! `seen` is lower, or the sender leads under a grant older than an epoch the receiver knows) answers it with an
+//! `announce` of its own `seen` (and its grant, if it leads): a straggler (paused, cut off, restarted) catches up
+//! at once instead of acting on what it missed.
+//!
+//! **Incarnations.** A member's incarnation is one more than the one its driver restores, and is durable before
 //! its first packet. A packet of an older incarnation of its sender than one already heard was sent before the
-//! sender restarted; it is dropped unread.
+//! sender restarted; it is dropped unread. The driver restores the incarnation the member last made durable; a
+//! driver that may lose it (the runtime, whose state file may be deleted or damaged) restores a floor that grows
+//! with time instead (the runtime's: the wall-clock time in milliseconds), so that a member that lost its state
+//! still comes back newer than every incarnation it had, and its peers accept it.
+//!
+//! **Starting without an epoch.** A member that starts knowing no fencing epoch (`seen` is 0: a first start, or
+//! its state was lost) asks: it sends everybody an `announce` of `seen` 0, which every member that knows an epoch
+//! corrects, and grants itself nothing for a round trip, `2T + ε`, after which it has heard the highest epoch its
+//! reachable peers know. So a member whose state was lost never grants an epoch below one its peers hold.
 //!
 //! **Fencing epochs.** The algorithms' own epochs are not fencing tokens: the Invitation algorithm's group ids are
 //! unique but not ordered in time, and a restarted member may start over from a small number. So the member keeps
@@ -70,7 +82,8 @@ use crate::algorithm::{Algorithm, Bound, Driver, Elects, Facts, Info, Measure, N
 use crate::monitor::{LeaderMonitor, MonitorConfig, MonitorNetwork};
 use crate::params::{ParamError, ParamInfo, Params};
 
-/// The member's timing, in multiples of the delay bound `T`, and the resign hold.
+/// The member's timing, in multiples of the delay bound `T`, and the resign hold. (A member that starts knowing no
+/// epoch asks for a round trip, `2T + ε`: see the module documentation.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemberConfig {
     /// A claim stays live this many `T` after its claimer's last packet: the leader monitor's suspicion time,
@@ -211,6 +224,8 @@ pub enum MemberTimer<T> {
     Settle,
     /// The resign hold is over.
     Wake,
+    /// A member that started knowing no epoch has waited a round trip for the answers to its question.
+    Asked,
 }
 
 /// What a member keeps on stable storage.
@@ -249,6 +264,8 @@ struct Kept {
     diameter: Option<u32>,
     claim_ttl: Duration,
     settle: Duration,
+    /// How long a member that starts knowing no epoch waits for answers: a round trip, `2T + ε`.
+    ask: Duration,
     resign_hold: Duration,
     bug: Option<Bug>,
 }
@@ -305,6 +322,8 @@ pub struct Member<A: Algorithm> {
     /// The algorithm names this member leader; `settled` once it has for the settling wait.
     leading: bool,
     settled: bool,
+    /// It started knowing no epoch, and waits for the answers to its question before it grants anything.
+    asking: bool,
     published: Leadership,
     away: Away,
     /// The algorithm's last durable state.
@@ -327,6 +346,7 @@ impl<A: Algorithm> Clone for Member<A> {
             heard: self.heard.clone(),
             leading: self.leading,
             settled: self.settled,
+            asking: self.asking,
             published: self.published,
             away: self.away,
             durable: self.durable.clone(),
@@ -344,14 +364,14 @@ impl<A: Algorithm> Member<A> {
         &A::Process,
         (u32, u64, u64, u64, Option<u64>),
         (&BTreeMap<NodeId, (u64, bool)>, &BTreeMap<NodeId, u64>),
-        (bool, bool, Leadership, Away),
+        (bool, bool, bool, Leadership, Away),
         &Option<<A::Process as Process>::Durable>,
     ) {
         (
             &self.inner,
             (self.life, self.incarnation, self.seen, self.saved_seen, self.grant),
             (&self.claims, &self.heard),
-            (self.leading, self.settled, self.published, self.away),
+            (self.leading, self.settled, self.asking, self.published, self.away),
             &self.durable,
         )
     }
@@ -476,7 +496,7 @@ impl<A: Algorithm> Member<A> {
         // A live rival's claim holds a grant back until it expires (its timer decides again); so does the
         // settling wait.
         let mut granted = None;
-        if leads && self.grant.is_none() && self.settled && rival.is_none_or(|r| r < floor) {
+        if leads && self.grant.is_none() && self.settled && !self.asking && rival.is_none_or(|r| r < floor) {
             let g = match self.setup.bug {
                 Some(Bug::SameEpoch) if self.seen > 0 => self.seen,
                 _ => epoch::next(self.seen, me),
@@ -620,6 +640,12 @@ impl<A: Algorithm> Process for Member<A> {
         self.published = Leadership { leader: None, epoch: saved.seen };
         self.durable = saved.inner.clone();
         self.persist(cx);
+        if self.seen == 0 {
+            // It knows no epoch: it asks, and grants nothing until the answers had time to come back.
+            self.asking = true;
+            cx.set_timer(MemberTimer::Asked, Span::exactly(self.setup.ask));
+            self.broadcast(cx, Body::Announce);
+        }
         self.run(cx, Event::Start { restored: saved.inner });
         self.decide(cx);
     }
@@ -634,6 +660,8 @@ impl<A: Algorithm> Process for Member<A> {
             }
         }
         let stale_lead = self.hear(cx, from, packet.seen, packet.lead);
+        // A member sitting out takes no part: it corrects only a leader's stale grant.
+        let behind = stale_lead || (self.away == Away::Present && packet.seen < self.seen);
         let present = self.away == Away::Present;
         match packet.body {
             Body::Algorithm(msg) if present => self.run(cx, Event::Message { from, msg }),
@@ -643,8 +671,9 @@ impl<A: Algorithm> Process for Member<A> {
             _ => {}
         }
         self.decide(cx);
-        if stale_lead {
-            // Tell that leader about the newer epoch this member knows: it makes itself a newer grant.
+        if behind {
+            // Tell the sender about the newer epoch this member knows: a straggler catches up, a leader under an
+            // older grant makes itself a newer one.
             cx.send(from, self.packet(Body::Announce));
         }
     }
@@ -662,6 +691,7 @@ impl<A: Algorithm> Process for Member<A> {
                 }
             }
             MemberTimer::Settle => self.settled = self.leading,
+            MemberTimer::Asked => self.asking = false,
             MemberTimer::Wake if self.away == Away::Resigned => return self.rejoin(cx),
             MemberTimer::Wake => return,
         }
@@ -739,6 +769,7 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
             diameter: setup.diameter,
             claim_ttl: t * self.config.claim_ttl,
             settle: t * self.config.settle,
+            ask: t * 2 + Duration::TICK,
             resign_hold: self.config.resign_hold,
             bug: self.config.bug,
         };
@@ -755,6 +786,7 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
             heard: BTreeMap::new(),
             leading: false,
             settled: false,
+            asking: false,
             published: Leadership { leader: None, epoch: 0 },
             away: Away::Present,
             durable: None,
@@ -782,9 +814,11 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
         self.inner.winner()
     }
 
-    /// One election, then the settling wait before the grant and the grant's announcement.
+    /// One election, then the settling wait before the grant (no earlier than the end of a first start's
+    /// question, a round trip) and the grant's announcement.
     fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
-        self.inner.election_time(facts, t) + t * (self.config.settle + 1)
+        let grant = (self.inner.election_time(facts, t) + t * self.config.settle).max(t * 2 + Duration::TICK);
+        grant + t
     }
 
     /// The algorithm's settling time, then a rival's claim may live out its life, then the settling wait and the
@@ -1095,10 +1129,11 @@ mod tests {
         })
     }
 
-    /// Member `me`, started from `restored`.
+    /// Member `me`, started from `restored`, past the question a member that knows no epoch asks at its start.
     fn start(me: NodeId, restored: Option<Saved<u32>>) -> Node {
         let mut m = build(me, MemberConfig::new(2, HOLD));
         step(&mut m, Event::Start { restored });
+        step(&mut m, Event::Timer(MemberTimer::Asked));
         m
     }
 
@@ -1180,7 +1215,17 @@ mod tests {
     fn a_new_incarnation_is_one_more_than_the_restored_one_and_durable_at_start() {
         let mut a = build(A, MemberConfig::new(2, HOLD));
         let effects = step(&mut a, Event::Start { restored: None });
-        assert_eq!(effects, [Effect::Persist(Saved { incarnation: 1, seen: 0, inner: None })]);
+        // It knows no epoch: it asks (see below).
+        let question = Packet { incarnation: 1, seen: 0, lead: None, body: Body::Announce };
+        assert_eq!(
+            effects,
+            [
+                Effect::Persist(Saved { incarnation: 1, seen: 0, inner: None }),
+                Effect::SetTimer { timer: MemberTimer::Asked, after: Span::exactly(T * 2 + Duration::TICK) },
+                Effect::Send { to: port(A, B), msg: question.clone() },
+                Effect::Send { to: port(A, C), msg: question },
+            ]
+        );
         assert_eq!((a.incarnation(), a.seen(), a.leadership()), (1, 0, Leadership { leader: None, epoch: 0 }));
 
         let mut b = build(B, MemberConfig::new(2, HOLD));
@@ -1200,7 +1245,10 @@ mod tests {
         let effects = hear(&mut c, A, says(Script::Lead));
         assert_eq!(notices(&effects), []);
         assert_eq!(timers_set(&effects), [(MemberTimer::Settle, Span::exactly(T))]);
-        assert_eq!(sends(&effects), to_everybody(2, ballot(4, A), None, Body::Algorithm(Script::Follow(C))));
+        // A, which has seen no epoch, is told of the one C knows.
+        let mut expected = to_everybody(2, ballot(4, A), None, Body::Algorithm(Script::Follow(C)));
+        expected.push((port(C, A), Packet { incarnation: 2, seen: ballot(4, A), lead: None, body: Body::Announce }));
+        assert_eq!(sends(&effects), expected);
 
         let effects = step(&mut c, Event::Timer(MemberTimer::Settle));
         let granted = ballot(5, C);
@@ -1208,8 +1256,9 @@ mod tests {
         assert_eq!(sends(&effects), to_everybody(2, granted, Some(granted), Body::Announce));
         assert_eq!((c.grant(), c.seen()), (Some(granted), granted));
         assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: granted });
-        // Still leading: nothing new.
-        assert_eq!(hear(&mut c, A, says(Script::Lead)), []);
+        // Still leading: nothing new (but A, whose packet shows no epoch, is told the grant).
+        let correction = Packet { incarnation: 2, seen: granted, lead: Some(granted), body: Body::Announce };
+        assert_eq!(hear(&mut c, A, says(Script::Lead)), [Effect::Send { to: port(C, A), msg: correction }]);
 
         let effects = hear(&mut c, A, says(Script::Elect));
         let ended = [Notice::Ended { epoch: granted }, Notice::Shows { leader: None, epoch: granted }];
@@ -1441,7 +1490,7 @@ mod tests {
             let mut b = build(B, MemberConfig::new(2, HOLD));
             let claim = packet(ballot(6, C), Some(ballot(6, C)), Body::Announce);
             let script = [
-                Event::Start { restored: None },
+                Event::Start { restored: Some(Saved { incarnation: 1, seen: ballot(1, A), inner: None }) },
                 Event::Message { from: port(B, C), msg: claim },
                 Event::Message { from: port(B, A), msg: says(Script::Lead) },
                 Event::Timer(MemberTimer::Settle),
@@ -1458,5 +1507,43 @@ mod tests {
         assert_eq!(early, late);
         assert_eq!(hash(&early), hash(&late));
         assert_ne!(early, run([0, 1, 2, 3, 4], 4), "the claim's expiry is in the state");
+    }
+
+    #[test]
+    fn a_member_that_knows_no_epoch_asks_and_grants_nothing_until_the_answers_are_in() {
+        // Its state was lost: the driver restores only an incarnation floor.
+        let mut c = build(C, MemberConfig::new(2, HOLD));
+        let effects =
+            step(&mut c, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
+        assert_eq!(c.incarnation(), 90_001, "newer than every incarnation it had");
+        let persist = effects.iter().position(|e| matches!(e, Effect::Persist(s) if s.incarnation == 90_001));
+        let first_send = effects.iter().position(|e| matches!(e, Effect::Send { .. }));
+        assert!(persist.is_some() && persist < first_send, "the incarnation is durable first: {effects:?}");
+        let question = Packet { incarnation: 90_001, seen: 0, lead: None, body: Body::Announce };
+        assert_eq!(sends(&effects), [(port(C, A), question.clone()), (port(C, B), question)]);
+        assert_eq!(timers_set(&effects), [(MemberTimer::Asked, Span::exactly(T * 2 + Duration::TICK))]);
+        // The algorithm makes it leader at once; it grants nothing while the question is out.
+        assert_eq!(elected(&settle_as_leader(&mut c, A)), []);
+        // A's answer: it has seen 6.B.
+        assert_eq!(elected(&hear(&mut c, A, packet(ballot(6, B), None, Body::Announce))), []);
+        // The round trip is over: its grant is above what its peers know.
+        assert_eq!(elected(&step(&mut c, Event::Timer(MemberTimer::Asked))), [ballot(7, C)]);
+        // A member that knows an epoch asks nothing.
+        let mut b = build(B, MemberConfig::new(2, HOLD));
+        let effects =
+            step(&mut b, Event::Start { restored: Some(Saved { incarnation: 3, seen: ballot(2, A), inner: None }) });
+        assert_eq!(sends(&effects), []);
+        assert_eq!(elected(&settle_as_leader(&mut b, A)), [ballot(3, B)]);
+    }
+
+    #[test]
+    fn a_packet_stamped_with_an_older_epoch_is_answered_with_the_newer_one() {
+        let mut a = start(A, Some(Saved { incarnation: 1, seen: ballot(5, C), inner: None }));
+        // B asks (or straggles): it has seen nothing newer than 2.B.
+        let effects = hear(&mut a, B, packet(ballot(2, B), None, Body::Algorithm(Script::Follow(C))));
+        let correction = Packet { incarnation: 2, seen: ballot(5, C), lead: None, body: Body::Announce };
+        assert_eq!(sends(&effects), [(port(A, B), correction)]);
+        // A sender that knows as much is not answered.
+        assert_eq!(sends(&hear(&mut a, C, packet(ballot(5, C), None, Body::Announce))), []);
     }
 }

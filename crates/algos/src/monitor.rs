@@ -5,8 +5,16 @@
 //!
 //! **Heartbeats.** The leader sends `heartbeat{epoch, seq}` every `heartbeat·T`: straight to every process on a
 //! complete graph (where `seq` is always 1), round the ring on a ring, flooded elsewhere (numbered, so that each
-//! is passed on once). A follower that hears nothing from its leader for
-//! `timeout·T` suspects it and starts a new election in the next epoch.
+//! is passed on once). A follower that hears nothing from its leader for its suspicion time suspects it, starts a
+//! new election in the next epoch, and tells everybody at once (`join`, sent the way heartbeats are), so that
+//! the others join that epoch instead of starting epochs of their own.
+//!
+//! **Suspicion staggered by rank.** A follower's suspicion time is `timeout·T + k·stagger·T`, with `k` the number
+//! of processes stronger than it other than the leader it watches (`timeout = heartbeat + hops + 1`, and
+//! `stagger = hops`: one `T` per rank on a complete graph). After a leader fails, the strongest live follower
+//! suspects it first, and its `join` reaches every weaker one before their own suspicion time is up: one epoch
+//! instead of one per follower, and the process that wins it (the strongest live one) is the one that started
+//! it. A weaker follower moves on its own only when every stronger one is silent too, `stagger·T` later per rank.
 //!
 //! **Epochs.** Every message of the algorithm travels as `inner{epoch, msg}`, with epochs unique to the process
 //! that starts them ([`elect_core::epoch`]). Starting an epoch builds a fresh instance of the algorithm and
@@ -31,10 +39,19 @@
 //! takes plus the heartbeat timeout; if it has not ended by then (a candidate died in it, with the token it was
 //! passing on), the process starts a new epoch.
 //!
-//! **Catching up.** A process that hears a heartbeat of a newer epoch (it was down, or the epoch it started lost
-//! to a newer one) has missed that epoch's election; it starts the next one, which everybody joins, so that two
-//! leaders never share an epoch. A process back from a crash does the same with the first newer epoch it hears
-//! of in any message, instead of joining an election that may be over.
+//! **Catching up.** A process that hears a heartbeat of a newer epoch (it was down, paused or cut off, or the
+//! epoch it started lost to a newer one) has missed that epoch's election. On a complete graph the heartbeat
+//! comes from the leader itself: if that leader is stronger than this process (the re-election elected the
+//! strongest live process, and it would again), the straggler *follows it* in that epoch without an election (it
+//! takes no part in the epoch's election, which is over, so no two leaders can share it). Otherwise (a stronger
+//! straggler, or heartbeats relayed round a ring, which do not say whose they are) it starts the next epoch,
+//! which everybody joins, so that it can win. A process back from a crash does the same with the first newer
+//! epoch it hears of in any message, instead of joining an election that may be over.
+//!
+//! **Answering stragglers.** A leader that receives a message of an older epoch than its own (a straggler's
+//! election, or the heartbeat of a leader that was cut off and still believes it leads) answers it at once with a
+//! heartbeat of its own epoch, so the straggler catches up (above) within a round trip rather than at the next
+//! beat.
 //!
 //! **Two leaders in one epoch.** Timing faults (a one-way link, a partition that heals) can let two processes
 //! elect themselves in the same epoch, each deaf to the other's election. On a complete graph a leader that hears
@@ -68,9 +85,12 @@ use crate::params::{ParamError, Params};
 pub struct MonitorConfig {
     /// The leader sends a heartbeat every `heartbeat·T`.
     pub heartbeat: u64,
-    /// A follower suspects its leader after `timeout·T` without a heartbeat; it must exceed the heartbeat period
-    /// plus the time a heartbeat takes to arrive.
+    /// A follower suspects its leader after `timeout·T` without a heartbeat (plus its stagger); it must exceed the
+    /// heartbeat period plus the time a heartbeat takes to arrive.
     pub timeout: u64,
+    /// A follower waits `stagger·T` longer per process stronger than it (other than the leader) before it
+    /// suspects: the time the `join` of a stronger follower takes to reach it.
+    pub stagger: u64,
     /// Extra time, for the first heartbeat of an epoch: a follower may learn the leader before the leader does
     /// (an announcement that passes it on its way round the ring), so this covers the rest of an election.
     pub grace: u64,
@@ -80,10 +100,10 @@ pub struct MonitorConfig {
 }
 
 impl MonitorConfig {
-    /// Heartbeats every `heartbeat·T`, a timeout that covers a heartbeat crossing `hops` links, and a grace of
-    /// one election of `election·T`.
+    /// Heartbeats every `heartbeat·T`, a timeout that covers a heartbeat crossing `hops` links, suspicion
+    /// staggered by the time a `join` takes to cross them, and a grace of one election of `election·T`.
     pub fn new(heartbeat: u64, hops: u64, election: u64) -> Self {
-        Self { heartbeat, timeout: heartbeat + hops + 1, grace: election, deaf_leaders: false }
+        Self { heartbeat, timeout: heartbeat + hops + 1, stagger: hops, grace: election, deaf_leaders: false }
     }
 
     /// The timing of `algorithm`'s monitor on `network`, with heartbeats every `heartbeat·T`: a timeout that covers
@@ -231,6 +251,8 @@ struct Owned {
     timeout: Duration,
     /// The timeout before the first heartbeat of an epoch.
     first_timeout: Duration,
+    /// The extra suspicion time per stronger process.
+    stagger: Duration,
     /// Whether the monitor finds dead ring neighbours (ring algorithms on a logical ring over a complete graph).
     hops: bool,
     /// How long a ring message may go unacknowledged: `2T + ε`.
@@ -296,6 +318,8 @@ pub struct Monitored<A: Algorithm> {
     /// Back from a crash (or started late): until it has started an epoch newer than any it heard of, it must
     /// not join an epoch whose election may be over.
     catching_up: bool,
+    /// The leader of this epoch, followed without taking part in its election (a straggler that caught up).
+    adopted: Option<NodeId>,
     effects: Vec<EffectOf<A::Process>>,
 }
 
@@ -317,6 +341,7 @@ impl<A: Algorithm> Clone for Monitored<A> {
             watching: self.watching,
             waiting: self.waiting,
             catching_up: self.catching_up,
+            adopted: self.adopted,
             effects: Vec::new(),
         }
     }
@@ -333,11 +358,11 @@ impl<A: Algorithm> Monitored<A> {
         (&BTreeSet<NodeId>, &BTreeSet<Port>),
         &VecDeque<Unacked<<A::Process as Process>::Msg>>,
         &Option<<A::Process as Process>::Durable>,
-        [bool; 4],
+        ([bool; 4], Option<NodeId>),
     ) {
         let flags = [self.beating, self.watching, self.waiting, self.catching_up];
         let known = (&self.dead, &self.links_down);
-        (&self.inner, (self.epoch, self.down, self.seq), known, &self.unacked, &self.durable, flags)
+        (&self.inner, (self.epoch, self.down, self.seq), known, &self.unacked, &self.durable, (flags, self.adopted))
     }
 
     /// This process heard of `epoch`, newer than its own, while catching up: it starts the round after it.
@@ -359,6 +384,45 @@ impl<A: Algorithm> Monitored<A> {
     fn leads(&self) -> bool {
         let s = self.inner.status();
         s.state == State::Normal && s.leader == Some(self.setup.id)
+    }
+
+    /// The algorithm's status, or, while this process follows a leader it adopted and the algorithm names none,
+    /// that leader's.
+    fn view(&self) -> Status {
+        let inner = self.inner.status();
+        match self.adopted {
+            Some(leader) if inner.leader.is_none() => Status { state: State::Normal, leader: Some(leader), ..inner },
+            _ => inner,
+        }
+    }
+
+    /// How much longer than the timeout this process waits before it suspects its leader: `stagger` per process
+    /// stronger than it, other than the leader it watches (see the module documentation).
+    fn stagger(&self) -> Duration {
+        let leader = self.view().leader;
+        let me = self.setup.rank;
+        let stronger = self.setup.neighbors.iter().filter(|n| n.rank > me && Some(n.id) != leader).count();
+        self.setup.stagger * stronger as u64
+    }
+
+    /// A message of an older epoch than this process's arrived on `from`. A leader answers it with a heartbeat of
+    /// its own epoch, so that the straggler catches up at once (on a complete graph, where a heartbeat says whose
+    /// it is).
+    fn answer_stale(&self, cx: &mut Cx<'_, Self>, from: Port) {
+        if self.beating && !self.relayed() {
+            cx.send(from, MonitorMsg::Heartbeat { epoch: self.epoch, seq: 1 });
+        }
+    }
+
+    /// This process heard, on `from`, the heartbeat of `epoch`, newer than its own, from a leader stronger than
+    /// it: it follows that leader in that epoch, without an election (the epoch's is over, and would elect the
+    /// same leader).
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, from: Port) {
+        self.catching_up = false;
+        self.enter_epoch(cx, epoch, None, false);
+        self.adopted = Some(self.neighbor(from));
+        self.seq = 1;
+        self.sync(cx);
     }
 
     fn neighbor(&self, port: Port) -> NodeId {
@@ -526,7 +590,7 @@ impl<A: Algorithm> Monitored<A> {
     /// Starts heartbeats when this process leads, watches its leader when it follows one, and watches the
     /// election when it has no leader.
     fn sync(&mut self, cx: &mut Cx<'_, Self>) {
-        let follows = self.inner.status().leader.is_some();
+        let follows = self.view().leader.is_some();
         // Without a leader the process waits for the election to end; if it does not within the first timeout (a
         // candidate died in it), it starts another.
         if !follows && !self.waiting {
@@ -551,7 +615,7 @@ impl<A: Algorithm> Monitored<A> {
             if follows && !self.watching {
                 self.watching = true;
                 let wait = if self.seq == 0 { self.setup.first_timeout } else { self.setup.timeout };
-                cx.set_timer(MonitorTimer::Watch, Span::exactly(wait));
+                cx.set_timer(MonitorTimer::Watch, Span::exactly(wait + self.stagger()));
             } else if !follows && self.watching {
                 self.watching = false;
                 cx.cancel_timer(MonitorTimer::Watch);
@@ -605,9 +669,16 @@ impl<A: Algorithm> Monitored<A> {
     fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, seq: u64) {
         if epoch > self.epoch {
             // The world moved on while this process was away (or the epoch it started lost to a newer one). That
-            // epoch's election is over, so this process starts the next one rather than running its own election
-            // inside a decided epoch (two leaders would then share it).
+            // epoch's election is over: this process follows its leader if that leader is stronger (it would win
+            // again), and otherwise starts the next epoch rather than running its own election inside a decided
+            // one (two leaders would then share it).
+            if !self.relayed() && self.setup.neighbors[from.index()].rank > self.setup.rank {
+                return self.adopt(cx, epoch, from);
+            }
             return self.catch_up(cx, epoch);
+        }
+        if epoch < self.epoch {
+            return self.answer_stale(cx, from); // A leader cut off (or paused) that does not know it was replaced.
         }
         if epoch == self.epoch && self.leads() && !self.relayed() && !self.setup.deaf_leaders {
             // Another process leads this epoch too: a timing fault (a one-way link, a partition that healed) let
@@ -621,7 +692,7 @@ impl<A: Algorithm> Monitored<A> {
         }
         self.seq = seq;
         if self.watching {
-            cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout));
+            cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout + self.stagger()));
         }
         self.relay(cx, from, &MonitorMsg::Heartbeat { epoch, seq });
     }
@@ -633,6 +704,13 @@ impl<A: Algorithm> Monitored<A> {
             // A leader that moves on takes its followers along, rather than leaving them to suspect it.
             self.announce(cx, &MonitorMsg::Join { epoch, down });
         }
+        self.enter_epoch(cx, epoch, down, true);
+    }
+
+    /// Enters `epoch` with a fresh instance of the algorithm, which initiates if `initiate` (and otherwise waits:
+    /// a straggler that adopts the epoch's leader takes no part in its election).
+    fn enter_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>, initiate: bool) {
+        self.adopted = None;
         if let Some(d) = down.filter(|&d| d != self.setup.id) {
             self.dead.insert(d);
         }
@@ -655,7 +733,9 @@ impl<A: Algorithm> Monitored<A> {
             for port in down {
                 p.on_link(cx, port, false);
             }
-            p.on_command(cx, Command::Initiate);
+            if initiate {
+                p.on_command(cx, Command::Initiate);
+            }
         });
     }
 }
@@ -705,8 +785,8 @@ impl<A: Algorithm> Process for Monitored<A> {
                 self.start_epoch(cx, epoch, down);
                 self.relay(cx, from, &MonitorMsg::Join { epoch, down });
             }
-            MonitorMsg::Join { .. } => {}                               // Already there.
-            MonitorMsg::Inner { epoch, .. } if epoch < self.epoch => {} // A stale epoch.
+            MonitorMsg::Join { .. } => {} // Already there.
+            MonitorMsg::Inner { epoch, .. } if epoch < self.epoch => self.answer_stale(cx, from), // A stale epoch.
             MonitorMsg::Inner { epoch, .. } if epoch > self.epoch && self.catching_up => self.catch_up(cx, epoch),
             MonitorMsg::Inner { epoch, down, msg } => {
                 if epoch > self.epoch {
@@ -718,7 +798,7 @@ impl<A: Algorithm> Process for Monitored<A> {
             MonitorMsg::Ring { epoch, down, forward, msg } => {
                 cx.send(from, MonitorMsg::HopAck { epoch });
                 if epoch < self.epoch {
-                    return; // A stale epoch.
+                    return self.answer_stale(cx, from); // A stale epoch.
                 }
                 if epoch > self.epoch && self.catching_up {
                     return self.catch_up(cx, epoch);
@@ -742,8 +822,11 @@ impl<A: Algorithm> Process for Monitored<A> {
             MonitorTimer::Beat if self.beating => self.beat(cx),
             MonitorTimer::Watch if self.watching => {
                 self.watching = false;
-                let suspect = self.inner.status().leader;
-                self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), suspect);
+                let suspect = self.view().leader;
+                let epoch = epoch::next(self.epoch, self.setup.id);
+                // Everybody hears of the new epoch at once, and joins it rather than suspecting on its own.
+                self.announce(cx, &MonitorMsg::Join { epoch, down: suspect });
+                self.start_epoch(cx, epoch, suspect);
             }
             MonitorTimer::Stall if self.waiting => {
                 self.waiting = false;
@@ -771,7 +854,7 @@ impl<A: Algorithm> Process for Monitored<A> {
     }
 
     fn status(&self) -> Status {
-        Status { epoch: self.epoch, ..self.inner.status() }
+        Status { epoch: self.epoch, ..self.view() }
     }
 }
 
@@ -837,6 +920,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             heartbeat: t * self.config.heartbeat,
             timeout: t * self.config.timeout + Duration::TICK,
             first_timeout: t * (self.config.timeout + self.config.grace) + Duration::TICK,
+            stagger: t * self.config.stagger,
             hops: A::INFO.needs == Needs::Ring && !setup.ring_order.is_empty(),
             hop_timeout: t * 2 + Duration::TICK,
             deaf_leaders: self.config.deaf_leaders,
@@ -857,6 +941,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             watching: false,
             waiting: false,
             catching_up: false,
+            adopted: None,
             effects: Vec::new(),
         }
     }
@@ -889,7 +974,9 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
     /// heartbeat.
     fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
         let t = delay_bound?;
-        let detect = self.config.heartbeat + self.config.timeout + self.config.grace + 1;
+        // The weakest follower waits a stagger per stronger process before it suspects.
+        let stagger = self.config.stagger * facts.nodes.saturating_sub(1);
+        let detect = self.config.heartbeat + self.config.timeout + stagger + self.config.grace + 1;
         // On a logical ring, a message may wait 2T + ε at each dead process, once in each direction.
         let skips = (t * 2 + Duration::TICK) * (2 * facts.nodes.saturating_sub(facts.live));
         Some(t * detect + self.inner.election_time(facts, t) + skips)

@@ -18,7 +18,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use elect_core::{NodeId, epoch};
-use elect_net::{ClusterKey, Node, NodeConfig, StartError};
+use elect_net::{ClusterKey, Node, NodeConfig, Peer, StartError};
 
 use crate::{BadInput, Outcome};
 
@@ -30,9 +30,11 @@ pub(crate) struct NodeArgs {
     /// The UDP address to listen on.
     #[arg(long, value_name = "ADDR")]
     listen: SocketAddr,
-    /// Another member: its id and UDP address (repeat for each; every member must list the same cluster).
-    #[arg(long = "peer", value_name = "ID=ADDR", value_parser = parse_peer)]
-    peers: Vec<(NodeId, SocketAddr)>,
+    /// Another member: its id and UDP address, `IP:PORT` or `HOST:PORT` with a DNS name (repeat for each; every
+    /// member must list the same cluster). A name is resolved at the start, retried while it does not resolve,
+    /// and resolved again whenever its member stays silent.
+    #[arg(long = "peer", value_name = "ID=HOST:PORT", value_parser = parse_peer)]
+    peers: Vec<(NodeId, Peer)>,
     /// The election algorithm: bully, garcia-molina, invitation, or a ring algorithm.
     #[arg(long, short)]
     algorithm: String,
@@ -75,8 +77,8 @@ pub(crate) struct NodeArgs {
     fencing_store: Option<PathBuf>,
 }
 
-fn parse_peer(s: &str) -> Result<(NodeId, SocketAddr), String> {
-    elect_net::parse_peer(s).map_err(|e| e.to_string())
+fn parse_peer(s: &str) -> Result<(NodeId, Peer), String> {
+    elect_net::parse_peer_spec(s).map_err(|e| e.to_string())
 }
 
 pub(crate) fn run(args: &NodeArgs) -> anyhow::Result<Outcome> {
@@ -104,11 +106,11 @@ fn watch_stdin() -> tokio::sync::oneshot::Receiver<()> {
 fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
     let id = NodeId(args.id);
     let mut config = NodeConfig::new(id, args.listen, &args.algorithm, &args.data_dir);
-    for &(peer, addr) in &args.peers {
-        check_peer(args.listen, peer, addr)?;
-        if config.peers.insert(peer, addr).is_some() {
-            return Err(BadInput(format!("peer {peer} is given twice")));
+    for (id, peer) in &args.peers {
+        if let elect_net::Peer::Addr(addr) = peer {
+            check_peer(args.listen, *id, *addr)?;
         }
+        config.add_peer(*id, peer.clone()).map_err(|e| BadInput(e.to_string()))?;
     }
     if args.data_dir.exists() && !args.data_dir.is_dir() {
         return Err(BadInput(format!("--data-dir: not a directory: {}", args.data_dir.display())));

@@ -15,8 +15,10 @@ fn bad_configurations_exit_2_with_one_clear_line() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
     let base = ["node", "--id", "1", "--listen", "127.0.0.1:0", "--data-dir", data, "--algorithm"];
-    let cases: [(&[&str], &str); 6] = [
-        (&["bully", "--peer", "2"], "expected ID=ADDR"),
+    let cases: [(&[&str], &str); 8] = [
+        (&["bully", "--peer", "2"], "expected ID=HOST:PORT"),
+        (&["bully", "--peer", "2=bad host:7"], "bad peer '2=bad host:7': 'bad host' is not a host name"),
+        (&["bully", "--peer", "2=h:99999"], "bad peer '2=h:99999': port '99999' is not a number from 0 to 65535"),
         (&["bully", "--peer", "1=127.0.0.1:9"], "listed as its own peer"),
         (&["bully", "--peer", "2=127.0.0.1:9", "--peer", "2=127.0.0.1:8"], "peer 2 is given twice"),
         (&["floodmax", "--peer", "2=127.0.0.1:9"], "does not run over a full mesh"),

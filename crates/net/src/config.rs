@@ -1,6 +1,7 @@
 //! A member's configuration, and its validation.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -21,8 +22,13 @@ pub struct NodeConfig {
     pub id: NodeId,
     /// The UDP address to listen on (ignored by [`crate::Node::start_on`], which is given a bound socket).
     pub listen: SocketAddr,
-    /// Every other member and its address. Every member must be given the same member set.
+    /// Every other member given by its address. Every member must be given the same member set (here and in
+    /// `names`).
     pub peers: BTreeMap<NodeId, SocketAddr>,
+    /// Every other member given by a DNS name: resolved when the member starts, again while the name does not
+    /// resolve (with a logged warning) and whenever the member stays silent, so that an address that changes (a
+    /// restarted pod's) is followed.
+    pub names: BTreeMap<NodeId, HostPort>,
     /// The algorithm's name (canonical or alias).
     pub algorithm: String,
     /// The algorithm's parameters.
@@ -59,6 +65,7 @@ impl NodeConfig {
             id,
             listen,
             peers: BTreeMap::new(),
+            names: BTreeMap::new(),
             algorithm: algorithm.to_owned(),
             params: Params::new(),
             data_dir: data_dir.into(),
@@ -74,14 +81,29 @@ impl NodeConfig {
 
     /// Every member's id, ascending.
     pub fn members(&self) -> Vec<NodeId> {
-        let mut ids: Vec<NodeId> = self.peers.keys().copied().chain([self.id]).collect();
-        ids.sort_unstable();
-        ids
+        let ids: BTreeSet<NodeId> = self.peers.keys().chain(self.names.keys()).copied().chain([self.id]).collect();
+        ids.into_iter().collect()
+    }
+
+    /// Adds member `id` at `peer`; an id given twice is an error.
+    pub fn add_peer(&mut self, id: NodeId, peer: Peer) -> Result<(), ConfigError> {
+        if self.peers.contains_key(&id) || self.names.contains_key(&id) {
+            return Err(ConfigError::DuplicatePeer(id));
+        }
+        match peer {
+            Peer::Addr(addr) => {
+                self.peers.insert(id, addr);
+            }
+            Peer::Name(name) => {
+                self.names.insert(id, name);
+            }
+        }
+        Ok(())
     }
 
     /// Checks what can be checked before binding or reading anything; returns the algorithm's registry entry.
     pub fn validate(&self) -> Result<&'static Info, ConfigError> {
-        if self.peers.contains_key(&self.id) {
+        if self.peers.contains_key(&self.id) || self.names.contains_key(&self.id) {
             return Err(ConfigError::SelfPeer(self.id));
         }
         let mut addrs: Vec<SocketAddr> = self.peers.values().copied().collect();
@@ -116,7 +138,69 @@ impl NodeConfig {
     }
 }
 
-/// Parses `ID=ADDR` (a `--peer` value).
+/// A DNS name and a port: where a peer given by name is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HostPort {
+    /// The host name.
+    pub host: String,
+    /// The UDP port.
+    pub port: u16,
+}
+
+impl fmt::Display for HostPort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.host, self.port)
+    }
+}
+
+/// Where a peer is: an address, or a name to resolve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Peer {
+    /// An IP address and port.
+    Addr(SocketAddr),
+    /// A DNS name and port.
+    Name(HostPort),
+}
+
+impl std::str::FromStr for Peer {
+    type Err = String;
+
+    /// `IP:PORT`, `[IPv6]:PORT` or `HOST:PORT`, with a host name of letters, digits, hyphens and dots (RFC 1123);
+    /// `Err` says what is wrong.
+    fn from_str(s: &str) -> Result<Self, String> {
+        if let Ok(addr) = s.parse::<SocketAddr>() {
+            return Ok(Self::Addr(addr));
+        }
+        let (host, port) = s.rsplit_once(':').ok_or_else(|| format!("'{s}' has no port"))?;
+        let port = port.parse::<u16>().map_err(|_| format!("port '{port}' is not a number from 0 to 65535"))?;
+        if host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[') {
+            return Err(format!("'{host}' is not an address with a port (IPv6 addresses go in brackets)"));
+        }
+        let label_ok = |l: &str| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        };
+        let name = host.strip_suffix('.').unwrap_or(host);
+        if name.is_empty() || name.len() > 253 || !name.split('.').all(label_ok) {
+            return Err(format!("'{host}' is not a host name or an IP address"));
+        }
+        Ok(Self::Name(HostPort { host: host.to_owned(), port }))
+    }
+}
+
+/// Parses `ID=HOST:PORT` (a `--peer` value): the address, or the DNS name, of member `ID`.
+pub fn parse_peer_spec(s: &str) -> Result<(NodeId, Peer), ConfigError> {
+    let bad = |reason: String| ConfigError::PeerSpec { peer: s.to_owned(), reason };
+    let (id, at) = s.split_once('=').ok_or_else(|| bad("no '='".to_owned()))?;
+    let id = id.trim().parse::<u32>().map_err(|_| bad(format!("'{}' is not a member id", id.trim())))?;
+    let peer = at.trim().parse::<Peer>().map_err(bad)?;
+    Ok((NodeId(id), peer))
+}
+
+/// Parses `ID=ADDR` (a `--peer` value given as an address).
 pub fn parse_peer(s: &str) -> Result<(NodeId, SocketAddr), ConfigError> {
     let bad = || ConfigError::Peer(s.to_owned());
     let (id, addr) = s.split_once('=').ok_or_else(bad)?;
@@ -132,6 +216,14 @@ pub enum ConfigError {
     /// A `--peer` value that is not `ID=ADDR`.
     #[error("bad peer '{0}': expected ID=ADDR, e.g. 2=127.0.0.1:7002")]
     Peer(String),
+    /// A `--peer` value that is not `ID=HOST:PORT`, and why.
+    #[error("bad peer '{peer}': {reason} (expected ID=HOST:PORT, e.g. 2=127.0.0.1:7002 or 2=node-2.elect:7002)")]
+    PeerSpec {
+        /// The value.
+        peer: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The same peer id given twice.
     #[error("peer {0} is given twice")]
     DuplicatePeer(NodeId),
@@ -177,6 +269,34 @@ mod tests {
         for bad in ["2", "x=127.0.0.1:1", "2=localhost", "2=127.0.0.1"] {
             assert!(parse_peer(bad).unwrap_err().to_string().contains("expected ID=ADDR"), "{bad}");
         }
+    }
+
+    #[test]
+    fn peers_may_be_given_by_name_and_malformed_ones_are_named() {
+        let name = |host: &str, port| Peer::Name(HostPort { host: host.to_owned(), port });
+        assert_eq!(parse_peer_spec("2=localhost:7002").unwrap(), (NodeId(2), name("localhost", 7002)));
+        let fqdn = "elect-2.elect.default.svc.cluster.local";
+        assert_eq!(parse_peer_spec(&format!("3={fqdn}.:7000")).unwrap().1, name(&format!("{fqdn}."), 7000));
+        assert_eq!(parse_peer_spec("2=[::1]:7").unwrap().1, Peer::Addr("[::1]:7".parse().unwrap()));
+        for (bad, reason) in [
+            ("2=bad host:7", "'bad host' is not a host name"),
+            ("2=h:99999", "port '99999' is not a number from 0 to 65535"),
+            ("2=localhost", "'localhost' has no port"),
+            ("x=h:1", "'x' is not a member id"),
+            ("2=-h:1", "'-h' is not a host name"),
+            ("2=a..b:1", "'a..b' is not a host name"),
+            ("2=::1:7", "'::1' is not an address with a port (IPv6 addresses go in brackets)"),
+        ] {
+            let err = parse_peer_spec(bad).unwrap_err().to_string();
+            assert!(err.contains(&format!("bad peer '{bad}': {reason}")), "{bad}: {err}");
+        }
+        let mut c = NodeConfig::new(NodeId(1), "127.0.0.1:1".parse().unwrap(), "bully", "/nonexistent");
+        c.add_peer(NodeId(2), name("localhost", 2)).unwrap();
+        c.add_peer(NodeId(3), Peer::Addr("127.0.0.1:3".parse().unwrap())).unwrap();
+        assert!(matches!(c.add_peer(NodeId(2), name("h", 2)), Err(ConfigError::DuplicatePeer(_))));
+        assert_eq!(c.members(), [NodeId(1), NodeId(2), NodeId(3)]);
+        c.names.insert(NodeId(1), HostPort { host: "me".into(), port: 1 });
+        assert!(matches!(c.validate(), Err(ConfigError::SelfPeer(_))));
     }
 
     #[test]

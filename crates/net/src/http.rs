@@ -1,11 +1,18 @@
 //! The HTTP endpoints of a member (`NodeConfig::http`): `GET /status` and `GET /metrics`.
 //!
-//! The documents are described in the crate's docs.
+//! The documents are described in the crate's docs. `GET /status?ready` is the same document with status 503
+//! while the member shows no leader: a readiness probe (Kubernetes' `httpGet`) that holds a member back until it
+//! follows, or is, a leader.
 //!
 //! Both read what the member's task published ([`crate::status::Board`] and the counters): a request never waits
-//! for the task. HTTP/1.1 only, at most [`MAX_CONNECTIONS`] connections at once, and a client gets
-//! [`HEADER_TIMEOUT`] to send its request's head.
+//! for the task. HTTP/1.1 only, and a client gets [`HEADER_TIMEOUT`] to send its request's head.
+//!
+//! Idle or slow clients cannot hold the endpoints back: every connection is served by a task of its own, the
+//! listener always accepts, and with [`MAX_CONNECTIONS`] open the oldest is closed to make room for the newest. A
+//! probe or a scraper, which opens a connection and asks at once, is answered whatever else is open (a flood of
+//! new connections can only close older ones, never stop the listener).
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,14 +25,15 @@ use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 use tracing::debug;
 
 use crate::stats::Counters;
 use crate::status::Board;
+use crate::wire::Drop;
 
-/// The most connections served at once; more wait in the listener's backlog.
-pub(crate) const MAX_CONNECTIONS: usize = 64;
+/// The most connections open at once; a new one beyond it closes the oldest.
+pub(crate) const MAX_CONNECTIONS: usize = 256;
 
 /// How long a client may take to send a request's head.
 pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
@@ -43,12 +51,9 @@ pub(crate) struct Shared {
 /// Serves `listener` until the task is aborted (which aborts every connection with it).
 pub(crate) async fn serve(listener: TcpListener, shared: Shared) {
     let mut connections = JoinSet::new();
+    // The open connections, oldest first.
+    let mut open: VecDeque<AbortHandle> = VecDeque::new();
     loop {
-        while connections.try_join_next().is_some() {}
-        if connections.len() >= MAX_CONNECTIONS {
-            let _ = connections.join_next().await;
-            continue;
-        }
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(e) => {
@@ -58,8 +63,16 @@ pub(crate) async fn serve(listener: TcpListener, shared: Shared) {
                 continue;
             }
         };
+        while connections.try_join_next().is_some() {}
+        open.retain(|c| !c.is_finished());
+        while open.len() >= MAX_CONNECTIONS {
+            if let Some(oldest) = open.pop_front() {
+                debug!("too many HTTP connections: the oldest is closed");
+                oldest.abort();
+            }
+        }
         let shared = shared.clone();
-        connections.spawn(async move {
+        let connection = connections.spawn(async move {
             let service = service_fn(move |request| {
                 let response = respond(&request, &shared);
                 async move { Ok::<_, Infallible>(response) }
@@ -73,6 +86,7 @@ pub(crate) async fn serve(listener: TcpListener, shared: Shared) {
                 debug!(%peer, error = %e, "HTTP connection ended with an error");
             }
         });
+        open.push_back(connection);
     }
 }
 
@@ -88,9 +102,19 @@ fn respond(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>
         return response;
     }
     if path == "/status" {
-        let mut body = shared.board.to_json().to_string();
+        let mut status = shared.board.to_json();
+        let stats = shared.counters.snapshot();
+        let dropped: serde_json::Map<String, serde_json::Value> =
+            Drop::ALL.iter().map(|&r| (r.name().to_owned(), stats.dropped(r).into())).collect();
+        status["dropped"] = dropped.into();
+        let unready = request.uri().query() == Some("ready") && status["leader"].is_null();
+        let mut body = status.to_string();
         body.push('\n');
-        with_type(Response::new(Full::new(Bytes::from(body))), "application/json")
+        let mut response = with_type(Response::new(Full::new(Bytes::from(body))), "application/json");
+        if unready {
+            *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        }
+        response
     } else {
         with_type(Response::new(Full::new(Bytes::from(shared.counters.encode()))), OPENMETRICS)
     }

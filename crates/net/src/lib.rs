@@ -10,14 +10,16 @@
 //!   input as one step of the driver contract ([`elect_core::driver`]). `SetTimer` becomes a deadline drawn from
 //!   the timer's span with a ChaCha8 generator seeded from a logged seed; `CancelTimer` removes it; `Persist` is
 //!   written crash-safely ([`store`]) before any later send of the same step; one runtime tick is a microsecond.
-//! - **A full mesh of members** ([`mesh`]): every member knows every other by id and address; ports are numbered
+//! - **A full mesh of members** ([`mesh`]): every member knows every other by id and address (given, or resolved
+//!   from a DNS name at the start and again while that member is silent: [`NodeConfig::names`]); ports are numbered
 //!   as in the simulator's complete graph, so `bully`, `garcia-molina`, `invitation` and the ring algorithms (over
 //!   the members' logical ring) run unchanged. Algorithms that elect one leader run inside the leader monitor
 //!   (heartbeats, re-election when the leader fails); the Invitation algorithm finds failed coordinators itself
 //!   ([`elect_algos::member::Deploy`] chooses, for the runtime and for `--monitor` alike).
 //! - **The wire** ([`wire`]): a versioned postcard envelope (cluster id, version, from, to, sequence number) around
 //!   the member's packet (incarnation, fencing information, message). Malformed, foreign and misaddressed packets,
-//!   packets from non-members and from a member's earlier incarnation are dropped and counted ([`Stats`]), never
+//!   packets from non-members and from a member's earlier incarnation, and in a keyless cluster packets that do not
+//!   come from the address of the member they claim to be from, are dropped and counted ([`Stats`]), never
 //!   trusted, never a panic.
 //! - **Authentication and replays** ([`auth`], [`replay`]): with a cluster key ([`NodeConfig::key`], read from a key file by
 //!   [`ClusterKey::from_file`]), every packet carries a keyed BLAKE3 tag, and a packet without the right one is
@@ -60,10 +62,13 @@
 //! ## HTTP status and metrics
 //!
 //! - `GET /status`: JSON, `{"id", "algorithm", "state", "leader", "is_leader", "epoch", "epoch_round",
-//!   "incarnation", "members": [{"id", "addr", "self", "last_contact_ms_ago"}]}`. `state` is the process's state
-//!   (`election`, `reorganization`, `normal`); `leader` and `epoch` are the leadership the member shows, as its
-//!   [`Node::leadership`] watch does (`leader` is `null` while there is none); `last_contact_ms_ago` is how long
-//!   ago a packet of that member was last accepted (`null` if never, and for the member itself).
+//!   "incarnation", "dropped": {REASON: COUNT}, "members": [{"id", "addr", "self", "last_contact_ms_ago"}]}`.
+//!   `state` is the process's state (`election`, `reorganization`, `normal`); `leader` and `epoch` are the
+//!   leadership the member shows, as its [`Node::leadership`] watch does (`leader` is `null` while there is none);
+//!   `dropped` counts the packets dropped by reason; `last_contact_ms_ago` is how long ago a packet of that member
+//!   was last accepted (`null` if never, and for the member itself). A member given by name also has `"name"`
+//!   (`HOST:PORT`) and `"resolved"`, and its `addr` is `null` while the name does not resolve.
+//!   `GET /status?ready` is the same, with status 503 while the member shows no leader (a readiness probe).
 //! - `GET /metrics`: the OpenMetrics text format, which Prometheus scrapes:
 //!
 //! | metric | type | what |
@@ -96,6 +101,7 @@ mod http;
 pub mod mesh;
 mod node;
 pub mod replay;
+mod resolve;
 mod runner;
 pub mod scripted;
 mod stats;
@@ -104,7 +110,7 @@ pub mod store;
 pub mod wire;
 
 pub use auth::{ClusterKey, KeyError};
-pub use config::{ConfigError, DEFAULT_DELAY_BOUND, NodeConfig, parse_peer};
+pub use config::{ConfigError, DEFAULT_DELAY_BOUND, HostPort, NodeConfig, Peer, parse_peer, parse_peer_spec};
 pub use error::{NodeError, StartError};
 pub use fencing::{LeaderEvent, Leadership};
 pub use node::Node;

@@ -20,10 +20,11 @@ use crate::error::{NodeError, StartError};
 use crate::fencing::{LeaderEvent, Leadership};
 use crate::http;
 use crate::mesh::Mesh;
+use crate::resolve;
 use crate::runner::{Outlets, Request, Runner, Socket, Transport};
 use crate::stats::{Counters, Stats};
 use crate::status::Board;
-use crate::store::{Store, StoreError, Stored};
+use crate::store::{Loaded, Store, StoreError, Stored};
 use crate::wire;
 
 /// A running member.
@@ -43,15 +44,17 @@ pub struct Node {
     counters: Arc<Counters>,
     task: Option<JoinHandle<Result<(), NodeError>>>,
     http: Option<JoinHandle<()>>,
+    /// The task that resolves peers' names, if any were given.
+    resolver: Option<JoinHandle<()>>,
 }
 
 impl Drop for Node {
     fn drop(&mut self) {
-        if let Some(task) = &self.task {
+        for task in [self.http.as_ref(), self.resolver.as_ref()].into_iter().flatten() {
             task.abort();
         }
-        if let Some(http) = &self.http {
-            http.abort();
+        if let Some(task) = &self.task {
+            task.abort();
         }
     }
 }
@@ -68,17 +71,20 @@ impl Node {
 
     /// Starts the member on an already bound socket (`config.listen` is ignored): tests bind port 0 first, then
     /// tell every member the others' real addresses. The HTTP address, if any, is bound here, before the state
-    /// file is touched.
-    pub async fn start_on(config: NodeConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
+    /// file is touched. Peers given by name are resolved here (those that do not resolve yet are retried in the
+    /// background).
+    pub async fn start_on(mut config: NodeConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
         config.validate()?;
         let local_addr = socket.local_addr().map_err(|source| StartError::Bind { addr: config.listen, source })?;
+        let resolved = resolve::resolve_all(&config.names, local_addr).await;
+        config.peers.extend(&resolved);
         socket.set_nonblocking(true).map_err(|source| StartError::Bind { addr: local_addr, source })?;
         let socket = UdpSocket::from_std(socket).map_err(|source| StartError::Bind { addr: local_addr, source })?;
         let http = match config.http {
             Some(addr) => Some(bind_http(addr)?),
             None => None,
         };
-        let launch = Launch::prepare(config, Socket::Udp(socket), local_addr, http).await?;
+        let launch = Launch::prepare(config, Socket::Udp(socket), local_addr, http, wall_clock_ms()).await?;
         launch.dispatch(Spawn)
     }
 
@@ -97,7 +103,8 @@ impl Node {
         self.http_addr
     }
 
-    /// Its incarnation: 1 on the first start with a data directory, one more on every start after.
+    /// Its incarnation: one more than the last one in a trusted state file; without one (a first start, a lost or
+    /// damaged file), one more than the wall-clock time in milliseconds.
     pub fn incarnation(&self) -> u64 {
         self.incarnation
     }
@@ -187,6 +194,12 @@ fn fresh_seed(id: NodeId) -> u64 {
     splitmix(nanos as u64 ^ u64::from(std::process::id()) << 32 ^ u64::from(id.0))
 }
 
+/// The wall-clock time in milliseconds since the Unix epoch (0 for a clock before it): the floor of the
+/// incarnation of a member that lost its state.
+fn wall_clock_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
 /// SplitMix64's finalizer: derives well-spread streams from related seeds.
 fn splitmix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -236,6 +249,9 @@ pub(crate) struct Launch {
     http: Option<std::net::TcpListener>,
     store: Store,
     stored: Stored,
+    /// The incarnation the member's new one must exceed: the one in a trusted state file, or, without one, the
+    /// wall-clock floor (see [`Launch::prepare`]).
+    floor: u64,
     seed: u64,
 }
 
@@ -263,11 +279,21 @@ pub(crate) trait Then {
 impl Launch {
     /// Checks the parameters and the member ids before anything is written, then reads the state file (and
     /// writes it back as it is, so that a directory the member cannot write to stops it here).
+    ///
+    /// A state file that is missing or damaged (it fails its checksum: truncated, torn, edited) is not trusted: a
+    /// damaged one is set aside as `state.damaged`, and the member starts as one that lost its state: knowing no
+    /// epoch (so it asks its peers before it grants anything, `elect_algos::member`), in an incarnation above
+    /// `clock_ms`, the wall-clock time in milliseconds. Incarnations must outlive the file, and the clock is the
+    /// one thing that does: every earlier incarnation of the member was numbered from an earlier start's clock
+    /// (plus one per restart since, and restarts are more than a millisecond apart), so the new one is higher
+    /// unless the clock was set back. Peers' memories were the other choice, but a member shut out as
+    /// `stale-incarnation` cannot hear from them what they remember.
     pub(crate) async fn prepare(
         config: NodeConfig,
         socket: Socket,
         local_addr: SocketAddr,
         http: Option<std::net::TcpListener>,
+        clock_ms: u64,
     ) -> Result<Self, StartError> {
         let info = config.validate()?;
         let members = Validate(config.members());
@@ -275,9 +301,25 @@ impl Launch {
             .map_err(ConfigError::from)??;
         let layout = layout(info);
         let dir = config.data_dir.clone();
-        let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored), StoreError> {
+        let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored, u64), StoreError> {
             let store = Store::open(&dir)?;
-            let mut stored = store.load()?.unwrap_or_default();
+            let (mut stored, floor) = match store.inspect()? {
+                Loaded::Trusted(stored) => {
+                    let floor = stored.incarnation;
+                    (stored, floor)
+                }
+                Loaded::Missing => (Stored::default(), clock_ms),
+                Loaded::Damaged(reason) => {
+                    let aside = store.set_aside()?;
+                    tracing::warn!(
+                        %reason,
+                        kept = %aside.display(),
+                        "the state file is damaged and not trusted: starting as a member that lost its state"
+                    );
+                    (Stored::default(), clock_ms)
+                }
+            };
+            stored.incarnation = floor;
             if stored.layout != layout {
                 if !stored.layout.is_empty() {
                     tracing::warn!(
@@ -291,13 +333,13 @@ impl Launch {
             }
             // The process's new incarnation is written before its first packet.
             store.save(&stored)?;
-            Ok((store, stored))
+            Ok((store, stored, floor))
         })
         .await
         .expect("the state file task does not panic");
-        let (store, stored) = stored?;
+        let (store, stored, floor) = stored?;
         let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
-        Ok(Self { config, socket, local_addr, http, store, stored, seed })
+        Ok(Self { config, socket, local_addr, http, store, stored, floor, seed })
     }
 
     /// Builds the member's process and runner, starts the process, and hands them to `then`.
@@ -321,13 +363,13 @@ impl Launch {
                 }
             }
         };
-        Saved { incarnation: self.stored.incarnation, seen: self.stored.seen, inner }
+        Saved { incarnation: self.floor, seen: self.stored.seen, inner }
     }
 
     fn build<A: Algorithm>(self, member: Deployed<A>) -> Result<Built<A>, StartError> {
         member.validate(&self.config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
         let restored = self.restored::<A>();
-        let Self { config, socket, local_addr, http, store, stored, seed } = self;
+        let Self { config, socket, local_addr, http, store, stored, seed, .. } = self;
         let id = config.id;
         let members = config.members();
         let (requests, requests_rx) = mpsc::unbounded_channel();
@@ -337,7 +379,13 @@ impl Launch {
         let kinds = <<elect_algos::member::Member<A> as Process>::Msg as Message>::kinds().into_owned();
         let counters = Arc::new(Counters::new(kinds));
         counters.shows(id, published);
-        let addrs = config.peers.iter().map(|(&p, &a)| (p, a)).chain([(id, local_addr)]).collect();
+        let addrs = members
+            .iter()
+            .map(|&m| {
+                let addr = if m == id { Some(local_addr) } else { config.peers.get(&m).copied() };
+                (m, addr, config.names.get(&m).map(ToString::to_string))
+            })
+            .collect();
         let board = Arc::new(Board::new(id, A::INFO.name, addrs, published));
         let http = match http {
             Some(listener) => {
@@ -359,6 +407,7 @@ impl Launch {
             windows: Default::default(),
             seq: 0,
             told_unauthenticated: false,
+            updates: None,
             buf: vec![0; wire::MAX_PACKET],
             out: Vec::new(),
         };
@@ -402,7 +451,7 @@ impl Then for Spawn {
 
     fn then<A: Algorithm>(self, built: Built<A>) -> Result<Node, StartError> {
         let Built {
-            runner,
+            mut runner,
             config,
             local_addr,
             http,
@@ -436,6 +485,16 @@ impl Then for Spawn {
             }
         });
         let http_addr = http.as_ref().map(|(addr, _)| *addr);
+        // Peers given by name: a task of their own keeps their addresses current and hands them to the runner.
+        let resolver = (!config.names.is_empty()).then(|| {
+            let (updates, received) = mpsc::unbounded_channel();
+            runner.transport.updates = Some(received);
+            let resolved = config.peers.iter().map(|(&p, &a)| (p, a)).collect();
+            let silence = config.delay_bound * u32::try_from(config.heartbeat + 2).unwrap_or(u32::MAX);
+            let resolver =
+                resolve::Resolver::new(&config.names, &resolved, local_addr, silence, board.clone(), updates);
+            tokio::spawn(resolver.run().instrument(span.clone()))
+        });
         let http = http.map(|(_, listener)| {
             let shared = http::Shared { board, counters: counters.clone() };
             tokio::spawn(http::serve(listener, shared).instrument(span.clone()))
@@ -453,6 +512,7 @@ impl Then for Spawn {
             counters,
             task: Some(task),
             http,
+            resolver,
         })
     }
 }
@@ -553,23 +613,26 @@ mod tests {
         let store = Store::open(dir.path()).unwrap();
         let stored = Stored { incarnation: 1, ..Stored::default() };
         let socket = UdpSocket::from_std(socket).unwrap();
-        let launch = Launch { config, socket: Socket::Udp(socket), local_addr, http: None, store, stored, seed: 1 };
+        let launch =
+            Launch { config, socket: Socket::Udp(socket), local_addr, http: None, store, stored, floor: 1, seed: 1 };
         let built = launch.build(Deployed::new(Pinger, member::MemberConfig::new(2, elect_core::Duration::ZERO)));
         let node = Spawn.then(built.unwrap()).unwrap();
         let state = dir.path().join("state");
         let got = tokio::task::spawn_blocking(move || {
             let mut buf = [0u8; 1024];
             let mut got = Vec::new();
-            for _ in 0..3 {
+            while got.len() < 3 {
                 let (len, _) = peer.recv_from(&mut buf).unwrap();
                 // Read the state file the moment the packet arrives: it already holds what was persisted before it.
-                let stored: Stored = postcard::from_bytes(&std::fs::read(&state).unwrap()).unwrap();
-                let durable: u64 = postcard::from_bytes(&stored.durable).unwrap();
+                let bytes = std::fs::read(&state).unwrap();
                 let envelope =
                     wire::decode::<Packet<Ping>>(&buf[..len], wire::cluster_id("elect"), NodeId(2), None).unwrap();
+                // The member's question at its start (it knows no epoch) comes first; then the pings.
                 let Envelope { msg: Packet { body: Body::Algorithm(Ping::Ping { n }), .. }, .. } = envelope else {
-                    panic!("a ping")
+                    continue;
                 };
+                let (stored, _crc) = postcard::take_from_bytes::<Stored>(&bytes).unwrap();
+                let durable: u64 = postcard::from_bytes(&stored.durable).unwrap();
                 got.push((n, durable));
             }
             got

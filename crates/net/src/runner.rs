@@ -11,8 +11,9 @@
 //! to the application and publishes its status.
 //!
 //! A datagram is accepted only if it passes, in order: the wire's checks (version, tag, shape, cluster, recipient;
-//! [`crate::wire::decode`]), a known sender other than this member, and the sender's replay window
-//! ([`crate::replay`]). Only then does it reach the process.
+//! [`crate::wire::decode`]), a known sender other than this member, in a keyless cluster a source address that is
+//! the sender's (as configured, or as its name last resolved: without a tag, the address is all that ties a
+//! packet to its sender), and the sender's replay window ([`crate::replay`]). Only then does it reach the process.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -101,6 +102,8 @@ pub(crate) struct Transport {
     pub(crate) seq: u64,
     /// Whether an unauthenticated packet has been logged (once is enough: the counter has the rest).
     pub(crate) told_unauthenticated: bool,
+    /// New addresses of members given by name ([`crate::resolve`]), if any were.
+    pub(crate) updates: Option<mpsc::UnboundedReceiver<(NodeId, SocketAddr)>>,
     pub(crate) buf: Vec<u8>,
     pub(crate) out: Vec<u8>,
 }
@@ -229,6 +232,9 @@ impl<A: Algorithm> Runner<A> {
                 () = tokio::time::sleep_until(deadline.unwrap_or_else(Clock::now)), if deadline.is_some() => {
                     self.on_deadline().await?;
                 }
+                Some((peer, addr)) = next_update(&mut self.transport.updates) => {
+                    self.transport.addrs.insert(peer, addr);
+                }
             }
         }
     }
@@ -295,7 +301,8 @@ impl<A: Algorithm> Runner<A> {
             return;
         };
         let Some(&addr) = self.transport.addrs.get(&to) else {
-            warn!(%to, "send to a member without an address");
+            // A member given by a name that does not resolve yet (the resolver warns of it).
+            debug!(%to, "send to a member without an address");
             return;
         };
         let kind = elect_core::Message::kind_index(&msg);
@@ -319,13 +326,16 @@ impl<A: Algorithm> Runner<A> {
     /// The checks a datagram must pass: it decodes as a packet of this cluster and version addressed here (with
     /// the right tag in a keyed cluster), from another member, in its latest incarnation, and is not a replay.
     /// Returns it with the port of its sender, or why it is dropped. Nothing is remembered of a dropped packet.
-    fn accept(&mut self, len: usize) -> Result<(Envelope<Msg<A>>, Port), Drop> {
+    fn accept(&mut self, len: usize, addr: SocketAddr) -> Result<(Envelope<Msg<A>>, Port), Drop> {
         let me = self.me();
         let t = &mut self.transport;
         let bytes = t.buf.get(..len).ok_or(Drop::Malformed)?;
         let envelope = wire::decode::<Msg<A>>(bytes, t.cluster, me, t.key.as_ref())?;
         let from = envelope.from;
         let port = self.mesh.port_of(from).ok_or(Drop::UnknownSender)?;
+        if t.key.is_none() && t.addrs.get(&from) != Some(&addr) {
+            return Err(Drop::WrongAddress);
+        }
         let incarnation = envelope.msg.incarnation;
         // Last: the window moves only for a packet that passed every other check.
         match t.windows.get_mut(&from) {
@@ -342,7 +352,7 @@ impl<A: Algorithm> Runner<A> {
     }
 
     pub(crate) async fn on_packet(&mut self, len: usize, addr: SocketAddr) -> Result<(), NodeError> {
-        let (envelope, port) = match self.accept(len) {
+        let (envelope, port) = match self.accept(len, addr) {
             Ok(accepted) => accepted,
             Err(reason) => {
                 self.outlets.counters.dropped(reason);
@@ -424,6 +434,16 @@ impl<A: Algorithm> Runner<A> {
             }
         }
         self.outlets.leadership.send_if_modified(|l| std::mem::replace(l, shown) != shown);
+    }
+}
+
+/// The next new address of a member given by name; never, if none was.
+async fn next_update(
+    updates: &mut Option<mpsc::UnboundedReceiver<(NodeId, SocketAddr)>>,
+) -> Option<(NodeId, SocketAddr)> {
+    match updates {
+        Some(updates) => updates.recv().await,
+        None => std::future::pending().await,
     }
 }
 

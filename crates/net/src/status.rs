@@ -17,8 +17,11 @@ pub(crate) struct Board {
     id: NodeId,
     algorithm: &'static str,
     incarnation: AtomicU64,
-    /// Every member, ascending, with its address (this member's is the one it listens on).
-    members: Vec<(NodeId, SocketAddr)>,
+    /// Every member, ascending, with the name it was given by, if it was.
+    members: Vec<(NodeId, Option<String>)>,
+    /// Per member, in `members` order: its address (this member's is the one it listens on), or `None` while its
+    /// name does not resolve.
+    addrs: Mutex<Vec<Option<SocketAddr>>>,
     origin: Clock,
     /// Per member, in `members` order: when a packet of it was last accepted, in microseconds since `origin`,
     /// plus one; 0 if never.
@@ -27,19 +30,23 @@ pub(crate) struct Board {
 }
 
 impl Board {
+    /// The board of member `id`, among `members` (each with its address, if known, and its name, if it was given
+    /// one).
     pub(crate) fn new(
         id: NodeId,
         algorithm: &'static str,
-        mut members: Vec<(NodeId, SocketAddr)>,
+        mut members: Vec<(NodeId, Option<SocketAddr>, Option<String>)>,
         shown: Leadership,
     ) -> Self {
         members.sort_unstable();
         let last_contact = members.iter().map(|_| AtomicU64::new(0)).collect();
+        let addrs = Mutex::new(members.iter().map(|m| m.1).collect());
         Self {
             id,
             algorithm,
             incarnation: AtomicU64::new(0),
-            members,
+            members: members.into_iter().map(|(id, _, name)| (id, name)).collect(),
+            addrs,
             origin: Clock::now(),
             last_contact,
             now: Mutex::new((State::Election, shown)),
@@ -51,9 +58,27 @@ impl Board {
         self.incarnation.store(incarnation, Ordering::Relaxed);
     }
 
+    fn index(&self, member: NodeId) -> Option<usize> {
+        self.members.binary_search_by_key(&member, |(id, _)| *id).ok()
+    }
+
+    /// Member `member`'s name resolved to `addr`.
+    pub(crate) fn set_addr(&self, member: NodeId, addr: SocketAddr) {
+        if let Some(i) = self.index(member) {
+            self.addrs.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(addr);
+        }
+    }
+
+    /// How long since a packet of `member` was last accepted (since this member started, if none was).
+    pub(crate) fn silent_for(&self, member: NodeId) -> std::time::Duration {
+        let Some(i) = self.index(member) else { return std::time::Duration::ZERO };
+        let last = self.last_contact[i].load(Ordering::Relaxed).saturating_sub(1);
+        self.origin.elapsed().saturating_sub(std::time::Duration::from_micros(last))
+    }
+
     /// A packet of member `from` was accepted just now.
     pub(crate) fn contact(&self, from: NodeId) {
-        if let Ok(i) = self.members.binary_search_by_key(&from, |&(id, _)| id) {
+        if let Some(i) = self.index(from) {
             let micros = u64::try_from(self.origin.elapsed().as_micros()).unwrap_or(u64::MAX - 1);
             self.last_contact[i].store(micros + 1, Ordering::Relaxed);
         }
@@ -68,14 +93,23 @@ impl Board {
     pub(crate) fn to_json(&self) -> Value {
         let (state, shown) = *self.now.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let now = u64::try_from(self.origin.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let addrs = self.addrs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         let members: Vec<Value> = self
             .members
             .iter()
             .zip(&self.last_contact)
-            .map(|(&(id, addr), last)| {
+            .zip(addrs)
+            .map(|(((id, name), last), addr)| {
                 let last = last.load(Ordering::Relaxed);
                 let ago = (last > 0).then(|| now.saturating_sub(last - 1) / 1000);
-                json!({ "id": id.0, "addr": addr.to_string(), "self": id == self.id, "last_contact_ms_ago": ago })
+                let addr = addr.map(|a| a.to_string());
+                let mut member =
+                    json!({ "id": id.0, "addr": addr, "self": *id == self.id, "last_contact_ms_ago": ago });
+                if let Some(name) = name {
+                    member["name"] = json!(name);
+                    member["resolved"] = json!(member["addr"].is_string());
+                }
+                member
             })
             .collect();
         json!({
@@ -99,7 +133,11 @@ mod tests {
     #[tokio::test]
     async fn the_status_names_the_state_leader_epoch_and_last_contacts() {
         let addr = |p: u16| SocketAddr::from(([127, 0, 0, 1], p));
-        let members = vec![(NodeId(3), addr(3)), (NodeId(1), addr(1)), (NodeId(2), addr(2))];
+        let members = vec![
+            (NodeId(3), Some(addr(3)), None),
+            (NodeId(1), Some(addr(1)), None),
+            (NodeId(2), None, Some("elect-2.elect:7002".to_owned())),
+        ];
         let board = Board::new(NodeId(1), "bully", members, Leadership { leader: None, epoch: 0 });
         board.set_incarnation(4);
         board.contact(NodeId(3));
@@ -121,6 +159,19 @@ mod tests {
         assert_eq!(members[0]["self"], true);
         assert_eq!(members[2]["addr"], "127.0.0.1:3");
         assert!(members[0]["last_contact_ms_ago"].is_null() && members[1]["last_contact_ms_ago"].is_null());
+        // A member given by a name that does not resolve yet shows the name, and no address.
+        assert_eq!(
+            (members[1]["name"].as_str(), members[1]["resolved"].as_bool()),
+            (Some("elect-2.elect:7002"), Some(false))
+        );
+        assert!(members[1]["addr"].is_null() && members[0].get("name").is_none());
+        board.set_addr(NodeId(2), addr(2));
+        let v = board.to_json();
+        assert_eq!(
+            (v["members"][1]["addr"].as_str(), v["members"][1]["resolved"].as_bool()),
+            (Some("127.0.0.1:2"), Some(true))
+        );
+        assert!(board.silent_for(NodeId(3)) < std::time::Duration::from_secs(1));
         assert!(members[2]["last_contact_ms_ago"].as_u64().is_some_and(|ms| ms < 1000));
     }
 }

@@ -1,24 +1,48 @@
-//! Stable storage: one state file per member, replaced crash-safely.
+//! Stable storage: one state file per member, replaced crash-safely, with a checksum.
 //!
-//! A write goes to `state.tmp`, is flushed to disk (`fsync`), renamed over `state`, and the directory is flushed
+//! A write goes to a temporary file (`state.tmp.PID.N`, a name of its own, so that a write still running for a
+//! member that was just stopped cannot take the file of the next one's), is flushed to disk (`fsync`), renamed over `state`, and the directory is flushed
 //! too, so that after a crash at any point the file holds either the old state or the new one, whole. The file is
-//! a postcard-encoded [`Stored`]; the algorithm's durable state is kept as postcard bytes of its own, tagged with
-//! the algorithm's layout name, so a member restarted with another algorithm keeps its incarnation and fencing
-//! epoch and only drops the algorithm's state.
+//! a postcard-encoded [`Stored`] followed (from format 2) by the CRC-32 of every byte before it, little-endian;
+//! the algorithm's durable state is kept as postcard bytes of its own, tagged with the algorithm's layout name, so
+//! a member restarted with another algorithm keeps its incarnation and fencing epoch and only drops the
+//! algorithm's state.
+//!
+//! ```text
+//! format       u16 (varint)   2 (format 1, written by earlier versions, has no checksum and is still read)
+//! incarnation  u64 (varint)
+//! seen         u64 (varint)   the highest fencing epoch seen or granted
+//! layout       string
+//! durable      bytes
+//! crc          u32 LE         CRC-32 (IEEE) of everything before it
+//! ```
+//!
+//! A file that is missing, does not decode, or fails its checksum (truncated, torn by a disk that lied about
+//! `fsync`, or edited by hand) is not trusted: [`Store::load`] says which, and the runtime starts the member as one
+//! that lost its state (see `elect_algos::member`: a new incarnation its peers accept, and no grant until it has
+//! heard the highest epoch they know). A damaged file is kept beside the new one as `state.damaged`, for a
+//! post-mortem.
 
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-/// The state file's format version.
-const FORMAT: u16 = 1;
+/// The state file's format version: 2 adds the checksum.
+const FORMAT: u16 = 2;
+
+/// The format of files without a checksum, still read.
+const FORMAT_UNCHECKED: u16 = 1;
+
+/// The checksum's length in bytes.
+const CRC_LEN: usize = 4;
 
 /// What a member keeps across restarts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stored {
-    /// The format version (1).
+    /// The format version (2; 1 for files of earlier versions).
     pub format: u16,
     /// Bumped (and written) on every start, before the member sends anything.
     pub incarnation: u64,
@@ -42,7 +66,7 @@ pub enum StoreError {
         /// The error.
         source: std::io::Error,
     },
-    /// The state file does not decode: it was not written by this runtime.
+    /// The state file does not decode, or fails its checksum: it is damaged, or was not written by this runtime.
     #[error("{path}: not a state file of this version of elect ({reason})")]
     Corrupt {
         /// The file.
@@ -50,6 +74,17 @@ pub enum StoreError {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// What [`Store::load`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Loaded {
+    /// A state file that decodes and passes its checksum (or one of format 1, which has none).
+    Trusted(Stored),
+    /// No state file: a first start, or a file deleted.
+    Missing,
+    /// A state file that must not be trusted, and why.
+    Damaged(String),
 }
 
 /// A member's data directory.
@@ -70,28 +105,38 @@ impl Store {
         self.dir.join("state")
     }
 
-    /// The stored state, or `None` on a first start.
+    /// The stored state, or `None` on a first start; a damaged file is an error.
     pub fn load(&self) -> Result<Option<Stored>, StoreError> {
-        let path = self.path();
-        let bytes = match fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(StoreError::Io { path, source }),
-        };
-        let stored: Stored = postcard::from_bytes(&bytes)
-            .map_err(|e| StoreError::Corrupt { path: path.clone(), reason: e.to_string() })?;
-        if stored.format != FORMAT {
-            let reason = format!("format {} (this version reads {FORMAT})", stored.format);
-            return Err(StoreError::Corrupt { path, reason });
+        match self.inspect()? {
+            Loaded::Trusted(stored) => Ok(Some(stored)),
+            Loaded::Missing => Ok(None),
+            Loaded::Damaged(reason) => Err(StoreError::Corrupt { path: self.path(), reason }),
         }
-        Ok(Some(stored))
+    }
+
+    /// What the state file holds, and whether it can be trusted. Only reading it can fail.
+    pub fn inspect(&self) -> Result<Loaded, StoreError> {
+        let path = self.path();
+        match fs::read(&path) {
+            Ok(bytes) => Ok(decode(&bytes).map_or_else(Loaded::Damaged, Loaded::Trusted)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Loaded::Missing),
+            Err(source) => Err(StoreError::Io { path, source }),
+        }
+    }
+
+    /// Moves a damaged state file aside, to `state.damaged` (replacing an older one), so that it can be looked at.
+    pub fn set_aside(&self) -> Result<PathBuf, StoreError> {
+        let aside = self.dir.join("state.damaged");
+        fs::rename(self.path(), &aside).map_err(|source| StoreError::Io { path: aside.clone(), source })?;
+        Ok(aside)
     }
 
     /// Replaces the state file with `stored`, crash-safely. Blocking: the runtime calls it from `spawn_blocking`.
     pub fn save(&self, stored: &Stored) -> Result<(), StoreError> {
-        let stored = Stored { format: FORMAT, ..stored.clone() };
-        let bytes = postcard::to_allocvec(&stored).expect("a state file always encodes");
-        let tmp = self.dir.join("state.tmp");
+        static WRITES: AtomicU64 = AtomicU64::new(0);
+        let bytes = encode(stored);
+        let n = WRITES.fetch_add(1, Ordering::Relaxed);
+        let tmp = self.dir.join(format!("state.tmp.{}.{n}", std::process::id()));
         let io = |path: &Path| {
             let path = path.to_owned();
             move |source| StoreError::Io { path, source }
@@ -108,27 +153,58 @@ impl Store {
     }
 }
 
+/// The bytes of a state file holding `stored`, in the current format.
+fn encode(stored: &Stored) -> Vec<u8> {
+    let stored = Stored { format: FORMAT, ..stored.clone() };
+    let mut bytes = postcard::to_allocvec(&stored).expect("a state file always encodes");
+    let crc = crc32fast::hash(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+/// A state file's contents, or why they cannot be trusted.
+fn decode(bytes: &[u8]) -> Result<Stored, String> {
+    let (format, _) = postcard::take_from_bytes::<u16>(bytes).map_err(|e| e.to_string())?;
+    let body = match format {
+        FORMAT_UNCHECKED => bytes,
+        FORMAT => {
+            let split = bytes.len().checked_sub(CRC_LEN).ok_or("shorter than its checksum")?;
+            let (body, crc) = bytes.split_at(split);
+            let crc = u32::from_le_bytes(crc.try_into().expect("four bytes"));
+            if crc32fast::hash(body) != crc {
+                return Err("its checksum does not match: truncated, damaged or edited".to_owned());
+            }
+            body
+        }
+        other => return Err(format!("format {other} (this version reads {FORMAT_UNCHECKED} and {FORMAT})")),
+    };
+    let (stored, rest) = postcard::take_from_bytes::<Stored>(body).map_err(|e| e.to_string())?;
+    if !rest.is_empty() {
+        return Err(format!("{} bytes after the state", rest.len()));
+    }
+    Ok(stored)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn one() -> Stored {
+        Stored { incarnation: 1, seen: 5, layout: "bully+monitor".into(), durable: vec![1, 2], ..Default::default() }
+    }
 
     #[test]
     fn a_saved_state_loads_back_and_replaces_the_old_one() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("a/b")).unwrap();
         assert_eq!(store.load().unwrap(), None);
-        let one = Stored {
-            incarnation: 1,
-            seen: 5,
-            layout: "bully+monitor".into(),
-            durable: vec![1, 2],
-            ..Default::default()
-        };
-        store.save(&one).unwrap();
-        store.save(&Stored { incarnation: 2, ..one.clone() }).unwrap();
+        assert_eq!(store.inspect().unwrap(), Loaded::Missing);
+        store.save(&one()).unwrap();
+        store.save(&Stored { incarnation: 2, ..one() }).unwrap();
         let back = store.load().unwrap().unwrap();
-        assert_eq!((back.incarnation, back.seen, back.durable), (2, 5, vec![1, 2]));
-        assert!(!dir.path().join("a/b/state.tmp").exists());
+        assert_eq!((back.format, back.incarnation, back.seen, back.durable), (FORMAT, 2, 5, vec![1, 2]));
+        let left: Vec<_> = fs::read_dir(dir.path().join("a/b")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["state"], "no temporary file is left");
     }
 
     #[test]
@@ -138,5 +214,45 @@ mod tests {
         fs::write(store.path(), b"\xff\xff\xff").unwrap();
         let err = store.load().unwrap_err().to_string();
         assert!(err.contains("not a state file"), "{err}");
+    }
+
+    #[test]
+    fn a_file_of_the_format_without_a_checksum_is_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let old = Stored { format: FORMAT_UNCHECKED, ..one() };
+        fs::write(store.path(), postcard::to_allocvec(&old).unwrap()).unwrap();
+        assert_eq!(store.inspect().unwrap(), Loaded::Trusted(old));
+    }
+
+    #[test]
+    fn every_truncation_and_every_flipped_byte_is_caught() {
+        let bytes = encode(&Stored { seen: 6 << 32 | 3, ..one() });
+        assert_eq!(decode(&bytes).unwrap().seen, 6 << 32 | 3);
+        for len in 0..bytes.len() {
+            assert!(decode(&bytes[..len]).is_err(), "truncated to {len} bytes");
+        }
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut edited = bytes.clone();
+                edited[i] ^= 1 << bit;
+                // (No single flipped bit turns format 2 into format 1, which has no checksum.)
+                assert!(decode(&edited).is_err(), "byte {i} bit {bit} flipped");
+            }
+        }
+    }
+
+    #[test]
+    fn a_damaged_file_is_set_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.save(&one()).unwrap();
+        let mut bytes = fs::read(store.path()).unwrap();
+        bytes.truncate(bytes.len() - 1);
+        fs::write(store.path(), &bytes).unwrap();
+        assert!(matches!(store.inspect().unwrap(), Loaded::Damaged(reason) if reason.contains("checksum")));
+        let aside = store.set_aside().unwrap();
+        assert_eq!(fs::read(aside).unwrap(), bytes);
+        assert_eq!(store.inspect().unwrap(), Loaded::Missing);
     }
 }

@@ -78,11 +78,15 @@ pub enum Drop {
     Unauthenticated,
     /// Its sequence number was already accepted in the sender's incarnation, or is older than the replay window.
     Replayed,
+    /// In a keyless cluster, it came from another address than the one of the member it claims to be from (as
+    /// configured, or as its name resolved): forged, or sent by a member whose address changed before this one
+    /// resolved its name again.
+    WrongAddress,
 }
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Malformed,
         Self::Version,
         Self::Cluster,
@@ -91,6 +95,7 @@ impl Drop {
         Self::StaleIncarnation,
         Self::Unauthenticated,
         Self::Replayed,
+        Self::WrongAddress,
     ];
 
     /// The reason's stable lower-case name (logs, metrics).
@@ -104,6 +109,7 @@ impl Drop {
             Self::StaleIncarnation => "stale-incarnation",
             Self::Unauthenticated => "unauthenticated",
             Self::Replayed => "replayed",
+            Self::WrongAddress => "wrong-address",
         }
     }
 
