@@ -219,7 +219,7 @@ fn sweep_and_plot_refuse_bad_input_with_one_line() {
         (&["sweep", "--algorithms", "cr", "--nodes", "64..8"], "is empty"),
         (&["sweep", "--algorithms", "cr", "--nodes", "8", "--ids", "1,2"], "not a list"),
         (&["sweep", "--algorithms", "cr", "--nodes", "8", "--plot", "x.gif"], "use a .svg or .png"),
-        (&["plot", "--input", "/nonexistent.csv", "--out", "x.svg"], "cannot open /nonexistent.csv"),
+        (&["plot", "--input", "/nonexistent.csv", "--out", "x.svg"], "the sweep CSV /nonexistent.csv: cannot read it"),
     ];
     for (args, expected) in cases {
         let o = elect(args);

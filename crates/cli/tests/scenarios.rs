@@ -128,7 +128,8 @@ fn bad_scenario_files_exit_2_naming_the_file_the_line_and_the_problem() {
     }
     let o = elect(&["sim", "--scenario", dir.join("absent.toml").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("cannot read the scenario file"), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("the scenario file") && err.contains("absent.toml: cannot read it"), "{err}");
 }
 
 #[test]

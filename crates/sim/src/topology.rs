@@ -1057,6 +1057,11 @@ mod tests {
         assert!("torus:2x5".parse::<TopologyKind>().unwrap_err().contains("at least 3 columns"));
         assert!("chordal:1".parse::<TopologyKind>().unwrap_err().contains("at least 2"));
         assert!("geometric:2".parse::<TopologyKind>().unwrap_err().contains("0 < R <= 1.5"));
-        assert!("file:/nonexistent/x".parse::<TopologyKind>().unwrap_err().contains("cannot read the topology file"));
+        assert!(
+            "file:/nonexistent/x"
+                .parse::<TopologyKind>()
+                .unwrap_err()
+                .contains("the topology file /nonexistent/x: cannot read it")
+        );
     }
 }

@@ -177,6 +177,7 @@ proptest! {
             faults.apply(c);
             c.crashes.retain(|f| f.id.0 <= n);
             c.recoveries.retain(|f| f.id.0 <= n);
+            common::keep_recoveries_after_crashes(c);
             c.link_downs.retain(|f| f.link.a.0 <= n && f.link.b.0 <= n);
             c.partitions.clear();
             c.losses = vec![Loss { link: None, p: Probability(loss) }];
@@ -198,6 +199,7 @@ proptest! {
             c.seed = seed;
             c.delay = Delay::Uniform(units(1) / 10, units(1));
             faults.apply(c);
+            common::keep_recoveries_after_crashes(c);
             c.until = Some(faults.last() + tau(6));
         });
         let r = run(&cfg);

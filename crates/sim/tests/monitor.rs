@@ -205,6 +205,7 @@ proptest! {
                 if recover { c.recoveries.push(at) } else { c.crashes.push(at) }
             }
             c.until = Some(units(400));
+            common::keep_recoveries_after_crashes(c);
         });
         let r = run(&cfg);
         prop_assume!(r.live > 0);
@@ -234,6 +235,7 @@ proptest! {
                 if recover { c.recoveries.push(at) } else { c.crashes.push(at) }
             }
             c.crash_leader_at = leader_crashes.iter().map(|&t| units(t)).collect();
+            common::keep_recoveries_after_crashes(c);
         });
         let r = run(&cfg);
         prop_assert!(r.ok(), "{:?}\nseed {seed}; reproduce with: {}", r.properties.violations, r.reproduce);

@@ -91,3 +91,22 @@ impl SharedBuf {
 pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
+
+/// Keeps only the recoveries that follow a crash of their process (each crash recovered at most once) or a crash
+/// of the leader, as the simulator requires: random fault schedules draw crashes and recoveries independently.
+pub fn keep_recoveries_after_crashes(cfg: &mut SimConfig) {
+    let mut used = vec![false; cfg.crashes.len()];
+    let mut recoveries = std::mem::take(&mut cfg.recoveries);
+    recoveries.sort_by_key(|r| (r.id, r.at));
+    for r in recoveries {
+        let crash = (0..cfg.crashes.len())
+            .filter(|&c| !used[c] && cfg.crashes[c].id == r.id && cfg.crashes[c].at < r.at)
+            .max_by_key(|&c| cfg.crashes[c].at);
+        if let Some(c) = crash {
+            used[c] = true;
+            cfg.recoveries.push(r);
+        } else if cfg.crash_leader_at.iter().any(|&t| t < r.at) {
+            cfg.recoveries.push(r);
+        }
+    }
+}
