@@ -234,8 +234,7 @@ impl Sweep {
     ) -> Result<(), E> {
         self.check().map_err(SimError::Config)?;
         let groups = self.groups().map_err(SimError::Config)?;
-        let total_runs =
-            self.runs().map_err(SimError::Config)?.ok_or_else(|| SimError::Config(ConfigError::SweepTooLarge))?;
+        let total_runs = self.runs().map_err(SimError::Config)?.ok_or(SimError::Config(ConfigError::SweepTooLarge))?;
         let total_work = self.work().map_err(SimError::Config)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
