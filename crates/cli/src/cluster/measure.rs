@@ -149,9 +149,7 @@ impl<'p> Bench<'p> {
         let Some((leader, before)) = self.agreement(|_| true) else {
             return Err(error(format!("round {round} found no agreed leader to fail")));
         };
-        let Some(li) = self.fleet.members.iter().position(|m| m.id == leader) else {
-            return Err(error(format!("the members agree on {leader}, which is not a member")));
-        };
+        let li = self.index_of(leader)?;
         let t0 = Instant::now();
         self.bring_down(li)?;
         let deadline = t0 + self.plan.round_timeout;
@@ -245,8 +243,13 @@ impl<'p> Bench<'p> {
         Ok(())
     }
 
-    fn index_of(&self, id: u32) -> Result<usize, Stopped> {
-        self.fleet.members.iter().position(|m| m.id == id).ok_or_else(|| error(format!("{id} is not a member")))
+    /// The index of the member the others agree on as leader.
+    fn index_of(&self, leader: u32) -> Result<usize, Stopped> {
+        self.fleet
+            .members
+            .iter()
+            .position(|m| m.id == leader)
+            .ok_or_else(|| error(format!("the members agree on {leader}, which is not a member")))
     }
 
     fn net(&self) -> Result<&Net, Stopped> {
