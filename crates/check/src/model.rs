@@ -505,7 +505,7 @@ impl<A: Algorithm> Model<A> {
         let mut nth = 0;
         // As in the simulator, messages that arrive at an instant come before the timers due then: a timer fires
         // only once no message must arrive first.
-        let arriving = timed && state.msgs.iter().any(|(_, m)| m.due.last == 0);
+        let arriving = timed && Self::arriving(state);
         for &(node, _, due) in &state.timers {
             nth = if node == previous { nth + 1 } else { 0 };
             previous = node;
@@ -548,6 +548,23 @@ impl<A: Algorithm> Model<A> {
     /// a state from being final.
     pub(crate) fn optional(action: Action) -> bool {
         matches!(action, Action::Crash { .. } | Action::Recover { .. })
+    }
+
+    /// Timed runs: whether `action`, a delivery, loss or timer, must happen before time may pass (it is at the
+    /// end of its window).
+    pub(crate) fn must_happen_now(&self, state: &State<A::Process>, action: Action) -> bool {
+        match action {
+            Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
+                state.msgs[state.link(link).start + index as usize].1.due.last == 0
+            }
+            Action::Fire { node, timer } => state.timers[state.node_timers(node).start + timer as usize].2.last == 0,
+            Action::Crash { .. } | Action::Recover { .. } | Action::Wait => false,
+        }
+    }
+
+    /// Timed runs: whether some message must arrive now, so that no timer may fire yet.
+    pub(crate) fn arriving(state: &State<A::Process>) -> bool {
+        state.msgs.iter().any(|(_, m)| m.due.last == 0)
     }
 
     /// The position whose state `action` changes, if it is a local step (a delivery, loss or timer at one process).

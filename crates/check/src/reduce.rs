@@ -17,9 +17,12 @@
 //!
 //! **Provisos.** C0: `T(i)` is never empty. C2 (visibility): the properties read only the processes' statuses,
 //! so when a step of `T(i)` changes a status the state is expanded in full. C3 (no step ignored for ever around
-//! a cycle): the search watches for edges that may close a cycle and, when one exists, runs again without the
-//! reduction ([`crate::search`]). States with a fault budget left, duplicating networks with copies left and
-//! timed runs (time passing depends on every process) are expanded in full.
+//! a cycle): when the graph may have a cycle, the search checks that every cycle passes through a state expanded
+//! in full, on the edges it kept, and otherwise runs again without the reduction ([`crate::search`]). States
+//! with a fault budget left and duplicating networks with copies left are expanded in full.
+//!
+//! **Timed runs.** Time passing depends on every process, so the steps of one instant are reduced instead
+//! ([`persistent_now`]): one process's steps, when one of them must happen before time may pass.
 //!
 //! A unidirectional ring with FIFO links is the best case: a process with a message waiting depends on nobody,
 //! so one delivery at a time is explored. On unordered rings every sender can overtake, `N(i)` goes round the
@@ -67,8 +70,11 @@ pub(crate) fn persistent<A: Algorithm>(
     state: &State<A::Process>,
     actions: &[Action],
 ) -> Option<Vec<usize>> {
-    if model.config.timed || actions.len() < 2 || actions.iter().any(|&a| model.owner(a).is_none()) {
+    if actions.len() < 2 || actions.iter().any(|&a| model.owner(a).is_none()) {
         return None;
+    }
+    if model.config.timed {
+        return persistent_now(model, state, actions);
     }
     let n = state.procs.len();
     let fifo = model.config.network == Network::Fifo;
@@ -105,4 +111,36 @@ pub(crate) fn persistent<A: Algorithm>(
     }
     let members = best?;
     Some((0..actions.len()).filter(|&k| members[model.owner(actions[k]).expect("local") as usize]).collect())
+}
+
+/// Timed runs: the steps of one process at the present instant, when they are a persistent set.
+///
+/// **Why it holds.** Steps at one instant of different processes are independent, as in untimed runs, and a
+/// message sent now arrives strictly later (delays are at least one tick), so another process's step never
+/// enables a step of process `i` now but in one way: a timer waits while any message must still arrive now.
+/// Process `i`'s steps `T(i)` are persistent when `i` has a step that must happen now and that no other process
+/// can hold back: a message at the end of its delay (while it waits, so do every timer and time itself), or,
+/// with no message due, a timer at the end of its span. Then no sequence of other processes' steps can reach a
+/// step of `i` not already enabled, nor let time pass (the `Wait` step depends on everything), before some step
+/// of `T(i)` has been taken. States where time may pass, or a fault or duplicate may happen, are expanded in
+/// full (those steps belong to no one process).
+///
+/// **Cycles.** Every cycle of a timed run lets time pass, and a state where it may is expanded in full; the
+/// search checks this proviso on the graph it keeps ([`crate::search`]) rather than assuming it.
+fn persistent_now<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, actions: &[Action]) -> Option<Vec<usize>> {
+    let n = state.procs.len();
+    let arriving = Model::<A>::arriving(state);
+    let mut steps = vec![0usize; n];
+    let mut anchored = vec![false; n];
+    for &a in actions {
+        let i = model.owner(a).expect("local steps only") as usize;
+        steps[i] += 1;
+        let message = !matches!(a, Action::Fire { .. });
+        anchored[i] |= (message || !arriving) && model.must_happen_now(state, a);
+    }
+    let i = (0..n).filter(|&i| anchored[i]).min_by_key(|&i| steps[i])?;
+    if steps[i] == actions.len() {
+        return None;
+    }
+    Some((0..actions.len()).filter(|&k| model.owner(actions[k]) == Some(i as u32)).collect())
 }

@@ -72,7 +72,19 @@ struct Found {
 struct Graph {
     edges: Vec<(u32, u32)>,
     settled: Vec<bool>,
+    /// States whose successors were cut down by the reduction.
+    reduced: Vec<bool>,
     fps: Vec<u64>,
+}
+
+impl Graph {
+    /// The reduction's cycle proviso (C3): every cycle passes through a state expanded in full, so that no step
+    /// is put off for ever around it.
+    fn every_cycle_expanded_in_full(&self) -> bool {
+        let edges: Vec<(u32, u32)> =
+            self.edges.iter().copied().filter(|&(a, b)| self.reduced[a as usize] && self.reduced[b as usize]).collect();
+        !Components::new(self.reduced.len(), &edges).any_cycle()
+    }
 }
 
 /// One state's verdict and successors.
@@ -83,6 +95,8 @@ struct Expanded<P: Process> {
     violations: Vec<Violation>,
     /// Actions were left unexplored at the depth bound.
     cut: bool,
+    /// The reduction explored only some of the enabled actions.
+    reduced: bool,
     transitions: u64,
     /// Successors: the state itself only if it was not seen before this batch.
     next: Vec<(Action, u64, Option<State<P>>)>,
@@ -98,8 +112,10 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
     let dfs = config.order == Order::Dfs;
     let mut reduced = config.reduce;
     let commuting = if reduced { commute::analyse(model) } else { None };
-    // Depth-first passes cannot tell a back edge by depth: they keep the edges from the start.
-    let mut pass = pool.install(|| search(model, reduced.then_some(commuting.as_ref()), dfs, dfs, started));
+    // Depth-first passes cannot tell a back edge by depth: they keep the edges from the start. So do reduced timed
+    // runs, whose cycles (time comes round) are expected, so that the cycle proviso is checked on the graph.
+    let keep_edges = dfs || (reduced && config.timed);
+    let mut pass = pool.install(|| search(model, reduced.then_some(commuting.as_ref()), dfs, keep_edges, started));
     let mut reduction_note = None;
     let mut components = None;
     if pass.complete && !pass.stopped_early {
@@ -112,8 +128,10 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
             }
             None => pass.maybe_cyclic,
         };
-        if cyclic && (reduced || pass.graph.is_none()) {
-            // "Eventually" is judged on the cycles, and the reduction's cycle proviso asks for the full graph.
+        let proviso = reduced && pass.graph.as_ref().is_some_and(Graph::every_cycle_expanded_in_full);
+        if cyclic && ((reduced && !proviso) || pass.graph.is_none()) {
+            // "Eventually" is judged on the cycles, and a reduced graph with a cycle of states all cut down by the
+            // reduction breaks its cycle proviso: the full graph is explored.
             if reduced {
                 reduction_note = Some("the state graph may have cycles: explored again without reduction");
             }
@@ -165,7 +183,7 @@ fn search<A: Algorithm>(
         // Every state found, by number: how it was reached. States themselves live only in the frontier; a path
         // is rebuilt by replaying its actions from the initial state.
         found: vec![Found { parent: 0, depth: 0, action: None }],
-        graph: keep_edges.then(|| Graph { settled: vec![false], ..Graph::default() }),
+        graph: keep_edges.then(|| Graph { settled: vec![false], reduced: vec![false], ..Graph::default() }),
     };
     let mut frontier: VecDeque<(u32, State<A::Process>)> = VecDeque::from([(0, initial)]);
     let mut memory = crate::memory::Budget::new(config.max_memory, BATCH, dfs);
@@ -200,6 +218,7 @@ fn search<A: Algorithm>(
             pass.terminal += u64::from(e.quiescent);
             if let Some(g) = &mut pass.graph {
                 g.settled[*at as usize] = e.settled;
+                g.reduced[*at as usize] = e.reduced;
             }
             if !e.violations.is_empty() {
                 for v in e.violations {
@@ -237,6 +256,7 @@ fn search<A: Algorithm>(
                         pass.found.push(Found { parent: *at, depth: depth + 1, action: Some(action) });
                         if let Some(g) = &mut pass.graph {
                             g.settled.push(false);
+                            g.reduced.push(false);
                         }
                         pass.states += 1;
                         pushed.push((j, next));
@@ -287,6 +307,7 @@ fn expand<A: Algorithm>(
         settled,
         violations,
         cut: false,
+        reduced: false,
         transitions: 0,
         next: Vec::new(),
     };
@@ -307,6 +328,7 @@ fn expand<A: Algorithm>(
         if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, &actions)) {
             e.next = chosen.into_iter().map(|(action, next)| found(action, next)).collect();
             e.transitions = e.next.len() as u64;
+            e.reduced = true;
             return e;
         }
         if let Some(subset) = reduce::persistent(model, state, &actions) {
@@ -321,6 +343,7 @@ fn expand<A: Algorithm>(
             }
             if !visible {
                 e.transitions = e.next.len() as u64;
+                e.reduced = true;
                 return e;
             }
             e.next.clear();

@@ -253,3 +253,48 @@ fn every_interleaving_of_a_synchronized_run_goes_through_the_lock_step_round_sta
     let o = check(&config).unwrap();
     assert!(o.ok(), "{:?}", o.counterexample);
 }
+
+#[test]
+fn timed_runs_reduced_one_instant_at_a_time_reach_the_same_verdicts() {
+    let judged = |o: &Outcome| {
+        let c = o.counterexample.as_ref().map(|c| (c.property, c.loop_start.is_some()));
+        format!("{:?} {c:?} {} {}", o.verdicts, o.leader_reachable, o.complete)
+    };
+    let mut configs: Vec<(&str, CheckConfig)> = Vec::new();
+    for algorithm in ["bully", "garcia-molina", "invitation"] {
+        let mut sim = SimConfig::new(algorithm, 3);
+        sim.monitor = Some(2);
+        let mut c = CheckConfig::new(sim);
+        c.timed = true;
+        c.crashes = 1;
+        configs.push((algorithm, c));
+    }
+    let mut sim = SimConfig::new("bully", 3);
+    sim.monitor = Some(2);
+    sim.params = Params::parse(["monitor-bug=same-epoch"]).unwrap();
+    let mut c = CheckConfig::new(sim);
+    (c.timed, c.crashes) = (true, 1);
+    configs.push(("same-epoch", c));
+    for (name, bug) in [("member-partition", None), ("member-one-way", Some("monitor-bug=deaf-leaders"))] {
+        let mut sim = scenario(name);
+        if let Some(bug) = bug {
+            sim.params = Params::parse([bug]).unwrap();
+        }
+        let mut c = CheckConfig::new(sim);
+        c.timed = true;
+        configs.push((name, c));
+    }
+    let mut sim = SimConfig::new("bully", 3);
+    sim.monitor = Some(2);
+    let mut c = CheckConfig::new(sim);
+    (c.timed, c.crashes, c.recoveries) = (true, 1, 1);
+    configs.push(("recovery", c));
+    for (name, mut config) in configs {
+        config.reduce = false;
+        let full = check(&config).unwrap();
+        config.reduce = true;
+        let reduced = check(&config).unwrap();
+        assert_eq!(judged(&full), judged(&reduced), "{name}");
+        assert!(reduced.states < full.states, "{name}: {} states against {}", reduced.states, full.states);
+    }
+}
