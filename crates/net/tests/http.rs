@@ -218,3 +218,24 @@ async fn idle_and_slow_connections_do_not_hold_the_status_back() {
     drop(idle);
     slowly.abort();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readiness_probe_fails_while_a_member_follows_no_leader() {
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2]), |c| {
+        with_http(c);
+        c.resign_hold = Duration::from_secs(60);
+    })
+    .await;
+    cluster.agreed().await;
+    let two = cluster.nodes[&NodeId(2)].http_addr().unwrap();
+    assert_eq!(request(two, "GET", "/status?ready").await.status, 200, "it leads: ready");
+    // Alone, and sitting out after resigning: it follows no one.
+    cluster.kill(NodeId(1)).await;
+    cluster.nodes[&NodeId(2)].resign();
+    common::until("member 2 shows no leader", || cluster.leadership(NodeId(2)).leader.is_none()).await;
+    let unready = request(two, "GET", "/status?ready").await;
+    assert_eq!(unready.status, 503, "{}", unready.body);
+    let status: serde_json::Value = serde_json::from_str(&unready.body).unwrap();
+    assert!(status["leader"].is_null(), "the same document: {status}");
+    assert_eq!(request(two, "GET", "/status").await.status, 200, "the status itself is served as always");
+}
