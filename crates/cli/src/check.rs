@@ -250,12 +250,7 @@ impl CheckArgs {
         sim.resigns = self.resign.clone();
         sim.link_downs = self.link_down.clone();
         sim.partitions = self.partition.clone();
-        if self.heartbeat.is_some() && !(self.monitor || self.bare_monitor) {
-            return Err(
-                BadInput("--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into()).into()
-            );
-        }
-        sim.monitor = (self.monitor || self.bare_monitor).then_some(self.heartbeat.unwrap_or(2));
+        sim.monitor = crate::sim::monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
         sim.bare_monitor = self.bare_monitor;
         sim.synchronizer = self.synchronizer;
         sim.prefer = match self.prefer.as_deref() {
