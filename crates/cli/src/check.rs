@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser};
-use elect_check::{CheckConfig, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Step};
+use elect_check::{CheckConfig, Counterexample, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Step};
 use elect_core::Prefer;
 use elect_sim::{
     Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, ScenarioFile, SimConfig, TopologyKind, parse_time,
@@ -175,64 +175,8 @@ impl CheckArgs {
     fn config(&self) -> anyhow::Result<CheckConfig> {
         let limits = self.limits();
         let mut sim = match &self.scenario {
-            Some(path) => {
-                let text = limits.read_file(path, "scenario file")?;
-                let mut sim = ScenarioFile::parse(&path.display().to_string(), &text)
-                    .map_err(|e| BadInput(e.to_string()))?
-                    .config;
-                if let Some(algorithm) = &self.algorithm {
-                    sim.algorithm.clone_from(algorithm);
-                }
-                if let Some(n) = self.nodes {
-                    sim.nodes = n;
-                }
-                for pair in &self.params {
-                    let added = elect_algos::Params::parse([pair.as_str()]).map_err(|e| BadInput(e.to_string()))?;
-                    for (key, value) in added.iter() {
-                        sim.params.insert(key, value).map_err(|e| BadInput(e.to_string()))?;
-                    }
-                }
-                if self.monitor || self.bare_monitor {
-                    sim.monitor = Some(self.heartbeat.or(sim.monitor).unwrap_or(2));
-                    sim.bare_monitor = self.bare_monitor;
-                } else if let (Some(heartbeat), Some(k)) = (sim.monitor.as_mut(), self.heartbeat) {
-                    *heartbeat = k;
-                }
-                sim
-            }
-            None => {
-                let algorithm = self.algorithm.as_deref().unwrap_or_default();
-                let mut sim = SimConfig::new(algorithm, self.nodes.unwrap_or_default());
-                sim.topology = self.topology.clone();
-                sim.params = elect_algos::Params::parse(self.params.iter().map(String::as_str))
-                    .map_err(|e| BadInput(e.to_string()))?;
-                sim.ids = self.ids.clone().unwrap_or(Ids::Ascending);
-                sim.initiators = self.initiators.clone().unwrap_or(InitiatorSpec::All);
-                sim.delay = self.delay.unwrap_or_default();
-                sim.delay_bound = self.delay_bound;
-                sim.crashes = self.crash.clone();
-                sim.recoveries = self.recover.clone();
-                sim.resigns = self.resign.clone();
-                sim.link_downs = self.link_down.clone();
-                sim.partitions = self.partition.clone();
-                if self.heartbeat.is_some() && !(self.monitor || self.bare_monitor) {
-                    return Err(BadInput(
-                        "--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into(),
-                    )
-                    .into());
-                }
-                sim.monitor = (self.monitor || self.bare_monitor).then_some(self.heartbeat.unwrap_or(2));
-                sim.bare_monitor = self.bare_monitor;
-                sim.synchronizer = self.synchronizer;
-                sim.prefer = match self.prefer.as_deref() {
-                    None | Some("highest") => Prefer::Highest,
-                    Some("lowest") => Prefer::Lowest,
-                    Some(other) => {
-                        return Err(BadInput(format!("--prefer: '{other}' is neither highest nor lowest")).into());
-                    }
-                };
-                sim
-            }
+            Some(path) => self.scenario_config(&limits, path)?,
+            None => self.flags_config()?,
         };
         if let Some(seed) = self.seed {
             sim.seed = seed;
@@ -261,6 +205,62 @@ impl CheckArgs {
             max_time,
             ..CheckConfig::new(sim)
         })
+    }
+
+    /// The run of the scenario file at `path`, with what --algorithm, --nodes, --param, --monitor, --bare-monitor and
+    /// --heartbeat change in it.
+    fn scenario_config(&self, limits: &Limits, path: &Path) -> anyhow::Result<SimConfig> {
+        let text = limits.read_file(path, "scenario file")?;
+        let mut sim =
+            ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?.config;
+        if let Some(algorithm) = &self.algorithm {
+            sim.algorithm.clone_from(algorithm);
+        }
+        if let Some(n) = self.nodes {
+            sim.nodes = n;
+        }
+        for pair in &self.params {
+            let added = elect_algos::Params::parse([pair.as_str()]).map_err(|e| BadInput(e.to_string()))?;
+            for (key, value) in added.iter() {
+                sim.params.insert(key, value).map_err(|e| BadInput(e.to_string()))?;
+            }
+        }
+        if self.monitor || self.bare_monitor {
+            sim.monitor = Some(self.heartbeat.or(sim.monitor).unwrap_or(2));
+            sim.bare_monitor = self.bare_monitor;
+        } else if let (Some(heartbeat), Some(k)) = (sim.monitor.as_mut(), self.heartbeat) {
+            *heartbeat = k;
+        }
+        Ok(sim)
+    }
+
+    /// The run the scenario flags describe.
+    fn flags_config(&self) -> anyhow::Result<SimConfig> {
+        let algorithm = self.algorithm.as_deref().unwrap_or_default();
+        let mut sim = SimConfig::new(algorithm, self.nodes.unwrap_or_default());
+        sim.topology = self.topology.clone();
+        sim.params =
+            elect_algos::Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
+        sim.ids = self.ids.clone().unwrap_or(Ids::Ascending);
+        sim.initiators = self.initiators.clone().unwrap_or(InitiatorSpec::All);
+        sim.delay = self.delay.unwrap_or_default();
+        sim.delay_bound = self.delay_bound;
+        sim.crashes = self.crash.clone();
+        sim.recoveries = self.recover.clone();
+        sim.resigns = self.resign.clone();
+        sim.link_downs = self.link_down.clone();
+        sim.partitions = self.partition.clone();
+        sim.monitor = crate::sim::monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
+        sim.bare_monitor = self.bare_monitor;
+        sim.synchronizer = self.synchronizer;
+        sim.prefer = match self.prefer.as_deref() {
+            None | Some("highest") => Prefer::Highest,
+            Some("lowest") => Prefer::Lowest,
+            Some(other) => {
+                return Err(BadInput(format!("--prefer: '{other}' is neither highest nor lowest")).into());
+            }
+        };
+        Ok(sim)
     }
 }
 
@@ -387,35 +387,31 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<(
     }
     match &o.counterexample {
         None => writeln!(out, "verdict     {}", if o.ok() { "held" } else { "not proven" })?,
-        Some(c) => {
-            writeln!(out, "verdict     {} VIOLATED: {}", c.property, c.detail)?;
-            let kind = if c.loop_start.is_some() { "path to a cycle" } else { "shortest path" };
-            let kind = if o.order == Order::Dfs { kind.replace("shortest ", "") } else { kind.to_owned() };
-            writeln!(out, "{kind} ({} steps):", c.path.len())?;
-            for (i, step) in c.path.iter().enumerate() {
-                if c.loop_start == Some(i) {
-                    writeln!(out, "  --- the cycle, which can repeat for ever:")?;
-                }
-                writeln!(out, "  {:>3}. {step}", i + 1)?;
-            }
-            for other in &o.more {
-                writeln!(
-                    out,
-                    "also        {} VIOLATED: {} ({} steps)",
-                    other.property,
-                    other.detail,
-                    other.path.len()
-                )?;
-            }
-            match saved {
-                Some(p) => {
-                    writeln!(out, "saved to {}; re-run it with: elect sim --replay {}", p.display(), p.display())?
-                }
-                None => writeln!(out, "save it with --save FILE; `elect sim --replay FILE` re-runs it")?,
-            }
-        }
+        Some(c) => counterexample(out, o, c, saved)?,
     }
     Ok(())
+}
+
+/// The verdict of a check that found counterexample `c`: its path step by step, the other properties violated,
+/// and how to replay it.
+fn counterexample(out: &mut impl Write, o: &Checked, c: &Counterexample, saved: Option<&Path>) -> io::Result<()> {
+    writeln!(out, "verdict     {} VIOLATED: {}", c.property, c.detail)?;
+    let kind = if c.loop_start.is_some() { "path to a cycle" } else { "shortest path" };
+    let kind = if o.order == Order::Dfs { kind.replace("shortest ", "") } else { kind.to_owned() };
+    writeln!(out, "{kind} ({} steps):", c.path.len())?;
+    for (i, step) in c.path.iter().enumerate() {
+        if c.loop_start == Some(i) {
+            writeln!(out, "  --- the cycle, which can repeat for ever:")?;
+        }
+        writeln!(out, "  {:>3}. {step}", i + 1)?;
+    }
+    for other in &o.more {
+        writeln!(out, "also        {} VIOLATED: {} ({} steps)", other.property, other.detail, other.path.len())?;
+    }
+    match saved {
+        Some(p) => writeln!(out, "saved to {}; re-run it with: elect sim --replay {}", p.display(), p.display()),
+        None => writeln!(out, "save it with --save FILE; `elect sim --replay FILE` re-runs it"),
+    }
 }
 
 #[derive(Parser)]

@@ -256,12 +256,7 @@ impl SimArgs {
         cfg.partitions = self.partitions.clone();
         cfg.until = self.until;
         cfg.delay_bound = self.delay_bound;
-        if self.heartbeat.is_some() && !(self.monitor || self.bare_monitor) {
-            return Err(
-                BadInput("--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into()).into()
-            );
-        }
-        cfg.monitor = (self.monitor || self.bare_monitor).then_some(self.heartbeat.unwrap_or(2));
+        cfg.monitor = monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
         cfg.bare_monitor = self.bare_monitor;
         cfg.prefer = self.prefer;
         cfg.attrs = self.attr.clone().unwrap_or_default();
@@ -272,6 +267,19 @@ impl SimArgs {
         cfg.synchronizer = self.synchronizer;
         Ok((cfg, None))
     }
+}
+
+/// The leader monitor's heartbeat (`SimConfig::monitor`) that --monitor, --bare-monitor and --heartbeat ask for: 2
+/// unless --heartbeat says, and none without the monitor, which --heartbeat needs.
+pub(crate) fn monitor_heartbeat(
+    monitor: bool,
+    bare_monitor: bool,
+    heartbeat: Option<u64>,
+) -> Result<Option<u64>, BadInput> {
+    if heartbeat.is_some() && !(monitor || bare_monitor) {
+        return Err(BadInput("--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into()));
+    }
+    Ok((monitor || bare_monitor).then_some(heartbeat.unwrap_or(2)))
 }
 
 pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {

@@ -126,6 +126,19 @@ fn progress_bar(total: u64) -> ProgressBar {
 }
 
 pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
+    let threads = check_flags(args)?;
+    let sweep = plan(args)?;
+    let seen = stream(args, &sweep, threads)?;
+    if let Some(path) = &args.plot {
+        complexity_plot(&seen.points, title(args.metric), path, args.metric.into())
+            .map_err(|e| BadInput(e.to_string()))?;
+    }
+    Ok(seen.report(&sweep.template))
+}
+
+/// Refuses the flags a sweep cannot run whatever the algorithms (a list of ids, too many threads, a topology of a
+/// fixed size, more processes than --max-nodes), and returns the number of threads.
+fn check_flags(args: &SweepArgs) -> anyhow::Result<Option<usize>> {
     if matches!(args.ids, Ids::List(_)) {
         return Err(BadInput("a sweep needs ascending, descending or random ids, not a list".into()).into());
     }
@@ -140,6 +153,11 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
     if let Some(&n) = args.nodes.0.last() {
         Limits::nodes(n, args.max_nodes, "elect sweep")?;
     }
+    Ok(threads)
+}
+
+/// The sweep the flags ask for, checked: no more runs than --max-runs, and every run one the simulator accepts.
+fn plan(args: &SweepArgs) -> anyhow::Result<Sweep> {
     let mut template = SimConfig::new("", 1);
     template.topology = args.topology.clone();
     template.ids = args.ids.clone();
@@ -165,6 +183,12 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
         }
     }
     sweep.check().map_err(|e| BadInput(e.to_string()))?;
+    Ok(sweep)
+}
+
+/// Runs `sweep` on `threads` threads with a progress bar, writing each row to the CSV as it comes, and returns
+/// what it kept of the rows.
+fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>) -> anyhow::Result<Seen> {
     let bar = progress_bar(sweep.work().map_err(|e| BadInput(e.to_string()))?);
     let mut out: Option<Box<dyn Write>> = Some(match &args.out {
         Some(path) => {
@@ -197,21 +221,17 @@ pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
     bar.finish_and_clear();
     match streamed {
         Err(e) => match e.downcast::<SimError>() {
-            Ok(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
-            Ok(e) => return Err(e.into()),
-            Err(e) => return Err(e.context(format!("cannot write {written}"))),
+            Ok(SimError::Config(e)) => Err(BadInput(e.to_string()).into()),
+            Ok(e) => Err(e.into()),
+            Err(e) => Err(e.context(format!("cannot write {written}"))),
         },
         Ok(()) => {
             if let Some(csv) = csv {
                 csv.finish().with_context(|| format!("cannot write {written}"))?;
             }
+            Ok(seen)
         }
     }
-    if let Some(path) = &args.plot {
-        complexity_plot(&seen.points, title(args.metric), path, args.metric.into())
-            .map_err(|e| BadInput(e.to_string()))?;
-    }
-    Ok(seen.report(&sweep.template))
 }
 
 /// What a sweep keeps of its rows as they stream by: how many there were, the first that violated a property, and

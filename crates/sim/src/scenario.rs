@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig};
 use crate::error::ConfigError;
-use crate::faults::{Link, Probability, Window};
+use crate::faults::{Link, NodeAt, Probability, Window};
 use crate::topology::{Graph, TopologyKind};
 #[cfg(doc)]
 use elect_algos::monitor::MonitorConfig;
@@ -161,16 +161,7 @@ impl Scenario {
         if config.max_events == 0 {
             return Err(ConfigError::NoEvents);
         }
-        let graph = Graph::new(topology(info, config.topology.clone(), n)?, n, &mut rng(config.seed, Stream::Topology))
-            .map_err(ConfigError::Topology)?;
-        let graph = match config.mobility {
-            None if config.mobility_until.is_some() => return Err(ConfigError::MobilityUntilAlone),
-            None => graph,
-            Some(_) if config.mobility_until.is_none() && config.until.is_none() => {
-                return Err(ConfigError::EndlessMobility);
-            }
-            Some(_) => graph.into_mobile().map_err(ConfigError::Topology)?,
-        };
+        let graph = graph(config, info)?;
         let components = graph.components();
         if components > 1 && info.elects != elect_algos::Elects::PerComponent {
             return Err(ConfigError::Disconnected {
@@ -182,140 +173,28 @@ impl Scenario {
         }
         let diameter = graph.diameter();
         let ids = arrange(config, n)?;
-        let position: BTreeMap<NodeId, u32> = ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
-        let find = |id: NodeId, what: &'static str| {
-            position.get(&id).copied().ok_or_else(|| ConfigError::NotANode { what, id, ids: describe(&ids) })
-        };
-        let ranking = ranking(config, &ids, &find)?;
+        let positions = Positions::new(&ids);
+        let ranking = ranking(config, &positions)?;
         let ranks: Vec<Rank> = ids.iter().map(|&id| ranking.rank(id)).collect();
-        let crashes = config
-            .crashes
-            .iter()
-            .map(|c| Ok((find(c.id, "crashed node")?, c.at)))
-            .collect::<Result<Vec<_>, ConfigError>>()?;
+        let crashes = at_positions(&config.crashes, "crashed node", &positions)?;
         crate::faults::check_recoveries(&config.crashes, &config.recoveries, &config.crash_leader_at)
             .map_err(ConfigError::Recovery)?;
-        let recoveries = config
-            .recoveries
-            .iter()
-            .map(|c| Ok((find(c.id, "recovering node")?, c.at)))
-            .collect::<Result<Vec<_>, ConfigError>>()?;
-        let resigns = config
-            .resigns
-            .iter()
-            .map(|c| Ok((find(c.id, "resigning node")?, c.at)))
-            .collect::<Result<Vec<_>, ConfigError>>()?;
+        let recoveries = at_positions(&config.recoveries, "recovering node", &positions)?;
+        let resigns = at_positions(&config.resigns, "resigning node", &positions)?;
         let down_at_start: BTreeSet<u32> = crashes.iter().filter(|&&(_, at)| at == 0).map(|&(p, _)| p).collect();
-        let initiators = initiators(config, &graph, &ranks, &down_at_start, &find)?;
-        let link = |l: Link| -> Result<Vec<(u32, u32)>, ConfigError> {
-            let (a, b) = (find(l.a, "linked node")?, find(l.b, "linked node")?);
-            if !graph.adjacent(a, b) {
-                return Err(ConfigError::NoLink { a: l.a, b: l.b, kind: graph.kind().clone() });
-            }
-            Ok(if l.one_way { vec![(a, b)] } else { vec![(a, b), (b, a)] })
-        };
-        let link_faults = config
-            .link_downs
-            .iter()
-            .map(|f| Ok(LinkFault { directed: link(f.link)?, window: f.window }))
-            .collect::<Result<Vec<_>, ConfigError>>()?;
-        let partitions = config
-            .partitions
-            .iter()
-            .map(|p| {
-                let mut group_of = vec![0u16; n];
-                for (g, members) in p.groups.iter().enumerate() {
-                    for &id in members {
-                        group_of[find(id, "partitioned node")? as usize] = g as u16 + 1;
-                    }
-                }
-                Ok(PartitionFault { group_of, one_way: p.one_way, window: p.window })
-            })
-            .collect::<Result<Vec<_>, ConfigError>>()?;
-        let mut losses = Losses::default();
-        for loss in &config.losses {
-            match loss.link {
-                None => losses.everywhere = loss.p,
-                Some(l) => {
-                    for pair in link(l)? {
-                        losses.links.insert(pair, loss.p);
-                    }
-                }
-            }
-        }
+        let initiators = initiators(config, &graph, &ranks, &down_at_start, &positions)?;
+        let link_faults = link_faults(config, &graph, &positions)?;
+        let partitions = partitions(config, &positions)?;
+        let losses = losses(config, &graph, &positions)?;
         let delay_bound = config.delay_bound.or(config.delay.bound()).map(Duration::from_ticks);
         let synchronizer = match config.synchronizer {
             None => None,
-            Some(spec) => {
-                if !elect_algos::runs_on_synchronizers(info.name) {
-                    let known = elect_algos::registry::all()
-                        .iter()
-                        .filter(|i| elect_algos::runs_on_synchronizers(i.name))
-                        .map(|i| i.name)
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    return Err(ConfigError::NotInRounds { algorithm: info.name, known });
-                }
-                if config.monitor.is_some() {
-                    return Err(ConfigError::SynchronizedMonitor);
-                }
-                if config.mobility.is_some() {
-                    return Err(ConfigError::SynchronizedMobility);
-                }
-                let faults = [
-                    (!config.crashes.is_empty(), "--crash"),
-                    (!config.recoveries.is_empty(), "--recover"),
-                    (!config.resigns.is_empty(), "--resign"),
-                    (!config.crash_leader_at.is_empty(), "--crash-leader-at"),
-                    (!config.losses.is_empty(), "--loss"),
-                    (!config.duplicate.is_never(), "--duplicate"),
-                    (!config.link_downs.is_empty(), "--link-down"),
-                    (!config.partitions.is_empty(), "--partition"),
-                ];
-                if let Some(&(_, flag)) = faults.iter().find(|(given, _)| *given) {
-                    return Err(ConfigError::SynchronizedFault(flag));
-                }
-                if spec.timing() == Timing::Synchronous && delay_bound.is_none() {
-                    return Err(ConfigError::AbdUnbounded(config.delay));
-                }
-                if let Some(root) = spec.root() {
-                    find(root, "the synchronizer's root")?;
-                }
-                let starting: Vec<NodeId> = (0..n).filter(|&i| initiators[i]).map(|i| ids[i]).collect();
-                Some(spec.resolve(n, &starting).map_err(ConfigError::Synchronizer)?)
-            }
+            Some(spec) => Some(synchronizer(spec, config, info, delay_bound, &initiators, &positions)?),
         };
-        let timing = config.synchronizer.map_or(info.timing, |s| s.timing());
-        if timing == Timing::Synchronous && delay_bound.is_none() {
-            return Err(ConfigError::Unbounded { algorithm: info.name, delay: config.delay });
-        }
-        if config.delay_bound == Some(0) {
-            return Err(ConfigError::ZeroDelayBound);
-        }
-        if config.monitor.is_some() && delay_bound.is_none() {
-            return Err(ConfigError::MonitorUnbounded(config.delay));
-        }
-        if config.monitor.is_some() && config.bare_monitor && info.elects != elect_algos::Elects::OneLeader {
-            return Err(ConfigError::BareMonitorPerGroup(info.name));
-        }
-        if config.monitor.is_some() && !config.bare_monitor {
-            elect_algos::member::deployable(info).map_err(ConfigError::NotDeployable)?;
-            if *graph.kind() != TopologyKind::Complete {
-                return Err(ConfigError::MonitorNeedsMesh(graph.kind().clone()));
-            }
-        }
-        if config.params.get(elect_algos::member::BUG_PARAM.name).is_some()
-            && (config.monitor.is_none() || config.bare_monitor)
-        {
-            return Err(ConfigError::BugNeedsMonitor(elect_algos::member::BUG_PARAM.name));
-        }
+        check_timing(config, info, delay_bound)?;
+        check_monitor(config, info, &graph, delay_bound)?;
         if info.lockstep && synchronizer.is_none() {
-            if initiators.iter().enumerate().any(|(p, &i)| !i && !down_at_start.contains(&(p as u32))) {
-                return Err(ConfigError::LockstepInitiators(info.name));
-            }
-            if config.monitor.is_some() {
-                return Err(ConfigError::LockstepMonitor(info.name));
-            }
+            check_lockstep(config, info, &initiators, &down_at_start)?;
         }
         let needs_diameter = info.params.iter().any(|p| p.name == "diameter");
         if needs_diameter && diameter.is_none() && config.params.get("diameter").is_none() {
@@ -441,6 +320,200 @@ fn topology(info: &Info, asked: Option<TopologyKind>, n: usize) -> Result<Topolo
     }
 }
 
+/// The graph of the run: the topology `config` asks for (or the algorithm's own), made mobile if the nodes move.
+fn graph(config: &SimConfig, info: &Info) -> Result<Graph, ConfigError> {
+    let n = config.nodes;
+    let graph = Graph::new(topology(info, config.topology.clone(), n)?, n, &mut rng(config.seed, Stream::Topology))
+        .map_err(ConfigError::Topology)?;
+    match config.mobility {
+        None if config.mobility_until.is_some() => Err(ConfigError::MobilityUntilAlone),
+        None => Ok(graph),
+        Some(_) if config.mobility_until.is_none() && config.until.is_none() => Err(ConfigError::EndlessMobility),
+        Some(_) => graph.into_mobile().map_err(ConfigError::Topology),
+    }
+}
+
+/// The position of each id of a run, to resolve the ids a configuration names.
+struct Positions<'a> {
+    ids: &'a [NodeId],
+    of: BTreeMap<NodeId, u32>,
+}
+
+impl<'a> Positions<'a> {
+    fn new(ids: &'a [NodeId]) -> Self {
+        Self { ids, of: ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect() }
+    }
+
+    /// The position of `id`, which the configuration names as `what` (for the error if no process has it).
+    fn find(&self, id: NodeId, what: &'static str) -> Result<u32, ConfigError> {
+        self.of.get(&id).copied().ok_or_else(|| ConfigError::NotANode { what, id, ids: describe(self.ids) })
+    }
+}
+
+/// Events at processes (crashes, recoveries, resignations) as (position, tick).
+fn at_positions(
+    events: &[NodeAt],
+    what: &'static str,
+    positions: &Positions<'_>,
+) -> Result<Vec<(u32, u64)>, ConfigError> {
+    events.iter().map(|e| Ok((positions.find(e.id, what)?, e.at))).collect()
+}
+
+/// The directed links between positions that `l` names: one, or both directions; the link must exist.
+fn directed(l: Link, graph: &Graph, positions: &Positions<'_>) -> Result<Vec<(u32, u32)>, ConfigError> {
+    let (a, b) = (positions.find(l.a, "linked node")?, positions.find(l.b, "linked node")?);
+    if !graph.adjacent(a, b) {
+        return Err(ConfigError::NoLink { a: l.a, b: l.b, kind: graph.kind().clone() });
+    }
+    Ok(if l.one_way { vec![(a, b)] } else { vec![(a, b), (b, a)] })
+}
+
+fn link_faults(config: &SimConfig, graph: &Graph, positions: &Positions<'_>) -> Result<Vec<LinkFault>, ConfigError> {
+    config
+        .link_downs
+        .iter()
+        .map(|f| Ok(LinkFault { directed: directed(f.link, graph, positions)?, window: f.window }))
+        .collect()
+}
+
+fn partitions(config: &SimConfig, positions: &Positions<'_>) -> Result<Vec<PartitionFault>, ConfigError> {
+    config
+        .partitions
+        .iter()
+        .map(|p| {
+            let mut group_of = vec![0u16; config.nodes];
+            for (g, members) in p.groups.iter().enumerate() {
+                for &id in members {
+                    group_of[positions.find(id, "partitioned node")? as usize] = g as u16 + 1;
+                }
+            }
+            Ok(PartitionFault { group_of, one_way: p.one_way, window: p.window })
+        })
+        .collect()
+}
+
+fn losses(config: &SimConfig, graph: &Graph, positions: &Positions<'_>) -> Result<Losses, ConfigError> {
+    let mut losses = Losses::default();
+    for loss in &config.losses {
+        match loss.link {
+            None => losses.everywhere = loss.p,
+            Some(l) => {
+                for pair in directed(l, graph, positions)? {
+                    losses.links.insert(pair, loss.p);
+                }
+            }
+        }
+    }
+    Ok(losses)
+}
+
+/// The synchronizer `spec` resolved for this run, which must be a failure-free run of a round algorithm.
+fn synchronizer(
+    spec: elect_algos::synchronizers::Spec,
+    config: &SimConfig,
+    info: &Info,
+    delay_bound: Option<Duration>,
+    initiators: &[bool],
+    positions: &Positions<'_>,
+) -> Result<elect_algos::synchronizers::Choice, ConfigError> {
+    if !elect_algos::runs_on_synchronizers(info.name) {
+        let known = elect_algos::registry::all()
+            .iter()
+            .filter(|i| elect_algos::runs_on_synchronizers(i.name))
+            .map(|i| i.name)
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(ConfigError::NotInRounds { algorithm: info.name, known });
+    }
+    if config.monitor.is_some() {
+        return Err(ConfigError::SynchronizedMonitor);
+    }
+    if config.mobility.is_some() {
+        return Err(ConfigError::SynchronizedMobility);
+    }
+    if let Some(flag) = first_fault_flag(config) {
+        return Err(ConfigError::SynchronizedFault(flag));
+    }
+    if spec.timing() == Timing::Synchronous && delay_bound.is_none() {
+        return Err(ConfigError::AbdUnbounded(config.delay));
+    }
+    if let Some(root) = spec.root() {
+        positions.find(root, "the synchronizer's root")?;
+    }
+    let starting: Vec<NodeId> = (0..config.nodes).filter(|&i| initiators[i]).map(|i| positions.ids[i]).collect();
+    spec.resolve(config.nodes, &starting).map_err(ConfigError::Synchronizer)
+}
+
+/// The flag of the first fault `config` schedules, if any.
+fn first_fault_flag(config: &SimConfig) -> Option<&'static str> {
+    let faults = [
+        (!config.crashes.is_empty(), "--crash"),
+        (!config.recoveries.is_empty(), "--recover"),
+        (!config.resigns.is_empty(), "--resign"),
+        (!config.crash_leader_at.is_empty(), "--crash-leader-at"),
+        (!config.losses.is_empty(), "--loss"),
+        (!config.duplicate.is_never(), "--duplicate"),
+        (!config.link_downs.is_empty(), "--link-down"),
+        (!config.partitions.is_empty(), "--partition"),
+    ];
+    faults.iter().find(|(given, _)| *given).map(|&(_, flag)| flag)
+}
+
+/// A synchronous algorithm (or synchronizer) needs a delay bound, and a given bound must be positive.
+fn check_timing(config: &SimConfig, info: &Info, delay_bound: Option<Duration>) -> Result<(), ConfigError> {
+    let timing = config.synchronizer.map_or(info.timing, |s| s.timing());
+    if timing == Timing::Synchronous && delay_bound.is_none() {
+        return Err(ConfigError::Unbounded { algorithm: info.name, delay: config.delay });
+    }
+    if config.delay_bound == Some(0) {
+        return Err(ConfigError::ZeroDelayBound);
+    }
+    Ok(())
+}
+
+/// What the leader monitor (`--bare-monitor`) and the member (`--monitor`) need, and the flaw only a member has.
+fn check_monitor(
+    config: &SimConfig,
+    info: &Info,
+    graph: &Graph,
+    delay_bound: Option<Duration>,
+) -> Result<(), ConfigError> {
+    if config.monitor.is_some() && delay_bound.is_none() {
+        return Err(ConfigError::MonitorUnbounded(config.delay));
+    }
+    if config.monitor.is_some() && config.bare_monitor && info.elects != elect_algos::Elects::OneLeader {
+        return Err(ConfigError::BareMonitorPerGroup(info.name));
+    }
+    if config.monitor.is_some() && !config.bare_monitor {
+        elect_algos::member::deployable(info).map_err(ConfigError::NotDeployable)?;
+        if *graph.kind() != TopologyKind::Complete {
+            return Err(ConfigError::MonitorNeedsMesh(graph.kind().clone()));
+        }
+    }
+    if config.params.get(elect_algos::member::BUG_PARAM.name).is_some()
+        && (config.monitor.is_none() || config.bare_monitor)
+    {
+        return Err(ConfigError::BugNeedsMonitor(elect_algos::member::BUG_PARAM.name));
+    }
+    Ok(())
+}
+
+/// A lock-step algorithm, run without a synchronizer: every live process starts at 0, and no monitor restarts one.
+fn check_lockstep(
+    config: &SimConfig,
+    info: &Info,
+    initiators: &[bool],
+    down_at_start: &BTreeSet<u32>,
+) -> Result<(), ConfigError> {
+    if initiators.iter().enumerate().any(|(p, &i)| !i && !down_at_start.contains(&(p as u32))) {
+        return Err(ConfigError::LockstepInitiators(info.name));
+    }
+    if config.monitor.is_some() {
+        return Err(ConfigError::LockstepMonitor(info.name));
+    }
+    Ok(())
+}
+
 fn arrange(config: &SimConfig, n: usize) -> Result<Vec<NodeId>, ConfigError> {
     let upto = |n: usize| (1..=n as u32).map(NodeId);
     Ok(match &config.ids {
@@ -464,16 +537,12 @@ fn arrange(config: &SimConfig, n: usize) -> Result<Vec<NodeId>, ConfigError> {
     })
 }
 
-fn ranking(
-    config: &SimConfig,
-    ids: &[NodeId],
-    find: &impl Fn(NodeId, &'static str) -> Result<u32, ConfigError>,
-) -> Result<Ranking, ConfigError> {
+fn ranking(config: &SimConfig, positions: &Positions<'_>) -> Result<Ranking, ConfigError> {
     let attrs = match &config.attrs {
         Attrs::None => BTreeMap::new(),
         Attrs::List(attrs) => {
             for &id in attrs.keys() {
-                find(id, "--attr names node")?;
+                positions.find(id, "--attr names node")?;
             }
             attrs.clone()
         }
@@ -482,7 +551,7 @@ fn ranking(
                 return Err(ConfigError::RandomAttrTooLarge(*max));
             }
             let mut rng = rng(config.seed, Stream::Attrs);
-            ids.iter().map(|&id| (id, rng.random_range(0..=*max))).collect()
+            positions.ids.iter().map(|&id| (id, rng.random_range(0..=*max))).collect()
         }
     };
     Ok(Ranking::new(config.prefer).with_attrs(attrs)?)
@@ -494,7 +563,7 @@ fn initiators(
     graph: &Graph,
     ranks: &[Rank],
     down_at_start: &BTreeSet<u32>,
-    find: &impl Fn(NodeId, &'static str) -> Result<u32, ConfigError>,
+    positions: &Positions<'_>,
 ) -> Result<Vec<bool>, ConfigError> {
     let n = ranks.len();
     let live: Vec<u32> = (0..n as u32).filter(|p| !down_at_start.contains(p)).collect();
@@ -516,7 +585,7 @@ fn initiators(
             }
         }
         InitiatorSpec::Neighbors(id) => {
-            let p = find(*id, "the node whose neighbours initiate,")?;
+            let p = positions.find(*id, "the node whose neighbours initiate,")?;
             for port in 0..graph.degree(p) {
                 let q = graph.far_end(p, port).node;
                 if q != p && !down_at_start.contains(&q) {
@@ -529,7 +598,7 @@ fn initiators(
         }
         InitiatorSpec::List(list) => {
             for &id in list {
-                let p = find(id, "initiator")?;
+                let p = positions.find(id, "initiator")?;
                 if down_at_start.contains(&p) {
                     return Err(ConfigError::InitiatorCrashed(id));
                 }

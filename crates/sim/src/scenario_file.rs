@@ -386,6 +386,30 @@ impl ScenarioFile {
             Some(span) => r.at(&span, e.message().trim_end()),
             None => r.whole(e.message().trim_end()),
         })?;
+        let mut b = Building::new(&r, &raw)?;
+        b.set_up(&raw)?;
+        b.links(&raw)?;
+        b.monitor_and_limits(&raw)?;
+        b.faults(&raw)?;
+        if let Err(e) = Scenario::build(&b.cfg) {
+            return Err(locate(&r, &b.cfg, &b.pieces, e.to_string()));
+        }
+        let expect = raw.expect.map(|e| expect(&r, e)).transpose()?;
+        Ok(Self { description: raw.description, config: b.cfg, expect })
+    }
+}
+
+/// The configuration a file describes, with the pieces of the file that set it. Fields are read in the order
+/// `RawFile` lists them, and the first problem met is the one reported.
+struct Building<'a> {
+    r: &'a Reader<'a>,
+    cfg: SimConfig,
+    pieces: Vec<(Range<usize>, Piece)>,
+}
+
+impl<'a> Building<'a> {
+    /// The algorithm, the ids and the number of processes, which every other field is read against.
+    fn new(r: &'a Reader<'a>, raw: &RawFile) -> Result<Self, FileError> {
         let algorithm = raw.algorithm.get_ref().clone();
         elect_algos::lookup(&algorithm).map_err(|e| r.at(&raw.algorithm.span(), e.to_string()))?;
         let ids = match &raw.ids {
@@ -399,121 +423,143 @@ impl ScenarioFile {
         };
         let mut cfg = SimConfig::new(&algorithm, nodes);
         cfg.ids = ids;
-        let mut pieces: Vec<(Range<usize>, Piece)> = Vec::new();
-        let mut field = |span: Range<usize>, copy: fn(&SimConfig, &mut SimConfig)| {
-            pieces.push((span, Piece::Field(copy)));
-        };
+        let mut b = Self { r, cfg, pieces: Vec::new() };
         if let Some(v) = &raw.ids {
-            field(v.span(), |from, to| to.ids = from.ids.clone());
+            b.field(v.span(), |from, to| to.ids = from.ids.clone());
         }
+        Ok(b)
+    }
+
+    /// Notes that the field at `span` sets what `copy` copies.
+    fn field(&mut self, span: Range<usize>, copy: fn(&SimConfig, &mut SimConfig)) {
+        self.pieces.push((span, Piece::Field(copy)));
+    }
+
+    /// Where the processes sit, who starts, the seed, the delays, the order of ids and the algorithm's parameters.
+    fn set_up(&mut self, raw: &RawFile) -> Result<(), FileError> {
+        let r = self.r;
         if let Some(v) = &raw.topology {
-            cfg.topology = Some(r.parse(v, |s| s.parse::<TopologyKind>())?);
-            field(v.span(), |from, to| to.topology = from.topology.clone());
+            self.cfg.topology = Some(r.parse(v, |s| s.parse::<TopologyKind>())?);
+            self.field(v.span(), |from, to| to.topology = from.topology.clone());
         }
         if let Some(v) = &raw.initiators {
-            cfg.initiators = r.parse(v, |v| name_or_ids(v, "initiators")?.parse::<InitiatorSpec>())?;
-            field(v.span(), |from, to| to.initiators = from.initiators.clone());
+            self.cfg.initiators = r.parse(v, |v| name_or_ids(v, "initiators")?.parse::<InitiatorSpec>())?;
+            self.field(v.span(), |from, to| to.initiators = from.initiators.clone());
         }
         if let Some(seed) = raw.seed {
-            cfg.seed = seed;
+            self.cfg.seed = seed;
         }
         if let Some(v) = &raw.delay {
-            cfg.delay = r.parse(v, |v| scalar(v, "delay")?.parse::<Delay>())?;
-            field(v.span(), |from, to| to.delay = from.delay);
+            self.cfg.delay = r.parse(v, |v| scalar(v, "delay")?.parse::<Delay>())?;
+            self.field(v.span(), |from, to| to.delay = from.delay);
         }
         if let Some(v) = &raw.delay_bound {
-            cfg.delay_bound = Some(r.parse(v, |u| u.ticks())?);
-            field(v.span(), |from, to| to.delay_bound = from.delay_bound);
+            self.cfg.delay_bound = Some(r.parse(v, |u| u.ticks())?);
+            self.field(v.span(), |from, to| to.delay_bound = from.delay_bound);
         }
         if let Some(v) = &raw.prefer {
-            cfg.prefer = r.parse(v, |s| match s.as_str() {
+            self.cfg.prefer = r.parse(v, |s| match s.as_str() {
                 "highest" => Ok(Prefer::Highest),
                 "lowest" => Ok(Prefer::Lowest),
                 other => Err(format!("prefer is '{other}', neither highest nor lowest")),
             })?;
         }
         if let Some(v) = &raw.attr {
-            cfg.attrs = r.parse(v, |s| s.parse::<Attrs>())?;
-            field(v.span(), |from, to| to.attrs = from.attrs.clone());
+            self.cfg.attrs = r.parse(v, |s| s.parse::<Attrs>())?;
+            self.field(v.span(), |from, to| to.attrs = from.attrs.clone());
         }
         if let Some(v) = &raw.params {
-            cfg.params = r.parse(v, |table| {
+            self.cfg.params = r.parse(v, |table| {
                 let pairs = table
                     .iter()
                     .map(|(k, v)| Ok(format!("{k}={}", scalar(v, &format!("parameter {k}"))?)))
                     .collect::<Result<Vec<_>, String>>()?;
                 Params::parse(pairs.iter().map(String::as_str)).map_err(|e| e.to_string())
             })?;
-            field(v.span(), |from, to| to.params = from.params.clone());
+            self.field(v.span(), |from, to| to.params = from.params.clone());
         }
+        Ok(())
+    }
+
+    /// How messages travel: in order or not, on a synchronizer, lost or duplicated.
+    fn links(&mut self, raw: &RawFile) -> Result<(), FileError> {
+        let r = self.r;
         if let Some(v) = &raw.links {
-            cfg.fifo = r.parse(v, |s| match s.as_str() {
+            self.cfg.fifo = r.parse(v, |s| match s.as_str() {
                 "fifo" => Ok(true),
                 "unordered" => Ok(false),
                 other => Err(format!("links is '{other}', neither fifo nor unordered")),
             })?;
         }
         if let Some(v) = &raw.synchronizer {
-            cfg.synchronizer = Some(r.parse(v, |s| s.parse::<elect_algos::synchronizers::Spec>())?);
-            field(v.span(), |from, to| to.synchronizer = from.synchronizer);
+            self.cfg.synchronizer = Some(r.parse(v, |s| s.parse::<elect_algos::synchronizers::Spec>())?);
+            self.field(v.span(), |from, to| to.synchronizer = from.synchronizer);
         }
         if let Some(v) = &raw.loss {
-            cfg.losses = r.parse(v, |v| match v {
+            self.cfg.losses = r.parse(v, |v| match v {
                 toml::Value::Array(items) => {
                     items.iter().map(|i| scalar(i, "a loss")?.parse::<Loss>()).collect::<Result<Vec<_>, _>>()
                 }
                 one => Ok(vec![scalar(one, "loss")?.parse::<Loss>()?]),
             })?;
-            field(v.span(), |from, to| to.losses = from.losses.clone());
+            self.field(v.span(), |from, to| to.losses = from.losses.clone());
         }
         if let Some(v) = &raw.duplicate {
-            cfg.duplicate = r.parse(v, |v| scalar(v, "duplicate")?.parse::<Probability>())?;
+            self.cfg.duplicate = r.parse(v, |v| scalar(v, "duplicate")?.parse::<Probability>())?;
         }
+        Ok(())
+    }
+
+    /// How long the run lasts, whether its processes run in the leader monitor or as members, and the event cap.
+    fn monitor_and_limits(&mut self, raw: &RawFile) -> Result<(), FileError> {
+        let r = self.r;
         if let Some(v) = &raw.until {
-            cfg.until = Some(r.parse(v, |u| u.ticks())?);
+            self.cfg.until = Some(r.parse(v, |u| u.ticks())?);
         }
         if let Some(v) = &raw.monitor {
             if *v.get_ref() {
-                cfg.monitor = Some(2);
+                self.cfg.monitor = Some(2);
             }
-            field(v.span(), |from, to| to.monitor = from.monitor);
+            self.field(v.span(), |from, to| to.monitor = from.monitor);
         }
         if let Some(v) = &raw.bare_monitor {
             if *v.get_ref() {
-                if cfg.monitor.is_some() {
+                if self.cfg.monitor.is_some() {
                     return Err(r.at(&v.span(), "monitor and bare-monitor are two processes: choose one"));
                 }
-                cfg.monitor = Some(2);
-                cfg.bare_monitor = true;
+                self.cfg.monitor = Some(2);
+                self.cfg.bare_monitor = true;
             }
-            field(v.span(), |from, to| (to.monitor, to.bare_monitor) = (from.monitor, from.bare_monitor));
+            self.field(v.span(), |from, to| (to.monitor, to.bare_monitor) = (from.monitor, from.bare_monitor));
         }
         if let Some(v) = &raw.heartbeat {
-            if cfg.monitor.is_none() {
+            if self.cfg.monitor.is_none() {
                 return Err(r.at(&v.span(), "heartbeat needs monitor = true or bare-monitor = true"));
             }
-            cfg.monitor = Some(*v.get_ref());
-            field(v.span(), |from, to| to.monitor = from.monitor);
+            self.cfg.monitor = Some(*v.get_ref());
+            self.field(v.span(), |from, to| to.monitor = from.monitor);
         }
         if let Some(v) = &raw.max_events {
-            cfg.max_events = *v.get_ref();
-            field(v.span(), |from, to| to.max_events = from.max_events);
+            self.cfg.max_events = *v.get_ref();
+            self.field(v.span(), |from, to| to.max_events = from.max_events);
         }
+        Ok(())
+    }
+
+    /// The connectivity matrix's link-downs, then the timed faults.
+    fn faults(&mut self, raw: &RawFile) -> Result<(), FileError> {
+        let r = self.r;
         if let Some(v) = &raw.connectivity {
-            let downs = r.parse(v, |rows| matrix(rows, &cfg))?;
-            pieces.push((v.span(), Piece::Faults(downs.iter().cloned().map(Fault::LinkDown).collect())));
-            cfg.link_downs.extend(downs);
+            let downs = r.parse(v, |rows| matrix(rows, &self.cfg))?;
+            self.pieces.push((v.span(), Piece::Faults(downs.iter().cloned().map(Fault::LinkDown).collect())));
+            self.cfg.link_downs.extend(downs);
         }
         for entry in &raw.fault {
-            let fault = fault(&r, entry)?;
-            fault.apply(&mut cfg);
-            pieces.push((entry.span(), Piece::Faults(vec![fault])));
+            let fault = fault(r, entry)?;
+            fault.apply(&mut self.cfg);
+            self.pieces.push((entry.span(), Piece::Faults(vec![fault])));
         }
-        if let Err(e) = Scenario::build(&cfg) {
-            return Err(locate(&r, &cfg, &pieces, e.to_string()));
-        }
-        let expect = raw.expect.map(|e| expect(&r, e)).transpose()?;
-        Ok(Self { description: raw.description, config: cfg, expect })
+        Ok(())
     }
 }
 

@@ -56,20 +56,29 @@ pub fn html_viewer(run: &Run, layout: &Layout) -> Result<String, HtmlError> {
     } else {
         String::new()
     };
+    let data = data(run, layout, &title);
+    let svg = space_time_svg(run);
+    Ok(page(&escape(&title), &truncated, svg.trim_end(), &data))
+}
+
+/// The page's data element: the title, whether the records are cut short, the layout and the trace records.
+fn data(run: &Run, layout: &Layout, title: &str) -> String {
     let data = format!(
         "{{\"title\":{},\"truncated\":{},\"layout\":{},\"records\":[{}]}}",
-        serde_json::Value::String(title.clone()),
+        serde_json::Value::String(title.to_owned()),
         run.lines_truncated,
         serde_json::to_string(layout).unwrap_or_else(|_| "null".to_owned()),
         run.lines.join(",\n")
     );
     // `<` only occurs inside JSON strings, where `\u003c` means the same; escaped, no text of the trace can end the
     // script element or open another.
-    let data = data.replace('<', "\\u003c");
-    let title = escape(&title);
-    let svg = space_time_svg(run);
-    let svg = svg.trim_end();
-    Ok(format!(
+    data.replace('<', "\\u003c")
+}
+
+/// The page around its parts: the escaped `title`, the `truncated` note (HTML, or empty), the space-time diagram
+/// (`svg`) and the `data` element's contents.
+fn page(title: &str, truncated: &str, svg: &str, data: &str) -> String {
+    format!(
         r#"<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -127,5 +136,5 @@ pub fn html_viewer(run: &Run, layout: &Layout) -> Result<String, HtmlError> {
 </body>
 </html>
 "#
-    ))
+    )
 }

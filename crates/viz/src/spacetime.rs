@@ -296,6 +296,20 @@ fn buckets(end: f64) -> (usize, f64) {
     (count, units / count as f64)
 }
 
+/// Where the summary's two panels sit, and the time buckets they share.
+struct Panels {
+    /// How many buckets.
+    count: usize,
+    /// A bucket's width, in time units.
+    width: f64,
+    /// Each panel's height.
+    height: f64,
+    /// The top of the lower panel (processes by state); the upper one (messages sent) starts at `TOP`.
+    top2: f64,
+    /// A bucket's width on the page.
+    bar: f64,
+}
+
 fn summary(run: &Run) -> String {
     let (count, width) = buckets(run.end);
     let t1 = run.end.ceil().max(1.0);
@@ -319,7 +333,15 @@ fn summary(run: &Run) -> String {
         "fill=\"#555\"",
         &format!("{why}; messages sent and processes by state over time"),
     );
-    // Messages per bucket, stacked by kind.
+    let panels = Panels { count, width, height: panel, top2, bar: (axis.x1 - axis.x0) / count as f64 };
+    sent_panel(&mut svg, run, &axis, &panels);
+    state_panel(&mut svg, run, &axis, &panels);
+    summary_legend(&mut svg, run, legend_y);
+    svg.finish()
+}
+
+/// Messages sent in each bucket, by kind.
+fn sent_per_bucket(run: &Run, count: usize, width: f64) -> Vec<Vec<u64>> {
     let mut sent = vec![vec![0u64; run.kinds.len()]; count];
     for (&unit, counts) in &run.sent_per_unit {
         let b = ((unit as f64 / width) as usize).min(count - 1);
@@ -327,9 +349,14 @@ fn summary(run: &Run) -> String {
             sent[b][k] += c;
         }
     }
+    sent
+}
+
+/// The upper panel: messages sent per bucket, stacked by kind.
+fn sent_panel(svg: &mut Svg, run: &Run, axis: &Axis, p: &Panels) {
+    let panel = p.height;
+    let sent = sent_per_bucket(run, p.count, p.width);
     let most = sent.iter().map(|c| c.iter().sum::<u64>()).max().unwrap_or(0).max(1);
-    let bar = (axis.x1 - axis.x0) / count as f64;
-    let x = |t: f64| axis.x0 + t * (axis.x1 - axis.x0) / t1;
     for (b, counts) in sent.iter().enumerate() {
         let mut base = TOP + panel;
         for (k, &c) in counts.iter().enumerate() {
@@ -338,20 +365,25 @@ fn summary(run: &Run) -> String {
             }
             let h = panel * c as f64 / most as f64;
             base -= h;
-            svg.rect((axis.x0 + bar * b as f64, base), (bar * 0.9, h), &format!("fill=\"{}\"", kind_colour(k)));
+            svg.rect((axis.x0 + p.bar * b as f64, base), (p.bar * 0.9, h), &format!("fill=\"{}\"", kind_colour(k)));
         }
     }
     svg.line((axis.x0, TOP + panel), (axis.x1, TOP + panel), "stroke=\"#333\" stroke-width=\"1\"");
     svg.text((axis.x0 - 6.0, TOP + 8.0), 10.0, "end", "", &most.to_string());
     svg.text((axis.x0 - 6.0, TOP + panel), 10.0, "end", "", "0");
-    let per = if width == 1.0 { "per time unit".to_owned() } else { format!("per {} time units", num(width)) };
+    let per = if p.width == 1.0 { "per time unit".to_owned() } else { format!("per {} time units", num(p.width)) };
     svg.text((axis.x0, TOP + panel + 16.0), 11.0, "start", "fill=\"#555\"", &format!("messages sent {per}"));
-    // Processes by state at the end of each bucket.
+}
+
+/// The lower panel: processes by state at the end of each bucket, leader declarations ticked above it, and the
+/// time axis.
+fn state_panel(svg: &mut Svg, run: &Run, axis: &Axis, p: &Panels) {
+    let (panel, top2) = (p.height, p.top2);
     let n = run.len().max(1) as f64;
     let mut state = [run.len() as u32, 0, 0, 0];
     let mut changes = run.states_per_unit.iter().peekable();
-    for b in 0..count {
-        let end = width * (b + 1) as f64;
+    for b in 0..p.count {
+        let end = p.width * (b + 1) as f64;
         while let Some((_, &s)) = changes.next_if(|(unit, _)| (**unit as f64) < end) {
             state = s;
         }
@@ -364,19 +396,20 @@ fn summary(run: &Run) -> String {
             let h = panel * f64::from(c) / n;
             base -= h;
             svg.rect(
-                (axis.x0 + bar * b as f64, base),
-                (bar, h),
+                (axis.x0 + p.bar * b as f64, base),
+                (p.bar, h),
                 &format!("fill=\"{}\"", STATE_COLOURS[state_index(s)]),
             );
         }
     }
     svg.text((axis.x0 - 6.0, top2 + 8.0), 10.0, "end", "", &run.len().to_string());
     svg.text((axis.x0 - 6.0, top2 + panel), 10.0, "end", "", "0");
+    let x = |t: f64| axis.x0 + t * (axis.x1 - axis.x0) / axis.t1;
     for &(t, _) in &run.elections {
         let x = x(t);
         svg.line((x, top2 - 6.0), (x, top2), &format!("stroke=\"{LEADER}\" stroke-width=\"1.5\""));
     }
-    time_axis(&mut svg, &Axis { y0: top2, ..axis });
+    time_axis(svg, &Axis { y0: top2, ..*axis });
     svg.text(
         (axis.x0, top2 - 10.0),
         11.0,
@@ -387,19 +420,22 @@ fn summary(run: &Run) -> String {
             k => format!("processes by state ({k} leader declarations, ticks above)"),
         },
     );
+}
+
+/// The summary's legend at `top`: each message kind with its total, then the states.
+fn summary_legend(svg: &mut Svg, run: &Run, top: f64) {
     let columns = columns(run);
     let column = (WIDTH - LEFT - RIGHT) / columns as f64;
     for (k, name) in run.kinds.iter().enumerate() {
-        let (lx, ly) = (LEFT + column * (k % columns) as f64, legend_y + 20.0 * (k / columns) as f64);
+        let (lx, ly) = (LEFT + column * (k % columns) as f64, top + 20.0 * (k / columns) as f64);
         let total: u64 = run.sent_per_unit.values().map(|c| c[k]).sum();
         svg.rect((lx, ly - 6.0), (20.0, 10.0), &format!("fill=\"{}\"", kind_colour(k)));
         svg.text((lx + 26.0, ly + 3.0), 11.0, "start", "", &format!("{name} ({total})"));
     }
-    let ly = legend_y + 20.0 * run.kinds.len().div_ceil(columns) as f64;
+    let ly = top + 20.0 * run.kinds.len().div_ceil(columns) as f64;
     for (i, s) in STATES.into_iter().enumerate() {
         let lx = LEFT + 172.0 * i as f64;
         svg.rect((lx, ly - 6.0), (20.0, 10.0), &format!("fill=\"{}\"", STATE_COLOURS[state_index(s)]));
         svg.text((lx + 26.0, ly + 3.0), 11.0, "start", "", s.name());
     }
-    svg.finish()
 }

@@ -370,31 +370,54 @@ impl Collector {
     }
 
     fn record(&mut self, line: Line) -> Result<(), String> {
-        let (t, node, what) = match line {
+        let Some((t, node, what)) = self.event(line)? else { return Ok(()) };
+        if !t.is_finite() || t < 0.0 {
+            return Err(format!("time {t} is not a time"));
+        }
+        self.run.end = self.run.end.max(t);
+        self.apply(t, node, &what);
+        if self.run.events.len() < self.limits.events {
+            self.run.events.push(Event { t, node, what });
+        } else {
+            self.run.truncated = true;
+        }
+        Ok(())
+    }
+
+    /// Starts the run the run record describes.
+    fn start(&mut self, algorithm: String, topology: String, seed: u64, ids: Vec<u32>) -> Result<(), String> {
+        if !self.run.ids.is_empty() {
+            return Err("a second run record".to_owned());
+        }
+        if ids.is_empty() {
+            return Err("a run of no process".to_owned());
+        }
+        for (i, &id) in ids.iter().enumerate() {
+            if self.position.insert(id, i as u32).is_some() {
+                return Err(format!("id {id} appears twice"));
+            }
+        }
+        let n = ids.len();
+        self.states = [n as u32, 0, 0, 0];
+        self.run = Run {
+            algorithm,
+            topology,
+            seed,
+            ids,
+            last: vec![(State::Normal, None); n],
+            parents: vec![None; n],
+            ..Run::default()
+        };
+        Ok(())
+    }
+
+    /// The event `line` records, at a time and a position, or `None` for a record that is not one (the run record,
+    /// a notice other than `elected`, the end), once what it says is taken in. A send is counted here.
+    fn event(&mut self, line: Line) -> Result<Option<(f64, u32, What)>, String> {
+        Ok(Some(match line {
             Line::Run { algorithm, topology, seed, ids } => {
-                if !self.run.ids.is_empty() {
-                    return Err("a second run record".to_owned());
-                }
-                if ids.is_empty() {
-                    return Err("a run of no process".to_owned());
-                }
-                for (i, &id) in ids.iter().enumerate() {
-                    if self.position.insert(id, i as u32).is_some() {
-                        return Err(format!("id {id} appears twice"));
-                    }
-                }
-                let n = ids.len();
-                self.states = [n as u32, 0, 0, 0];
-                self.run = Run {
-                    algorithm,
-                    topology,
-                    seed,
-                    ids,
-                    last: vec![(State::Normal, None); n],
-                    parents: vec![None; n],
-                    ..Run::default()
-                };
-                return Ok(());
+                self.start(algorithm, topology, seed, ids)?;
+                return Ok(None);
             }
             Line::Crash { t, node } => (t, self.pos(node)?, What::Crash),
             Line::Recover { t, node } => (t, self.pos(node)?, What::Recover),
@@ -425,7 +448,7 @@ impl Collector {
             Line::Notice { t, node, notice } if notice == "elected" => (t, self.pos(node)?, What::Elected),
             Line::Notice { t, .. } => {
                 self.run.end = self.run.end.max(t);
-                return Ok(());
+                return Ok(None);
             }
             Line::Parent { t, node, parent } => {
                 let parent = match parent {
@@ -443,21 +466,10 @@ impl Collector {
             }
             Line::End { t } => {
                 self.run.end = self.run.end.max(t);
-                return Ok(());
+                return Ok(None);
             }
-            Line::Other => return Ok(()),
-        };
-        if !t.is_finite() || t < 0.0 {
-            return Err(format!("time {t} is not a time"));
-        }
-        self.run.end = self.run.end.max(t);
-        self.apply(t, node, &what);
-        if self.run.events.len() < self.limits.events {
-            self.run.events.push(Event { t, node, what });
-        } else {
-            self.run.truncated = true;
-        }
-        Ok(())
+            Line::Other => return Ok(None),
+        }))
     }
 
     /// Updates the running tallies with one event.
