@@ -11,6 +11,7 @@ mod limits;
 mod list;
 mod node;
 mod progress;
+mod shard;
 mod sim;
 mod sweep;
 mod table;
@@ -44,6 +45,8 @@ enum Cmd {
     List(list::ListArgs),
     /// Many runs in parallel (algorithms × sizes × seeds), as CSV, optionally plotted against the bounds.
     Sweep(sweep::SweepArgs),
+    /// Put the shard files of one sweep (`elect sweep --shard I/N`) back together: exactly the unsharded CSV.
+    Merge(shard::MergeArgs),
     /// Plot a sweep's CSV: messages per process against n, with each algorithm's bound (.svg or .png).
     Plot(sweep::PlotArgs),
     /// Explore every interleaving of a small scenario and prove or refute the algorithm's properties.
@@ -113,6 +116,7 @@ fn main() -> ExitCode {
         Cmd::Sim(args) => sim::run(&args),
         Cmd::List(args) => list::run(&args),
         Cmd::Sweep(args) => sweep::sweep(&args),
+        Cmd::Merge(args) => shard::merge(&args),
         Cmd::Plot(args) => sweep::plot(&args),
         Cmd::Check(args) => {
             let argv: Vec<String> = std::env::args().skip_while(|a| a != "check").skip(1).collect();
@@ -131,6 +135,10 @@ fn main() -> ExitCode {
                 .any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)) =>
         {
             ExitCode::SUCCESS
+        }
+        Err(e) if e.downcast_ref::<shard::Refused>().is_some() => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
         }
         Err(e) => {
             let _ = io::stdout().flush();

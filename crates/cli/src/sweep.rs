@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use elect_algos::synchronizers::Spec;
-use elect_sim::{CsvWriter, Delay, Ids, InitiatorSpec, Row, SimConfig, SimError, Sizes, Streamed, Sweep};
+use elect_sim::{CsvWriter, Delay, Ids, InitiatorSpec, Row, Shard, SimConfig, SimError, Sizes, Streamed, Sweep};
 use elect_viz::{Metric, Point, complexity_plot};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::limits::{self, Limits};
+use crate::shard::{self, Atomic, Chosen, ShardArg};
 use crate::{BadInput, Outcome};
 
 #[derive(Args)]
@@ -53,9 +54,20 @@ pub(crate) struct SweepArgs {
     /// come, so memory does not grow with the runs (but --plot keeps one point per run).
     #[arg(long, value_name = "N", default_value_t = limits::CLI.sweep_runs)]
     max_runs: u64,
-    /// Write the CSV to FILE instead of standard output.
+    /// Write the CSV to FILE instead of standard output. A shard writes FILE's name with `.shard-I-of-N` before its
+    /// extension instead.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Run only shard I of N (I from 0): the runs whose position in the CSV is I mod N, written atomically to a
+    /// file of their own (see --out; `sweep-DIGEST.shard-I-of-N.csv` without it), for `elect merge`. Without it,
+    /// a copy of a batch array job takes its shard from the scheduler: SLURM_ARRAY_TASK_ID (with _MIN, _STEP,
+    /// _COUNT), JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs, with --shard-count) or AWS_BATCH_JOB_ARRAY_INDEX
+    /// (with AWS_BATCH_JOB_ARRAY_SIZE).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<ShardArg>,
+    /// The number of shards, where the scheduler does not say it (Kubernetes: the Job's `completions`).
+    #[arg(long, value_name = "N")]
+    shard_count: Option<u64>,
     /// Also draw a plot against n to FILE (.svg or .png): by default election messages per process with each
     /// algorithm's bound (see --metric).
     #[arg(long, value_name = "FILE")]
@@ -119,7 +131,7 @@ fn title(metric: MetricArg) -> &'static str {
 
 fn progress_bar(total: u64) -> ProgressBar {
     let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template("{bar:40} {percent:>3}% of the work · {msg} [{elapsed} / ~{eta}]")
+    let style = ProgressStyle::with_template("{bar:40} {percent:>3}% of the work · {msg} [{elapsed}, ~{eta} left]")
         .expect("a valid template");
     bar.set_style(style);
     bar
@@ -127,8 +139,9 @@ fn progress_bar(total: u64) -> ProgressBar {
 
 pub(crate) fn sweep(args: &SweepArgs) -> anyhow::Result<Outcome> {
     let threads = check_flags(args)?;
+    let chosen = shard::choose(args.shard, args.shard_count, &|name| std::env::var(name).ok())?;
     let sweep = plan(args)?;
-    let seen = stream(args, &sweep, threads)?;
+    let seen = stream(args, &sweep, threads, chosen.as_ref())?;
     if let Some(path) = &args.plot {
         complexity_plot(&seen.points, title(args.metric), path, args.metric.into())
             .map_err(|e| BadInput(e.to_string()))?;
@@ -188,22 +201,40 @@ fn plan(args: &SweepArgs) -> anyhow::Result<Sweep> {
 
 /// Runs `sweep` on `threads` threads with a progress bar, writing each row to the CSV as it comes, and returns
 /// what it kept of the rows.
-fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>) -> anyhow::Result<Seen> {
-    let bar = progress_bar(sweep.work().map_err(|e| BadInput(e.to_string()))?);
-    let mut out: Option<Box<dyn Write>> = Some(match &args.out {
-        Some(path) => {
+fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>, chosen: Option<&Chosen>) -> anyhow::Result<Seen> {
+    let part = chosen.map_or(Shard::ALL, |c| c.shard);
+    let bar = progress_bar(sweep.work_of(part).map_err(|e| BadInput(e.to_string()))?);
+    let mut atomic = None;
+    let mut out: Option<Box<dyn Write>> = Some(match (chosen, &args.out) {
+        (Some(chosen), out) => {
+            let digest = sweep.digest();
+            let path = shard::path(out.as_deref(), &digest, chosen.shard);
+            eprintln!("{chosen}: {} runs of sweep {digest} to {}", part.runs_of(total_runs(sweep)?), path.display());
+            let file = Atomic::create(&path)?;
+            let mut w = BufWriter::new(file.writer()?);
+            w.write_all(shard::first_line(&digest, chosen.shard, total_runs(sweep)?).as_bytes())?;
+            atomic = Some((file, path));
+            Box::new(w)
+        }
+        (None, Some(path)) => {
             Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {}", path.display()))?))
         }
-        None => Box::new(io::stdout().lock()),
+        (None, None) => Box::new(io::stdout().lock()),
     });
-    let written = args.out.as_deref().map_or_else(|| "the CSV".to_owned(), |p| p.display().to_string());
+    let written = atomic
+        .as_ref()
+        .map(|(_, p)| p.as_path())
+        .or(args.out.as_deref())
+        .map_or_else(|| "the CSV".to_owned(), |p| p.display().to_string());
     let mut seen = Seen::default();
     let mut csv: Option<CsvWriter<Box<dyn Write>>> = None;
     let streamed = sweep.stream(
+        part,
         threads,
         &|p| {
             bar.set_position(p.work);
-            bar.set_message(format!("{}/{} runs", p.runs, p.total_runs));
+            let rate = p.runs as f64 / bar.elapsed().as_secs_f64().max(1e-3);
+            bar.set_message(format!("{}/{} runs, {rate:.1} runs/s", p.runs, p.total_runs));
         },
         &mut |item| -> anyhow::Result<()> {
             match item {
@@ -229,9 +260,16 @@ fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>) -> anyhow::Re
             if let Some(csv) = csv {
                 csv.finish().with_context(|| format!("cannot write {written}"))?;
             }
+            if let Some((file, _)) = atomic {
+                file.commit()?;
+            }
             Ok(seen)
         }
     }
+}
+
+fn total_runs(sweep: &Sweep) -> anyhow::Result<u64> {
+    Ok(sweep.runs().map_err(|e| BadInput(e.to_string()))?.expect("checked by plan"))
 }
 
 /// What a sweep keeps of its rows as they stream by: how many there were, the first that violated a property, and

@@ -128,7 +128,10 @@ fn a_sweep_streams_its_rows_in_order() {
     }
     assert_eq!(keys, expected);
     let header = r.stdout.lines().next().unwrap();
-    assert!(header.starts_with("algorithm,synchronizer,n,seed,messages,") && header.ends_with(",ok"), "{header}");
+    assert!(
+        header.starts_with("algorithm,synchronizer,n_processes,seed,messages_total,") && header.ends_with(",ok"),
+        "{header}"
+    );
 }
 
 #[test]

@@ -50,7 +50,9 @@ pub use report::{
 };
 pub use scenario::{Scenario, Scheduled};
 pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
-pub use sweep::{CsvWriter, Row, Sizes, Streamed, Sweep, SweepProgress, write_csv};
+pub use sweep::{
+    COLUMNS_FIRST, COLUMNS_LAST, CsvWriter, Row, Shard, Sizes, Streamed, Sweep, SweepProgress, kind_column, write_csv,
+};
 pub use time::{TICKS_PER_UNIT, format_time, parse_time};
 pub use topology::{EdgeFile, End, Graph, MAX_COMPLETE_NODES, MAX_GEOMETRIC_LINKS, MAX_NODES, Radius, TopologyKind};
 

@@ -72,6 +72,32 @@ pub struct Sweep {
     pub template: SimConfig,
 }
 
+/// A share of a sweep: shard `index` of `count` runs the runs whose position in the output is `index` mod
+/// `count`. A run's seed and result depend on its key (algorithm, synchronizer, size, seed) alone, so they do not
+/// depend on how the sweep is sharded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// From 0.
+    pub index: u64,
+    /// At least 1.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole sweep.
+    pub const ALL: Self = Self { index: 0, count: 1 };
+
+    /// Whether the run at position `i` of the output is this shard's.
+    pub fn has(self, i: u64) -> bool {
+        i % self.count == self.index
+    }
+
+    /// How many of `total` runs are this shard's.
+    pub fn runs_of(self, total: u64) -> u64 {
+        if self.index >= total { 0 } else { (total - self.index).div_ceil(self.count) }
+    }
+}
+
 /// One run of a sweep.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Row {
@@ -194,6 +220,23 @@ impl Sweep {
         Ok(per_seed.saturating_mul(self.seeds).saturating_mul(groups))
     }
 
+    /// The processes of every run of `shard` together (saturating).
+    pub fn work_of(&self, shard: Shard) -> Result<u64, ConfigError> {
+        if shard == Shard::ALL {
+            return self.work();
+        }
+        let groups = self.groups()?.len() as u64;
+        let per_group = (self.sizes.0.len() as u64).saturating_mul(self.seeds);
+        let all = per_group.saturating_mul(groups);
+        let mut work = 0u64;
+        let mut i = shard.index;
+        while i < all {
+            work = work.saturating_add(self.sizes.0[((i % per_group) / self.seeds) as usize] as u64);
+            i = i.saturating_add(shard.count);
+        }
+        Ok(work)
+    }
+
     /// Checks every combination of algorithm, synchronizer and size (a size too large for a topology, say), so that
     /// a bad one fails before any long run starts.
     pub fn check(&self) -> Result<(), ConfigError> {
@@ -223,19 +266,29 @@ impl Sweep {
         self.config(groups, g as usize, (within / self.seeds) as usize, within % self.seeds + 1)
     }
 
-    /// Runs the sweep on `threads` threads (all cores if `None`), calling `progress` after each run, and hands
-    /// `sink` the message kinds, then the rows in output order as they come. Runs go a window at a time (a few
-    /// per thread), so memory does not grow with the number of runs.
+    /// A digest of everything that decides the sweep's runs and their order, so that the shards of one sweep can be
+    /// told from another's.
+    pub fn digest(&self) -> String {
+        let spec = format!("elect {} {:?}", env!("CARGO_PKG_VERSION"), self);
+        blake3::hash(spec.as_bytes()).to_hex()[..16].to_owned()
+    }
+
+    /// Runs the sweep's `shard` on `threads` threads (all cores if `None`), calling `progress` after each run, and
+    /// hands `sink` the message kinds, then the shard's rows in output order as they come. Runs go a window at a
+    /// time (a few per thread), so memory does not grow with the number of runs. The first run of each algorithm
+    /// names its message kinds, so every shard runs those (and keeps the rows of its own).
     pub fn stream<E: From<SimError>>(
         &self,
+        shard: Shard,
         threads: Option<usize>,
         progress: &(dyn Fn(SweepProgress) + Sync),
         sink: &mut dyn FnMut(Streamed<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         self.check().map_err(SimError::Config)?;
         let groups = self.groups().map_err(SimError::Config)?;
-        let total_runs = self.runs().map_err(SimError::Config)?.ok_or(SimError::Config(ConfigError::SweepTooLarge))?;
-        let total_work = self.work().map_err(SimError::Config)?;
+        let all_runs = self.runs().map_err(SimError::Config)?.ok_or(SimError::Config(ConfigError::SweepTooLarge))?;
+        let total_runs = shard.runs_of(all_runs);
+        let total_work = self.work_of(shard).map_err(SimError::Config)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
             .build()
@@ -245,16 +298,18 @@ impl Sweep {
             let cfg = self.nth(&groups, i);
             let report = simulate(&cfg, None)?;
             let n = cfg.nodes as u64;
-            progress(SweepProgress {
-                runs: runs.fetch_add(1, Ordering::Relaxed) + 1,
-                total_runs,
-                work: work.fetch_add(n, Ordering::Relaxed) + n,
-                total_work,
-            });
+            if shard.has(i) {
+                progress(SweepProgress {
+                    runs: runs.fetch_add(1, Ordering::Relaxed) + 1,
+                    total_runs,
+                    work: work.fetch_add(n, Ordering::Relaxed) + n,
+                    total_work,
+                });
+            }
             Ok(Row::new(&report, &cfg))
         };
-        let window = (pool.current_num_threads() as u64 * 8).max(16);
-        let per_group = total_runs / groups.len() as u64;
+        let window = (pool.current_num_threads() as u64 * 32).max(64);
+        let per_group = all_runs / groups.len() as u64;
         // The first run of each group names its message kinds: those runs go first, and the header before them.
         let firsts: Vec<u64> = (0..groups.len() as u64).map(|g| g * per_group).collect();
         let mut first_rows: Vec<Option<Row>> = pool.install(|| {
@@ -268,10 +323,10 @@ impl Sweep {
         }
         sink(Streamed::Kinds(&kinds))?;
         let mut start = 0;
-        while start < total_runs {
-            let end = start.saturating_add(window).min(total_runs);
+        while start < all_runs {
+            let end = start.saturating_add(window.saturating_mul(shard.count)).min(all_runs);
             // Every item is a whole simulation: one per task, so that an idle thread can always steal.
-            let window: Vec<u64> = (start..end).collect();
+            let window: Vec<u64> = (start..end).filter(|&i| shard.has(i)).collect();
             let rows: Vec<Option<Row>> = pool.install(|| {
                 window
                     .par_iter()
@@ -279,7 +334,7 @@ impl Sweep {
                     .map(|&i| if firsts.binary_search(&i).is_ok() { Ok(None) } else { one(i).map(Some) })
                     .collect::<Result<_, SimError>>()
             })?;
-            for (i, row) in (start..end).zip(rows) {
+            for (&i, row) in window.iter().zip(rows) {
                 let row = match row {
                     Some(row) => row,
                     None => first_rows[(i / per_group) as usize].take().expect("each first row once"),
@@ -295,7 +350,7 @@ impl Sweep {
     /// finish in.
     pub fn run(&self, threads: Option<usize>, progress: &(dyn Fn(SweepProgress) + Sync)) -> Result<Vec<Row>, SimError> {
         let mut rows = Vec::new();
-        self.stream(threads, progress, &mut |item| {
+        self.stream(Shard::ALL, threads, progress, &mut |item| {
             if let Streamed::Row(row) = item {
                 rows.push(*row);
             }
@@ -321,6 +376,29 @@ pub fn write_csv(rows: &[Row], out: impl Write) -> Result<(), csv::Error> {
     w.finish()
 }
 
+/// The sweep CSV's columns before the message kinds. Each name carries its unit: `n_processes`, `messages_total`
+/// and `messages_KIND` count, `_t` is simulated time (the units of `--delay`).
+pub const COLUMNS_FIRST: [&str; 5] = ["algorithm", "synchronizer", "n_processes", "seed", "messages_total"];
+
+/// The sweep CSV's columns after the message kinds.
+pub const COLUMNS_LAST: [&str; 10] = [
+    "elected_at_t",
+    "declared_at_t",
+    "end_t",
+    "bound",
+    "bound_value_messages",
+    "bound_measured_messages",
+    "setup_messages",
+    "pulses",
+    "pulse_span_t",
+    "ok",
+];
+
+/// The column of messages of kind `kind`.
+pub fn kind_column(kind: &str) -> String {
+    format!("messages_{kind}")
+}
+
 /// A sweep's CSV written row by row: the header first, from the message kinds of every algorithm.
 pub struct CsvWriter<W: Write> {
     w: csv::Writer<W>,
@@ -331,10 +409,9 @@ impl<W: Write> CsvWriter<W> {
     /// Writes the header: fixed columns, with one column per kind in `kinds`.
     pub fn new(out: W, kinds: Vec<&'static str>) -> Result<Self, csv::Error> {
         let mut w = csv::Writer::from_writer(out);
-        let mut header = vec!["algorithm", "synchronizer", "n", "seed", "messages"];
-        header.extend(&kinds);
-        header.extend(["elected_at", "declared_at", "end_time", "bound", "bound_value", "bound_measured"]);
-        header.extend(["setup_messages", "pulses", "pulse_time", "ok"]);
+        let mut header: Vec<String> = COLUMNS_FIRST.iter().map(|c| (*c).to_owned()).collect();
+        header.extend(kinds.iter().map(|k| kind_column(k)));
+        header.extend(COLUMNS_LAST.iter().map(|c| (*c).to_owned()));
         w.write_record(&header)?;
         Ok(Self { w, kinds })
     }

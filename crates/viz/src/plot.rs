@@ -102,13 +102,22 @@ impl Point {
 pub fn read_csv(input: impl Read, metric: Metric) -> Result<Vec<Point>, PlotError> {
     let mut reader = csv::Reader::from_reader(input);
     let header = reader.headers()?.clone();
-    let column = |name: &str| {
-        header.iter().position(|h| h == name).ok_or_else(|| PlotError::Input(format!("the CSV has no '{name}' column")))
+    // Each column by its name with its unit, or by the name it had before units were named.
+    let column = |name: &str, before: &str| {
+        header
+            .iter()
+            .position(|h| h == name || h == before)
+            .ok_or_else(|| PlotError::Input(format!("the CSV has no '{name}' column")))
     };
-    let (algorithm, n, messages) = (column("algorithm")?, column("n")?, column("messages")?);
-    let (bound, value, measured) = (column("bound")?, column("bound_value")?, column("bound_measured")?);
-    let (elected_at, end_time) = (column("elected_at")?, column("end_time")?);
-    let synchronizer = column("synchronizer").ok();
+    let (algorithm, n, messages) =
+        (column("algorithm", "algorithm")?, column("n_processes", "n")?, column("messages_total", "messages")?);
+    let (bound, value, measured) = (
+        column("bound", "bound")?,
+        column("bound_value_messages", "bound_value")?,
+        column("bound_measured_messages", "bound_measured")?,
+    );
+    let (elected_at, end_time) = (column("elected_at_t", "elected_at")?, column("end_t", "end_time")?);
+    let synchronizer = column("synchronizer", "synchronizer").ok();
     let mut points = Vec::new();
     for (line, record) in reader.records().enumerate() {
         let record = record?;

@@ -1,0 +1,163 @@
+//! Sharded sweeps: shards chosen by flag or by a batch scheduler's variables, merged into exactly the unsharded CSV.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const SCHEDULER: [&str; 7] = [
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_STEP",
+    "JOB_COMPLETION_INDEX",
+    "AWS_BATCH_JOB_ARRAY_INDEX",
+    "AWS_BATCH_JOB_ARRAY_SIZE",
+];
+
+/// `elect ARGS` in `dir`, with only the scheduler variables in `env`.
+fn elect(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_elect"));
+    cmd.current_dir(dir).args(args);
+    for name in SCHEDULER {
+        cmd.env_remove(name);
+    }
+    cmd.envs(env.iter().copied());
+    cmd.output().unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn refused(o: &Output, code: i32, says: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    assert!(err.contains(says), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+}
+
+const SWEEP: [&str; 8] = [
+    "sweep",
+    "--algorithms",
+    "chang-roberts,bully,hirschberg-sinclair",
+    "--nodes",
+    "4..32",
+    "--seeds",
+    "3",
+    "--threads",
+];
+
+fn sweep(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args.push("2");
+    args.extend(extra);
+    elect(dir, &args, env)
+}
+
+#[test]
+fn one_three_and_seven_shards_merge_into_the_bytes_of_the_unsharded_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&sweep(d, &["--out", "whole.csv"], &[]));
+    let whole = std::fs::read(d.join("whole.csv")).unwrap();
+    let header = String::from_utf8_lossy(&whole).lines().next().unwrap().to_owned();
+    let columns: Vec<&str> = header.split(',').collect();
+    for (i, c) in columns.iter().enumerate() {
+        assert!(!columns[..i].contains(c), "column {c} named twice: {header}");
+    }
+    assert!(header.starts_with("algorithm,synchronizer,n_processes,seed,messages_total,messages_"), "{header}");
+
+    for n in [1u64, 7] {
+        let mut files = Vec::new();
+        for i in 0..n {
+            let err = ok(&sweep(d, &["--out", "part.csv", "--shard", &format!("{i}/{n}")], &[]));
+            assert!(err.starts_with(&format!("shard {i}/{n} (from --shard)")), "{err}");
+            files.push(format!("part.shard-{i}-of-{n}.csv"));
+        }
+        let mut args = vec!["merge", "--out", "merged.csv"];
+        args.extend(files.iter().rev().map(String::as_str));
+        ok(&elect(d, &args, &[]));
+        assert!(std::fs::read(d.join("merged.csv")).unwrap() == whole, "{n} shards merged differ");
+    }
+
+    // Three copies of an array job, each told its index by a different scheduler.
+    let err = ok(&sweep(
+        d,
+        &[],
+        &[
+            ("SLURM_ARRAY_TASK_ID", "10"),
+            ("SLURM_ARRAY_TASK_MIN", "10"),
+            ("SLURM_ARRAY_TASK_STEP", "5"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ],
+    ));
+    assert!(err.starts_with("shard 0/3 (from SLURM_ARRAY_TASK_ID=10"), "{err}");
+    let err = ok(&sweep(d, &["--shard-count", "3"], &[("JOB_COMPLETION_INDEX", "1")]));
+    assert!(err.starts_with("shard 1/3 (from JOB_COMPLETION_INDEX=1"), "{err}");
+    let err = ok(&sweep(d, &[], &[("AWS_BATCH_JOB_ARRAY_INDEX", "2"), ("AWS_BATCH_JOB_ARRAY_SIZE", "3")]));
+    assert!(err.starts_with("shard 2/3 (from AWS_BATCH_JOB_ARRAY_INDEX=2"), "{err}");
+    // A retried copy overwrites its file, and nothing half-written is left behind.
+    ok(&sweep(d, &["--shard-count", "3"], &[("JOB_COMPLETION_INDEX", "1")]));
+    let mut shards: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.starts_with("sweep-"))
+        .collect();
+    shards.sort();
+    assert_eq!(shards.len(), 3, "{shards:?}");
+    let digest = shards[0].trim_start_matches("sweep-").split('.').next().unwrap().to_owned();
+    for (i, f) in shards.iter().enumerate() {
+        assert_eq!(*f, format!("sweep-{digest}.shard-{i}-of-3.csv"), "named after the sweep and the shard");
+    }
+    assert!(!std::fs::read_dir(d).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".elect-")));
+    let mut args = vec!["merge", "--out", "merged3.csv"];
+    args.extend(shards.iter().map(String::as_str));
+    ok(&elect(d, &args, &[]));
+    assert!(std::fs::read(d.join("merged3.csv")).unwrap() == whole, "3 shards merged differ");
+    // And the merged file plots as any sweep does.
+    ok(&elect(d, &["plot", "--input", "merged3.csv", "--out", "plot.svg"], &[]));
+    assert!(std::fs::read_to_string(d.join("plot.svg")).unwrap().contains("<svg"));
+}
+
+#[test]
+fn missing_duplicated_and_foreign_shards_and_shards_that_do_not_exist_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for i in 0..3 {
+        ok(&sweep(d, &["--out", "a.csv", "--shard", &format!("{i}/3")], &[]));
+    }
+    ok(&elect(
+        d,
+        &["sweep", "--algorithms", "lelann", "--nodes", "4", "--seeds", "3", "--out", "b.csv", "--shard", "1/3"],
+        &[],
+    ));
+    let merge = |files: &[&str]| {
+        let mut args = vec!["merge", "--out", "m.csv"];
+        args.extend(files);
+        elect(d, &args, &[])
+    };
+    refused(&merge(&["a.shard-0-of-3.csv", "a.shard-2-of-3.csv"]), 1, "shard 1/3 of sweep");
+    refused(&merge(&["a.shard-0-of-3.csv", "a.shard-1-of-3.csv", "a.shard-1-of-3.csv"]), 1, "given twice");
+    refused(
+        &merge(&["a.shard-0-of-3.csv", "b.shard-1-of-3.csv", "a.shard-2-of-3.csv"]),
+        1,
+        "b.shard-1-of-3.csv is shard 1/3 of sweep",
+    );
+    std::fs::write(d.join("plain.csv"), "algorithm,n\n").unwrap();
+    refused(&merge(&["plain.csv"]), 1, "plain.csv is not a shard file");
+    // A shard cut short (a copy killed mid-write never leaves one, but a file may be damaged later).
+    let text = std::fs::read_to_string(d.join("a.shard-2-of-3.csv")).unwrap();
+    let body = text.trim_end_matches('\n');
+    std::fs::write(d.join("cut.csv"), &body[..=body.rfind('\n').unwrap()]).unwrap();
+    refused(&merge(&["a.shard-0-of-3.csv", "a.shard-1-of-3.csv", "cut.csv"]), 1, "incomplete");
+    assert!(!d.join("m.csv").exists(), "nothing is written when the shards do not merge");
+
+    refused(&sweep(d, &["--shard", "4/4"], &[]), 2, "does not exist");
+    refused(&sweep(d, &["--shard", "0/0"], &[]), 2, "at least 1 shard");
+    refused(&sweep(d, &[], &[("JOB_COMPLETION_INDEX", "0")]), 2, "--shard-count");
+    refused(
+        &sweep(d, &[], &[("AWS_BATCH_JOB_ARRAY_INDEX", "5"), ("AWS_BATCH_JOB_ARRAY_SIZE", "3")]),
+        2,
+        "numbered from 0 to 2",
+    );
+}
