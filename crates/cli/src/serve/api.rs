@@ -41,6 +41,9 @@ struct SweepRequest {
     args: sweep::SweepArgs,
 }
 
+/// The most processes `--every-arrangement` takes here (one check per arrangement of the ids).
+const MAX_ARRANGED: usize = 5;
+
 /// Why a run was abandoned before its end (the payload of the unwinding that abandons it).
 #[derive(Debug)]
 pub(crate) struct Abandoned;
@@ -323,6 +326,14 @@ fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     let checking = checking(&pairs, caps)?;
     let matches = &checking.matches;
     if matches.get_flag("every_arrangement") {
+        // One check per arrangement, each under the limits: n! of them at most.
+        if checking.config.sim.nodes > MAX_ARRANGED {
+            return Err(Answer::bad(format!(
+                "--every-arrangement checks up to {MAX_ARRANGED}! arrangements here, not {}! (a limit of this \
+                 server; elect check --every-arrangement has none)",
+                checking.config.sim.nodes
+            )));
+        }
         let every =
             elect_check::check_every_arrangement(&checking.config).map_err(|e| Answer::bad(format!("error: {e}")))?;
         for (_, o) in &every.checked {

@@ -7,8 +7,8 @@
 //! `{"goal": "leader"}` searches breadth-first from the current state for a shortest path to a state that breaks a
 //! property (or where every live process follows one leader), within the server's limits, and answers the path.
 //!
-//! Sessions are kept in memory, at most `--max-sessions`: a new one beyond that ends the oldest. Their ids are
-//! random, so that one user cannot step another's session by guessing.
+//! Sessions are kept in memory, at most `--max-sessions` (a new one beyond that ends the oldest), each at most
+//! [`MAX_STEPS`] steps deep. Their ids are random, so that one user cannot step another's session by guessing.
 
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hasher};
@@ -20,6 +20,9 @@ use serde_json::{Value, json};
 use super::api;
 use super::query;
 use super::{Answer, Caps};
+
+/// The most steps one session keeps (each keeps the state before it, for going back).
+const MAX_STEPS: usize = 10_000;
 
 /// The open sessions, oldest first.
 #[derive(Clone)]
@@ -102,6 +105,11 @@ impl Sessions {
                         choices.len()
                     ));
                 };
+                if explorer.snapshot().depth >= MAX_STEPS {
+                    return Answer::bad(format!(
+                        "step: a session keeps at most {MAX_STEPS} steps; go back, or start a new session"
+                    ));
+                }
                 let Some(step) = explorer.take(action) else {
                     return Answer::bad("step: that action is not enabled in this state");
                 };

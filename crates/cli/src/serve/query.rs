@@ -76,7 +76,8 @@ fn file_topology(value: &str) -> bool {
 pub(crate) fn argv(command: &Command, pairs: &[(String, String)], allow_files: bool) -> Result<Vec<String>, String> {
     let mut argv = Vec::new();
     for (key, value) in pairs {
-        if key.is_empty() || !key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+        let word = key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !(word && key.starts_with(|c: char| c.is_ascii_lowercase())) {
             return Err(format!(
                 "'{key}' is not a flag: parameters are the long flags without their dashes, like nodes=5"
             ));
