@@ -1,13 +1,94 @@
 //! The checker's model stepped by hand: the state after each chosen action, the actions enabled there, and what
-//! each step sent and changed. `replay` walks a saved path with it; a conformance test walks the simulator's run.
+//! each step sent and changed. `replay` walks a saved path with it; a conformance test walks the simulator's run;
+//! `elect serve`'s explorer lets a user pick each step, go back, and ask for a path to a violation or a leader from
+//! where they are ([`Explorer::find`], a breadth-first search of its own, bounded by states and time).
+
+use std::collections::{BTreeSet, VecDeque};
+use std::time::{Duration, Instant};
 
 use elect_algos::{Algorithm, Driver};
-use elect_core::{NodeId, Status};
+use elect_core::{NodeId, Process, Status, When};
 use elect_sim::{Scenario, Time};
 use serde::Serialize;
 
 use crate::model::{self, Action, Model, State};
 use crate::{CheckConfig, CheckError, Replayed, Step};
+
+/// What the current state looks like: every process, the messages in flight link by link, and where each promised
+/// property stands.
+#[derive(Clone, Debug, Serialize)]
+pub struct Snapshot {
+    /// The current instant (timed runs; 0 otherwise).
+    pub now: Time,
+    /// Steps taken from the initial state.
+    pub depth: usize,
+    /// Each process, in position order.
+    pub processes: Vec<ProcessNow>,
+    /// The links with messages in flight, in link order.
+    pub links: Vec<LinkNow>,
+    /// Each promised property's verdict in this state.
+    pub properties: Vec<PropertyNow>,
+    /// Whether nothing is left to happen but faults a run need not suffer ("at end" properties are judged then).
+    pub settled: bool,
+}
+
+/// One process in the current state.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProcessNow {
+    /// Its id.
+    pub id: NodeId,
+    /// Its status ([`Status::DOWN`] while crashed).
+    pub status: Status,
+    /// Its whole state, as its `Debug` form shows it (`None` while crashed).
+    pub detail: Option<String>,
+}
+
+/// The messages in flight on one directed link.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkNow {
+    /// The sender.
+    pub from: NodeId,
+    /// The receiver.
+    pub to: NodeId,
+    /// The messages, as their `Debug` form shows them (oldest first on FIFO links).
+    pub messages: Vec<String>,
+}
+
+/// A promised property in the current state.
+#[derive(Clone, Debug, Serialize)]
+pub struct PropertyNow {
+    /// Its name.
+    pub property: &'static str,
+    /// `always` or `at end`.
+    pub when: &'static str,
+    /// `held`, `violated`, or `pending` (an "at end" property before the run has settled).
+    pub result: &'static str,
+    /// What is wrong, when violated.
+    pub detail: Option<String>,
+}
+
+/// What [`Explorer::find`] looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// A state that breaks a promised property.
+    Violation,
+    /// A state where every live process follows one leader and every promised property holds as at the end.
+    Leader,
+}
+
+/// What [`Explorer::find`] found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Found {
+    /// The actions from the current state to one the goal names, shortest first; `None` if there is none within
+    /// the bounds.
+    pub path: Option<Vec<Action>>,
+    /// The same steps as a path shows them.
+    pub steps: Vec<Step>,
+    /// States visited.
+    pub states: usize,
+    /// Whether every state reachable from the current one was visited (no bound cut the search short).
+    pub complete: bool,
+}
 
 /// One action enabled in the current state.
 #[derive(Clone, Debug, Serialize)]
@@ -29,6 +110,9 @@ trait Explore {
     fn take(&mut self, action: Action) -> Option<Replayed>;
     fn statuses(&self) -> Vec<(NodeId, Status)>;
     fn now(&self) -> Time;
+    fn back(&mut self) -> bool;
+    fn snapshot(&self) -> Snapshot;
+    fn find(&self, goal: Goal, max_states: usize, max_time: Duration) -> Found;
 }
 
 impl Explorer {
@@ -58,6 +142,22 @@ impl Explorer {
     pub fn now(&self) -> Time {
         self.0.now()
     }
+
+    /// Goes back to the state before the last action taken; `false` at the initial state.
+    pub fn back(&mut self) -> bool {
+        self.0.back()
+    }
+
+    /// The current state: processes, messages in flight, and each promised property's verdict.
+    pub fn snapshot(&self) -> Snapshot {
+        self.0.snapshot()
+    }
+
+    /// A shortest path from the current state to one `goal` names, searching breadth-first (with no reduction)
+    /// through at most `max_states` states for at most `max_time`.
+    pub fn find(&self, goal: Goal, max_states: usize, max_time: Duration) -> Found {
+        self.0.find(goal, max_states, max_time)
+    }
 }
 
 struct Building {
@@ -71,7 +171,7 @@ impl Driver for Building {
         algorithm.validate(&self.scenario.ids)?;
         let model = Model::new(algorithm, self.scenario, self.config)?;
         let state = model.initial();
-        Ok(Explorer(Box::new(At { model, state })))
+        Ok(Explorer(Box::new(Hand { at: At { model, state }, history: Vec::new() })))
     }
 }
 
@@ -102,29 +202,162 @@ impl<A: Algorithm> At<A> {
     }
 }
 
-impl<A: Algorithm> Explore for At<A> {
+/// A model, its current state, and the states before it (for going back).
+struct Hand<A: Algorithm> {
+    at: At<A>,
+    history: Vec<State<A::Process>>,
+}
+
+impl<A: Algorithm> Hand<A> {
+    fn goal(&self, state: &State<A::Process>, goal: Goal) -> bool {
+        let model = &self.at.model;
+        match goal {
+            Goal::Violation => !model.judge_all(state, model.quiescent(state)).is_empty(),
+            Goal::Leader => model::agreed(state) && model.judge_all(state, true).is_empty(),
+        }
+    }
+}
+
+impl<A: Algorithm> Explore for Hand<A> {
     fn choices(&self) -> Vec<Choice> {
+        let (model, state) = (&self.at.model, &self.at.state);
         let mut actions = Vec::new();
-        self.model.actions(&self.state, &mut actions);
+        model.actions(state, &mut actions);
         actions
             .into_iter()
-            .map(|action| Choice {
-                action,
-                step: self.model.describe(&self.state, action),
-                detail: self.model.detail(&self.state, action),
-            })
+            .map(|action| Choice { action, step: model.describe(state, action), detail: model.detail(state, action) })
             .collect()
     }
 
     fn take(&mut self, action: Action) -> Option<Replayed> {
-        self.model.enabled(&self.state, action).then(|| self.step(action))
+        if !self.at.model.enabled(&self.at.state, action) {
+            return None;
+        }
+        self.history.push(self.at.state.clone());
+        Some(self.at.step(action))
     }
 
     fn statuses(&self) -> Vec<(NodeId, Status)> {
-        self.model.scenario.ids.iter().copied().zip(model::statuses(&self.state)).collect()
+        self.at.model.scenario.ids.iter().copied().zip(model::statuses(&self.at.state)).collect()
     }
 
     fn now(&self) -> Time {
-        Time(self.state.now)
+        Time(self.at.state.now)
+    }
+
+    fn back(&mut self) -> bool {
+        match self.history.pop() {
+            Some(state) => {
+                self.at.state = state;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let (model, state) = (&self.at.model, &self.at.state);
+        let ids = &model.scenario.ids;
+        let processes = state
+            .procs
+            .iter()
+            .zip(ids)
+            .map(|(p, &id)| ProcessNow {
+                id,
+                status: p.as_ref().map_or(Status::DOWN, Process::status),
+                detail: p.as_ref().map(|p| format!("{p:?}")),
+            })
+            .collect();
+        let mut links: Vec<LinkNow> = Vec::new();
+        for (slot, msg) in state.in_flight() {
+            let (from, to) = (ids[model.sender(slot) as usize], ids[model.receiver(slot).0 as usize]);
+            match links.last_mut() {
+                Some(link) if link.from == from && link.to == to => link.messages.push(format!("{msg:?}")),
+                _ => links.push(LinkNow { from, to, messages: vec![format!("{msg:?}")] }),
+            }
+        }
+        let settled = model.quiescent(state);
+        let violations = model.judge_all(state, settled);
+        let mut properties: Vec<PropertyNow> = model
+            .checks
+            .iter()
+            .map(|c| {
+                let broken = violations.iter().find(|v| v.property == c.property);
+                let result = match (broken, c.when) {
+                    (Some(_), _) => "violated",
+                    (None, When::AtEnd) if !settled => "pending",
+                    (None, _) => "held",
+                };
+                PropertyNow {
+                    property: c.property.name(),
+                    when: if c.when == When::Always { "always" } else { "at end" },
+                    result,
+                    detail: broken.map(|v| v.to_string()),
+                }
+            })
+            .collect();
+        // A property judged outside the algorithm's own checks (P-Unique's declarations) is listed too.
+        for v in &violations {
+            if !properties.iter().any(|p| p.property == v.property.name()) {
+                properties.push(PropertyNow {
+                    property: v.property.name(),
+                    when: "always",
+                    result: "violated",
+                    detail: Some(v.to_string()),
+                });
+            }
+        }
+        Snapshot { now: Time(state.now), depth: self.history.len(), processes, links, properties, settled }
+    }
+
+    fn find(&self, goal: Goal, max_states: usize, max_time: Duration) -> Found {
+        let model = &self.at.model;
+        let start = Instant::now();
+        let mut seen = BTreeSet::new();
+        // Every state reached, with the index of the state it was reached from and the action taken.
+        let mut tree: Vec<(usize, Action)> = Vec::new();
+        let mut queue: VecDeque<(usize, State<A::Process>)> = VecDeque::new();
+        seen.insert(model::fingerprint(&self.at.state));
+        queue.push_back((usize::MAX, self.at.state.clone()));
+        let mut actions = Vec::new();
+        let mut complete = true;
+        let path = 'search: loop {
+            let Some((index, state)) = queue.pop_front() else { break None };
+            if self.goal(&state, goal) {
+                let mut path = Vec::new();
+                let mut at = index;
+                while at != usize::MAX {
+                    let (parent, action) = tree[at];
+                    path.push(action);
+                    at = parent;
+                }
+                path.reverse();
+                break Some(path);
+            }
+            if seen.len() >= max_states || start.elapsed() >= max_time {
+                complete = false;
+                break None;
+            }
+            model.actions(&state, &mut actions);
+            for &action in &actions {
+                let next = model.step(&state, action);
+                if seen.insert(model::fingerprint(&next)) {
+                    tree.push((index, action));
+                    queue.push_back((tree.len() - 1, next));
+                    if seen.len() >= max_states {
+                        continue 'search;
+                    }
+                }
+            }
+        };
+        let mut steps = Vec::new();
+        if let Some(path) = &path {
+            let mut state = self.at.state.clone();
+            for &action in path {
+                steps.push(model.describe(&state, action));
+                state = model.step(&state, action);
+            }
+        }
+        Found { path, steps, states: seen.len(), complete: complete && queue.is_empty() }
     }
 }

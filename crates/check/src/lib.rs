@@ -59,7 +59,7 @@ use serde::Serialize;
 
 pub use commute::Commutation;
 pub use error::CheckError;
-pub use explore::{Choice, Explorer};
+pub use explore::{Choice, Explorer, Found, Goal, LinkNow, ProcessNow, PropertyNow, Snapshot};
 pub use file::{CounterexampleFile, FORMAT, FileError};
 pub use model::Action;
 use model::Model;

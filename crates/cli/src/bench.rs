@@ -114,6 +114,17 @@ pub(crate) struct BenchArgs {
     /// Run the scenarios in this process (what each child process does).
     #[arg(long, hide = true)]
     in_process: bool,
+    /// Load `elect serve` instead: start one on a free port (or use the one at ADDR, host:port) and run
+    /// --clients clients at once, each asking --requests small simulations in turn; prints the answers by status
+    /// and the latency percentiles.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
+    serve: Option<String>,
+    /// With --serve: clients at once.
+    #[arg(long, default_value_t = 100, requires = "serve")]
+    clients: usize,
+    /// With --serve: requests per client.
+    #[arg(long, default_value_t = 20, requires = "serve")]
+    requests: usize,
 }
 
 #[derive(Serialize, serde::Deserialize)]
@@ -223,6 +234,9 @@ fn in_child(name: &str, repeat: u32) -> anyhow::Result<Vec<Measurement>> {
 }
 
 pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
+    if let Some(addr) = &args.serve {
+        return crate::serve::load::run(addr, args.clients, args.requests, args.json);
+    }
     let chosen: Vec<&Scenario> = if args.scenarios.is_empty() {
         SCENARIOS.iter().collect()
     } else {

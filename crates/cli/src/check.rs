@@ -264,6 +264,11 @@ impl CheckArgs {
     }
 }
 
+/// The checker's configuration `args` describe, as `elect check` builds it (`elect serve` runs it the same way).
+pub(crate) fn config(args: &CheckArgs) -> anyhow::Result<CheckConfig> {
+    args.config()
+}
+
 pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> {
     let config = args.config()?;
     if args.every_arrangement {
@@ -320,7 +325,7 @@ fn every(config: &CheckConfig, json: bool) -> anyhow::Result<Outcome> {
 }
 
 /// The check's arguments without those that only shape its output.
-fn reproducible(argv: &[String]) -> Vec<String> {
+pub(crate) fn reproducible(argv: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let mut skip = false;
     for a in argv {
@@ -421,8 +426,15 @@ struct Recheck {
     args: CheckArgs,
 }
 
-/// Writes the HTML viewer of a replayed path: its steps as trace records, one time unit per step.
+/// Writes the HTML viewer of a replayed path to `path`.
 fn viewer(path: &Path, config: &CheckConfig, r: &Replay, loop_start: Option<usize>) -> anyhow::Result<()> {
+    let html = viewer_html(config, r, loop_start)?;
+    std::fs::write(path, html).map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
+    Ok(())
+}
+
+/// The HTML viewer of a replayed path: its steps as trace records, one time unit per step.
+pub(crate) fn viewer_html(config: &CheckConfig, r: &Replay, loop_start: Option<usize>) -> anyhow::Result<String> {
     use serde_json::{Value, json};
     let scenario = elect_sim::Scenario::build(&config.sim).map_err(|e| BadInput(e.to_string()))?;
     let ids: Vec<u32> = scenario.ids.iter().map(|i| i.0).collect();
@@ -488,8 +500,7 @@ fn viewer(path: &Path, config: &CheckConfig, r: &Replay, loop_start: Option<usiz
         elect_viz::Run::parse(&text, elect_viz::Limits::default()).map_err(|e| BadInput(format!("--html: {e}")))?;
     let html = elect_viz::html_viewer(&run, &elect_viz::Layout::of(&scenario.graph))
         .map_err(|e| BadInput(format!("--html: {e}")))?;
-    std::fs::write(path, html).map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
-    Ok(())
+    Ok(html)
 }
 
 /// `elect sim --replay FILE`: re-runs a saved counterexample step by step, judging every state.

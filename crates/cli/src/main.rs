@@ -11,6 +11,7 @@ mod limits;
 mod list;
 mod node;
 mod progress;
+mod serve;
 mod shard;
 mod sim;
 mod sweep;
@@ -57,6 +58,9 @@ enum Cmd {
     Node(node::NodeArgs),
     /// Start N members as processes on loopback, kill or pause the leader again and again, and measure failover.
     Cluster(cluster::ClusterArgs),
+    /// Serve a page to run, check, explore and compare the algorithms in a browser, and its HTTP API (the flags
+    /// of `elect sim` and `elect check` as query parameters, the same JSON), with limits on every request.
+    Serve(Box<serve::ServeArgs>),
 }
 
 /// Bad input: printed as one line, exit status 2.
@@ -125,6 +129,7 @@ fn main() -> ExitCode {
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Node(args) => node::run(&args),
         Cmd::Cluster(args) => cluster::run(&args),
+        Cmd::Serve(args) => serve::run(&args),
     };
     match result {
         Ok(Outcome::Held) => ExitCode::SUCCESS,

@@ -282,10 +282,24 @@ pub(crate) fn monitor_heartbeat(
     Ok((monitor || bare_monitor).then_some(heartbeat.unwrap_or(2)))
 }
 
-pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
-    if let Some(path) = &args.replay {
-        return crate::check::replay(path, args.json, args.html.as_deref(), &args.limits());
-    }
+/// What a run needs besides its flags: a progress callback, and a trace sink of the caller's own (beside the
+/// trace file and the pictures the flags ask for).
+#[derive(Default)]
+pub(crate) struct Hooks {
+    pub(crate) progress: Option<elect_sim::ProgressFn>,
+    pub(crate) trace: Option<Box<dyn Write + Send>>,
+}
+
+/// One run as `elect sim` makes it, before anything is printed: its configuration, the scenario file it came
+/// from, and its report (what `--json` prints). The trace file and the pictures the flags ask for are written.
+pub(crate) struct Simulated {
+    pub(crate) cfg: SimConfig,
+    pub(crate) file: Option<ScenarioFile>,
+    pub(crate) report: Report,
+}
+
+/// Runs what `args` describe (not `--replay`), as `elect sim` and `elect serve` do.
+pub(crate) fn simulate(args: &SimArgs, hooks: Hooks) -> anyhow::Result<Simulated> {
     let (cfg, file) = args.config()?;
     Limits::nodes(cfg.nodes, args.max_nodes, "elect sim")?;
     let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
@@ -301,6 +315,10 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
             Some(Box::new(BufWriter::new(file)))
         }
     };
+    let trace = match (trace, hooks.trace) {
+        (Some(a), Some(b)) => Some(Box::new(pictures::Tee(a, b)) as Box<dyn Write + Send>),
+        (a, b) => a.or(b),
+    };
     let pictures = pictures::Pictures::new(
         args.svg.as_deref(),
         args.topology_svg.as_deref(),
@@ -308,16 +326,26 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         args.shiviz.as_deref(),
     );
     let trace = pictures.tee(trace);
-    let spinner = progress::spinner();
-    let observers = elect_sim::Observers { trace, progress: Some(progress::reporter(&spinner)) };
-    let result = elect_sim::simulate_with(&cfg, observers);
-    spinner.finish_and_clear();
-    let report = match result {
+    let observers = elect_sim::Observers { trace, progress: hooks.progress };
+    let report = match elect_sim::simulate_with(&cfg, observers) {
         Ok(report) => report,
         Err(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
         Err(e) => return Err(e.into()),
     };
     pictures.write(&cfg)?;
+    Ok(Simulated { cfg, file, report })
+}
+
+pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
+    if let Some(path) = &args.replay {
+        return crate::check::replay(path, args.json, args.html.as_deref(), &args.limits());
+    }
+    let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    let spinner = progress::spinner();
+    let hooks = Hooks { progress: Some(progress::reporter(&spinner)), trace: None };
+    let result = simulate(args, hooks);
+    spinner.finish_and_clear();
+    let Simulated { cfg, file, report } = result?;
     let mut out = io::stdout().lock();
     if args.json {
         serde_json::to_writer(&mut out, &report)?;

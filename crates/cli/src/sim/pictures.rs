@@ -70,9 +70,9 @@ fn save(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 /// Writes to both: the trace file (whose errors count) and the collector.
-struct Tee(Box<dyn Write + Send>, SharedCollector);
+pub(crate) struct Tee<W>(pub(crate) Box<dyn Write + Send>, pub(crate) W);
 
-impl Write for Tee {
+impl<W: Write> Write for Tee<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.0.write_all(buf)?;
         self.1.write_all(buf)?;

@@ -1,0 +1,465 @@
+//! `GET /api/sim`, `/api/check` and `/api/sweep`: the flags as query parameters, parsed by the subcommand's clap
+//! definitions, run through the code `elect sim --json` and `elect check --json` run, under the server's [`Caps`].
+//!
+//! How each limit is held: the processes by the command line's own `--max-nodes`, set to the server's; events by
+//! running with `--max-events` at the server's limit when the request asked for more (a run that reaches it gets
+//! 400, and one that ends before it is the run the request asked for, reported with the request's command); a
+//! check's states, seconds and memory likewise, by the checker's bounds (a search they cut short gets 400 if the
+//! request asked for more, and the partial verdict if it asked for that bound itself); a simulation's seconds by a
+//! deadline its progress callback watches, which abandons the run by unwinding (caught in `serve.rs`).
+
+use std::any::Any;
+use std::io::Write;
+use std::time::Instant;
+
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
+use elect_sim::{DEFAULT_MAX_EVENTS, Ids, InitiatorSpec, Report, Row, SimConfig, SimError, Sizes, Streamed, Sweep};
+use serde_json::{Value, json};
+
+use super::query::{self, given};
+use super::{Answer, Caps};
+use crate::{check, limits, sim, sweep};
+
+#[derive(Parser)]
+#[command(name = "elect sim", no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
+struct SimRequest {
+    #[command(flatten)]
+    args: sim::SimArgs,
+}
+
+#[derive(Parser)]
+#[command(name = "elect check", no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
+pub(crate) struct CheckRequest {
+    #[command(flatten)]
+    pub(crate) args: check::CheckArgs,
+}
+
+#[derive(Parser)]
+#[command(name = "elect sweep", no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
+struct SweepRequest {
+    #[command(flatten)]
+    args: sweep::SweepArgs,
+}
+
+/// The most processes `--every-arrangement` takes here (one check per arrangement of the ids).
+const MAX_ARRANGED: usize = 5;
+
+/// Why a run was abandoned before its end (the payload of the unwinding that abandons it).
+#[derive(Debug)]
+pub(crate) struct Abandoned;
+
+/// Lets [`Abandoned`] unwind without a message on standard error; any other panic is reported as before.
+pub(crate) fn quiet_aborts() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.payload().downcast_ref::<Abandoned>().is_none() {
+            previous(info);
+        }
+    }));
+}
+
+/// The answer to a request whose work panicked.
+pub(crate) fn panicked(payload: &(dyn Any + Send), caps: &Caps) -> Answer {
+    if payload.downcast_ref::<Abandoned>().is_some() {
+        return Answer::bad(over_time(caps));
+    }
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_owned());
+    Answer::error(hyper::StatusCode::INTERNAL_SERVER_ERROR, format!("internal error: {what}"))
+}
+
+/// The message for a request that passed the time limit.
+pub(crate) fn over_time(caps: &Caps) -> String {
+    format!(
+        "over the limit of {} seconds per request (elect serve --max-seconds raises it); ask for a smaller run",
+        caps.seconds
+    )
+}
+
+/// The limits, for the page.
+pub(crate) fn limits_json(caps: &Caps, at_once: usize) -> Value {
+    json!({
+        "nodes": caps.sim_nodes,
+        "check_nodes": caps.check_nodes,
+        "events": caps.events,
+        "states": caps.states,
+        "memory": caps.memory,
+        "seconds": caps.seconds,
+        "runs": caps.runs,
+        "requests": at_once,
+        "files": caps.allow_files,
+    })
+}
+
+/// An error from the command's own code, worded as the command line prints it.
+fn cli_error(e: &anyhow::Error) -> Answer {
+    Answer::bad(format!("error: {}", e.chain().map(ToString::to_string).collect::<Vec<_>>().join(": ")))
+}
+
+/// Parses the query `q` as the flags of `P`'s command, with `extra` flags of the server's own after them; 400 with
+/// the command line's message when they do not parse.
+fn parse<P: Parser>(pairs: &[(String, String)], caps: &Caps, extra: &[String]) -> Result<(P, ArgMatches), Answer> {
+    let command = P::command();
+    let mut argv = query::argv(&command, pairs, caps.allow_files).map_err(Answer::bad)?;
+    argv.extend_from_slice(extra);
+    let matches = command.try_get_matches_from(argv).map_err(|e| Answer::bad(crate::usage_error(&e.to_string())))?;
+    let parsed = P::from_arg_matches(&matches).map_err(|e| Answer::bad(crate::usage_error(&e.to_string())))?;
+    Ok((parsed, matches))
+}
+
+/// Refuses `flag` set by the request above the server's `cap`; `unit` names what it counts.
+fn at_most<T: PartialOrd + Copy + std::fmt::Display>(
+    requested: Option<T>,
+    cap: T,
+    flag: &str,
+    unit: &str,
+) -> Result<(), Answer> {
+    match requested {
+        Some(r) if r > cap => Err(Answer::bad(format!(
+            "--{flag} {r} is more than this server's limit of {cap} {unit} (elect serve --{flag} raises it)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The request's own value of `id`, if it gave one.
+fn own<T: Clone + Send + Sync + 'static>(matches: &ArgMatches, id: &str) -> Option<T> {
+    given(matches, id).then(|| matches.get_one::<T>(id).cloned()).flatten()
+}
+
+/// Refuses a query that gives the server's limits' flags above its limits, and the processes above its limit
+/// (the cheap cases, with a message naming the server's flag; the command's own `--max-nodes` catches the rest).
+fn nodes_first(pairs: &[(String, String)], cap: usize, flag: &str) -> Result<(), Answer> {
+    for (k, v) in pairs {
+        if k == "nodes" {
+            if let Ok(n) = v.trim().parse::<usize>() {
+                if n > cap {
+                    return Err(Answer::bad(format!(
+                        "--nodes {n} is more than this server's limit of {cap} processes (elect serve --{flag} raises it)"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `GET /api/sim`: the object `elect sim --json` prints; with `view`, the report and the run's pictures (the
+/// viewer, the space-time diagram, the topology).
+pub(crate) fn sim(q: &str, caps: &Caps, view: bool) -> Answer {
+    match sim_answer(q, caps, view) {
+        Ok(answer) | Err(answer) => answer,
+    }
+}
+
+fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
+    let pairs = query::pairs(q).map_err(Answer::bad)?;
+    nodes_first(&pairs, caps.sim_nodes, "max-nodes")?;
+    let (probe, matches) = parse::<SimRequest>(&pairs, caps, &[])?;
+    drop(probe);
+    if matches.get_one::<std::path::PathBuf>("replay").is_some() {
+        return Err(Answer::bad("--replay is not served: ask /api/check for the counterexample instead"));
+    }
+    at_most(own::<usize>(&matches, "max_nodes"), caps.sim_nodes, "max-nodes", "processes")?;
+    at_most(own::<u64>(&matches, "max_events"), caps.events, "max-events", "events")?;
+    let events = matches.get_one::<u64>("max_events").copied().unwrap_or(DEFAULT_MAX_EVENTS);
+    let mut extra = Vec::new();
+    if !given(&matches, "max_nodes") {
+        extra.push(format!("--max-nodes={}", caps.sim_nodes));
+    }
+    // A scenario file sets its own budget (the flag may not be given with it): the time limit holds it.
+    let scenario = matches.get_one::<std::path::PathBuf>("scenario").is_some();
+    let capped = events > caps.events && !scenario;
+    if capped {
+        extra.push(format!("--max-events={}", caps.events));
+    }
+    let (request, _) = parse::<SimRequest>(&pairs, caps, &extra)?;
+    let deadline = Instant::now() + caps.time();
+    let progress: elect_sim::ProgressFn = Box::new(move |_| {
+        if Instant::now() > deadline {
+            std::panic::panic_any(Abandoned);
+        }
+    });
+    let collector = view.then(|| elect_viz::SharedCollector::new(elect_viz::Limits::default()));
+    let trace = collector.clone().map(|c| Box::new(c) as Box<dyn Write + Send>);
+    let done =
+        sim::simulate(&request.args, sim::Hooks { progress: Some(progress), trace }).map_err(|e| cli_error(&e))?;
+    let mut report = done.report;
+    if capped {
+        if !report.terminated && report.events >= caps.events {
+            return Err(Answer::bad(format!(
+                "the run passed this server's limit of {} events (elect serve --max-events raises it); ask for \
+                 fewer processes, or for max-events={} to see the run cut short",
+                caps.events, caps.events
+            )));
+        }
+        // The run the request asked for, which ended before the server's bound: reported with its own command.
+        report.reproduce = report.reproduce.replace(&format!(" --max-events {}", caps.events), "");
+    }
+    let outcome = if report.ok() { "held" } else { "violated" };
+    let answer = match collector {
+        None => {
+            let mut body = serde_json::to_string(&report).map_err(|e| cli_error(&e.into()))?;
+            body.push('\n');
+            Answer::json(body)
+        }
+        Some(collector) => Answer::value(&pictures(&done.cfg, &report, &collector)),
+    };
+    Ok(answer.with("x-elect-outcome", outcome.into()))
+}
+
+/// The report and the pictures of a run, for the page.
+fn pictures(cfg: &SimConfig, report: &Report, collector: &elect_viz::SharedCollector) -> Value {
+    let mut out = json!({ "report": report });
+    let run = match collector.finish() {
+        Ok(run) => run,
+        Err(e) => {
+            out["pictures_error"] = json!(format!("no pictures: {e}"));
+            return out;
+        }
+    };
+    out["spacetime"] = json!(elect_viz::space_time_svg(&run));
+    match elect_sim::Scenario::build(cfg) {
+        Ok(scenario) => {
+            let layout = elect_viz::Layout::of(&scenario.graph);
+            match elect_viz::topology_svg(&run, &layout) {
+                Ok(svg) => out["topology"] = json!(svg),
+                Err(e) => out["pictures_error"] = json!(format!("no topology: {e}")),
+            }
+            match elect_viz::html_viewer(&run, &layout) {
+                Ok(html) => out["viewer"] = json!(html),
+                Err(e) => out["pictures_error"] = json!(format!("no viewer: {e}")),
+            }
+        }
+        Err(e) => out["pictures_error"] = json!(format!("no pictures: {e}")),
+    }
+    out
+}
+
+/// The checker's configuration of a request (`/api/check` and the explorer), under the server's limits: whether
+/// the request asked for more states, seconds or memory than the server allows (so a search they cut short is
+/// over a limit) comes with it.
+pub(crate) struct Checking {
+    pub(crate) config: elect_check::CheckConfig,
+    /// The flags as parsed, the server's own included.
+    matches: ArgMatches,
+    /// The command line (the server's own flags at its end).
+    argv: Vec<String>,
+    capped_states: bool,
+    capped_time: bool,
+    capped_memory: bool,
+}
+
+pub(crate) fn checking(pairs: &[(String, String)], caps: &Caps) -> Result<Checking, Answer> {
+    nodes_first(pairs, caps.check_nodes, "max-check-nodes")?;
+    let (_, matches) = parse::<CheckRequest>(pairs, caps, &[])?;
+    let over = |requested: Option<usize>, flag: &str| match requested {
+        Some(r) if r > caps.check_nodes => Err(Answer::bad(format!(
+            "--{flag} {r} is more than this server's limit of {} processes (elect serve --max-check-nodes raises it)",
+            caps.check_nodes
+        ))),
+        _ => Ok(()),
+    };
+    over(own::<usize>(&matches, "max_nodes"), "max-nodes")?;
+    at_most(own::<usize>(&matches, "max_states"), caps.states, "max-states", "states")?;
+    at_most(own::<f64>(&matches, "max_time"), caps.seconds, "max-time", "seconds")?;
+    at_most(own::<u64>(&matches, "max_memory"), caps.memory, "max-memory", "bytes")?;
+    let mut extra = vec!["--threads=1".to_owned()];
+    if !given(&matches, "max_nodes") {
+        extra.push(format!("--max-nodes={}", caps.check_nodes));
+    }
+    let mut argv = query::argv(&CheckRequest::command(), pairs, caps.allow_files).map_err(Answer::bad)?;
+    // The request's threads are its own business on the command line; here every request has one.
+    argv.retain(|a| !a.starts_with("--threads"));
+    argv.extend(extra.iter().cloned());
+    let command = CheckRequest::command();
+    let matches = command.try_get_matches_from(&argv).map_err(|e| Answer::bad(crate::usage_error(&e.to_string())))?;
+    let request =
+        CheckRequest::from_arg_matches(&matches).map_err(|e| Answer::bad(crate::usage_error(&e.to_string())))?;
+    let mut config = check::config(&request.args).map_err(|e| cli_error(&e))?;
+    let capped_states = config.max_states > caps.states;
+    config.max_states = config.max_states.min(caps.states);
+    let time = caps.time();
+    let capped_time = config.max_time.is_none_or(|t| t > time);
+    config.max_time = Some(config.max_time.map_or(time, |t| t.min(time)));
+    let capped_memory = config.max_memory.is_none_or(|m| m > caps.memory);
+    config.max_memory = Some(config.max_memory.map_or(caps.memory, |m| m.min(caps.memory)));
+    Ok(Checking { config, matches, argv, capped_states, capped_time, capped_memory })
+}
+
+impl Checking {
+    /// 400 if a bound of the server's (not one the request asked for) cut the search short.
+    fn over_a_limit(&self, stopped: Option<&str>, caps: &Caps) -> Result<(), Answer> {
+        let over = match stopped {
+            Some("--max-states") if self.capped_states => {
+                format!("{} states, the limit of this server (elect serve --max-states raises it)", caps.states)
+            }
+            Some("--max-time") if self.capped_time => {
+                format!("{} seconds, the limit of this server (elect serve --max-seconds raises it)", caps.seconds)
+            }
+            Some("--max-memory") if self.capped_memory => format!(
+                "{} of memory, the limit of this server (elect serve --max-memory raises it)",
+                limits::bytes(caps.memory)
+            ),
+            _ => return Ok(()),
+        };
+        Err(Answer::bad(format!(
+            "the search passed {over}; ask for a smaller scenario, or set the bound yourself (max-states, max-time, \
+             max-depth) for a partial verdict"
+        )))
+    }
+}
+
+/// `GET /api/check`: the object `elect check --json` prints; with `view`, the outcome and the counterexample's
+/// viewer.
+pub(crate) fn check(q: &str, caps: &Caps, view: bool) -> Answer {
+    match check_answer(q, caps, view) {
+        Ok(answer) | Err(answer) => answer,
+    }
+}
+
+fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
+    let pairs = query::pairs(q).map_err(Answer::bad)?;
+    let checking = checking(&pairs, caps)?;
+    let matches = &checking.matches;
+    if matches.get_flag("every_arrangement") {
+        // One check per arrangement, each under the limits: n! of them at most.
+        if checking.config.sim.nodes > MAX_ARRANGED {
+            return Err(Answer::bad(format!(
+                "--every-arrangement checks up to {MAX_ARRANGED}! arrangements here, not {}! (a limit of this \
+                 server; elect check --every-arrangement has none)",
+                checking.config.sim.nodes
+            )));
+        }
+        let every =
+            elect_check::check_every_arrangement(&checking.config).map_err(|e| Answer::bad(format!("error: {e}")))?;
+        for (_, o) in &every.checked {
+            checking.over_a_limit(o.stopped, caps)?;
+        }
+        let ok = every.ok();
+        return Ok(pretty(&every)?.with("x-elect-outcome", if ok { "held" } else { "violated" }.into()));
+    }
+    let body = elect_check::check(&checking.config).map_err(|e| Answer::bad(format!("error: {e}")))?;
+    checking.over_a_limit(body.stopped, caps)?;
+    if let Some(c) = &body.counterexample {
+        if let Some(path) = matches.get_one::<std::path::PathBuf>("save") {
+            let text = elect_check::CounterexampleFile::new(check::reproducible(&checking.argv), c).to_json();
+            std::fs::write(path, text).map_err(|e| {
+                Answer::bad(format!("error: cannot write the counterexample file {}: {e}", path.display()))
+            })?;
+        }
+        if let Some(path) = matches.get_one::<std::path::PathBuf>("html") {
+            let html = viewer(&checking.config, c)?;
+            std::fs::write(path, html)
+                .map_err(|e| Answer::bad(format!("error: cannot write {}: {e}", path.display())))?;
+        }
+    }
+    let outcome = if body.ok() { "held" } else { "violated" };
+    if view {
+        let viewer = match &body.counterexample {
+            Some(c) => Some(viewer(&checking.config, c)?),
+            None => None,
+        };
+        return Ok(Answer::value(&json!({ "outcome": body, "viewer": viewer })).with("x-elect-outcome", outcome.into()));
+    }
+    Ok(pretty(&body)?.with("x-elect-outcome", outcome.into()))
+}
+
+/// A counterexample in the viewer, as `elect check --html` draws it.
+fn viewer(config: &elect_check::CheckConfig, c: &elect_check::Counterexample) -> Result<String, Answer> {
+    let r = elect_check::replay(config, &c.actions).map_err(|e| Answer::bad(format!("error: {e}")))?;
+    check::viewer_html(config, &r, c.loop_start).map_err(|e| cli_error(&e))
+}
+
+/// `value` as `elect check --json` prints it.
+fn pretty(value: &impl serde::Serialize) -> Result<Answer, Answer> {
+    let mut body = serde_json::to_string_pretty(value).map_err(|e| cli_error(&e.into()))?;
+    body.push('\n');
+    Ok(Answer::json(body))
+}
+
+/// `GET /api/sweep`: the rows of a small sweep (algorithms × sizes × seeds), as JSON, for Compare.
+pub(crate) fn sweep(q: &str, caps: &Caps) -> Answer {
+    match sweep_answer(q, caps) {
+        Ok(answer) | Err(answer) => answer,
+    }
+}
+
+fn sweep_answer(q: &str, caps: &Caps) -> Result<Answer, Answer> {
+    let pairs = query::pairs(q).map_err(Answer::bad)?;
+    let (_, m) = parse::<SweepRequest>(&pairs, caps, &[])?;
+    for output in ["out", "plot"] {
+        if m.get_one::<std::path::PathBuf>(output).is_some() {
+            return Err(Answer::bad(format!("--{output}: this endpoint answers with the rows; it writes no file")));
+        }
+    }
+    at_most(own::<usize>(&m, "max_nodes"), caps.sim_nodes, "max-nodes", "processes")?;
+    at_most(own::<u64>(&m, "max_runs"), caps.runs, "max-runs", "runs")?;
+    let sizes: Sizes = m.get_one::<Sizes>("nodes").cloned().ok_or_else(|| Answer::bad("--nodes is required"))?;
+    if let Some(&n) = sizes.0.iter().max() {
+        if n > caps.sim_nodes {
+            return Err(Answer::bad(format!(
+                "{n} processes is more than this server's limit of {} (elect serve --max-nodes raises it)",
+                caps.sim_nodes
+            )));
+        }
+    }
+    let ids: Ids = m.get_one::<Ids>("ids").cloned().unwrap_or(Ids::Random);
+    if matches!(ids, Ids::List(_)) {
+        return Err(Answer::bad("error: a sweep needs ascending, descending or random ids, not a list"));
+    }
+    let topology = m.get_one::<elect_sim::TopologyKind>("topology").cloned();
+    let mut template = SimConfig::new("", 1);
+    template.topology = topology;
+    template.ids = ids;
+    template.initiators = m.get_one::<InitiatorSpec>("initiators").cloned().unwrap_or(InitiatorSpec::All);
+    template.delay = m.get_one::<elect_sim::Delay>("delay").copied().unwrap_or_default();
+    template.max_events = caps.events;
+    let sweep = Sweep {
+        algorithms: m.get_many::<String>("algorithms").map(|a| a.cloned().collect()).unwrap_or_default(),
+        sizes,
+        seeds: m.get_one::<u64>("seeds").copied().unwrap_or(1),
+        synchronizers: m
+            .get_many::<Option<elect_algos::synchronizers::Spec>>("synchronizers")
+            .map(|s| s.copied().collect())
+            .unwrap_or_default(),
+        template,
+    };
+    let runs = sweep.runs().map_err(|e| Answer::bad(format!("error: {e}")))?;
+    match runs {
+        Some(r) if r <= caps.runs => {}
+        r => {
+            return Err(Answer::bad(format!(
+                "{} runs is more than this server's limit of {} per sweep (elect serve --max-runs raises it)",
+                r.map_or_else(|| "more than 2^64".to_owned(), |r| r.to_string()),
+                caps.runs
+            )));
+        }
+    }
+    let deadline = Instant::now() + caps.time();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut kinds: Vec<&'static str> = Vec::new();
+    let streamed = sweep.stream::<SimError>(
+        elect_sim::Shard::ALL,
+        Some(1),
+        &|_| {
+            if Instant::now() > deadline {
+                std::panic::panic_any(Abandoned);
+            }
+        },
+        &mut |item| {
+            match item {
+                Streamed::Kinds(k) => kinds = k.to_vec(),
+                Streamed::Row(row) => rows.push(*row),
+            }
+            Ok(())
+        },
+    );
+    streamed.map_err(|e| Answer::bad(format!("error: {e}")))?;
+    let ok = rows.iter().all(|r| r.ok);
+    Ok(Answer::value(&json!({ "kinds": kinds, "rows": rows }))
+        .with("x-elect-outcome", if ok { "held" } else { "violated" }.into()))
+}
