@@ -493,8 +493,9 @@ mod tests {
         let header = text.lines().next().unwrap();
         assert_eq!(
             header,
-            "algorithm,synchronizer,n,seed,messages,token,elected,one,two,leader,elected_at,declared_at,end_time,bound,\
-             bound_value,bound_measured,setup_messages,pulses,pulse_time,ok"
+            "algorithm,synchronizer,n_processes,seed,messages_total,messages_token,messages_elected,messages_one,\
+             messages_two,messages_leader,elected_at_t,declared_at_t,end_t,bound,bound_value_messages,\
+             bound_measured_messages,setup_messages,pulses,pulse_span_t,ok"
         );
         assert!(text.lines().nth(1).unwrap().starts_with("chang-roberts,,4,1,"));
         assert_eq!(text.lines().count(), 25);

@@ -81,20 +81,15 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[k].as_secs_f64() * 1000.0
 }
 
-pub(crate) fn run(addr: &str, clients: usize, requests: usize, json: bool) -> anyhow::Result<Outcome> {
-    let (_own, addr) = if addr.is_empty() {
-        let (own, addr) = start_own()?;
-        (Some(own), addr)
-    } else {
-        (None, addr.to_owned())
-    };
+/// Every client's simulations, asked in turn, 503s retried after their `Retry-After`: every attempt, the time each
+/// simulation took to get its 200, and the errors.
+fn drive(addr: &str, clients: usize, requests: usize) -> (Vec<Attempt>, Vec<Duration>, Vec<String>) {
     let attempts: Mutex<Vec<Attempt>> = Mutex::new(Vec::new());
     let answered: Mutex<Vec<Duration>> = Mutex::new(Vec::new());
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let started = Instant::now();
     std::thread::scope(|scope| {
         for c in 0..clients {
-            let (addr, attempts, answered, errors) = (&addr, &attempts, &answered, &errors);
+            let (attempts, answered, errors) = (&attempts, &answered, &errors);
             scope.spawn(move || {
                 for r in 0..requests {
                     let path = format!("/api/sim?{}&seed={}", QUERIES[(c + r) % QUERIES.len()], c * requests + r + 1);
@@ -122,10 +117,23 @@ pub(crate) fn run(addr: &str, clients: usize, requests: usize, json: bool) -> an
             });
         }
     });
+    (
+        attempts.into_inner().expect("no panic"),
+        answered.into_inner().expect("no panic"),
+        errors.into_inner().expect("no panic"),
+    )
+}
+
+pub(crate) fn run(addr: &str, clients: usize, requests: usize, json: bool) -> anyhow::Result<Outcome> {
+    let (_own, addr) = if addr.is_empty() {
+        let (own, addr) = start_own()?;
+        (Some(own), addr)
+    } else {
+        (None, addr.to_owned())
+    };
+    let started = Instant::now();
+    let (attempts, mut answered, errors) = drive(&addr, clients, requests);
     let wall = started.elapsed().as_secs_f64();
-    let attempts = attempts.into_inner().expect("no panic");
-    let mut answered = answered.into_inner().expect("no panic");
-    let errors = errors.into_inner().expect("no panic");
     let mut ok: Vec<Duration> = attempts.iter().filter(|a| a.status == 200).map(|a| a.took).collect();
     let mut busy: Vec<Duration> = attempts.iter().filter(|a| a.status == 503).map(|a| a.took).collect();
     ok.sort();
