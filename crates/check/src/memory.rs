@@ -15,7 +15,9 @@ pub(crate) fn resident() -> Option<u64> {
 
 /// A search's memory bound, and the batch size that keeps it: a batch's successors are all held at once before
 /// they join the frontier, so under a bound a breadth-first search expands, at a time, only as many states as
-/// half the room left holds, at the growth per state measured on the batches before (one state to start).
+/// half the room left holds, at the growth per state measured on the batches before (one state to start), and at
+/// most twice the batch before: the resident set may not grow at all while the allocator reuses freed memory, which
+/// would otherwise let one huge batch through.
 /// Breadth-first numbering does not depend on the batch size, so neither do its results; a depth-first search's
 /// order does, so it keeps its fixed batches.
 pub(crate) struct Budget {
@@ -51,7 +53,8 @@ impl Budget {
         let Some(after) = resident() else { return };
         let per_state = (after.saturating_sub(before) / states.max(1) as u64).max(1);
         let room = limit.saturating_sub(after) / 2;
-        self.batch = usize::try_from(room / per_state).unwrap_or(usize::MAX).clamp(1, self.most);
+        let fits = usize::try_from(room / per_state).unwrap_or(usize::MAX);
+        self.batch = fits.min(self.batch.saturating_mul(2)).clamp(1, self.most);
     }
 }
 
@@ -67,6 +70,10 @@ mod tests {
             assert_eq!(roomy.batch(), 1, "a bounded breadth-first search starts with one state");
             assert!(!roomy.over());
             roomy.expanded(1);
+            assert_eq!(roomy.batch(), 2, "it at most doubles");
+            for _ in 0..10 {
+                roomy.expanded(1);
+            }
             assert_eq!(roomy.batch(), 256);
             assert_eq!(super::Budget::new(Some(1 << 40), 256, true).batch(), 256, "depth-first keeps its batches");
         }

@@ -404,6 +404,8 @@ mod tests {
         assert_eq!((points[0].algorithm.as_str(), points[0].measured), ("floodmax on alpha", 864.0));
         assert_eq!(points[1].algorithm, "floodmax");
         let bad = "algorithm,n\nx,1\n";
-        assert!(read_csv(bad.as_bytes(), Metric::Election).unwrap_err().to_string().contains("no 'messages' column"));
+        assert!(
+            read_csv(bad.as_bytes(), Metric::Election).unwrap_err().to_string().contains("no 'messages_total' column")
+        );
     }
 }
