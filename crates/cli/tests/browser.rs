@@ -6,18 +6,13 @@
 //! `scripts/install-chromium && cargo test -p elect --test browser -- --ignored`. It fails, never skips, when
 //! Chromium is missing. `ELECT_CHROMIUM` names another Chromium binary.
 
+#[path = "common/chromium.rs"]
+mod chromium;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn chromium() -> PathBuf {
-    let path = std::env::var_os("ELECT_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    assert!(
-        path.exists(),
-        "{} is missing: the browser test needs Chromium; run scripts/install-chromium (scripts/test does)",
-        path.display()
-    );
-    path
-}
+use chromium::{HEADLESS, chromium};
 
 /// Runs headless Chromium on `url` with every background connection off and no name resolving, so that the page
 /// can fetch nothing; returns its standard output.
@@ -27,18 +22,8 @@ fn headless(url: &str, extra: &[&str]) -> String {
     let output = Command::new("timeout")
         .arg("120")
         .arg(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--window-size=1500,1000",
-        ])
+        .args(HEADLESS)
+        .args(["--host-resolver-rules=MAP * ~NOTFOUND", "--window-size=1500,1000"])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(extra)
         .arg(url)

@@ -10,6 +10,8 @@
 
 #[path = "common/cdp.rs"]
 mod cdp;
+#[path = "common/chromium.rs"]
+mod chromium;
 #[path = "common/server.rs"]
 mod server;
 

@@ -7,22 +7,12 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// The Chromium binary: `ELECT_CHROMIUM`, or Debian's.
-pub(crate) fn chromium() -> PathBuf {
-    let path = std::env::var_os("ELECT_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    assert!(
-        path.exists(),
-        "{} is missing: the browser test needs Chromium; run scripts/install-chromium (scripts/test does)",
-        path.display()
-    );
-    path
-}
+use crate::chromium::{HEADLESS, chromium};
 
 /// A headless Chromium with one page, driven over the DevTools protocol; killed when dropped.
 pub(crate) struct Browser {
@@ -37,15 +27,8 @@ impl Browser {
     pub(crate) fn open(url: &str) -> Self {
         let profile = tempfile::tempdir().unwrap();
         let mut child = Command::new(chromium())
+            .args(HEADLESS)
             .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
                 "--hide-scrollbars",
                 // Every name maps to nothing but the loopback address the server listens on.
                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
