@@ -131,6 +131,8 @@ impl Process for ChangRobertsProcess {
     type Timer = ();
     type Durable = ();
 
+    // Inlined into the simulator's loop: a ring algorithm's every step is a message.
+    #[inline]
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, _from: Port, msg: Msg) {
         match msg {
             Msg::Token { id } => self.on_token(cx, id),

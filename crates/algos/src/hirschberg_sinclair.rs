@@ -139,6 +139,8 @@ impl Process for HirschbergSinclairProcess {
     type Timer = ();
     type Durable = ();
 
+    // Inlined into the simulator's loop: a ring algorithm's every step is a message.
+    #[inline]
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
         self.wake(cx);
         match msg {

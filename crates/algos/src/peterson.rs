@@ -113,6 +113,8 @@ impl Process for PetersonProcess {
     type Timer = ();
     type Durable = ();
 
+    // Inlined into the simulator's loop: a ring algorithm's every step is a message.
+    #[inline]
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, _from: Port, msg: Msg) {
         self.wake(cx);
         match (self.role, msg) {

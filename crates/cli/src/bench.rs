@@ -4,6 +4,11 @@
 //! machine). Single runs use one core; the sweep scenarios compare one thread with every core; the checker's
 //! scenarios use every core, and count its transitions as deliveries (each is one delivery). Each scenario runs
 //! in a child process of its own, so its peak memory (the resident high-water mark, `VmHWM`) is its own.
+//!
+//! Beside each single run (and the one-thread sweep), the bench runs the bare event loop
+//! ([`elect_sim::bare_event_loop`]): as many deliveries through the simulator's queue, of events of the same
+//! shape, with a handler that only forwards. Its rate is what this machine does with the queue alone, and the
+//! scenario's rate is printed as a fraction of it.
 
 use std::fs;
 use std::io::{self, Write};
@@ -139,6 +144,10 @@ struct Measurement {
     states: Option<u64>,
     seconds: f64,
     deliveries_per_second: f64,
+    /// The bare event loop's rate on this machine: as many deliveries through the simulator's queue with a
+    /// handler that only forwards ([`elect_sim::bare_event_loop`]). Single runs and the one-thread sweep only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bare_loop_per_second: Option<f64>,
     peak_rss_mib: Option<f64>,
 }
 
@@ -210,6 +219,18 @@ fn measure(s: &Scenario, repeat: u32) -> anyhow::Result<Measurement> {
         }
     }
     let (seconds, Counts { messages, delivered, states, threads }) = best.expect("at least one run");
+    // Read before the bare loop runs, whose queue is not the scenario's memory.
+    let peak_rss_mib = peak_rss_mib();
+    let bare_loop_per_second = bare_loop_processes(&s.work).map(|processes| {
+        let fastest = (0..repeat.max(1))
+            .map(|_| {
+                let start = Instant::now();
+                std::hint::black_box(elect_sim::bare_event_loop(processes, delivered));
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min);
+        delivered as f64 / fastest
+    });
     Ok(Measurement {
         scenario: s.name.to_owned(),
         describe: s.describe.to_owned(),
@@ -219,8 +240,20 @@ fn measure(s: &Scenario, repeat: u32) -> anyhow::Result<Measurement> {
         states,
         seconds,
         deliveries_per_second: delivered as f64 / seconds,
-        peak_rss_mib: peak_rss_mib(),
+        bare_loop_per_second,
+        peak_rss_mib,
     })
+}
+
+/// How many processes the bare event loop of `work` forwards among: a single run's; for the one-thread sweep, a
+/// ring of 4,096 (its runs range from 8 to 131,072 processes). `None` where a bare loop says nothing: a sweep on
+/// several threads, or the model checker, whose steps are not queue events.
+fn bare_loop_processes(work: &Work) -> Option<u32> {
+    match work {
+        Work::Single(config) => u32::try_from(config().nodes).ok(),
+        Work::Sweep(Some(1)) => Some(4096),
+        Work::Sweep(_) | Work::Check(_) => None,
+    }
 }
 
 /// Runs scenario `name` in a child process and reads its measurement.
@@ -266,9 +299,19 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
         serde_json::to_writer_pretty(&mut out, &results)?;
         writeln!(out)?;
     } else {
-        let mut table =
-            Table::new(vec!["SCENARIO", "THREADS", "DELIVERED", "STATES", "SECONDS", "DELIVERIES/S", "PEAK RSS"]);
+        let mut table = Table::new(vec![
+            "SCENARIO",
+            "THREADS",
+            "DELIVERED",
+            "STATES",
+            "SECONDS",
+            "DELIVERIES/S",
+            "BARE LOOP/S",
+            "OF BARE",
+            "PEAK RSS",
+        ]);
         for m in &results {
+            let bare = m.bare_loop_per_second;
             table.row(vec![
                 m.scenario.clone(),
                 m.threads.to_string(),
@@ -276,6 +319,8 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
                 m.states.map_or_else(|| "-".to_owned(), |s| s.to_string()),
                 format!("{:.3}", m.seconds),
                 format!("{:.1} M", m.deliveries_per_second / 1e6),
+                bare.map_or_else(|| "-".to_owned(), |b| format!("{:.1} M", b / 1e6)),
+                bare.map_or_else(|| "-".to_owned(), |b| format!("{:.0}%", 100.0 * m.deliveries_per_second / b)),
                 m.peak_rss_mib.map_or_else(|| "n/a".to_owned(), |mib| format!("{mib:.1} MiB")),
             ]);
         }

@@ -366,6 +366,17 @@ fn the_checkers_benchmark_reports_its_states() {
     assert_eq!(code, 0, "{v}");
     // One order of Chang-Roberts's 65 messages on a descending ring of 10.
     assert_eq!((v[0]["states"].as_u64(), v[0]["delivered"].as_u64()), (Some(66), Some(65)), "{v}");
+    // The checker's steps are not queue events: no bare loop beside them.
+    assert!(v[0].get("bare_loop_per_second").is_none(), "{v}");
+}
+
+#[test]
+fn a_simulator_benchmark_reports_the_bare_event_loop_beside_it() {
+    let (code, v) = json(&["bench", "--scenario", "bully-w2", "--repeat", "1", "--json"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v[0]["delivered"].as_u64(), Some(998_000), "{v}");
+    let bare = v[0]["bare_loop_per_second"].as_f64().expect("a bare loop rate");
+    assert!(bare.is_finite() && bare > 0.0, "{v}");
 }
 
 #[test]

@@ -146,6 +146,10 @@ pub struct Sim<A: Algorithm> {
     queue: EventQueue<Ev<Msg<A>, TimerOf<A>>>,
     /// The delay is constant: deliveries go to the queue's FIFO ([`Self::queue_message`]).
     steady: bool,
+    /// The run is plain: a constant delay (this one), links that need no clock of their own, no moving nodes and
+    /// no trace. While the network is also perfect, a send is counted and queued, and nothing else
+    /// ([`Self::send`]). Set when the run begins.
+    plain: Option<u64>,
     /// Whether the processes' states are too large for the cache, so that the loop reads ahead ([`Self::warm`]).
     read_ahead: bool,
     timers: Timers<TimerOf<A>>,
@@ -194,6 +198,7 @@ impl<A: Algorithm> Sim<A> {
             effects: Vec::new(),
             queue: EventQueue::new(horizon(scenario.config.delay)).with_steady(MESSAGE),
             steady: matches!(scenario.config.delay, Delay::Constant(_)),
+            plain: None,
             read_ahead: !std::mem::needs_drop::<A::Process>()
                 && n.saturating_mul(std::mem::size_of::<A::Process>()) > READ_AHEAD_ABOVE,
             timers: Timers::new(rng(seed, Stream::Timers)),
@@ -268,6 +273,9 @@ impl<A: Algorithm> Sim<A> {
         self.begin();
         let budget = self.scenario.config.max_events;
         let until = self.scenario.config.until.unwrap_or(u64::MAX);
+        // The loop's own effects buffer, handed to each step it runs; steps run from elsewhere (faults, recoveries)
+        // use the field's.
+        let mut effects = std::mem::take(&mut self.effects);
         self.terminated = loop {
             if self.overflowed {
                 return Err(RunError::TimeOverflow(Time(self.now)));
@@ -286,11 +294,12 @@ impl<A: Algorithm> Sim<A> {
             if self.read_ahead && self.counters.events % WARM_BATCH == 0 {
                 self.warm();
             }
-            self.dispatch(event);
+            self.dispatch(event, &mut effects);
             if self.counters.events >= self.next_progress {
                 self.report_progress();
             }
         };
+        self.effects = effects;
         self.end();
         self.trace.take().map_or(Ok(()), Trace::finish).map_err(RunError::Trace)
     }
@@ -307,6 +316,9 @@ impl<A: Algorithm> Sim<A> {
                 // A state may straddle two cache lines: the next state's start lies in the second.
                 for p in self.procs.get(to..to + 2).unwrap_or_default() {
                     prefetch(p);
+                }
+                if let Some(up) = self.up.get(to) {
+                    prefetch(up);
                 }
             }
         }
@@ -345,6 +357,14 @@ impl<A: Algorithm> Sim<A> {
     }
 
     fn begin(&mut self) {
+        self.plain = match self.scenario.config.delay {
+            Delay::Constant(d)
+                if self.link_clock.is_empty() && self.trace.is_none() && self.scenario.config.mobility.is_none() =>
+            {
+                Some(d)
+            }
+            _ => None,
+        };
         let sc = &self.scenario;
         let initiators: Vec<NodeId> = (0..sc.len()).filter(|&i| sc.initiators[i]).map(|i| sc.ids[i]).collect();
         let header = Record::Run {
@@ -464,7 +484,7 @@ impl<A: Algorithm> Sim<A> {
         at_start
     }
 
-    fn dispatch(&mut self, event: Ev<Msg<A>, TimerOf<A>>) {
+    fn dispatch(&mut self, event: Ev<Msg<A>, TimerOf<A>>, effects: &mut Vec<EffectOf<A::Process>>) {
         match event {
             Ev::Deliver { to, port, id, msg } => {
                 let sender = |sim: &Self| sim.id(sim.scenario.graph.far_end(to, port).node);
@@ -494,7 +514,7 @@ impl<A: Algorithm> Sim<A> {
                         msg: &msg,
                     });
                 }
-                self.handle(to, Event::Message { from: Port(port), msg });
+                self.handle_with(to, Event::Message { from: Port(port), msg }, effects);
             }
             Ev::Timer { node, timer, seq } => {
                 if !self.timers.fire(node, timer, seq) {
@@ -502,7 +522,7 @@ impl<A: Algorithm> Sim<A> {
                 }
                 self.count_event();
                 self.record(Record::Timer { t: self.t(), node: self.id(node), timer: &timer });
-                self.handle(node, Event::Timer(timer));
+                self.handle_with(node, Event::Timer(timer), effects);
             }
             Ev::Command { node, cmd } => {
                 if !self.up[node as usize] {
@@ -510,7 +530,7 @@ impl<A: Algorithm> Sim<A> {
                 }
                 self.count_event();
                 self.record(Record::Command { t: self.t(), node: self.id(node), cmd });
-                self.handle(node, Event::Command(cmd));
+                self.handle_with(node, Event::Command(cmd), effects);
             }
             Ev::Fault(fault) => self.fault(fault),
         }
@@ -625,15 +645,23 @@ impl<A: Algorithm> Sim<A> {
 
     /// Runs one event at process `node` and carries out its effects (the driver contract, [`driver`]), then checks
     /// the properties if its status changed.
-    #[inline(always)]
     fn handle(&mut self, node: u32, event: EventOf<A::Process>) {
+        let mut effects = std::mem::take(&mut self.effects);
+        self.handle_with(node, event, &mut effects);
+        self.effects = effects;
+    }
+
+    /// [`Self::handle`] with the effects buffer `effects` (empty, and left empty).
+    #[inline(always)]
+    fn handle_with(&mut self, node: u32, event: EventOf<A::Process>, effects: &mut Vec<EffectOf<A::Process>>) {
         let before = self.procs[node as usize].status();
         let parent = self.trace.as_ref().map(|_| self.procs[node as usize].parent());
-        let mut effects = std::mem::take(&mut self.effects);
-        driver::handle(&mut self.procs[node as usize], Instant::from_ticks(self.now), event, &mut effects);
-        driver::carry_out(&mut At { sim: self, node }, &mut effects);
-        self.effects = effects;
+        driver::handle(&mut self.procs[node as usize], Instant::from_ticks(self.now), event, effects);
+        // Carrying out the effects leaves the process as it is, so its new status may be read first: the effects'
+        // stores then have time to reach the cache before they are read back (a wider read than the handler's
+        // writes waits for them otherwise).
         let after = self.procs[node as usize].status();
+        driver::carry_out(&mut At { sim: self, node }, effects);
         if after != before {
             self.changed(node, before, after);
         }
@@ -646,6 +674,9 @@ impl<A: Algorithm> Sim<A> {
         }
     }
 
+    /// Counts and queues a message sent now by `node` on `port`. In a plain run ([`Self::plain`]) that is all there
+    /// is to do; otherwise the network model decides its fate and the trace records it ([`Self::send_modelled`]).
+    #[inline(always)]
     fn send(&mut self, node: u32, port: Port, outgoing: Cow<'_, Msg<A>>) {
         let msg = &*outgoing;
         let end = self.scenario.graph.far_end(node, port.0);
@@ -654,6 +685,23 @@ impl<A: Algorithm> Sim<A> {
         counters.bits += 8 * postcard::experimental::serialized_size(msg).expect("messages serialize") as u64;
         counters.sent += 1;
         let id = counters.sent;
+        if let Some(delay) = self.plain
+            && self.network.is_perfect()
+        {
+            let at = self.later(delay);
+            if !self.overflowed {
+                let make = || Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() };
+                self.queue.push_steady_with(at, make);
+                return;
+            }
+        }
+        self.send_modelled(node, port, end, id, outgoing);
+    }
+
+    /// The rest of [`Self::send`] when the run is not plain: the message's fate, its arrival, its trace.
+    #[inline(never)]
+    fn send_modelled(&mut self, node: u32, port: Port, end: End, id: u64, outgoing: Cow<'_, Msg<A>>) {
+        let msg = &*outgoing;
         let mut fate = self.network.fate(node, end.node, &self.scenario.partitions);
         if self.mobile.as_ref().is_some_and(|m| !m.in_range(node, end.node)) {
             fate = Fate::Lost("out of range");
@@ -901,4 +949,44 @@ pub fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Pro
         delay_bound: scenario.delay_bound,
         diameter: scenario.known_diameter(),
     })
+}
+
+/// The simulator's event loop with nothing in it: `events` deliveries through the same queue, of the same events,
+/// under a constant delay of one tick, where each delivery only forwards its message to the next of `processes`
+/// processes on a ring (no process state, no counting, no properties). One message starts at each process. What
+/// `elect bench` measures beside each scenario, so that a simulator's rate can be read as a fraction of what the
+/// machine does with the queue alone. Returns a checksum of the deliveries, which the caller should use so that
+/// the loop is not optimized away.
+pub fn bare_event_loop(processes: u32, events: u64) -> u64 {
+    /// A message of the size of most ring algorithms' (a rank and a small header).
+    type Payload = [u64; 2];
+    let processes = processes.max(1);
+    let mut queue: EventQueue<Ev<Payload, ()>> = EventQueue::new(horizon(Delay::Constant(1))).with_steady(MESSAGE);
+    for to in 0..processes {
+        queue.push_steady(1, Ev::Deliver { to, port: 0, id: u64::from(to), msg: [u64::from(to), 0] });
+    }
+    let mut checksum = 0u64;
+    for sent in 0..events {
+        let Some(now) = queue.next_time() else { break };
+        let Ev::Deliver { to, port, msg, .. } = queue.take() else { continue };
+        checksum = checksum.wrapping_add(msg[0] ^ u64::from(port));
+        let next = if to + 1 == processes { 0 } else { to + 1 };
+        queue.push_steady_with(now + 1, || Ev::Deliver { to: next, port: 1, id: sent, msg: [msg[0], msg[1] + 1] });
+    }
+    checksum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bare_event_loop;
+
+    #[test]
+    fn the_bare_loop_delivers_exactly_the_events_asked_for_in_ring_order() {
+        // Three messages start on port 0 at processes 0, 1, 2 (0 + 1 + 2), then go round on port 1, so each adds
+        // its origin xor 1: 0 ^ 1, 1 ^ 1, 2 ^ 1, 0 ^ 1 for the next four.
+        let origins_on_port_1: u64 = [0u64, 1, 2, 0].iter().map(|origin| origin ^ 1).sum();
+        assert_eq!(bare_event_loop(3, 7), 3 + origins_on_port_1);
+        assert_eq!(bare_event_loop(3, 3), 3);
+        assert_eq!(bare_event_loop(1, 0), 0);
+    }
 }

@@ -49,6 +49,12 @@ impl Network {
         }
     }
 
+    /// Whether every message sent now is delivered once.
+    #[inline(always)]
+    pub(crate) fn is_perfect(&self) -> bool {
+        self.perfect
+    }
+
     fn refresh(&mut self) {
         self.perfect =
             self.down.is_empty() && self.partitions.is_empty() && !self.losses.any() && self.duplicate.is_never();

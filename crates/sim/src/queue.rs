@@ -87,15 +87,19 @@ impl<E> Default for Fifo<E> {
 
 impl<E: Default> Fifo<E> {
     fn len(&self) -> usize {
-        self.front.len() - self.head + self.middle.len() * BLOCK + self.back.len()
+        self.front.len() - self.head + self.middle.iter().map(Vec::len).sum::<usize>() + self.back.len()
     }
 
-    #[inline]
-    fn push_back(&mut self, event: E) {
-        if self.back.len() == BLOCK || self.back.capacity() == 0 {
+    /// Appends the event `make` builds, once there is room for it: built after the check, the event goes
+    /// straight to the block. Built before it, it would wait on the stack across the (rare) call that brings a
+    /// new block, and be copied from there in wider pieces than it was written, which stalls the copy until the
+    /// narrow stores reach the cache.
+    #[inline(always)]
+    fn push_back_with(&mut self, make: impl FnOnce() -> E) {
+        if self.back.len() == self.back.capacity() {
             self.next_back();
         }
-        self.back.push(event);
+        self.back.push(make());
     }
 
     /// The back block is full (or has no room yet): a spare block takes its place.
@@ -139,6 +143,66 @@ impl<E: Default> Fifo<E> {
     }
 }
 
+/// Times pushed in order, run-length encoded as (time, how many events in a row have it). The run being taken
+/// from and the run being added to are plain fields, so that taking and adding one time touch no deque: under a
+/// constant delay, the front run is one instant's deliveries and the back run the next instant's.
+#[derive(Default)]
+struct Runs {
+    /// The run times are taken from: its time and how many are left (none: no run).
+    front: (u64, u32),
+    /// Whole runs, between the front and the back.
+    middle: VecDeque<(u64, u32)>,
+    /// The run times are added to: its time and how many it has (none: no run).
+    back: (u64, u32),
+}
+
+impl Runs {
+    /// Adds `time`, no earlier than any added before.
+    #[inline(always)]
+    fn push(&mut self, time: u64) {
+        debug_assert!(self.back.1 == 0 || self.back.0 <= time, "steady events out of order");
+        if self.back.0 == time && self.back.1 > 0 && self.back.1 < u32::MAX {
+            self.back.1 += 1;
+        } else {
+            self.start_back(time);
+        }
+    }
+
+    #[cold]
+    fn start_back(&mut self, time: u64) {
+        if self.back.1 > 0 {
+            self.middle.push_back(self.back);
+        }
+        self.back = (time, 1);
+    }
+
+    /// The first time, without taking it.
+    #[inline(always)]
+    fn first(&mut self) -> Option<u64> {
+        if self.front.1 == 0 && !self.next_front() {
+            return None;
+        }
+        Some(self.front.0)
+    }
+
+    /// The front run is used up: the next run takes its place. Whether there is one.
+    #[cold]
+    fn next_front(&mut self) -> bool {
+        self.front = match self.middle.pop_front() {
+            Some(run) => run,
+            None => std::mem::take(&mut self.back),
+        };
+        self.front.1 > 0
+    }
+
+    /// Takes the first time, which [`Self::first`] has found.
+    #[inline(always)]
+    fn take(&mut self) {
+        debug_assert!(self.front.1 > 0, "a steady event has a time");
+        self.front.1 -= 1;
+    }
+}
+
 /// A monotone priority queue of events keyed by time and class, FIFO within a key.
 pub(crate) struct EventQueue<E> {
     /// No queued event is earlier than this.
@@ -157,9 +221,9 @@ pub(crate) struct EventQueue<E> {
     far_seq: u64,
     /// Events of one class pushed in time order ([`Self::push_steady`]): a plain FIFO, beside the wheel.
     steady: Fifo<E>,
-    /// The steady events' times, run-length encoded: (time, how many events in a row have it). Under a constant
-    /// delay most events share their time with many others, so the FIFO's entries need not carry it.
-    steady_times: VecDeque<(u64, u32)>,
+    /// The steady events' times, run-length encoded as [`Runs`]: under a constant delay most events share their
+    /// time with many others, so the FIFO's entries need not carry it.
+    steady_times: Runs,
     /// The class of the steady events.
     steady_class: usize,
     /// The (time, class) of the wheel's and far heap's earliest event, when known: `pop` compares it with the
@@ -185,7 +249,7 @@ impl<E: Default> EventQueue<E> {
             far: BinaryHeap::new(),
             far_seq: 0,
             steady: Fifo::default(),
-            steady_times: VecDeque::new(),
+            steady_times: Runs::default(),
             steady_class: CLASSES,
             wheel_first: None,
             from_steady: false,
@@ -209,14 +273,16 @@ impl<E: Default> EventQueue<E> {
     /// need no wheel: a FIFO keeps them, and `pop` merges it with the wheel by (time, class).
     #[inline]
     pub(crate) fn push_steady(&mut self, time: u64, event: E) {
+        self.push_steady_with(time, || event);
+    }
+
+    /// [`Self::push_steady`] with the event built by `make` once there is room for it ([`Fifo::push_back_with`]).
+    #[inline(always)]
+    pub(crate) fn push_steady_with(&mut self, time: u64, make: impl FnOnce() -> E) {
         debug_assert!(self.steady_class < CLASSES, "a queue without a steady class");
         debug_assert!(time >= self.now, "event at {time} pushed into the past ({})", self.now);
-        debug_assert!(self.steady_times.back().is_none_or(|&(last, _)| last <= time), "steady events out of order");
-        match self.steady_times.back_mut() {
-            Some((last, count)) if *last == time && *count < u32::MAX => *count += 1,
-            _ => self.steady_times.push_back((time, 1)),
-        }
-        self.steady.push_back(event);
+        self.steady_times.push(time);
+        self.steady.push_back_with(make);
     }
 
     /// Queues `event` at `time` (never earlier than the last popped event) in `class`.
@@ -263,7 +329,7 @@ impl<E: Default> EventQueue<E> {
     /// `Option`, for the reason [`Fifo`] gives.
     #[inline(always)]
     pub(crate) fn next_time(&mut self) -> Option<u64> {
-        if let Some(&(time, _)) = self.steady_times.front() {
+        if let Some(time) = self.steady_times.first() {
             let steady_first = self.near == 0 && self.far.is_empty() || {
                 let first = match self.wheel_first {
                     Some(first) => first,
@@ -304,11 +370,7 @@ impl<E: Default> EventQueue<E> {
     #[inline(always)]
     pub(crate) fn take(&mut self) -> E {
         if self.from_steady {
-            let run = self.steady_times.front_mut().expect("a steady event has a time");
-            run.1 -= 1;
-            if run.1 == 0 {
-                self.steady_times.pop_front();
-            }
+            self.steady_times.take();
             self.steady.take_front()
         } else {
             self.pop_slot((self.now & self.mask) as usize)
@@ -480,7 +542,7 @@ mod tests {
             for (pushes, pops) in ops {
                 for _ in 0..pushes {
                     next += 1;
-                    fifo.push_back(next);
+                    fifo.push_back_with(|| next);
                     reference.push_back(next);
                 }
                 peak = peak.max(reference.len());

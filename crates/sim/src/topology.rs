@@ -373,6 +373,8 @@ pub struct Graph {
     /// Whether links come and go (a mobile geometric graph): every other process then has a port, as on a
     /// complete graph, and the stored links are only those of the start.
     mobile: bool,
+    /// A ring whose ends are computed, not stored, and that does not move: [`Self::far_end`]'s fast path.
+    plain_ring: bool,
 }
 
 impl Graph {
@@ -427,7 +429,8 @@ impl Graph {
             TopologyKind::File(file) => Some(file.links.to_vec()),
         };
         let links = edges.map(|edges| Arc::new(Links::from_edges(n, &edges)));
-        Ok(Self { kind, n: n as u32, links, positions, mobile: false })
+        let plain_ring = matches!(kind, TopologyKind::Ring) && links.is_none();
+        Ok(Self { kind, n: n as u32, links, positions, mobile: false, plain_ring })
     }
 
     /// This geometric graph with moving nodes: a port to every other process, links that work while in range.
@@ -440,7 +443,7 @@ impl Graph {
                 "mobile networks give every node a port to every other; at most {MAX_COMPLETE_NODES} nodes"
             ));
         }
-        Ok(Self { mobile: true, ..self })
+        Ok(Self { mobile: true, plain_ring: false, ..self })
     }
 
     /// Whether links come and go.
@@ -512,7 +515,7 @@ impl Graph {
     #[inline]
     pub fn far_end(&self, i: u32, port: u32) -> End {
         // Rings first, inline: a ring algorithm's every send asks.
-        if !self.mobile && self.links.is_none() && matches!(self.kind, TopologyKind::Ring) && port < 2 {
+        if self.plain_ring && port < 2 {
             let n = self.n;
             return if port == 0 {
                 End { node: if i + 1 == n { 0 } else { i + 1 }, port: 1 }

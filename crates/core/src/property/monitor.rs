@@ -123,8 +123,17 @@ impl Monitor {
             return;
         }
         let live: Vec<usize> = (0..world.len()).filter(|&i| world.status(i).is_up()).collect();
-        let mut positions: Vec<(NodeId, usize)> = (0..world.len()).map(|i| (world.id(i), i)).collect();
-        positions.sort_unstable();
+        // Where each leader the live processes follow sits: one pass over the ids, for the few distinct leaders
+        // (usually one) rather than a sort of every id.
+        let mut positions: BTreeMap<NodeId, Option<usize>> = BTreeMap::new();
+        for leader in live.iter().filter_map(|&i| world.status(i).leader) {
+            positions.entry(leader).or_insert(None);
+        }
+        for i in 0..world.len() {
+            if let Some(position) = positions.get_mut(&world.id(i)) {
+                *position = Some(i);
+            }
+        }
         for &i in &live {
             let status = world.status(i);
             self.check_node(world, i, status, When::AtEnd, out);
@@ -301,11 +310,12 @@ impl Monitor {
         }
     }
 
-    /// The per-process "at end" conditions; `positions` maps ids to positions, sorted by id.
+    /// The per-process "at end" conditions; `positions` maps the leaders followed to their positions (none: no
+    /// process has that id).
     fn check_node_at_end(
         &mut self,
         world: &impl World,
-        positions: &[(NodeId, usize)],
+        positions: &BTreeMap<NodeId, Option<usize>>,
         me: NodeId,
         status: Status,
         out: &mut Vec<Violation>,
@@ -316,7 +326,7 @@ impl Monitor {
             }
             return;
         };
-        let position = positions.binary_search_by_key(&leader, |&(id, _)| id).ok().map(|k| positions[k].1);
+        let position = positions.get(&leader).copied().flatten();
         if position.is_none() && self.wants(Property::Validity, When::AtEnd) {
             self.report(out, Property::Validity, Some(me), format!("node {me} elected {leader}, which is no process"));
         }
