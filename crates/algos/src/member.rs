@@ -819,7 +819,8 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
             claim_ttl: t * self.config.claim_ttl,
             settle: t * self.config.settle,
             ask: t * 2 + Duration::TICK,
-            quorum: (setup.neighbors.len() + 1) / 2,
+            // With itself, a majority of the `n` members: `⌊n/2⌋` others, `⌈(n − 1)/2⌉`.
+            quorum: setup.neighbors.len().div_ceil(2),
             resign_hold: self.config.resign_hold,
             bug: self.config.bug,
         };
