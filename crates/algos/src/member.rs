@@ -28,8 +28,20 @@
 //!
 //! **Starting without an epoch.** A member that starts knowing no fencing epoch (`seen` is 0: a first start, or
 //! its state was lost) asks: it sends everybody an `announce` of `seen` 0, which every member that knows an epoch
-//! corrects, and grants itself nothing for a round trip, `2T + ε`, after which it has heard the highest epoch its
-//! reachable peers know. So a member whose state was lost never grants an epoch below one its peers hold.
+//! corrects, and grants itself nothing until a round trip, `2T + ε`, is over (by then it has heard the highest
+//! epoch its reachable peers know) *and* it has heard from enough of them that, with itself, they are a majority
+//! of the members (`⌊n/2⌋` others; every packet counts, since every packet carries its sender's `seen`). Until
+//! then it follows whoever its algorithm names, if that leader's grant is the newest it knows, but leads nobody.
+//!
+//! Why a majority, and not one peer or none: a member that lost its state knows nothing of the epochs granted
+//! before, its own included, so alone (or on the minority side of a partition) it would grant an epoch as low as
+//! `1.id`, below the cluster's, or equal to one it granted before it lost its state (two grants under one epoch).
+//! A majority is the smallest number of answers that guarantees something whatever the rest of the cluster
+//! does: every epoch that a majority of the members knew when they answered is known to one of those it heard
+//! (two majorities of the members share a member, and it is not the one that forgot), so its grant is above
+//! all of them. No rule can promise more, since a grant made on a minority side is known only there. The price:
+//! while it cannot hear a majority, a member without its state grants nothing (its peers, which kept theirs, may).
+//! With one member, the majority is itself.
 //!
 //! **Fencing epochs.** The algorithms' own epochs are not fencing tokens: the Invitation algorithm's group ids are
 //! unique but not ordered in time, and a restarted member may start over from a small number. So the member keeps
@@ -48,10 +60,14 @@
 //!   and the grant is the highest epoch it knows; otherwise it shows no leader (keeping the last epoch) and tells
 //!   the leader the higher epoch it knows.
 //! - A leader that hears of an epoch higher than its grant stops leading and grants itself a new epoch above it.
-//! - While the algorithm has two leaders at once, the newer grant wins: a leader that hears another member *claim*
-//!   a higher grant stops leading, and a member the algorithm makes leader grants itself nothing while another
-//!   member's claim is live. A claim is live until its claimer has been silent for the leader monitor's suspicion
-//!   time, `(heartbeat + 2)·T`, or says it no longer leads.
+//! - While the algorithm has two leaders at once, the stronger one's grant wins, as the algorithm's next election
+//!   would have it (it elects the strongest live member): a leader that hears a stronger member *claim* a higher
+//!   grant stops leading, and a member the algorithm makes leader grants itself nothing while a stronger member's
+//!   claim is live. A weaker member's higher claim (a straggler that led its side of a partition in a newer
+//!   epoch) is outbid at once instead, like any epoch above the grant: the stronger leader keeps leading, under an
+//!   epoch above the straggler's, and the straggler, hearing it, stops. Only the stronger of two leaders outbids
+//!   the other, so they never outbid each other in turn. A claim is live until its claimer has been silent for the
+//!   leader monitor's suspicion time, `(heartbeat + 2)·T`, or says it no longer leads.
 //!
 //! So the leadership a member shows never goes backwards, even across restarts, two grants never share an epoch,
 //! and every grant is higher than every grant its member heard of before. The member's grants are its elections:
@@ -240,6 +256,17 @@ pub struct Saved<D> {
     pub inner: Option<D>,
 }
 
+/// Where a member that started knowing no epoch stands with its question (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Asking {
+    /// It knew an epoch when it started, or has had its answers: it may grant.
+    Answered,
+    /// The round trip is not over.
+    Waiting,
+    /// The round trip is over, but it has not heard from enough members yet (`Kept::quorum`).
+    Short,
+}
+
 /// Whether the member takes part in elections.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Away {
@@ -266,6 +293,9 @@ struct Kept {
     settle: Duration,
     /// How long a member that starts knowing no epoch waits for answers: a round trip, `2T + ε`.
     ask: Duration,
+    /// How many other members a member that starts knowing no epoch must have heard from before it grants
+    /// anything: with itself, a majority of the members, `⌊n/2⌋`.
+    quorum: usize,
     resign_hold: Duration,
     bug: Option<Bug>,
 }
@@ -322,8 +352,9 @@ pub struct Member<A: Algorithm> {
     /// The algorithm names this member leader; `settled` once it has for the settling wait.
     leading: bool,
     settled: bool,
-    /// It started knowing no epoch, and waits for the answers to its question before it grants anything.
-    asking: bool,
+    /// Whether it started knowing no epoch and still waits for the answers to its question before it grants
+    /// anything.
+    asking: Asking,
     published: Leadership,
     away: Away,
     /// The algorithm's last durable state.
@@ -364,7 +395,7 @@ impl<A: Algorithm> Member<A> {
         &A::Process,
         (u32, u64, u64, u64, Option<u64>),
         (&BTreeMap<NodeId, (u64, bool)>, &BTreeMap<NodeId, u64>),
-        (bool, bool, bool, Leadership, Away),
+        (bool, bool, Asking, Leadership, Away),
         &Option<<A::Process as Process>::Durable>,
     ) {
         (
@@ -403,6 +434,11 @@ impl<A: Algorithm> Member<A> {
 
     fn peer(&self, port: Port) -> NodeId {
         self.setup.neighbors[port.index()].id
+    }
+
+    /// Whether member `peer` is stronger than this one.
+    fn stronger(&self, peer: NodeId) -> bool {
+        self.setup.neighbors.iter().any(|n| n.id == peer && n.rank > self.setup.rank)
     }
 
     fn saved(&self) -> Saved<<A::Process as Process>::Durable> {
@@ -470,7 +506,15 @@ impl<A: Algorithm> Member<A> {
             _ => None,
         };
         let leads = view == Some(me);
-        let rival = self.claims.values().filter(|&&(_, live)| live).map(|&(claim, _)| claim).max();
+        // Only the live claims of stronger members hold this member back: the algorithm elects the strongest live
+        // member, so while it has two leaders the stronger one keeps (or takes) the grant, and a weaker claim is
+        // outbid (it is above `seen`, so a grant below it is replaced at once, as any stale grant is).
+        let rival = self
+            .claims
+            .iter()
+            .filter(|&(&peer, &(_, live))| live && self.stronger(peer))
+            .map(|(_, &(claim, _))| claim)
+            .max();
         // A grant made over a stale epoch is replaced at once, whatever lower claims there are.
         let mut floor = 0;
         let mut ended = None;
@@ -496,7 +540,11 @@ impl<A: Algorithm> Member<A> {
         // A live rival's claim holds a grant back until it expires (its timer decides again); so does the
         // settling wait.
         let mut granted = None;
-        if leads && self.grant.is_none() && self.settled && !self.asking && rival.is_none_or(|r| r < floor) {
+        if self.asking == Asking::Short && self.heard.len() >= self.setup.quorum {
+            self.asking = Asking::Answered;
+        }
+        let answered = self.asking == Asking::Answered;
+        if leads && self.grant.is_none() && self.settled && answered && rival.is_none_or(|r| r < floor) {
             let g = match self.setup.bug {
                 Some(Bug::SameEpoch) if self.seen > 0 => self.seen,
                 _ => epoch::next(self.seen, me),
@@ -642,7 +690,7 @@ impl<A: Algorithm> Process for Member<A> {
         self.persist(cx);
         if self.seen == 0 {
             // It knows no epoch: it asks, and grants nothing until the answers had time to come back.
-            self.asking = true;
+            self.asking = Asking::Waiting;
             cx.set_timer(MemberTimer::Asked, Span::exactly(self.setup.ask));
             self.broadcast(cx, Body::Announce);
         }
@@ -691,7 +739,8 @@ impl<A: Algorithm> Process for Member<A> {
                 }
             }
             MemberTimer::Settle => self.settled = self.leading,
-            MemberTimer::Asked => self.asking = false,
+            MemberTimer::Asked if self.asking == Asking::Waiting => self.asking = Asking::Short,
+            MemberTimer::Asked => {}
             MemberTimer::Wake if self.away == Away::Resigned => return self.rejoin(cx),
             MemberTimer::Wake => return,
         }
@@ -770,6 +819,8 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
             claim_ttl: t * self.config.claim_ttl,
             settle: t * self.config.settle,
             ask: t * 2 + Duration::TICK,
+            // With itself, a majority of the `n` members: `⌊n/2⌋` others, `⌈(n − 1)/2⌉`.
+            quorum: setup.neighbors.len().div_ceil(2),
             resign_hold: self.config.resign_hold,
             bug: self.config.bug,
         };
@@ -786,7 +837,7 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
             heard: BTreeMap::new(),
             leading: false,
             settled: false,
-            asking: false,
+            asking: Asking::Answered,
             published: Leadership { leader: None, epoch: 0 },
             away: Away::Present,
             durable: None,
@@ -1110,9 +1161,16 @@ mod tests {
     /// Member `me` of the complete graph on A, B and C (its ports lead to the other two in the order of their ids),
     /// not started yet.
     fn build(me: NodeId, config: MemberConfig) -> Node {
+        build_among(me, &[A, B, C], config)
+    }
+
+    /// Member `me` of the complete graph on `members` (ids from 1 up, in order; its ports lead to the others in
+    /// the order of their ids), not started yet.
+    fn build_among(me: NodeId, members: &[NodeId], config: MemberConfig) -> Node {
         let ranking = Ranking::default();
-        let neighbors: Vec<Neighbor> = [A, B, C]
-            .into_iter()
+        let neighbors: Vec<Neighbor> = members
+            .iter()
+            .copied()
             .filter(|&id| id != me)
             .enumerate()
             .map(|(p, id)| Neighbor { port: Port(p as u32), id, rank: ranking.rank(id) })
@@ -1545,5 +1603,105 @@ mod tests {
         assert_eq!(sends(&effects), [(port(A, B), correction)]);
         // A sender that knows as much is not answered.
         assert_eq!(sends(&hear(&mut a, C, packet(ballot(5, C), None, Body::Announce))), []);
+    }
+
+    /// The algorithm's timer that makes it leader: a member's algorithm that hears from nobody elects itself.
+    const LEAD_ALONE: MemberTimer<Script> = MemberTimer::Inner { life: 0, timer: Script::Lead };
+
+    #[test]
+    fn a_member_that_lost_its_state_and_hears_nobody_grants_itself_nothing() {
+        // C lost its state and can reach no peer: its question goes unanswered.
+        let mut c = build(C, MemberConfig::new(2, HOLD));
+        step(&mut c, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
+        assert_eq!(step(&mut c, Event::Timer(MemberTimer::Asked)), [], "the round trip is over, with no answer");
+        // Its algorithm, alone, makes it leader and keeps it so: it would have granted itself 1.C, an epoch as low
+        // as they come (perhaps one it granted before it lost its state). It grants nothing, and shows no leader.
+        let effects = step(&mut c, Event::Timer(LEAD_ALONE));
+        assert_eq!(timers_set(&effects), [(MemberTimer::Settle, Span::exactly(T))]);
+        assert_eq!(elected(&step(&mut c, Event::Timer(MemberTimer::Settle))), []);
+        assert_eq!((c.grant(), c.leadership()), (None, Leadership { leader: None, epoch: 0 }));
+        assert_eq!(elected(&step(&mut c, Event::Timer(LEAD_ALONE))), [], "still nobody heard");
+        // B is reachable again: it has seen 6.A. With B, C is a majority of the three: it grants above 6.A.
+        assert_eq!(elected(&hear(&mut c, B, packet(ballot(6, A), None, Body::Announce))), [ballot(7, C)]);
+        assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: ballot(7, C) });
+    }
+
+    #[test]
+    fn a_member_that_lost_its_state_grants_only_once_it_heard_from_a_majority_and_the_round_trip_is_over() {
+        const D: NodeId = NodeId(4);
+        const E: NodeId = NodeId(5);
+        let five = [A, B, C, D, E];
+        // E, among five, lost its state: with itself, two others make a majority.
+        let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
+        let effects =
+            step(&mut e, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
+        assert_eq!(sends(&effects).len(), 4, "it asks all four others");
+        step(&mut e, Event::Timer(LEAD_ALONE));
+        step(&mut e, Event::Timer(MemberTimer::Settle));
+        // One answer (A has seen 3.B) within the round trip, then the round trip is over: not enough.
+        assert_eq!(elected(&hear(&mut e, A, packet(ballot(3, B), None, Body::Announce))), []);
+        assert_eq!(elected(&step(&mut e, Event::Timer(MemberTimer::Asked))), []);
+        assert_eq!(e.grant(), None);
+        // A second answer (B has seen 5.D): E grants above the highest epoch the two know.
+        assert_eq!(elected(&hear(&mut e, B, packet(ballot(5, D), None, Body::Announce))), [ballot(6, E)]);
+
+        // Two answers within the round trip are not enough either: the round trip must be over, so that every
+        // reachable member's answer is in.
+        let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
+        step(&mut e, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
+        step(&mut e, Event::Timer(LEAD_ALONE));
+        step(&mut e, Event::Timer(MemberTimer::Settle));
+        assert_eq!(elected(&hear(&mut e, A, packet(ballot(3, B), None, Body::Announce))), []);
+        assert_eq!(elected(&hear(&mut e, B, packet(ballot(2, B), None, Body::Announce))), []);
+        assert_eq!(elected(&hear(&mut e, C, packet(ballot(8, D), None, Body::Announce))), []);
+        assert_eq!(elected(&step(&mut e, Event::Timer(MemberTimer::Asked))), [ballot(9, E)]);
+
+        // A member that kept its state needs no answer at all, even alone.
+        let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
+        step(&mut e, Event::Start { restored: Some(Saved { incarnation: 4, seen: ballot(2, A), inner: None }) });
+        step(&mut e, Event::Timer(LEAD_ALONE));
+        assert_eq!(elected(&step(&mut e, Event::Timer(MemberTimer::Settle))), [ballot(3, E)]);
+    }
+
+    #[test]
+    fn a_stronger_leader_outbids_a_weaker_straggler_that_leads_under_a_newer_epoch() {
+        // C leads under 1.C. A was cut off, elected itself on its side under 2.A, and comes back claiming it.
+        let mut c = start(C, None);
+        assert_eq!(elected(&settle_as_leader(&mut c, B)), [ballot(1, C)]);
+        let effects = hear(&mut c, A, packet(ballot(2, A), Some(ballot(2, A)), Body::Announce));
+        // C keeps leading, at once under an epoch above A's (no gap, no election), durable before it is told,
+        // and tells everybody: A, hearing a stronger member's higher claim, stops.
+        let granted = ballot(3, C);
+        let mut expected = vec![
+            Effect::Persist(Saved { incarnation: 1, seen: granted, inner: None }),
+            Effect::Notify(Notice::Ended { epoch: ballot(1, C) }),
+            Effect::Notify(Notice::Elected { epoch: granted }),
+            Effect::Notify(Notice::Shows { leader: Some(C), epoch: granted }),
+        ];
+        expected.extend(
+            to_everybody(1, granted, Some(granted), Body::Announce)
+                .into_iter()
+                .map(|(to, msg)| Effect::Send { to, msg }),
+        );
+        let claim_life = Span::exactly(T * 4 + Duration::TICK);
+        expected.insert(0, Effect::SetTimer { timer: MemberTimer::Claim(port(C, A)), after: claim_life });
+        assert_eq!(effects, expected);
+        // A's claim, live or not, does not hold C back: a weaker member's claim never does.
+        let mut c = start(C, None);
+        hear(&mut c, A, packet(ballot(2, A), Some(ballot(2, A)), Body::Announce));
+        assert_eq!(elected(&settle_as_leader(&mut c, B)), [ballot(3, C)]);
+
+        // A, meanwhile, hears C's claim above its own: it stops, and grants nothing while C's claim is live, though
+        // its algorithm still names it leader.
+        let mut a = start(A, None);
+        assert_eq!(elected(&settle_as_leader(&mut a, B)), [ballot(1, A)]);
+        let effects = hear(&mut a, C, packet(ballot(3, C), Some(ballot(3, C)), Body::Announce));
+        let stopped = [Notice::Ended { epoch: ballot(1, A) }, Notice::Shows { leader: None, epoch: ballot(1, A) }];
+        assert_eq!(notices(&effects), stopped);
+        assert_eq!(a.grant(), None);
+        assert_eq!(elected(&hear(&mut a, B, says(Script::Lead))), []);
+        // Its algorithm follows C: so does A.
+        hear(&mut a, C, packet(ballot(3, C), Some(ballot(3, C)), Body::Algorithm(Script::Follow(C))));
+        assert_eq!(a.leadership(), Leadership { leader: Some(C), epoch: ballot(3, C) });
     }
 }

@@ -48,6 +48,16 @@
 //! which everybody joins, so that it can win. A process back from a crash does the same with the first newer
 //! epoch it hears of in any message, instead of joining an election that may be over.
 //!
+//! **A straggler ahead.** A straggler may also come back *ahead*: cut off from a stronger leader, it suspected
+//! that leader and elected itself on its side, in a newer epoch. When the two meet (on a complete graph), an
+//! election would only elect the stronger leader again, so none is held: the stronger leader, hearing the
+//! weaker one's heartbeat of a newer epoch, carries its leadership into the epoch after it (it keeps its
+//! instance of the algorithm, announces the epoch as a new election of its own, and beats at once). A follower
+//! whose leader beats in a newer epoch follows it there, keeping its instance too; the straggler and its
+//! followers adopt the stronger leader (above). A follower of a live leader stronger than the straggler ignores
+//! the straggler's heartbeats: its leader deals with them. So the cluster agrees again within a round trip,
+//! with no election; the new epoch is the stronger leader's own, unique to it and above both.
+//!
 //! **Answering stragglers.** A leader that receives a message of an older epoch than its own (a straggler's
 //! election, or the heartbeat of a leader that was cut off and still believes it leads) answers it at once with a
 //! heartbeat of its own epoch, so the straggler catches up (above) within a round trip rather than at the next
@@ -219,9 +229,9 @@ impl<M: Message> Message for MonitorMsg<M> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MonitorTimer<T> {
-    /// The algorithm's timer, armed in `epoch`.
+    /// The algorithm's timer, armed by the instance of the algorithm built in `epoch`.
     Inner {
-        /// The epoch it was armed in; it is ignored in any other.
+        /// The epoch the instance that armed it was built in; once the process has built another, it is ignored.
         epoch: u64,
         /// The algorithm's timer.
         timer: T,
@@ -320,6 +330,9 @@ pub struct Monitored<A: Algorithm> {
     catching_up: bool,
     /// The leader of this epoch, followed without taking part in its election (a straggler that caught up).
     adopted: Option<NodeId>,
+    /// The epoch the algorithm's instance was built in, which tags its timers: a leader that carries its
+    /// leadership into a newer epoch without an election, and its followers with it, keep their instances.
+    instance: u64,
     effects: Vec<EffectOf<A::Process>>,
 }
 
@@ -342,6 +355,7 @@ impl<A: Algorithm> Clone for Monitored<A> {
             waiting: self.waiting,
             catching_up: self.catching_up,
             adopted: self.adopted,
+            instance: self.instance,
             effects: Vec::new(),
         }
     }
@@ -354,7 +368,7 @@ impl<A: Algorithm> Monitored<A> {
         &self,
     ) -> (
         &A::Process,
-        (u64, Option<NodeId>, u64),
+        (u64, u64, Option<NodeId>, u64),
         (&BTreeSet<NodeId>, &BTreeSet<Port>),
         &VecDeque<Unacked<<A::Process as Process>::Msg>>,
         &Option<<A::Process as Process>::Durable>,
@@ -362,7 +376,14 @@ impl<A: Algorithm> Monitored<A> {
     ) {
         let flags = [self.beating, self.watching, self.waiting, self.catching_up];
         let known = (&self.dead, &self.links_down);
-        (&self.inner, (self.epoch, self.down, self.seq), known, &self.unacked, &self.durable, (flags, self.adopted))
+        (
+            &self.inner,
+            (self.epoch, self.instance, self.down, self.seq),
+            known,
+            &self.unacked,
+            &self.durable,
+            (flags, self.adopted),
+        )
     }
 
     /// This process heard of `epoch`, newer than its own, while catching up: it starts the round after it.
@@ -515,8 +536,10 @@ impl<A: Algorithm> Monitored<A> {
 
     /// An acknowledgement of a ring message of `epoch` arrived on `from`.
     fn on_hop_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64) {
-        if epoch != self.epoch {
-            return; // Messages of an epoch this process has left are no longer tracked.
+        if epoch < self.instance || epoch > self.epoch {
+            // Messages of an instance this process has left are no longer tracked. (Those its instance sent before
+            // it carried its leadership into a newer epoch still are.)
+            return;
         }
         if let Some(i) = self.unacked.iter().position(|u| u.port == from) {
             self.unacked.remove(i);
@@ -572,9 +595,9 @@ impl<A: Algorithm> Monitored<A> {
             match effect {
                 Effect::Send { to, msg } => self.send(cx, to, msg),
                 Effect::SetTimer { timer, after } => {
-                    cx.set_timer(MonitorTimer::Inner { epoch: self.epoch, timer }, after)
+                    cx.set_timer(MonitorTimer::Inner { epoch: self.instance, timer }, after)
                 }
-                Effect::CancelTimer { timer } => cx.cancel_timer(MonitorTimer::Inner { epoch: self.epoch, timer }),
+                Effect::CancelTimer { timer } => cx.cancel_timer(MonitorTimer::Inner { epoch: self.instance, timer }),
                 Effect::Persist(durable) => {
                     self.durable = Some(durable);
                     cx.persist((self.epoch, self.durable.clone()));
@@ -666,16 +689,34 @@ impl<A: Algorithm> Monitored<A> {
         cx.set_timer(MonitorTimer::Beat, Span::exactly(self.setup.heartbeat));
     }
 
+    /// The rank of process `id`, if it is a neighbour.
+    fn rank_of(&self, id: NodeId) -> Option<Rank> {
+        self.setup.neighbors.iter().find(|n| n.id == id).map(|n| n.rank)
+    }
+
+    /// Carries this process's leadership (or its following of a leader) into `epoch` without an election: the
+    /// algorithm's instance stays, only the epoch its messages carry changes, and it is made durable.
+    fn renumber(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        self.catching_up = false;
+        self.epoch = epoch;
+        self.down = None;
+        cx.persist((self.epoch, self.durable.clone()));
+    }
+
+    /// This leader heard the heartbeat of `epoch`, newer than its own, from a weaker leader (a straggler that led a
+    /// side of a partition, or a process that elected itself while it could not hear this one). An election would
+    /// elect this process again (the straggler won its side, this one is stronger), so it holds none: it carries
+    /// its leadership into the epoch after `epoch` and beats at once, and every process that hears it follows it
+    /// there (the straggler and its followers adopt it, its own followers carry on with it).
+    fn restamp(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        self.renumber(cx, epoch::next(epoch, self.setup.id));
+        cx.notify(Notice::Elected { epoch: self.epoch });
+        self.beat(cx);
+    }
+
     fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, seq: u64) {
         if epoch > self.epoch {
-            // The world moved on while this process was away (or the epoch it started lost to a newer one). That
-            // epoch's election is over: this process follows its leader if that leader is stronger (it would win
-            // again), and otherwise starts the next epoch rather than running its own election inside a decided
-            // one (two leaders would then share it).
-            if !self.relayed() && self.setup.neighbors[from.index()].rank > self.setup.rank {
-                return self.adopt(cx, epoch, from);
-            }
-            return self.catch_up(cx, epoch);
+            return self.on_newer_heartbeat(cx, from, epoch);
         }
         if epoch < self.epoch {
             return self.answer_stale(cx, from); // A leader cut off (or paused) that does not know it was replaced.
@@ -695,6 +736,41 @@ impl<A: Algorithm> Monitored<A> {
             cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout + self.stagger()));
         }
         self.relay(cx, from, &MonitorMsg::Heartbeat { epoch, seq });
+    }
+
+    /// A heartbeat of `epoch`, newer than this process's, arrived on `from`. The world moved on while this process
+    /// was away (or the epoch it started lost to a newer one), or a straggler that led on its own came back.
+    fn on_newer_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64) {
+        if !self.relayed() {
+            // On a complete graph the heartbeat comes from the leader of `epoch` itself.
+            let sender = self.setup.neighbors[from.index()];
+            let me = self.setup.rank;
+            let leader = self.view().leader;
+            if leader == Some(sender.id) && sender.rank > me && !self.beating {
+                // The leader it follows carried its leadership into a newer epoch: it follows it there.
+                self.renumber(cx, epoch);
+                self.seq = 1;
+                if self.watching {
+                    cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout + self.stagger()));
+                }
+                return;
+            }
+            if self.beating && sender.rank < me {
+                return self.restamp(cx, epoch);
+            }
+            if self.watching && leader.and_then(|l| self.rank_of(l)).is_some_and(|l| l > sender.rank) {
+                // It follows a live leader stronger than the sender: that leader carries its leadership above the
+                // sender's epoch when the two hear each other, and this process follows it then.
+                return;
+            }
+            if sender.rank > me {
+                // That epoch's election is over, and its leader would win again: follow it without an election.
+                return self.adopt(cx, epoch, from);
+            }
+        }
+        // Otherwise start the next epoch rather than run an election inside a decided one (two leaders would then
+        // share it).
+        self.catch_up(cx, epoch);
     }
 
     /// Leaves the current epoch for `epoch`, started because `down` failed (if it was), with a fresh instance of
@@ -717,6 +793,7 @@ impl<A: Algorithm> Monitored<A> {
         // Whoever started the epoch was alive then (a recovered process rejoins the ring this way).
         self.dead.remove(&epoch::starter(epoch));
         self.epoch = epoch;
+        self.instance = epoch;
         self.down = down;
         self.seq = 0;
         // What was sent in the old epoch is stale wherever it is, and the new election gets its own time.
@@ -766,6 +843,7 @@ impl<A: Algorithm> Process for Monitored<A> {
         match restored {
             Some((epoch, _)) => {
                 self.epoch = epoch;
+                self.instance = epoch;
                 self.catching_up = true;
             }
             None => {
@@ -815,10 +893,10 @@ impl<A: Algorithm> Process for Monitored<A> {
 
     fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Self::Timer) {
         match timer {
-            MonitorTimer::Inner { epoch, timer } if epoch == self.epoch => {
+            MonitorTimer::Inner { epoch, timer } if epoch == self.instance => {
                 self.run(cx, |p, cx| p.on_timer(cx, timer));
             }
-            MonitorTimer::Inner { .. } => {} // Armed in an epoch this process has left.
+            MonitorTimer::Inner { .. } => {} // Armed by an instance this process has left.
             MonitorTimer::Beat if self.beating => self.beat(cx),
             MonitorTimer::Watch if self.watching => {
                 self.watching = false;
@@ -942,6 +1020,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             waiting: false,
             catching_up: false,
             adopted: None,
+            instance: 0,
             effects: Vec::new(),
         }
     }

@@ -59,7 +59,7 @@ fn a_leader_that_resigns_hands_over_and_takes_over_again() {
 
 #[test]
 fn a_partition_and_a_one_way_fault_heal_into_one_leader() {
-    for name in ["member-partition", "member-one-way"] {
+    for name in ["member-partition", "member-one-way", "member-straggler"] {
         for algorithm in ["bully", "garcia-molina"] {
             let mut sim = scenario(name);
             sim.algorithm = algorithm.into();

@@ -282,7 +282,8 @@ impl Launch {
     ///
     /// A state file that is missing or damaged (it fails its checksum: truncated, torn, edited) is not trusted: a
     /// damaged one is set aside as `state.damaged`, and the member starts as one that lost its state: knowing no
-    /// epoch (so it asks its peers before it grants anything, `elect_algos::member`), in an incarnation above
+    /// epoch (so it asks its peers, and grants nothing until it has heard from a majority of the members with
+    /// itself, `elect_algos::member`), in an incarnation above
     /// `clock_ms`, the wall-clock time in milliseconds. Incarnations must outlive the file, and the clock is the
     /// one thing that does: every earlier incarnation of the member was numbered from an earlier start's clock
     /// (plus one per restart since, and restarts are more than a millisecond apart), so the new one is higher

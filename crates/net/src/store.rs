@@ -20,7 +20,7 @@
 //! A file that is missing, does not decode, or fails its checksum (truncated, torn by a disk that lied about
 //! `fsync`, or edited by hand) is not trusted: [`Store::load`] says which, and the runtime starts the member as one
 //! that lost its state (see `elect_algos::member`: a new incarnation its peers accept, and no grant until it has
-//! heard the highest epoch they know). A damaged file is kept beside the new one as `state.damaged`, for a
+//! heard the highest epoch they know, from a majority of the members with itself). A damaged file is kept beside the new one as `state.damaged`, for a
 //! post-mortem.
 
 use std::fs::{self, File};

@@ -1,6 +1,6 @@
 //! A member whose state file is deleted, truncated or edited while the cluster runs: it trusts nothing in it,
 //! comes back as an incarnation its peers accept, grants nothing below what they know, and is back within a
-//! second.
+//! second; alone, it grants nothing at all until a majority of the members (with itself) is back.
 
 mod common;
 
@@ -87,4 +87,42 @@ async fn a_member_whose_state_file_is_lost_or_damaged_rejoins_within_a_second_an
         assert!(after.epoch >= during.epoch, "{algorithm}: {after:?} after {during:?}");
         cluster.check_logs();
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_that_lost_its_state_and_hears_nobody_does_not_lead_under_a_low_epoch() {
+    let mut cluster = Cluster::start("bully", &ids(&[1, 2, 3])).await;
+    let agreed = cluster.agreed().await;
+    assert_eq!(agreed.leader, Some(NodeId(3)));
+    // Everybody stops; the strongest member's file is lost, and it comes back alone.
+    for id in ids(&[1, 2, 3]) {
+        cluster.kill(id).await;
+    }
+    let strongest = NodeId(3);
+    damage(&Store::open(&cluster.dir.path().join("3")).unwrap(), Damage::Delete);
+    cluster.restart(strongest).await;
+    let incarnation = cluster.nodes[&strongest].incarnation();
+    // Its algorithm, alone, makes it leader at once; knowing no epoch, it would grant itself 1.3, far below the
+    // cluster's. It grants nothing while it hears nobody: many round trips (2T = 40 ms) later, it still leads no one.
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(600) {
+        assert_eq!(cluster.leadership(strongest).leader, None, "alone, after {:?}", start.elapsed());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let grants = |cluster: &Cluster| {
+        cluster.logs[&strongest]
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|&&(inc, e)| inc == incarnation && matches!(e, elect_net::LeaderEvent::StartedLeading { .. }))
+            .count()
+    };
+    assert_eq!(grants(&cluster), 0);
+    // A member that kept its state comes back: with it, 3 is a majority, and it grants above every epoch before.
+    cluster.restart(NodeId(2)).await;
+    let after = cluster.agreed().await;
+    assert_eq!(after.leader, Some(strongest));
+    assert!(after.epoch > agreed.epoch, "{after:?} after {agreed:?}");
+    assert_eq!(grants(&cluster), 1);
+    cluster.check_logs();
 }

@@ -3,9 +3,9 @@
 
 mod common;
 
-use common::{config, run, run_ok, units};
+use common::{SharedBuf, config, run, run_ok, units};
 use elect_core::{NodeId, epoch};
-use elect_sim::{Delay, Ids, NodeAt, SimConfig, TopologyKind};
+use elect_sim::{Delay, Ids, NodeAt, SimConfig, TopologyKind, simulate};
 use proptest::prelude::*;
 
 /// `algorithm` as a member runs it.
@@ -133,6 +133,66 @@ fn a_resigning_leader_hands_over_and_follows_until_its_hold_is_over() {
             let after = resign(120);
             assert_eq!(after.leader, Some(NodeId(9)), "{}", after.reproduce);
         }
+    }
+}
+
+/// The JSON-lines trace of `cfg`'s run, with its report.
+fn traced(cfg: &SimConfig) -> (elect_sim::Report, Vec<serde_json::Value>) {
+    let buf = SharedBuf::default();
+    let report = simulate(cfg, Some(Box::new(buf.clone()))).unwrap();
+    let bytes = buf.0.lock().unwrap().clone();
+    let records = String::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (report, records)
+}
+
+#[test]
+fn members_cut_off_from_their_leader_come_back_without_an_election() {
+    // Three members; the leader 3 is elected at once. From 5 to 40 a partition holds:
+    // - 1 | 2,3: 1 suspects 3, elects itself on its side in a newer epoch and grants itself a fencing epoch above
+    //   3's; once the partition heals, 1 is a straggler *ahead* of the live, stronger leader;
+    // - 3 | 1,2: 2 takes over on the majority side; 3 leads alone, a stronger straggler behind.
+    // Either way the stronger leader (3) carries its leadership above the other's epoch when they meet: nobody
+    // holds an election, and 3 never stops leading.
+    for (partition, straggler) in [("1|2,3@5..40", 1), ("3|1,2@5..40", 2)] {
+        let cfg = config("bully", 3, |c| {
+            c.topology = Some(TopologyKind::Complete);
+            c.monitor = Some(2);
+            c.partitions.push(partition.parse().unwrap());
+            c.until = Some(units(100));
+        });
+        let (report, records) = traced(&cfg);
+        assert!(report.ok(), "{partition}: {:?}", report.properties.violations);
+        assert_eq!(report.leader, Some(NodeId(3)), "{partition}");
+        let healed = 40.0;
+        let at = |r: &serde_json::Value| r["t"].as_f64().unwrap();
+        let of = |r: &serde_json::Value, key: &str| r[key].as_str().map(str::to_owned);
+        // After the heal, only heartbeats and the members' announcements travel: no election, no join.
+        let sent_after: Vec<String> = records
+            .iter()
+            .filter(|r| of(r, "ev").as_deref() == Some("send") && at(r) >= healed)
+            .filter_map(|r| of(r, "kind"))
+            .collect();
+        assert!(!sent_after.is_empty());
+        assert!(
+            sent_after.iter().all(|k| k == "heartbeat" || k == "announce"),
+            "{partition}: an election after the heal: {sent_after:?}"
+        );
+        // 3 shows itself as leader from its first grant to the end, under epochs that only grow.
+        let notices = |node: u64, kind: &str| -> Vec<&serde_json::Value> {
+            records
+                .iter()
+                .filter(|r| of(r, "ev").as_deref() == Some("notice") && r["node"] == node)
+                .filter(|r| of(r, "notice").as_deref() == Some(kind))
+                .collect()
+        };
+        let shows = notices(3, "shows");
+        assert!(shows.iter().all(|r| r["leader"] == 3), "{partition}: 3 stopped leading: {shows:?}");
+        // The straggler's grant, made during the partition, is below 3's grant after the heal.
+        let straggler_grant = notices(straggler, "elected").last().unwrap()["epoch"].as_u64().unwrap();
+        let last = shows.last().unwrap();
+        assert!(at(last) > healed && last["epoch"].as_u64().unwrap() > straggler_grant, "{partition}: {last}");
+        let grants_after: Vec<_> = notices(3, "elected").into_iter().filter(|r| at(r) >= healed).collect();
+        assert_eq!(grants_after.len(), 1, "{partition}: one new grant: {grants_after:?}");
     }
 }
 
