@@ -17,8 +17,6 @@ mod explore;
 pub(crate) mod load;
 mod query;
 
-use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -31,12 +29,8 @@ use clap::Args;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
-use tokio::task::{AbortHandle, JoinSet};
 
 use crate::Outcome;
 use crate::limits;
@@ -255,34 +249,8 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
 
 /// Accepts connections for ever, each served by a task of its own; beyond [`MAX_CONNECTIONS`] the oldest is closed.
 async fn accept(listener: TcpListener, server: Arc<Server>) {
-    let mut connections = JoinSet::new();
-    let mut open: VecDeque<AbortHandle> = VecDeque::new();
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            // Out of file descriptors, or a connection reset before it was accepted: wait a little, go on.
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            continue;
-        };
-        while connections.try_join_next().is_some() {}
-        open.retain(|c| !c.is_finished());
-        while open.len() >= MAX_CONNECTIONS {
-            if let Some(oldest) = open.pop_front() {
-                oldest.abort();
-            }
-        }
-        let server = server.clone();
-        open.push_back(connections.spawn(async move {
-            let service = service_fn(move |request| {
-                let server = server.clone();
-                async move { Ok::<_, Infallible>(respond(request, server).await) }
-            });
-            let _ = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        }));
-    }
+    let limits = elect_net::HttpLimits { connections: MAX_CONNECTIONS, header_timeout: HEADER_TIMEOUT };
+    elect_net::serve_http(listener, limits, move |request| respond(request, server.clone())).await;
 }
 
 /// The response to one request.

@@ -50,6 +50,33 @@ pub(crate) struct Shared {
 
 /// Serves `listener` until the task is aborted (which aborts every connection with it).
 pub(crate) async fn serve(listener: TcpListener, shared: Shared) {
+    let limits = Limits { connections: MAX_CONNECTIONS, header_timeout: HEADER_TIMEOUT };
+    serve_bounded(listener, limits, move |request| {
+        let response = respond(&request, &shared);
+        async move { response }
+    })
+    .await;
+}
+
+/// How many connections an HTTP server keeps open, and how long a client may take to send a request's head.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The most connections open at once; a new one beyond it closes the oldest.
+    pub connections: usize,
+    /// How long a client may take to send a request's head.
+    pub header_timeout: Duration,
+}
+
+/// Serves HTTP/1.1 on `listener` with `handle` until the task is aborted (which aborts every connection with it):
+/// the loop of the members' endpoints and of `elect serve`. Every connection is served by a task of its own, the
+/// listener always accepts (a failed accept, out of file descriptors say, is retried a little later), and with
+/// `limits.connections` open the oldest is closed to make room for the newest, so idle or slow clients cannot hold
+/// the server back.
+pub async fn serve_bounded<H, F>(listener: TcpListener, limits: Limits, handle: H)
+where
+    H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
     let mut connections = JoinSet::new();
     // The open connections, oldest first.
     let mut open: VecDeque<AbortHandle> = VecDeque::new();
@@ -57,7 +84,6 @@ pub(crate) async fn serve(listener: TcpListener, shared: Shared) {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(e) => {
-                // Out of file descriptors, or a connection reset before it was accepted: wait a little, go on.
                 debug!(error = %e, "accept failed");
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
@@ -65,21 +91,21 @@ pub(crate) async fn serve(listener: TcpListener, shared: Shared) {
         };
         while connections.try_join_next().is_some() {}
         open.retain(|c| !c.is_finished());
-        while open.len() >= MAX_CONNECTIONS {
+        while open.len() >= limits.connections.max(1) {
             if let Some(oldest) = open.pop_front() {
                 debug!("too many HTTP connections: the oldest is closed");
                 oldest.abort();
             }
         }
-        let shared = shared.clone();
+        let handle = handle.clone();
         let connection = connections.spawn(async move {
             let service = service_fn(move |request| {
-                let response = respond(&request, &shared);
-                async move { Ok::<_, Infallible>(response) }
+                let response = handle(request);
+                async move { Ok::<_, Infallible>(response.await) }
             });
             let served = http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
+                .header_read_timeout(limits.header_timeout)
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
             if let Err(e) = served {

@@ -113,5 +113,6 @@ pub use auth::{ClusterKey, KeyError};
 pub use config::{ConfigError, DEFAULT_DELAY_BOUND, HostPort, NodeConfig, Peer, parse_peer, parse_peer_spec};
 pub use error::{NodeError, StartError};
 pub use fencing::{LeaderEvent, Leadership};
+pub use http::{Limits as HttpLimits, serve_bounded as serve_http};
 pub use node::Node;
 pub use stats::Stats;
