@@ -689,11 +689,8 @@ impl<A: Algorithm> Sim<A> {
             && self.network.is_perfect()
         {
             let at = self.later(delay);
-            if !self.overflowed {
-                let make = || Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() };
-                self.queue.push_steady_with(at, make);
-                return;
-            }
+            self.queue_message(at, || Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() });
+            return;
         }
         self.send_modelled(node, port, end, id, outgoing);
     }
@@ -716,7 +713,7 @@ impl<A: Algorithm> Sim<A> {
             Fate::Twice => {
                 self.counters.duplicated += 1;
                 let again = self.arrival(node, port);
-                self.queue_message(again, Ev::Deliver { to: end.node, port: end.port, id, msg: msg.clone() });
+                self.queue_message(again, || Ev::Deliver { to: end.node, port: end.port, id, msg: msg.clone() });
             }
             Fate::Lost(reason) => {
                 self.counters.lost += 1;
@@ -725,17 +722,18 @@ impl<A: Algorithm> Sim<A> {
                 return;
             }
         }
-        self.queue_message(at, Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() });
+        self.queue_message(at, || Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() });
     }
 
-    /// Queues a delivery: under a constant delay messages arrive in the order they are sent (time never goes
-    /// back), so they go to the queue's FIFO; otherwise to its wheel.
-    #[inline]
-    fn queue_message(&mut self, at: u64, event: Ev<Msg<A>, TimerOf<A>>) {
+    /// Queues the delivery `make` builds: under a constant delay messages arrive in the order they are sent (time
+    /// never goes back), so they go to the queue's FIFO, built once there is room for it
+    /// ([`EventQueue::push_steady_with`]); otherwise to its wheel.
+    #[inline(always)]
+    fn queue_message(&mut self, at: u64, make: impl FnOnce() -> Ev<Msg<A>, TimerOf<A>>) {
         if self.steady && !self.overflowed {
-            self.queue.push_steady(at, event);
+            self.queue.push_steady_with(at, make);
         } else {
-            self.queue.push(at, MESSAGE, event);
+            self.queue.push(at, MESSAGE, make());
         }
     }
 
