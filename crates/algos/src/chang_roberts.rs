@@ -109,6 +109,7 @@ pub struct ChangRobertsProcess {
 }
 
 impl ChangRobertsProcess {
+    #[inline]
     fn on_token(&mut self, cx: &mut Cx<'_, Self>, id: Rank) {
         if self.role == Role::Relay {
             cx.send(self.next, Msg::Token { id });

@@ -107,6 +107,7 @@ impl FranklinProcess {
         }
     }
 
+    #[inline]
     fn on_probe(&mut self, cx: &mut Cx<'_, Self>, side: usize, id: Rank, round: u32) {
         match self.role {
             Role::Asleep | Role::Winner => {}

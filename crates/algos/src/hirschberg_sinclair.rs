@@ -104,6 +104,7 @@ impl HirschbergSinclairProcess {
         }
     }
 
+    #[inline]
     fn on_probe(&mut self, cx: &mut Cx<'_, Self>, from: Port, id: Rank, phase: u32, hop: u32) {
         if id == self.me {
             if self.role != Role::Winner {
@@ -121,6 +122,7 @@ impl HirschbergSinclairProcess {
         // A weaker candidate's probe is swallowed.
     }
 
+    #[inline]
     fn on_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, id: Rank, phase: u32) {
         if id != self.me {
             cx.send(self.other(from), Msg::Reply { id, phase });

@@ -84,6 +84,7 @@ impl PetersonProcess {
         }
     }
 
+    #[inline]
     fn on_one(&mut self, cx: &mut Cx<'_, Self>, alias: Rank) {
         if alias == self.alias {
             self.role = Role::Announcer;
@@ -96,6 +97,7 @@ impl PetersonProcess {
         }
     }
 
+    #[inline]
     fn on_two(&mut self, cx: &mut Cx<'_, Self>, two: Rank) {
         // On FIFO links `two` always follows this phase's `one`.
         let Some(upstream) = self.upstream.take() else { return };

@@ -166,6 +166,10 @@ pub struct Sim<A: Algorithm> {
     trace: Option<Trace>,
     progress: Option<ProgressFn>,
     next_progress: u64,
+    /// The event count at which the loop next looks up from its work ([`Self::checkpoint`]): the budget, the next
+    /// progress report, the next read-ahead, or at once after a time overflow. One comparison per event instead of
+    /// one per concern.
+    check_at: u64,
     now: u64,
     /// The time of the last fault after time 0 (for the settling rule).
     last_fault: Option<u64>,
@@ -211,6 +215,7 @@ impl<A: Algorithm> Sim<A> {
             trace: None,
             progress: None,
             next_progress: PROGRESS_EVERY,
+            check_at: 0,
             now: 0,
             last_fault: None,
             stopped: false,
@@ -276,12 +281,14 @@ impl<A: Algorithm> Sim<A> {
         // The loop's own effects buffer, handed to each step it runs; steps run from elsewhere (faults, recoveries)
         // use the field's.
         let mut effects = std::mem::take(&mut self.effects);
+        self.check_at = 0;
         self.terminated = loop {
-            if self.overflowed {
-                return Err(RunError::TimeOverflow(Time(self.now)));
-            }
-            if self.counters.events >= budget {
-                break self.pending_work() == 0;
+            if self.counters.events >= self.check_at {
+                match self.checkpoint(budget) {
+                    Ok(None) => {}
+                    Ok(Some(terminated)) => break terminated,
+                    Err(e) => return Err(e),
+                }
             }
             let Some(time) = self.queue.next_time() else { break true };
             if time > until {
@@ -291,17 +298,36 @@ impl<A: Algorithm> Sim<A> {
             }
             self.now = time;
             let event = self.queue.take();
-            if self.read_ahead && self.counters.events % WARM_BATCH == 0 {
-                self.warm();
-            }
             self.dispatch(event, &mut effects);
-            if self.counters.events >= self.next_progress {
-                self.report_progress();
-            }
         };
         self.effects = effects;
         self.end();
         self.trace.take().map_or(Ok(()), Trace::finish).map_err(RunError::Trace)
+    }
+
+    /// What the loop looks at between events only now and then ([`Self::check_at`]), in this order: the progress
+    /// report due after the last event, a time overflow, the event budget (`Some(whether the run terminated)`),
+    /// and the read-ahead.
+    #[cold]
+    #[inline(never)]
+    fn checkpoint(&mut self, budget: u64) -> Result<Option<bool>, RunError> {
+        let events = self.counters.events;
+        if events >= self.next_progress {
+            self.report_progress();
+        }
+        if self.overflowed {
+            return Err(RunError::TimeOverflow(Time(self.now)));
+        }
+        if events >= budget {
+            return Ok(Some(self.pending_work() == 0));
+        }
+        let mut next = budget.min(self.next_progress);
+        if self.read_ahead {
+            self.warm();
+            next = next.min((events / WARM_BATCH + 1) * WARM_BATCH);
+        }
+        self.check_at = next;
+        Ok(None)
     }
 
     /// Asks for the state of the processes that receive the batch of messages after this one, so that their memory
@@ -343,6 +369,7 @@ impl<A: Algorithm> Sim<A> {
     fn later(&mut self, after: u64) -> u64 {
         self.now.checked_add(after).unwrap_or_else(|| {
             self.overflowed = true;
+            self.check_at = 0;
             self.now
         })
     }
