@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant as Clock;
-use tracing::{debug, info, trace, warn};
+use tracing::{debug, info, warn};
 
 use crate::auth::ClusterKey;
 use crate::error::NodeError;
@@ -315,7 +315,10 @@ impl<A: Algorithm> Runner<A> {
             return;
         }
         match t.socket.send_to(&t.out, addr).await {
-            Ok(_) => self.outlets.counters.sent(kind),
+            Ok(_) => {
+                self.outlets.counters.sent(kind);
+                debug!(%to, seq = t.seq, msg = ?envelope.msg, "sent");
+            }
             Err(e) => {
                 self.outlets.counters.send_error();
                 debug!(error = %e, %to, "send failed");
@@ -372,7 +375,7 @@ impl<A: Algorithm> Runner<A> {
         let from = envelope.from;
         self.outlets.counters.received(elect_core::Message::kind_index(&envelope.msg));
         self.outlets.board.contact(from);
-        trace!(%from, seq = envelope.seq, "packet");
+        debug!(%from, seq = envelope.seq, msg = ?envelope.msg, "received");
         self.step(Event::Message { from: port, msg: envelope.msg }).await
     }
 
@@ -383,6 +386,7 @@ impl<A: Algorithm> Runner<A> {
             self.timers.iter().filter(|&(_, d)| d.at <= now).min_by_key(|&(_, d)| d.at).map(|(&t, d)| (t, d.at))
         {
             self.timers.remove(&timer);
+            debug!(?timer, "timer");
             self.step(Event::Timer(timer)).await?;
         }
         Ok(())
