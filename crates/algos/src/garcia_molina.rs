@@ -35,6 +35,14 @@
 //!    announces itself elected. If a `new-coordinator` or `ready` fails or is refused, `i` gives up its claim
 //!    (`s := ELECTION, h := ⊥`) and runs Election again: a stronger process may have halted its members since.
 //!
+//! **Slow answers.** A weaker process whose `halt-ack` comes after the halt round closed was slow, not crashed (a
+//! real network or a busy machine exceeds `T` now and then): it obeyed the halt and waits for a coordinator. GM
+//! leaves it out of `Up`, halted, until its Timeout or the coordinator's Check finds it not NORMAL, and both hold
+//! a whole election again. Here the candidate appoints it on its own instead: `new-coordinator` as soon as its
+//! `halt-ack` arrives (if the candidate still holds its claim), and `ready` once it has accepted and `Up` has been
+//! released. These calls are outside the batches of `Up`: their answers are not waited for and decide nothing (a
+//! refusal means a stronger candidate halted it since, and will halt this one too).
+//!
 //! With `ready=false` (S004's simplified second phase) the coordinator becomes NORMAL once its
 //! `new-coordinator` calls succeed, and a process that accepts `new-coordinator` becomes NORMAL at once.
 //!
@@ -93,7 +101,8 @@
 //! probes every stronger id once before the strongest live one halts it (S004's cascade): at most
 //! `N(N−1)/2 + L(L−1)/2 + (N−1) + 5(L−1)` messages with `L` live processes (`3(L−1)` instead of `5(L−1)` with
 //! `ready=false`). A Check costs `(N − 1) + (L − 1)` messages, so totals grow with the length of a run; the bounds
-//! count the election's kinds only.
+//! count the election's kinds only. A slow process appointed on its own (above) gets the `new-coordinator` and
+//! `ready` calls that `Up` gets, so it costs what a process that answered in time costs.
 
 use std::str::FromStr;
 
@@ -388,6 +397,12 @@ pub struct GarciaMolinaProcess {
     pending: PortSet,
     /// `S(i).Up`: the weaker processes that obeyed this candidate's halt.
     up: PortSet,
+    /// The call number of this candidate's halts, which a `halt-ack` that comes after the halt round (from a slow
+    /// process, not a crashed one) still answers: see [`Self::appoint_late`].
+    halts: Option<u32>,
+    /// Processes that obeyed this candidate's halt too late for `Up` and accepted it as their coordinator while it
+    /// was still appointing `Up`: they get their `ready` when `Up` gets its own.
+    late: PortSet,
 }
 
 impl GarciaMolinaProcess {
@@ -499,7 +514,9 @@ impl GarciaMolinaProcess {
         self.coordinator = None;
         self.halted_by = Some((self.me, ballot));
         self.up.clear();
+        self.late.clear();
         self.begin(cx, Doing::Halting { ballot });
+        self.halts = Some(self.call);
         for p in 0..self.peers.len() {
             let port = Port(p as u32);
             if self.rank(port) < self.me {
@@ -542,8 +559,14 @@ impl GarciaMolinaProcess {
             let port = Port(p as u32);
             if self.up.contains(port) {
                 self.ask(cx, port, Msg::Ready { call: self.call, epoch: grant });
+            } else if self.late.contains(port)
+                && let Some(call) = self.halts
+            {
+                // Appointed late, outside the batch: its answer is not waited for.
+                cx.send(port, Msg::Ready { call, epoch: grant });
             }
         }
+        self.late.clear();
         if self.finished() {
             self.lead(cx);
         }
@@ -660,6 +683,9 @@ impl GarciaMolinaProcess {
     fn on_halt_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
         self.adopt(cx, epoch);
         if !self.answered(from, call, |d| matches!(d, Doing::Halting { .. })) {
+            if self.halts == Some(call) && !self.up.contains(from) {
+                self.appoint_late(cx, from, call);
+            }
             return;
         }
         self.up.insert(from);
@@ -668,8 +694,41 @@ impl GarciaMolinaProcess {
         }
     }
 
+    /// The grant this process holds as the coordinator it appointed itself (`c = i`, reorganizing or NORMAL).
+    fn claim(&self) -> Option<u64> {
+        self.coordinator.filter(|&(c, _)| c == self.me && self.mode != Mode::Election).map(|(_, grant)| grant)
+    }
+
+    /// The process at `from` obeyed this candidate's halt (call `call`), but its answer came after the halt round
+    /// closed: it was slow, not crashed, and waits, halted, for a coordinator. Leaving it out of the group would
+    /// leave it halted until its Timeout, or until the coordinator's Check finds it not NORMAL, and both elect
+    /// again from scratch; so the coordinator appoints it on its own (`new-coordinator`, then `ready` once `Up`
+    /// has been released), outside the batches of `Up`, whose answers alone decide the election.
+    fn appoint_late(&self, cx: &mut Cx<'_, Self>, from: Port, call: u32) {
+        if let Some(grant) = self.claim() {
+            cx.send(from, Msg::NewCoordinator { call, epoch: grant });
+        }
+    }
+
+    /// A process appointed late (call `call`) accepted this coordinator: it is released with `ready` at once, or,
+    /// while `Up` is still being appointed, with `Up`.
+    fn appointed_late(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32) {
+        let Some(grant) = self.claim() else { return };
+        if !self.ready || self.up.contains(from) {
+            return;
+        }
+        if self.doing == Doing::Appointing {
+            self.late.insert(from);
+        } else {
+            cx.send(from, Msg::Ready { call, epoch: grant });
+        }
+    }
+
     fn on_new_coordinator_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, accepted: bool) {
         if !self.answered(from, call, |d| d == Doing::Appointing) {
+            if accepted && self.halts == Some(call) {
+                self.appointed_late(cx, from, call);
+            }
             return;
         }
         if !accepted {
@@ -826,6 +885,8 @@ impl Algorithm for GarciaMolina {
             call: 0,
             pending: PortSet::new(ports),
             up: PortSet::new(ports),
+            halts: None,
+            late: PortSet::new(ports),
         }
     }
 

@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant as Clock;
-use tracing::{debug, info, trace, warn};
+use tracing::{debug, info, warn};
 
 use crate::auth::ClusterKey;
 use crate::error::NodeError;
@@ -121,6 +121,9 @@ pub(crate) struct Outlets {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Deadline {
     at: Clock,
+    /// How long after the step that armed it: the clock's deadline counts from the end of that step's writes and
+    /// sends ([`Runner::settle`]).
+    wait: std::time::Duration,
     pub(crate) tick: Instant,
 }
 
@@ -135,6 +138,8 @@ pub(crate) struct Runner<A: Algorithm> {
     /// The effect buffer, reused from step to step.
     effects: Vec<EffectOf<Member<A>>>,
     pub(crate) timers: BTreeMap<Timer<A>, Deadline>,
+    /// The timers the current step armed, whose deadlines count from the end of its writes and sends.
+    armed: Vec<Timer<A>>,
     /// Timer jitter, from a logged seed.
     rng: ChaCha8Rng,
     origin: Clock,
@@ -170,6 +175,7 @@ impl<A: Algorithm> Runner<A> {
             outlets,
             effects: Vec::new(),
             timers: BTreeMap::new(),
+            armed: Vec::new(),
             rng,
             origin: now,
             scripted: None,
@@ -253,6 +259,7 @@ impl<A: Algorithm> Runner<A> {
         let mut shell = Shell {
             now,
             timers: &mut self.timers,
+            armed: &mut self.armed,
             rng: &mut self.rng,
             pending: &mut self.pending,
             ops: &mut self.ops,
@@ -261,8 +268,12 @@ impl<A: Algorithm> Runner<A> {
         driver::carry_out(&mut shell, &mut self.effects);
     }
 
-    /// Performs what the last step queued, in order (a pending write before the next send, and at the end), then
-    /// publishes the member's leadership.
+    /// Performs what the last step queued, in order (a pending write before the next send, and at the end), starts
+    /// the clocks of the timers it armed, then publishes the member's leadership.
+    ///
+    /// A timer counts from the end of the step's writes and sends, not from its start: a write waits for the disk
+    /// (and, on a busy machine, for the scheduler), and a timer that guards the step's sends (an RPC's `2T + ε`)
+    /// must not run out before they have even left, or a live peer would be taken for a dead one.
     pub(crate) async fn settle(&mut self) -> Result<(), NodeError> {
         for op in std::mem::take(&mut self.ops) {
             match op {
@@ -272,6 +283,12 @@ impl<A: Algorithm> Runner<A> {
         }
         if let Some(saved) = self.pending.take() {
             self.write(saved).await?;
+        }
+        let now = Clock::now();
+        for timer in self.armed.drain(..) {
+            if let Some(deadline) = self.timers.get_mut(&timer) {
+                deadline.at = now + deadline.wait;
+            }
         }
         self.publish();
         Ok(())
@@ -315,7 +332,10 @@ impl<A: Algorithm> Runner<A> {
             return;
         }
         match t.socket.send_to(&t.out, addr).await {
-            Ok(_) => self.outlets.counters.sent(kind),
+            Ok(_) => {
+                self.outlets.counters.sent(kind);
+                debug!(%to, seq = t.seq, msg = ?envelope.msg, "sent");
+            }
             Err(e) => {
                 self.outlets.counters.send_error();
                 debug!(error = %e, %to, "send failed");
@@ -372,7 +392,7 @@ impl<A: Algorithm> Runner<A> {
         let from = envelope.from;
         self.outlets.counters.received(elect_core::Message::kind_index(&envelope.msg));
         self.outlets.board.contact(from);
-        trace!(%from, seq = envelope.seq, "packet");
+        debug!(%from, seq = envelope.seq, msg = ?envelope.msg, "received");
         self.step(Event::Message { from: port, msg: envelope.msg }).await
     }
 
@@ -383,6 +403,7 @@ impl<A: Algorithm> Runner<A> {
             self.timers.iter().filter(|&(_, d)| d.at <= now).min_by_key(|&(_, d)| d.at).map(|(&t, d)| (t, d.at))
         {
             self.timers.remove(&timer);
+            debug!(?timer, "timer");
             self.step(Event::Timer(timer)).await?;
         }
         Ok(())
@@ -448,11 +469,13 @@ async fn next_update(
 }
 
 /// The runtime as the host of the member's effects: a timer is a deadline drawn from its span with the member's
-/// seeded generator; sends are queued in order, each after a write of the durable state recorded before it, if any
-/// (a step that persists twice before a send writes once); notices are kept for the application.
+/// seeded generator (its clock starts once the step's writes and sends are done: [`Runner::settle`]); sends are
+/// queued in order, each after a write of the durable state recorded before it, if any (a step that persists twice
+/// before a send writes once); notices are kept for the application.
 struct Shell<'a, A: Algorithm> {
     now: Instant,
     timers: &'a mut BTreeMap<Timer<A>, Deadline>,
+    armed: &'a mut Vec<Timer<A>>,
     rng: &'a mut ChaCha8Rng,
     pending: &'a mut Option<Saved<Durable<A>>>,
     ops: &'a mut Vec<Op<A>>,
@@ -469,7 +492,9 @@ impl<A: Algorithm> Host<Member<A>> for Shell<'_, A> {
 
     fn set_timer(&mut self, timer: Timer<A>, after: Span) {
         let wait = after.draw(|range| self.rng.random_range(range));
-        self.timers.insert(timer, Deadline { at: Clock::now() + to_std(wait), tick: self.now + wait });
+        let at = Clock::now() + to_std(wait);
+        self.timers.insert(timer, Deadline { at, wait: to_std(wait), tick: self.now + wait });
+        self.armed.push(timer);
     }
 
     fn cancel_timer(&mut self, timer: Timer<A>) {

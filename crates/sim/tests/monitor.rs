@@ -197,6 +197,69 @@ fn members_cut_off_from_their_leader_come_back_without_an_election() {
 }
 
 #[test]
+fn a_member_whose_answer_comes_late_follows_the_new_coordinator_in_its_grant() {
+    // Garcia-Molina as members run it; the leader, 5, crashes and restarts again and again (as under `elect cluster
+    // --kill-leader`), on a network that is slower than the delay bound now and then (exponential delays, mean
+    // 0.4 T): a halted member's `halt-ack` sometimes reaches the candidate after its 2T + ε. Such a member obeyed the
+    // halt and waits for a coordinator; left out of the group, it would show no leader until its own timeouts or the
+    // coordinator's Check held another election (another grant: the first one skipped). The candidate appoints it
+    // when its answer comes, so after every crash every survivor shows the first grant, 4's.
+    const ROUNDS: u64 = 8;
+    let crash = |k: u64| 40 + 100 * k;
+    let mut late = 0;
+    for seed in 1..=12 {
+        let cfg = config("garcia-molina", 5, |c| {
+            c.topology = Some(TopologyKind::Complete);
+            c.monitor = Some(2);
+            c.seed = seed;
+            c.delay = Delay::Exp(units(2) / 5);
+            c.delay_bound = Some(units(1));
+            for k in 0..ROUNDS {
+                c.crashes.push(NodeAt { id: NodeId(5), at: units(crash(k)) });
+                c.recoveries.push(NodeAt { id: NodeId(5), at: units(crash(k) + 60) });
+            }
+            c.until = Some(units(crash(ROUNDS)));
+        });
+        let (report, records) = traced(&cfg);
+        assert!(report.ok(), "{:?}\nreproduce: {}", report.properties.violations, report.reproduce);
+        for k in 0..ROUNDS {
+            let (down, back) = (crash(k) as f64, (crash(k) + 60) as f64);
+            let within: Vec<&serde_json::Value> =
+                records.iter().filter(|r| (down..back).contains(&r["t"].as_f64().unwrap_or(-1.0))).collect();
+            let grant = within.iter().find(|r| r["ev"] == "notice" && r["notice"] == "elected");
+            let grant = grant.unwrap_or_else(|| panic!("seed {seed}, crash at {down}: no grant"));
+            assert_eq!(grant["node"], 4, "seed {seed}, crash at {down}: {grant}\nreproduce: {}", report.reproduce);
+            for member in 1..=4 {
+                let shown = within.iter().any(|r| {
+                    r["ev"] == "notice"
+                        && r["notice"] == "shows"
+                        && r["node"] == member
+                        && r["leader"] == 4
+                        && r["epoch"] == grant["epoch"]
+                });
+                assert!(
+                    shown,
+                    "seed {seed}, crash at {down}: member {member} never showed 4's first grant {grant}\nreproduce: {}",
+                    report.reproduce
+                );
+            }
+            // A `halt-ack` that came after the halt round: 4's `new-coordinator` to that member alone, under the
+            // call number of its halts.
+            let calls = |kind: &str| -> Vec<&serde_json::Value> {
+                within
+                    .iter()
+                    .filter(|r| r["ev"] == "send" && r["kind"] == kind && r["node"] == 4)
+                    .map(|r| &r["msg"]["body"]["algorithm"]["inner"]["msg"][kind]["call"])
+                    .collect()
+            };
+            let halts = calls("halt");
+            late += calls("new-coordinator").iter().filter(|&call| halts.contains(call)).count();
+        }
+    }
+    assert!(late > 0, "no answer came late: the runs do not test what they should");
+}
+
+#[test]
 fn epochs_name_who_started_them_and_grow() {
     let cfg = monitored("franklin", 3, |c| {
         c.crash_leader_at = vec![units(50)];
