@@ -21,8 +21,11 @@
 //! initiates it. A message of a newer epoch makes the receiver join that epoch (and initiate, so every process
 //! takes part in a re-election); a message of an older epoch is stale and dropped. When several processes notice
 //! a failure at once, the epoch of the one with the largest id wins and the others join it. The
-//! "I am the leader" notices carry the monitor's epoch, so P-Unique is judged per election. The epoch and the
-//! algorithm's own durable state are persisted together; a process that recovers starts a new epoch.
+//! "I am the leader" notices carry the monitor's epoch, so P-Unique is judged per election. The epoch is persisted
+//! whenever it changes; a process that recovers starts a new epoch, with a fresh instance of the algorithm. So the
+//! algorithm's own durable state is never read back, and is not written on its own: it is kept, and written with
+//! the epoch. (Written on its own, it would put a disk write in the way of every round of every election: a
+//! candidate's new ballot, each process that takes it; on a busy disk, one can outlast a timeout.)
 //!
 //! **Ring repair (S000, S001).** On a logical ring over a complete graph a process knows the ring order, and the
 //! monitor finds dead ring neighbours for the algorithm. Every message of the algorithm sent round the ring travels
@@ -598,10 +601,8 @@ impl<A: Algorithm> Monitored<A> {
                     cx.set_timer(MonitorTimer::Inner { epoch: self.instance, timer }, after)
                 }
                 Effect::CancelTimer { timer } => cx.cancel_timer(MonitorTimer::Inner { epoch: self.instance, timer }),
-                Effect::Persist(durable) => {
-                    self.durable = Some(durable);
-                    cx.persist((self.epoch, self.durable.clone()));
-                }
+                // Kept, not written: see the module documentation (epochs).
+                Effect::Persist(durable) => self.durable = Some(durable),
                 Effect::Notify(Notice::Elected { .. }) => cx.notify(Notice::Elected { epoch: self.epoch }),
                 Effect::Notify(notice) => cx.notify(notice),
             }
