@@ -31,10 +31,12 @@ fn damage(store: &Store, how: Damage) {
         }
         Damage::EditEpoch => {
             let bytes = std::fs::read(&path).unwrap();
-            let (stored, crc) = postcard::take_from_bytes::<Stored>(&bytes).unwrap();
+            let (stored, rest) = postcard::take_from_bytes::<Stored>(&bytes).unwrap();
             assert!(stored.seen > 1, "the member had seen an epoch: {stored:?}");
             let mut edited = postcard::to_allocvec(&Stored { seen: 1, ..stored }).unwrap();
-            edited.extend_from_slice(crc);
+            // The checksum as it was, and the padding that keeps the file's length.
+            edited.extend_from_slice(&rest[..4]);
+            edited.resize(bytes.len(), 0);
             std::fs::write(&path, edited).unwrap();
         }
     }
