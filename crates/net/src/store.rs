@@ -165,7 +165,10 @@ impl Store {
                 file.write_all(&bytes).map_err(io)?;
                 file.sync_data().map_err(io)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => self.replace(&bytes),
+            // Missing, or not writable in place (made read-only by hand): a new file replaces it, as before.
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied) => {
+                self.replace(&bytes)
+            }
             Err(source) => Err(io(source)),
         }
     }
