@@ -6,7 +6,7 @@
 //! (`fdatasync`): one write and one flush, with no file created, renamed or synced in the directory, and so no
 //! wait for the file system's journal, which a busy disk (a parallel build beside the member) holds up for tens
 //! of milliseconds. Any other write (the first, a state that needs more or fewer pages, a file of an earlier
-//! format) goes to a temporary file (`state.tmp.PID.N`, a name of its own, so that a write still running for a
+//! format, a file that cannot be opened for writing) goes to a temporary file (`state.tmp.PID.N`, a name of its own, so that a write still running for a
 //! member that was just stopped cannot take the file of the next one's), is flushed (`fsync`), renamed over
 //! `state`, and the directory is flushed too.
 //!
