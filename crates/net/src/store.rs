@@ -114,7 +114,7 @@ pub struct Store {
 impl Store {
     /// The store in `dir`, created if missing.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
-        fs::create_dir_all(dir).map_err(|source| StoreError::Io { path: dir.to_owned(), source })?;
+        fs::create_dir_all(dir).map_err(io(dir))?;
         Ok(Self { dir: dir.to_owned() })
     }
 
@@ -138,14 +138,14 @@ impl Store {
         match fs::read(&path) {
             Ok(bytes) => Ok(decode(&bytes).map_or_else(Loaded::Damaged, Loaded::Trusted)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Loaded::Missing),
-            Err(source) => Err(StoreError::Io { path, source }),
+            Err(source) => Err(io(&path)(source)),
         }
     }
 
     /// Moves a damaged state file aside, to `state.damaged` (replacing an older one), so that it can be looked at.
     pub fn set_aside(&self) -> Result<PathBuf, StoreError> {
         let aside = self.dir.join("state.damaged");
-        fs::rename(self.path(), &aside).map_err(|source| StoreError::Io { path: aside.clone(), source })?;
+        fs::rename(self.path(), &aside).map_err(io(&aside))?;
         Ok(aside)
     }
 
@@ -155,21 +155,20 @@ impl Store {
     pub fn save(&self, stored: &Stored) -> Result<(), StoreError> {
         let bytes = encode(stored);
         let path = self.path();
-        let io = |source| StoreError::Io { path: path.clone(), source };
         match OpenOptions::new().write(true).open(&path) {
             Ok(mut file) => {
-                if file.metadata().map_err(io)?.len() != bytes.len() as u64 {
+                if file.metadata().map_err(io(&path))?.len() != bytes.len() as u64 {
                     return self.replace(&bytes);
                 }
                 // A file opened for writing, without truncation, starts at offset 0.
-                file.write_all(&bytes).map_err(io)?;
-                file.sync_data().map_err(io)
+                file.write_all(&bytes).map_err(io(&path))?;
+                file.sync_data().map_err(io(&path))
             }
             // Missing, or not writable in place (made read-only by hand): a new file replaces it, as before.
             Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied) => {
                 self.replace(&bytes)
             }
-            Err(source) => Err(io(source)),
+            Err(source) => Err(io(&path)(source)),
         }
     }
 
@@ -179,10 +178,6 @@ impl Store {
         static WRITES: AtomicU64 = AtomicU64::new(0);
         let n = WRITES.fetch_add(1, Ordering::Relaxed);
         let tmp = self.dir.join(format!("state.tmp.{}.{n}", std::process::id()));
-        let io = |path: &Path| {
-            let path = path.to_owned();
-            move |source| StoreError::Io { path, source }
-        };
         let mut file = File::create(&tmp).map_err(io(&tmp))?;
         file.write_all(bytes).map_err(io(&tmp))?;
         file.sync_all().map_err(io(&tmp))?;
@@ -193,6 +188,12 @@ impl Store {
         File::open(&self.dir).and_then(|d| d.sync_all()).map_err(io(&self.dir))?;
         Ok(())
     }
+}
+
+/// The error of an I/O operation on `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
+    let path = path.to_owned();
+    move |source| StoreError::Io { path, source }
 }
 
 /// The bytes of a state file holding `stored`, in the current format.
@@ -218,14 +219,14 @@ fn decode(bytes: &[u8]) -> Result<Stored, String> {
             if bytes.len() % PAGE != 0 {
                 return Err(format!("{} bytes, not a whole number of pages: truncated or edited", bytes.len()));
             }
-            let (_, rest) = postcard::take_from_bytes::<Stored>(bytes).map_err(|e| e.to_string())?;
-            let split = bytes.len() - rest.len();
+            // The state ends where its encoding does; the checksum and the padding follow it.
+            let (stored, rest) = postcard::take_from_bytes::<Stored>(bytes).map_err(|e| e.to_string())?;
             let padding = rest.get(CRC_LEN..).ok_or("shorter than its checksum")?;
-            let body = checked(bytes, split)?;
+            checked(bytes, bytes.len() - rest.len())?;
             if padding.iter().any(|&b| b != 0) {
                 return Err("bytes after its checksum are not zero: edited".to_owned());
             }
-            body
+            return Ok(stored);
         }
         other => {
             return Err(format!(
