@@ -61,6 +61,40 @@ pub fn ceil_lg(n: u64) -> u64 {
     u64::from(n.max(1).next_power_of_two().trailing_zeros())
 }
 
+/// Set-ups for the unit tests of process wrappers.
+#[cfg(test)]
+pub(crate) mod testing {
+    use elect_core::{Duration, Neighbor, NodeId, Port, Ranking, Setup, Shape};
+
+    /// What `build` makes of process `me` of the complete graph on `members` (ids from 1 up, in order; its ports
+    /// lead to the others in the order of their ids), with the delay bound `t`.
+    pub(crate) fn on_complete_graph<P>(
+        me: NodeId,
+        members: &[NodeId],
+        t: Duration,
+        build: impl FnOnce(&Setup<'_>) -> P,
+    ) -> P {
+        let ranking = Ranking::default();
+        let neighbors: Vec<Neighbor> = members
+            .iter()
+            .copied()
+            .filter(|&id| id != me)
+            .enumerate()
+            .map(|(p, id)| Neighbor { port: Port(p as u32), id, rank: ranking.rank(id) })
+            .collect();
+        build(&Setup {
+            id: me,
+            rank: ranking.rank(me),
+            neighbors: &neighbors,
+            ring: None,
+            ring_order: &[],
+            shape: Shape::Complete,
+            delay_bound: Some(t),
+            diameter: Some(1),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

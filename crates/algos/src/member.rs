@@ -1014,7 +1014,7 @@ pub fn deployable(info: &Info) -> Result<(), String> {
 mod tests {
     use std::hash::DefaultHasher;
 
-    use elect_core::{Effect, Instant, Ranking};
+    use elect_core::{Effect, Instant};
 
     use super::*;
     use crate::algorithm::{Initiators, Showcase};
@@ -1167,24 +1167,7 @@ mod tests {
     /// Member `me` of the complete graph on `members` (ids from 1 up, in order; its ports lead to the others in
     /// the order of their ids), not started yet.
     fn build_among(me: NodeId, members: &[NodeId], config: MemberConfig) -> Node {
-        let ranking = Ranking::default();
-        let neighbors: Vec<Neighbor> = members
-            .iter()
-            .copied()
-            .filter(|&id| id != me)
-            .enumerate()
-            .map(|(p, id)| Neighbor { port: Port(p as u32), id, rank: ranking.rank(id) })
-            .collect();
-        Deployed::new(Scripted, config).build(&Setup {
-            id: me,
-            rank: ranking.rank(me),
-            neighbors: &neighbors,
-            ring: None,
-            ring_order: &[],
-            shape: Shape::Complete,
-            delay_bound: Some(T),
-            diameter: Some(1),
-        })
+        crate::testing::on_complete_graph(me, members, T, |setup| Deployed::new(Scripted, config).build(setup))
     }
 
     /// Member `me`, started from `restored`, past the question a member that knows no epoch asks at its start.

@@ -21,11 +21,20 @@
 //! initiates it. A message of a newer epoch makes the receiver join that epoch (and initiate, so every process
 //! takes part in a re-election); a message of an older epoch is stale and dropped. When several processes notice
 //! a failure at once, the epoch of the one with the largest id wins and the others join it. The
-//! "I am the leader" notices carry the monitor's epoch, so P-Unique is judged per election. The epoch is persisted
-//! whenever it changes; a process that recovers starts a new epoch, with a fresh instance of the algorithm. So the
-//! algorithm's own durable state is never read back, and is not written on its own: it is kept, and written with
-//! the epoch. (Written on its own, it would put a disk write in the way of every round of every election: a
-//! candidate's new ballot, each process that takes it; on a busy disk, one can outlast a timeout.)
+//! "I am the leader" notices carry the monitor's epoch, so P-Unique is judged per election.
+//!
+//! **Reserved rounds.** A process that recovers starts a new epoch, with a fresh instance of the algorithm, and
+//! that epoch must be above every epoch it was in before it crashed: one it started again would hold two elections
+//! under one epoch, and one it joined again with a fresh instance could elect a second leader in it. So the
+//! process keeps a durable *reservation*, a round beyond every round it has entered. Before it sends anything of
+//! an epoch whose round is beyond the reservation (including the `join` that announces it), it makes durable a
+//! reservation [`RESERVED_ROUNDS`] rounds further on; a process that recovers takes its reservation as its epoch,
+//! so the epoch it starts next is above all of them. One write covers that many rounds, so a re-election seldom
+//! waits for the disk (a write before an election's first message delays the whole election; on a busy disk, by
+//! milliseconds). A process that recovers skips the rest of its reserved rounds. The algorithm's own durable state
+//! is never read back (a recovered process starts a fresh instance), so it is not written at all. (Written, it
+//! would put a disk write in the way of every round of every election: a candidate's new ballot, each process that
+//! takes it; on a busy disk, one can outlast a timeout.)
 //!
 //! **Ring repair (S000, S001).** On a logical ring over a complete graph a process knows the ring order, and the
 //! monitor finds dead ring neighbours for the algorithm. Every message of the algorithm sent round the ring travels
@@ -92,6 +101,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Driver, Facts, Info, Measure, Needs};
 use crate::params::{ParamError, Params};
+
+/// How many rounds past the one it enters a process reserves with one write (see the module documentation).
+pub const RESERVED_ROUNDS: u64 = 16;
 
 /// The monitor's timing, in multiples of the delay bound `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -323,7 +335,8 @@ pub struct Monitored<A: Algorithm> {
     unacked: VecDeque<Unacked<<A::Process as Process>::Msg>>,
     /// Ring messages to itself, while every other process is dead (scratch space, empty between steps).
     alone: VecDeque<(bool, <A::Process as Process>::Msg)>,
-    durable: Option<<A::Process as Process>::Durable>,
+    /// The durable reservation: an epoch whose round is at least that of every epoch this process has entered.
+    reserved: u64,
     beating: bool,
     watching: bool,
     /// Waiting, without a leader, for an election to end.
@@ -352,7 +365,7 @@ impl<A: Algorithm> Clone for Monitored<A> {
             links_down: self.links_down.clone(),
             unacked: self.unacked.clone(),
             alone: VecDeque::new(),
-            durable: self.durable.clone(),
+            reserved: self.reserved,
             beating: self.beating,
             watching: self.watching,
             waiting: self.waiting,
@@ -374,7 +387,7 @@ impl<A: Algorithm> Monitored<A> {
         (u64, u64, Option<NodeId>, u64),
         (&BTreeSet<NodeId>, &BTreeSet<Port>),
         &VecDeque<Unacked<<A::Process as Process>::Msg>>,
-        &Option<<A::Process as Process>::Durable>,
+        u64,
         ([bool; 4], Option<NodeId>),
     ) {
         let flags = [self.beating, self.watching, self.waiting, self.catching_up];
@@ -384,7 +397,7 @@ impl<A: Algorithm> Monitored<A> {
             (self.epoch, self.instance, self.down, self.seq),
             known,
             &self.unacked,
-            &self.durable,
+            self.reserved,
             (flags, self.adopted),
         )
     }
@@ -601,8 +614,8 @@ impl<A: Algorithm> Monitored<A> {
                     cx.set_timer(MonitorTimer::Inner { epoch: self.instance, timer }, after)
                 }
                 Effect::CancelTimer { timer } => cx.cancel_timer(MonitorTimer::Inner { epoch: self.instance, timer }),
-                // Kept, not written: see the module documentation (epochs).
-                Effect::Persist(durable) => self.durable = Some(durable),
+                // Never read back: see the module documentation (reserved rounds).
+                Effect::Persist(_) => {}
                 Effect::Notify(Notice::Elected { .. }) => cx.notify(Notice::Elected { epoch: self.epoch }),
                 Effect::Notify(notice) => cx.notify(notice),
             }
@@ -696,12 +709,21 @@ impl<A: Algorithm> Monitored<A> {
     }
 
     /// Carries this process's leadership (or its following of a leader) into `epoch` without an election: the
-    /// algorithm's instance stays, only the epoch its messages carry changes, and it is made durable.
+    /// algorithm's instance stays, only the epoch its messages carry changes.
     fn renumber(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        self.reserve(cx, epoch);
         self.catching_up = false;
         self.epoch = epoch;
         self.down = None;
-        cx.persist((self.epoch, self.durable.clone()));
+    }
+
+    /// Makes sure `epoch`'s round is within the durable reservation, before anything of `epoch` is sent: if it is
+    /// beyond it, reserves [`RESERVED_ROUNDS`] rounds past it (one write).
+    fn reserve(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        if epoch::round(epoch) > epoch::round(self.reserved) {
+            self.reserved = epoch::of(epoch::round(epoch) + RESERVED_ROUNDS, self.setup.id);
+            cx.persist((self.reserved, None));
+        }
     }
 
     /// This leader heard the heartbeat of `epoch`, newer than its own, from a weaker leader (a straggler that led a
@@ -777,6 +799,7 @@ impl<A: Algorithm> Monitored<A> {
     /// Leaves the current epoch for `epoch`, started because `down` failed (if it was), with a fresh instance of
     /// the algorithm, which initiates.
     fn start_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>) {
+        self.reserve(cx, epoch);
         if self.beating {
             // A leader that moves on takes its followers along, rather than leaving them to suspect it.
             self.announce(cx, &MonitorMsg::Join { epoch, down });
@@ -787,6 +810,7 @@ impl<A: Algorithm> Monitored<A> {
     /// Enters `epoch` with a fresh instance of the algorithm, which initiates if `initiate` (and otherwise waits:
     /// a straggler that adopts the epoch's leader takes no part in its election).
     fn enter_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>, initiate: bool) {
+        self.reserve(cx, epoch);
         self.adopted = None;
         if let Some(d) = down.filter(|&d| d != self.setup.id) {
             self.dead.insert(d);
@@ -803,8 +827,6 @@ impl<A: Algorithm> Monitored<A> {
         self.waiting = false;
         cx.cancel_timer(MonitorTimer::Stall);
         self.inner = self.algorithm.build(&self.setup.setup());
-        self.durable = None;
-        cx.persist((self.epoch, None));
         let down: Vec<Port> = self.links_down.iter().copied().collect();
         self.run(cx, |p, cx| {
             p.on_start(cx, None);
@@ -835,21 +857,24 @@ impl<A: Algorithm> Hash for Monitored<A> {
 impl<A: Algorithm> Process for Monitored<A> {
     type Msg = MonitorMsg<<A::Process as Process>::Msg>;
     type Timer = MonitorTimer<<A::Process as Process>::Timer>;
-    /// The epoch, and the algorithm's durable state in it.
+    /// The reservation (see the module documentation), and a place for the algorithm's durable state, which is
+    /// no longer written (`None`; files written before hold the epoch and that state, and read the same).
     type Durable = (u64, Option<<A::Process as Process>::Durable>);
 
-    /// A recovering process restores its epoch; the driver's `Initiate` then starts the next one. Until it has
-    /// heard of the newest epoch and started the one after, it is catching up.
+    /// A recovering process takes its reservation as its epoch; the driver's `Initiate` then starts the next one,
+    /// above every epoch it was in. Until it has heard of the newest epoch and started the one after, it is
+    /// catching up. A process starting afresh reserves its first rounds.
     fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Self::Durable>) {
         match restored {
-            Some((epoch, _)) => {
-                self.epoch = epoch;
-                self.instance = epoch;
+            Some((reserved, _)) => {
+                self.epoch = reserved;
+                self.instance = reserved;
+                self.reserved = reserved;
                 self.catching_up = true;
             }
             None => {
                 self.catching_up = cx.now() > elect_core::Instant::ZERO;
-                cx.persist((self.epoch, None));
+                self.reserve(cx, epoch::of(1, self.setup.id));
                 self.run(cx, |p, cx| p.on_start(cx, None));
             }
         }
@@ -904,6 +929,7 @@ impl<A: Algorithm> Process for Monitored<A> {
                 let suspect = self.view().leader;
                 let epoch = epoch::next(self.epoch, self.setup.id);
                 // Everybody hears of the new epoch at once, and joins it rather than suspecting on its own.
+                self.reserve(cx, epoch);
                 self.announce(cx, &MonitorMsg::Join { epoch, down: suspect });
                 self.start_epoch(cx, epoch, suspect);
             }
@@ -1015,7 +1041,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             links_down: BTreeSet::new(),
             unacked: VecDeque::new(),
             alone: VecDeque::new(),
-            durable: None,
+            reserved: 0,
             beating: false,
             watching: false,
             waiting: false,
@@ -1076,5 +1102,108 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             }
         }
         bounds
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::driver;
+    use elect_core::{Effect, Event, EventOf};
+
+    use super::*;
+    use crate::bully::Bully;
+
+    type Node = Monitored<Bully>;
+    type Effects = Vec<EffectOf<Node>>;
+
+    const A: NodeId = NodeId(1);
+    const B: NodeId = NodeId(2);
+    const C: NodeId = NodeId(3);
+
+    /// Process `me` of Bully under the monitor on the complete graph on A, B and C, not started yet.
+    fn build(me: NodeId) -> Node {
+        let monitor = LeaderMonitor::new(Bully::from_params(&Params::default()).unwrap(), MonitorConfig::new(2, 1, 5));
+        crate::testing::on_complete_graph(me, &[A, B, C], Duration::from_ticks(1000), |setup| monitor.build(setup))
+    }
+
+    fn step(p: &mut Node, event: EventOf<Node>) -> Effects {
+        let mut effects = Vec::new();
+        driver::handle(p, Instant::ZERO, event, &mut effects);
+        effects
+    }
+
+    /// What the step made durable, in order.
+    fn persisted(effects: &Effects) -> Vec<u64> {
+        effects.iter().filter_map(|e| if let Effect::Persist((r, _)) = e { Some(*r) } else { None }).collect()
+    }
+
+    /// Whether the step's first effect that leaves the process (a send) comes after its last write.
+    fn written_before_sent(effects: &Effects) -> bool {
+        let last_write = effects.iter().rposition(|e| matches!(e, Effect::Persist(_)));
+        let first_send = effects.iter().position(|e| matches!(e, Effect::Send { .. }));
+        matches!((last_write, first_send), (Some(w), Some(s)) if w < s)
+    }
+
+    fn join(p: &mut Node, from: NodeId, epoch: u64) -> Effects {
+        let from = p.setup.neighbors.iter().find(|n| n.id == from).unwrap().port;
+        step(p, Event::Message { from, msg: MonitorMsg::Join { epoch, down: None } })
+    }
+
+    #[test]
+    fn one_write_reserves_the_rounds_ahead_and_a_process_writes_again_only_beyond_them() {
+        let mut b = build(B);
+        assert_eq!(persisted(&step(&mut b, Event::Start { restored: None })), [epoch::of(RESERVED_ROUNDS + 1, B)]);
+        let started = step(&mut b, Event::Command(Command::Initiate));
+        assert_eq!((b.epoch(), persisted(&started)), (epoch::of(1, B), vec![]), "round 1 is reserved");
+        assert!(started.iter().any(|e| matches!(e, Effect::Send { .. })), "its election starts at once");
+        // Joining epochs of other processes, up to the last reserved round, writes nothing.
+        assert!(persisted(&join(&mut b, C, epoch::of(5, C))).is_empty());
+        assert!(persisted(&join(&mut b, A, epoch::of(RESERVED_ROUNDS + 1, A))).is_empty());
+        // Beyond it, the next reservation is durable before anything of the new epoch leaves.
+        let beyond = join(&mut b, C, epoch::of(RESERVED_ROUNDS + 2, C));
+        assert_eq!(persisted(&beyond), [epoch::of(2 * RESERVED_ROUNDS + 2, B)]);
+        assert!(written_before_sent(&beyond), "{beyond:?}");
+        assert_eq!(b.epoch(), epoch::of(RESERVED_ROUNDS + 2, C));
+    }
+
+    #[test]
+    fn a_recovered_process_starts_above_every_epoch_it_was_in_and_reserves_before_it_tells_anyone() {
+        let mut b = build(B);
+        step(&mut b, Event::Start { restored: None });
+        step(&mut b, Event::Command(Command::Initiate));
+        join(&mut b, C, epoch::of(9, C));
+        let reserved = epoch::of(RESERVED_ROUNDS + 1, B);
+        // It crashes; its durable state is its reservation.
+        let mut again = build(B);
+        assert!(persisted(&step(&mut again, Event::Start { restored: Some((reserved, None)) })).is_empty());
+        assert!(again.epoch() >= epoch::of(9, C), "the epoch it shows does not go backwards");
+        let started = step(&mut again, Event::Command(Command::Initiate));
+        assert_eq!(again.epoch(), epoch::of(RESERVED_ROUNDS + 2, B), "above every round it reserved");
+        assert_eq!(persisted(&started), [epoch::of(2 * RESERVED_ROUNDS + 2, B)]);
+        assert!(written_before_sent(&started), "{started:?}");
+        // An epoch it may have been in before the crash is stale now.
+        assert!(persisted(&join(&mut again, C, epoch::of(RESERVED_ROUNDS + 1, C))).is_empty());
+        assert_eq!(again.epoch(), epoch::of(RESERVED_ROUNDS + 2, B));
+    }
+
+    #[test]
+    fn a_follower_that_suspects_its_leader_reserves_before_its_join_leaves() {
+        let mut a = build(A);
+        step(&mut a, Event::Start { restored: Some((epoch::of(RESERVED_ROUNDS, A), None)) });
+        step(&mut a, Event::Command(Command::Initiate));
+        let reserved = 2 * RESERVED_ROUNDS + 1;
+        assert_eq!(a.reserved, epoch::of(reserved, A));
+        // C, stronger, beats in the last reserved round: A follows it without an election, and without a write.
+        let from = a.setup.neighbors.iter().find(|n| n.id == C).unwrap().port;
+        let heartbeat = MonitorMsg::Heartbeat { epoch: epoch::of(reserved, C), seq: 1 };
+        assert!(persisted(&step(&mut a, Event::Message { from, msg: heartbeat })).is_empty());
+        assert_eq!(a.status().leader, Some(C));
+        // C falls silent: A starts the next round, beyond its reservation, and tells everybody.
+        let suspected = step(&mut a, Event::Timer(MonitorTimer::Watch));
+        assert_eq!(a.epoch(), epoch::of(reserved + 1, A));
+        assert_eq!(persisted(&suspected), [epoch::of(reserved + 1 + RESERVED_ROUNDS, A)]);
+        let first_send = suspected.iter().find(|e| matches!(e, Effect::Send { .. }));
+        assert!(matches!(first_send, Some(Effect::Send { msg: MonitorMsg::Join { .. }, .. })), "{suspected:?}");
+        assert!(written_before_sent(&suspected), "{suspected:?}");
     }
 }

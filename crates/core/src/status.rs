@@ -42,7 +42,12 @@ pub mod epoch {
 
     /// The epoch after `current`, started by `starter`.
     pub fn next(current: u64, starter: NodeId) -> u64 {
-        ((round(current) + 1) << 32) | u64::from(starter.0)
+        of(round(current) + 1, starter)
+    }
+
+    /// The epoch of `round` started by `starter`.
+    pub fn of(round: u64, starter: NodeId) -> u64 {
+        (round << 32) | u64::from(starter.0)
     }
 
     /// The election round of epoch `e`: epochs of one round belong to the same election.
@@ -71,6 +76,7 @@ pub mod epoch {
             assert!(a < b && round(a) == 1 && round(b) == 1 && starter(b) == NodeId(9));
             assert!(next(a, NodeId(1)) > b, "a later round beats any starter of an earlier one");
             assert_eq!(show(next(b, NodeId(3))), "2.3");
+            assert_eq!(of(2, NodeId(3)), next(b, NodeId(3)));
         }
     }
 }
