@@ -145,23 +145,25 @@ impl<E: Default> Fifo<E> {
 
 /// Times pushed in order, run-length encoded as (time, how many events in a row have it). The run being taken
 /// from and the run being added to are plain fields, so that taking and adding one time touch no deque: under a
-/// constant delay, the front run is one instant's deliveries and the back run the next instant's.
+/// constant delay, the front run is one instant's deliveries and the back run the next instant's. A count takes
+/// as much room as a time would beside it (a pair is padded to 16 bytes either way), so it never fills up.
 #[derive(Default)]
 struct Runs {
     /// The run times are taken from: its time and how many are left (none: no run).
-    front: (u64, u32),
+    front: (u64, u64),
     /// Whole runs, between the front and the back.
-    middle: VecDeque<(u64, u32)>,
-    /// The run times are added to: its time and how many it has (none: no run).
-    back: (u64, u32),
+    middle: VecDeque<(u64, u64)>,
+    /// The run times are added to: its time and how many it has (none: no run, whatever the time).
+    back: (u64, u64),
 }
 
 impl Runs {
-    /// Adds `time`, no earlier than any added before.
+    /// Adds `time`, no earlier than any added before. An empty back run at the same time simply becomes a run of
+    /// one, as [`Self::start_back`] would make it.
     #[inline(always)]
     fn push(&mut self, time: u64) {
         debug_assert!(self.back.1 == 0 || self.back.0 <= time, "steady events out of order");
-        if self.back.0 == time && self.back.1 > 0 && self.back.1 < u32::MAX {
+        if self.back.0 == time {
             self.back.1 += 1;
         } else {
             self.start_back(time);
@@ -375,6 +377,27 @@ impl<E: Default> EventQueue<E> {
         } else {
             self.pop_slot((self.now & self.mask) as usize)
         }
+    }
+
+    /// After [`Self::take`] removed an event of the steady FIFO, how many more of its events have that event's time
+    /// (none after an event of the wheel). They come next, before anything else queued, as long as nothing is
+    /// pushed at this time in an earlier class than theirs: [`Self::take_steady`] then removes them one by one,
+    /// with nothing to find first.
+    #[inline(always)]
+    pub(crate) fn steady_now(&self) -> u64 {
+        if self.from_steady { self.steady_times.front.1 } else { 0 }
+    }
+
+    /// Removes the next of the events [`Self::steady_now`] counted.
+    #[inline(always)]
+    pub(crate) fn take_steady(&mut self) -> E {
+        debug_assert!(self.from_steady, "a steady event comes next");
+        debug_assert!(
+            self.wheel_first.is_none_or(|first| first > (self.now, self.steady_class)),
+            "nothing else comes before the steady FIFO's events at this time"
+        );
+        self.steady_times.take();
+        self.steady.take_front()
     }
 
     /// The (time, class) of the wheel's (and far heap's) earliest event.
