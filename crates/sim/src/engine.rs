@@ -147,9 +147,12 @@ pub struct Sim<A: Algorithm> {
     /// The delay is constant: deliveries go to the queue's FIFO ([`Self::queue_message`]).
     steady: bool,
     /// The run is plain: a constant delay (this one), links that need no clock of their own, no moving nodes and
-    /// no trace. While the network is also perfect, a send is counted and queued, and nothing else
-    /// ([`Self::send`]). Set when the run begins.
+    /// no trace. Set when the run begins.
     plain: Option<u64>,
+    /// The run is plain ([`Self::plain`], this delay), the network is perfect now and time has not overflowed: a
+    /// send is counted and queued to the FIFO, and nothing else ([`Self::send`]). Kept up to date where any of
+    /// the three changes ([`Self::refresh_express`]), so that a send asks once.
+    express: Option<u64>,
     /// Whether the processes' states are too large for the cache, so that the loop reads ahead ([`Self::warm`]).
     read_ahead: bool,
     timers: Timers<TimerOf<A>>,
@@ -203,6 +206,7 @@ impl<A: Algorithm> Sim<A> {
             queue: EventQueue::new(horizon(scenario.config.delay)).with_steady(MESSAGE),
             steady: matches!(scenario.config.delay, Delay::Constant(_)),
             plain: None,
+            express: None,
             read_ahead: !std::mem::needs_drop::<A::Process>()
                 && n.saturating_mul(std::mem::size_of::<A::Process>()) > READ_AHEAD_ABOVE,
             timers: Timers::new(rng(seed, Stream::Timers)),
@@ -380,6 +384,7 @@ impl<A: Algorithm> Sim<A> {
     fn later(&mut self, after: u64) -> u64 {
         self.now.checked_add(after).unwrap_or_else(|| {
             self.overflowed = true;
+            self.express = None;
             self.check_at = 0;
             self.now
         })
@@ -403,6 +408,7 @@ impl<A: Algorithm> Sim<A> {
             }
             _ => None,
         };
+        self.refresh_express();
         let sc = &self.scenario;
         let initiators: Vec<NodeId> = (0..sc.len()).filter(|&i| sc.initiators[i]).map(|i| sc.ids[i]).collect();
         let header = Record::Run {
@@ -574,6 +580,11 @@ impl<A: Algorithm> Sim<A> {
         }
     }
 
+    /// Re-decides [`Self::express`].
+    fn refresh_express(&mut self) {
+        self.express = self.plain.filter(|_| self.network.is_perfect() && !self.overflowed);
+    }
+
     fn count_event(&mut self) {
         self.counters.event(self.now);
     }
@@ -599,6 +610,7 @@ impl<A: Algorithm> Sim<A> {
             Fault::Link(k, down) => {
                 let directed = self.scenario.link_faults[k].directed.clone();
                 self.network.set_links(&directed, down);
+                self.refresh_express();
                 self.count_event();
                 let (a, b) = directed[0];
                 let (from, to) = (self.id(a), self.id(b));
@@ -608,6 +620,7 @@ impl<A: Algorithm> Sim<A> {
             Fault::Move => self.move_nodes(),
             Fault::Partition(k, on) => {
                 self.network.set_partition(k, on);
+                self.refresh_express();
                 self.count_event();
                 let groups = self.scenario.config.partitions[k].to_string();
                 self.record(Record::Partition { t: self.t(), partition: groups, healed: !on });
@@ -712,8 +725,9 @@ impl<A: Algorithm> Sim<A> {
         }
     }
 
-    /// Counts and queues a message sent now by `node` on `port`. In a plain run ([`Self::plain`]) that is all there
-    /// is to do; otherwise the network model decides its fate and the trace records it ([`Self::send_modelled`]).
+    /// Counts and queues a message sent now by `node` on `port`. In a plain run on a perfect network
+    /// ([`Self::express`]) that is all there is to do; otherwise the network model decides its fate and the trace
+    /// records it ([`Self::send_modelled`]), which also handles a time overflow.
     #[inline(always)]
     fn send(&mut self, node: u32, port: Port, outgoing: Cow<'_, Msg<A>>) {
         let msg = &*outgoing;
@@ -723,11 +737,11 @@ impl<A: Algorithm> Sim<A> {
         counters.bits += 8 * postcard::experimental::serialized_size(msg).expect("messages serialize") as u64;
         counters.sent += 1;
         let id = counters.sent;
-        if let Some(delay) = self.plain
-            && self.network.is_perfect()
+        if let Some(delay) = self.express
+            && let Some(at) = self.now.checked_add(delay)
         {
-            let at = self.later(delay);
-            self.queue_message(at, || Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() });
+            let make = || Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() };
+            self.queue.push_steady_with(at, make);
             return;
         }
         self.send_modelled(node, port, end, id, outgoing);
