@@ -26,9 +26,9 @@
 //! **Reserved rounds.** A process that recovers starts a new epoch, with a fresh instance of the algorithm, and
 //! that epoch must be above every epoch it was in before it crashed: one it started again would hold two elections
 //! under one epoch, and one it joined again with a fresh instance could elect a second leader in it. So the
-//! process keeps a durable *reservation*, a round beyond every round it has entered. Before it sends anything of
-//! an epoch whose round is beyond the reservation (including the `join` that announces it), it makes durable a
-//! reservation [`RESERVED_ROUNDS`] rounds further on; a process that recovers takes its reservation as its epoch,
+//! process keeps a durable *reservation*, a round at or beyond every round it has entered. Before it sends
+//! anything of an epoch whose round is beyond the reservation (including the `join` that announces it), it makes
+//! durable a reservation [`RESERVED_ROUNDS`] rounds further on; a process that recovers takes its reservation as its epoch,
 //! so the epoch it starts next is above all of them. One write covers that many rounds, so a re-election seldom
 //! waits for the disk (a write before an election's first message delays the whole election; on a busy disk, by
 //! milliseconds). A process that recovers skips the rest of its reserved rounds. The algorithm's own durable state
