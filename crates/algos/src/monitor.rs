@@ -28,13 +28,13 @@
 //! under one epoch, and one it joined again with a fresh instance could elect a second leader in it. So the
 //! process keeps a durable *reservation*, a round at or beyond every round it has entered. Before it sends
 //! anything of an epoch whose round is beyond the reservation (including the `join` that announces it), it makes
-//! durable a reservation [`RESERVED_ROUNDS`] rounds further on; a process that recovers takes its reservation as its epoch,
-//! so the epoch it starts next is above all of them. One write covers that many rounds, so a re-election seldom
+//! durable a reservation [`RESERVED_ROUNDS`] rounds further on; a process that recovers takes its reservation as its
+//! epoch, so the epoch it starts next is above all of them. One write covers that many rounds, so a re-election seldom
 //! waits for the disk (a write before an election's first message delays the whole election; on a busy disk, by
-//! milliseconds). A process that recovers skips the rest of its reserved rounds. The algorithm's own durable state
-//! is never read back (a recovered process starts a fresh instance), so it is not written at all. (Written, it
-//! would put a disk write in the way of every round of every election: a candidate's new ballot, each process that
-//! takes it; on a busy disk, one can outlast a timeout.)
+//! milliseconds). A process that recovers skips the rest of its reserved rounds. The algorithm's own durable state is
+//! never read back (a recovered process starts a fresh instance), so it is not written at all. (Written, it would put a
+//! disk write in the way of every round of every election: a candidate's new ballot, each process that takes it; on a
+//! busy disk, one can outlast a timeout.)
 //!
 //! **Ring repair (S000, S001).** On a logical ring over a complete graph a process knows the ring order, and the
 //! monitor finds dead ring neighbours for the algorithm. Every message of the algorithm sent round the ring travels
