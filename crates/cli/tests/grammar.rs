@@ -204,7 +204,7 @@ fn any_command_line_ends_quickly_with_0_1_or_2() {
 #[test]
 fn a_graph_of_one_process_is_simulated_for_every_algorithm() {
     // `sim -a ad-hoc -n 1` once overflowed computing its message bound.
-    for algorithm in ["ad-hoc", "bully", "chang-roberts", "hirschberg-sinclair", "invitation", "floodmax"] {
+    for algorithm in elect_algos::registry::all().iter().map(|info| info.name) {
         let args = ["sim", "-a", algorithm, "-n", "1", "--max-events", "200000"].map(str::to_owned);
         let common::Ran { code, stderr, .. } = common::run(&args, TIME, MEMORY);
         assert!(matches!(code, Some(0..=2)) && !stderr.contains("panicked"), "{args:?}: {code:?} {stderr}");
