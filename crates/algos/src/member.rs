@@ -10,9 +10,10 @@
 //! Members form a full mesh (a complete graph): every member hears every other directly.
 //!
 //! **Packets.** Every message carries a header: the sender's incarnation, `seen` (the highest fencing epoch it
-//! has heard of) and `lead` (its own grant, if it leads). Besides the algorithm's messages there are two of the
-//! member's own: `announce` (only the header matters: a new grant, a question, or a correction) and `leaving`
-//! (the sender resigned or shuts down: if it was your leader, elect another now).
+//! has heard of) and `lead` (its own grant, if it leads). Besides the algorithm's messages there are three of the
+//! member's own: `announce` (only the header matters: a new grant, an answer, or a correction), `leaving` (the
+//! sender resigned or shuts down: if it was your leader, elect another now) and `ask` (the sender knows no epoch
+//! and asks for one: see below).
 //!
 //! **Corrections.** A member that receives a packet stamped with an older epoch than one it knows (the sender's
 //! `seen` is lower, or the sender leads under a grant older than an epoch the receiver knows) answers it with an
@@ -27,11 +28,14 @@
 //! still comes back newer than every incarnation it had, and its peers accept it.
 //!
 //! **Starting without an epoch.** A member that starts knowing no fencing epoch (`seen` is 0: a first start, or
-//! its state was lost) asks: it sends everybody an `announce` of `seen` 0, which every member that knows an epoch
-//! corrects, and grants itself nothing until a round trip, `2T + ε`, is over (by then it has heard the highest
-//! epoch its reachable peers know) *and* it has heard from enough of them that, with itself, they are a majority
-//! of the members (`⌊n/2⌋` others; every packet counts, since every packet carries its sender's `seen`). Until
-//! then it follows whoever its algorithm names, if that leader's grant is the newest it knows, but leads nobody.
+//! its state was lost) asks: it sends everybody an `ask`, which every member answers with an `announce` of its
+//! `seen` (even of 0: the answer counts), and grants itself nothing until a round trip, `2T + ε`, is over (by then
+//! it has heard the highest epoch its reachable peers know) *and* it has heard from enough of them that, with
+//! itself, they are a majority of the members (`⌊n/2⌋` others; every packet counts, since every packet carries its
+//! sender's `seen`). Until then it follows whoever its algorithm names, if that leader's grant is the newest it
+//! knows, but leads nobody. If the round trip ends short of a majority, it asks again, every round trip until it
+//! has one. A member that is itself waiting for answers does not answer a question: when members start
+//! together, their questions cross and each is the other's answer, so a fault-free start costs no more packets.
 //!
 //! Why a majority, and not one peer or none: a member that lost its state knows nothing of the epochs granted
 //! before, its own included, so alone (or on the minority side of a partition) it would grant an epoch as low as
@@ -196,12 +200,15 @@ pub enum Body<M> {
     Announce,
     /// The sender is leaving (it resigned or shuts down): if it was your leader, elect another now.
     Leaving,
+    /// The sender started knowing no epoch and asks for the highest each member knows: it is answered with an
+    /// `announce` (see the module documentation).
+    Ask,
 }
 
 impl<M: Message> Message for Packet<M> {
     fn kinds() -> Cow<'static, [&'static str]> {
         let mut kinds = M::kinds().into_owned();
-        kinds.extend(["announce", "leaving"]);
+        kinds.extend(["announce", "leaving", "ask"]);
         Cow::Owned(kinds)
     }
 
@@ -210,6 +217,7 @@ impl<M: Message> Message for Packet<M> {
             Body::Algorithm(msg) => msg.kind_index(),
             Body::Announce => M::kinds().len(),
             Body::Leaving => M::kinds().len() + 1,
+            Body::Ask => M::kinds().len() + 2,
         }
     }
 
@@ -218,6 +226,7 @@ impl<M: Message> Message for Packet<M> {
             Body::Algorithm(msg) => msg.kind(),
             Body::Announce => "announce",
             Body::Leaving => "leaving",
+            Body::Ask => "ask",
         }
     }
 }
@@ -452,6 +461,12 @@ impl<A: Algorithm> Member<A> {
 
     fn packet(&self, body: Body<<A::Process as Process>::Msg>) -> Packet<<A::Process as Process>::Msg> {
         Packet { incarnation: self.incarnation, seen: self.seen, lead: self.grant, body }
+    }
+
+    /// Asks every other member for the highest epoch it knows, and waits a round trip for the answers.
+    fn ask(&self, cx: &mut Cx<'_, Self>) {
+        cx.set_timer(MemberTimer::Asked, Span::exactly(self.setup.ask));
+        self.broadcast(cx, Body::Ask);
     }
 
     /// Sends `body` to every other member.
@@ -691,8 +706,7 @@ impl<A: Algorithm> Process for Member<A> {
         if self.seen == 0 {
             // It knows no epoch: it asks, and grants nothing until the answers had time to come back.
             self.asking = Asking::Waiting;
-            cx.set_timer(MemberTimer::Asked, Span::exactly(self.setup.ask));
-            self.broadcast(cx, Body::Announce);
+            self.ask(cx);
         }
         self.run(cx, Event::Start { restored: saved.inner });
         self.decide(cx);
@@ -711,6 +725,9 @@ impl<A: Algorithm> Process for Member<A> {
         // A member sitting out takes no part: it corrects only a leader's stale grant.
         let behind = stale_lead || (self.away == Away::Present && packet.seen < self.seen);
         let present = self.away == Away::Present;
+        // A question is answered, except by a member waiting for the answers to its own: the question it sent
+        // everybody when it started answers (and if that was lost, the asker asks again).
+        let asked = matches!(packet.body, Body::Ask) && self.asking != Asking::Waiting;
         match packet.body {
             Body::Algorithm(msg) if present => self.run(cx, Event::Message { from, msg }),
             Body::Leaving if present && self.inner.status().leader == Some(peer) => {
@@ -719,9 +736,9 @@ impl<A: Algorithm> Process for Member<A> {
             _ => {}
         }
         self.decide(cx);
-        if behind {
+        if behind || asked {
             // Tell the sender about the newer epoch this member knows: a straggler catches up, a leader under an
-            // older grant makes itself a newer one.
+            // older grant makes itself a newer one, an asker hears one more member.
             cx.send(from, self.packet(Body::Announce));
         }
     }
@@ -739,7 +756,13 @@ impl<A: Algorithm> Process for Member<A> {
                 }
             }
             MemberTimer::Settle => self.settled = self.leading,
-            MemberTimer::Asked if self.asking == Asking::Waiting => self.asking = Asking::Short,
+            MemberTimer::Asked if self.asking != Asking::Answered => {
+                self.asking = Asking::Short;
+                if self.heard.len() < self.setup.quorum {
+                    // Too few answers: a question or an answer was lost, or a peer was down. It asks again.
+                    self.ask(cx);
+                }
+            }
             MemberTimer::Asked => {}
             MemberTimer::Wake if self.away == Away::Resigned => return self.rejoin(cx),
             MemberTimer::Wake => return,
@@ -1257,7 +1280,7 @@ mod tests {
         let mut a = build(A, MemberConfig::new(2, HOLD));
         let effects = step(&mut a, Event::Start { restored: None });
         // It knows no epoch: it asks (see below).
-        let question = Packet { incarnation: 1, seen: 0, lead: None, body: Body::Announce };
+        let question = Packet { incarnation: 1, seen: 0, lead: None, body: Body::Ask };
         assert_eq!(
             effects,
             [
@@ -1560,7 +1583,7 @@ mod tests {
         let persist = effects.iter().position(|e| matches!(e, Effect::Persist(s) if s.incarnation == 90_001));
         let first_send = effects.iter().position(|e| matches!(e, Effect::Send { .. }));
         assert!(persist.is_some() && persist < first_send, "the incarnation is durable first: {effects:?}");
-        let question = Packet { incarnation: 90_001, seen: 0, lead: None, body: Body::Announce };
+        let question = Packet { incarnation: 90_001, seen: 0, lead: None, body: Body::Ask };
         assert_eq!(sends(&effects), [(port(C, A), question.clone()), (port(C, B), question)]);
         assert_eq!(timers_set(&effects), [(MemberTimer::Asked, Span::exactly(T * 2 + Duration::TICK))]);
         // The algorithm makes it leader at once; it grants nothing while the question is out.
@@ -1588,6 +1611,27 @@ mod tests {
         assert_eq!(sends(&hear(&mut a, C, packet(ballot(5, C), None, Body::Announce))), []);
     }
 
+    #[test]
+    fn a_question_is_answered_even_by_a_member_that_knows_no_epoch_unless_it_is_asking_too() {
+        let question = |incarnation| Packet { incarnation, seen: 0, lead: None, body: Body::Ask };
+        let answer = |incarnation| Packet { incarnation, seen: 0, lead: None, body: Body::Announce };
+        // A and B started together, knowing no epoch: their questions cross, and neither answers the other's.
+        let mut a = build(A, MemberConfig::new(2, HOLD));
+        step(&mut a, Event::Start { restored: None });
+        assert_eq!(sends(&hear(&mut a, B, question(1))), []);
+        // B restarts (still before any grant) once A's round trip is over: A answers, though it knows no epoch,
+        // for the answer tells B that one more member knows none.
+        step(&mut a, Event::Timer(MemberTimer::Asked));
+        assert_eq!(sends(&hear(&mut a, B, question(2))), [(port(A, B), answer(1))]);
+        // The answer is no question: B, past its own round trip, does not answer it.
+        let mut b = build(B, MemberConfig::new(2, HOLD));
+        step(&mut b, Event::Start { restored: Some(Saved { incarnation: 1, seen: 0, inner: None }) });
+        assert_eq!(sends(&hear(&mut b, A, answer(1))), []);
+        // With A, B is a majority of the three: its round trip over, it asks nobody again.
+        assert_eq!(sends(&step(&mut b, Event::Timer(MemberTimer::Asked))), []);
+        assert_eq!(elected(&settle_as_leader(&mut b, A)), [ballot(1, B)]);
+    }
+
     /// The algorithm's timer that makes it leader: a member's algorithm that hears from nobody elects itself.
     const LEAD_ALONE: MemberTimer<Script> = MemberTimer::Inner { life: 0, timer: Script::Lead };
 
@@ -1596,7 +1640,11 @@ mod tests {
         // C lost its state and can reach no peer: its question goes unanswered.
         let mut c = build(C, MemberConfig::new(2, HOLD));
         step(&mut c, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
-        assert_eq!(step(&mut c, Event::Timer(MemberTimer::Asked)), [], "the round trip is over, with no answer");
+        // The round trip is over, with no answer: it asks again.
+        let question = Packet { incarnation: 90_001, seen: 0, lead: None, body: Body::Ask };
+        let effects = step(&mut c, Event::Timer(MemberTimer::Asked));
+        assert_eq!(sends(&effects), [(port(C, A), question.clone()), (port(C, B), question)]);
+        assert_eq!(timers_set(&effects), [(MemberTimer::Asked, Span::exactly(T * 2 + Duration::TICK))]);
         // Its algorithm, alone, makes it leader and keeps it so: it would have granted itself 1.C, an epoch as low
         // as they come (perhaps one it granted before it lost its state). It grants nothing, and shows no leader.
         let effects = step(&mut c, Event::Timer(LEAD_ALONE));

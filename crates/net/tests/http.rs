@@ -102,7 +102,7 @@ async fn check_member(cluster: &Cluster, id: NodeId, expected: Leadership) {
     assert!(sample(text, "elect_election_duration_seconds_count").is_some_and(|n| n >= 1.0), "{text}");
     assert!(sample(text, "elect_election_duration_seconds_bucket{le=\"+Inf\"}").is_some(), "{text}");
     assert!(sample(text, "elect_state_writes_total").is_some_and(|n| n >= 1.0), "{text}");
-    for kind in ["election", "ok", "coordinator", "heartbeat", "announce", "leaving"] {
+    for kind in ["election", "ok", "coordinator", "heartbeat", "announce", "leaving", "ask"] {
         assert!(sample(text, &format!("elect_messages_sent_total{{kind=\"{kind}\"}}")).is_some(), "{kind}: {text}");
         assert!(sample(text, &format!("elect_messages_received_total{{kind=\"{kind}\"}}")).is_some(), "{kind}");
     }

@@ -79,7 +79,7 @@ fn one_computation_ends_within_3_ecc_plus_2_under_unit_delay() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    #![proptest_config(common::proptest_config(1000))]
 
     /// Concurrent initiators, random delays, any family: everybody ends with the strongest process.
     #[test]

@@ -109,7 +109,7 @@ fn formula(n: u64, alive: &[u64], s: u64) -> (u64, u64, u64) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(common::cases(120)))]
+    #![proptest_config(common::proptest_config(120))]
 
     /// Any live set, any live initiator: the exact counts, and the strongest live process wins everywhere.
     #[test]

@@ -354,7 +354,7 @@ fn without_ready_a_recovery_during_an_election_can_break_assertion_1() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
+    #![proptest_config(common::proptest_config(48))]
 
     /// Random crash and recovery schedules, with or without `ready`: once the run has been free of faults for the
     /// settling time, the strongest live process coordinates everybody (A2), and nothing else was violated on the
@@ -376,6 +376,7 @@ proptest! {
                 let at = NodeAt { id: NodeId(id), at: units(t) + id as u64 };
                 if recover { c.recoveries.push(at) } else { c.crashes.push(at) }
             }
+            common::keep_recoveries_after_crashes(c);
             c.until = Some(units(60 + SETTLE + 1));
         });
         prop_assume!(Scenario::build(&cfg).is_ok()); // Not every process crashed at time 0.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cases, config, run, units};
+use common::{config, run, units};
 use elect_algos::Algorithm;
 use elect_algos::invitation::Invitation;
 use elect_core::{NodeId, Property};
@@ -81,7 +81,7 @@ fn stollers_counterexample_breaks_assertion_4_but_not_4_prime() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+    #![proptest_config(common::proptest_config(64))]
 
     /// Other interleavings of Stoller's scenario may end in other groupings; every one keeps A3 and A4′.
     #[test]
@@ -160,7 +160,7 @@ fn window(from: u64, until: Option<u64>) -> Window {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
+    #![proptest_config(common::proptest_config(48))]
 
     /// Assertion 3 after every event, whatever crashes, recoveries, link failures, partitions and losses do.
     #[test]

@@ -230,7 +230,7 @@ fn a_dead_initiator_behind_a_dead_predecessor_is_closed_two_timeouts_later() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
+    #![proptest_config(common::proptest_config(64))]
 
     /// Any set of processes down from the start, any ids, any initiators among the live, random delays within
     /// the bound: everyone live ends with the strongest live process, and the run falls silent.

@@ -304,15 +304,31 @@ fn heartbeats_do_not_count_against_the_bounds_of_one_election() {
     }));
     let bound = &r.bounds[0];
     // On a logical ring over a complete graph the monitor acknowledges each hop (and van Steen's ring, under the
-    // monitor, leaves finding dead processes to it); the member announces its grants.
+    // monitor, leaves finding dead processes to it); the member asks for epochs and announces its grants.
     let unbounded =
-        ["heartbeat", "join", "hop-ack", "announce", "leaving"].map(|k| r.messages.kind(k)).iter().sum::<u64>();
+        ["heartbeat", "join", "hop-ack", "announce", "leaving", "ask"].map(|k| r.messages.kind(k)).iter().sum::<u64>();
     assert!(r.messages.kind("heartbeat") > 0 && r.messages.kind("hop-ack") > 0 && r.messages.kind("ack") == 0);
     assert!(bound.held && bound.measured == r.messages.total - unbounded, "{bound:?}");
 }
 
+#[test]
+fn a_member_that_restarts_before_any_grant_is_answered_and_the_cluster_agrees() {
+    // The strongest process, 9, crashes during the first election and comes back a moment later, before anyone
+    // granted an epoch: it asks again, and the others, who know no epoch either, answer. Before they answered,
+    // 9 heard only its ring neighbours, never a majority, and led without ever granting: nobody agreed again.
+    let r = run_ok(&monitored("chang-roberts", 0, |c| {
+        c.crashes.push(NodeAt { id: NodeId(9), at: units(1) });
+        c.recoveries.push(NodeAt { id: NodeId(9), at: units(2) });
+        c.until = Some(units(127));
+    }));
+    assert_eq!(r.leader, Some(NodeId(9)));
+    // The nine questions of the first start cross (8 each, none answered); 9's second one is answered by all 8.
+    assert_eq!(r.messages.kind("ask"), 9 * 8 + 8);
+    assert!(r.messages.kind("announce") >= 8, "{}", r.messages.kind("announce"));
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
+    #![proptest_config(common::proptest_config(48))]
 
     /// Random crash and recovery schedules: once the faults stop and the run settles, Bully under the monitor has
     /// the strongest live process as everybody's coordinator (A2), and no epoch ever had two leaders.
@@ -339,7 +355,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(common::cases(32)))]
+    #![proptest_config(common::proptest_config(32))]
 
     /// Ring algorithms on a logical ring under the monitor: any process may crash or come back, leaders included;
     /// dead processes are skipped, and once the faults stop everybody follows the strongest live process.

@@ -464,12 +464,8 @@ fn delay() -> impl Strategy<Value = Delay> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: common::cases(2000),
-        // Geometric draws, and networks without their old leader, are sometimes disconnected.
-        max_global_rejects: common::cases(2000),
-        ..ProptestConfig::default()
-    })]
+    // Geometric draws, and networks without their old leader, are sometimes disconnected: rejected draws.
+    #![proptest_config(common::proptest_config(2000))]
 
     /// Random families, sizes, initiator sets, delays, seeds, with or without the old leader crashed from the
     /// start: the earliest initiator, and only it, is elected; everybody agrees; the run terminates with a

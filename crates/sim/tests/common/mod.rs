@@ -92,6 +92,21 @@ pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// A property test's configuration: `default` cases (or `PROPTEST_CASES`), drawn from a fixed seed, so that every
+/// run of the suite checks the same cases and a failure in one is a failure in all. `PROPTEST_RNG_SEED=N` draws
+/// other cases (for longer hunts, with `PROPTEST_CASES`); a failure prints the smallest case it found.
+#[allow(dead_code)] // Not every test file has property tests.
+pub fn proptest_config(default: u32) -> proptest::test_runner::Config {
+    let mut config = proptest::test_runner::Config::with_cases(cases(default));
+    // Some tests reject a share of their draws (a schedule that crashes everybody at once): allow as many
+    // rejections as cases, so a longer hunt is not cut short.
+    config.max_global_rejects = config.max_global_rejects.max(config.cases);
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        config.rng_seed = proptest::test_runner::RngSeed::Fixed(0);
+    }
+    config
+}
+
 /// Keeps only the recoveries that follow a crash of their process (each crash recovered at most once) or a crash
 /// of the leader, as the simulator requires: random fault schedules draw crashes and recoveries independently.
 pub fn keep_recoveries_after_crashes(cfg: &mut SimConfig) {
