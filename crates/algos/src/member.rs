@@ -722,7 +722,8 @@ impl<A: Algorithm> Process for Member<A> {
             }
         }
         let stale_lead = self.hear(cx, from, packet.seen, packet.lead);
-        // A member sitting out takes no part: it corrects only a leader's stale grant.
+        // A member sitting out takes no part: it corrects only a leader's stale grant (and answers a question, below:
+        // it still counts towards the asker's majority, since it remembers what it has seen).
         let behind = stale_lead || (self.away == Away::Present && packet.seen < self.seen);
         let present = self.away == Away::Present;
         // A question is answered, except by a member waiting for the answers to its own: the question it sent
@@ -758,7 +759,7 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Settle => self.settled = self.leading,
             MemberTimer::Asked if self.asking != Asking::Answered => {
                 self.asking = Asking::Short;
-                if self.heard.len() < self.setup.quorum {
+                if self.heard.len() < self.setup.quorum && self.away != Away::Left {
                     // Too few answers: a question or an answer was lost, or a peer was down. It asks again.
                     self.ask(cx);
                 }
@@ -811,9 +812,9 @@ impl<A: Algorithm> Process for Member<A> {
 }
 
 /// The member's own message kinds, which closed-form bounds of one election leave out.
-const MEMBER_KINDS: &[&str] = &["announce", "leaving"];
+const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask"];
 /// The member's and the leader monitor's message kinds.
-const MEMBER_AND_MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack", "announce", "leaving"];
+const MEMBER_AND_MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack", "announce", "leaving", "ask"];
 
 impl<A: Algorithm> Algorithm for Deployed<A> {
     type Process = Member<A>;
@@ -1630,6 +1631,36 @@ mod tests {
         // With A, B is a majority of the three: its round trip over, it asks nobody again.
         assert_eq!(sends(&step(&mut b, Event::Timer(MemberTimer::Asked))), []);
         assert_eq!(elected(&settle_as_leader(&mut b, A)), [ballot(1, B)]);
+    }
+
+    #[test]
+    fn a_member_short_of_answers_asks_again_and_answers_the_questions_of_others() {
+        let question = |incarnation| Packet { incarnation, seen: 0, lead: None, body: Body::Ask };
+        let members = [A, B, C, NodeId(4), NodeId(5)];
+        // A, among five, knows no epoch: it needs two others. While it waits, B's question goes unanswered.
+        let mut a = build_among(A, &members, MemberConfig::new(2, HOLD));
+        step(&mut a, Event::Start { restored: None });
+        assert_eq!(sends(&hear(&mut a, B, question(1))), []);
+        // Its round trip is over with one answer (B's question): it asks everybody again.
+        let effects = step(&mut a, Event::Timer(MemberTimer::Asked));
+        assert_eq!(sends(&effects).len(), 4);
+        assert!(sends(&effects).iter().all(|(_, p)| p.body == Body::Ask));
+        // Short of answers itself, it answers C's question now; a question of an older incarnation of B's, none.
+        let answer = Packet { incarnation: 1, seen: 0, lead: None, body: Body::Announce };
+        assert_eq!(sends(&hear(&mut a, C, question(1))), [(port(A, C), answer)]);
+        hear(&mut a, B, question(3));
+        assert_eq!(sends(&hear(&mut a, B, question(2))), [], "sent before B restarted");
+        // With B and C it has its majority: it asks nobody again, and may grant.
+        assert_eq!(sends(&step(&mut a, Event::Timer(MemberTimer::Asked))), []);
+        assert_eq!(elected(&settle_as_leader(&mut a, C)), [ballot(1, A)]);
+    }
+
+    #[test]
+    fn a_member_that_left_asks_nobody_again() {
+        let mut c = build(C, MemberConfig::new(2, HOLD));
+        step(&mut c, Event::Start { restored: Some(Saved { incarnation: 4, seen: 0, inner: None }) });
+        step(&mut c, Event::Command(Command::Leave));
+        assert_eq!(sends(&step(&mut c, Event::Timer(MemberTimer::Asked))), []);
     }
 
     /// The algorithm's timer that makes it leader: a member's algorithm that hears from nobody elects itself.

@@ -85,8 +85,8 @@
 //! | `elect_state_writes_total` | counter | state file writes |
 //!
 //! The kinds are the algorithm's message kinds, the names the simulator counts by (with the leader monitor's
-//! `heartbeat`, `join` and `hop-ack` when it wraps the algorithm), then the runtime's own `announce` and `leaving`
-//! ([`elect_algos::member::Packet`]'s kinds). Every kind and reason is there from the start, at 0. [`Node::stats`] reads the same
+//! `heartbeat`, `join` and `hop-ack` when it wraps the algorithm), then the runtime's own `announce`, `leaving` and
+//! `ask` ([`elect_algos::member::Packet`]'s kinds). Every kind and reason is there from the start, at 0. [`Node::stats`] reads the same
 //! counters.
 //! - Any other path is `404 Not Found`; another method on these two paths is `405 Method Not Allowed`.
 //!

@@ -549,10 +549,13 @@ mod tests {
     }
 
     proptest! {
-        // Drawn from a fixed seed: every run of the suite checks the same cases.
-        #![proptest_config(ProptestConfig {
-            rng_seed: proptest::test_runner::RngSeed::Fixed(0),
-            ..ProptestConfig::default()
+        // Drawn from a fixed seed, so every run of the suite checks the same cases (PROPTEST_RNG_SEED draws others).
+        #![proptest_config({
+            let mut config = ProptestConfig::default();
+            if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+                config.rng_seed = proptest::test_runner::RngSeed::Fixed(0);
+            }
+            config
         })]
         /// With a steady class: events of that class pushed in time order to the FIFO, the others to the wheel,
         /// come out as from one queue.

@@ -327,6 +327,20 @@ fn a_member_that_restarts_before_any_grant_is_answered_and_the_cluster_agrees() 
     assert!(r.messages.kind("announce") >= 8, "{}", r.messages.kind("announce"));
 }
 
+#[test]
+fn the_members_own_packets_do_not_count_against_the_bounds_of_one_election() {
+    // Bully's bound covers every kind of its own; the member's questions and announcements, and the monitor's
+    // heartbeats and joins, are left out of it.
+    let r = run_ok(&monitored("bully", 1, |c| {
+        c.initiators = elect_sim::InitiatorSpec::Random(1);
+        c.until = Some(units(120));
+    }));
+    let own = ["heartbeat", "join", "announce", "leaving", "ask"].map(|k| r.messages.kind(k)).iter().sum::<u64>();
+    assert!(r.messages.kind("ask") > 0 && r.messages.kind("announce") > 0);
+    let bound = &r.bounds[0];
+    assert!(bound.held && bound.measured == r.messages.total - own, "{bound:?}\n{}", r.reproduce);
+}
+
 proptest! {
     #![proptest_config(common::proptest_config(48))]
 
