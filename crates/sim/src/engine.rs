@@ -439,6 +439,8 @@ impl<A: Algorithm> Sim<A> {
         if let Some(spec) = self.scenario.config.mobility {
             self.start_mobility(spec);
         }
+        let initiators = self.scenario.initiators.iter().filter(|&&i| i).count();
+        self.queue.reserve(0, COMMAND, initiators);
         for node in 0..self.scenario.len() as u32 {
             if self.scenario.initiators[node as usize] {
                 self.queue.push(0, COMMAND, Ev::Command { node, cmd: Command::Initiate });

@@ -59,6 +59,11 @@ impl<E> Ord for Far<E> {
 /// the front's last read of a block and the back's first write to it.
 const BLOCK: usize = 128;
 
+/// The largest emptied lane (in events) kept for reuse. A larger one, such as the lane that held every initiator's
+/// command at time 0, is freed once empty: kept, it would hold its memory for the whole run beside the FIFO that
+/// takes over the deliveries, and raise the run's peak memory.
+const SPARE_LANE_MAX: usize = 1024;
+
 /// A FIFO kept in fixed-size blocks that never grow. A block the front empties goes to a pool, and the back takes
 /// its next block from there, the most recently emptied first: so the back writes to memory the front has just read,
 /// still in the cache, rather than to memory last touched one lap of a ring buffer ago (on a million-node ring, some
@@ -216,7 +221,7 @@ pub(crate) struct EventQueue<E> {
     /// `lanes[slot * CLASSES + class]`.
     lanes: Vec<VecDeque<E>>,
     occupied: Vec<u64>,
-    /// Buffers of emptied lanes, kept for reuse.
+    /// Buffers of emptied lanes, kept for reuse (up to [`SPARE_LANE_MAX`] events each).
     spare: Vec<VecDeque<E>>,
     near: usize,
     far: BinaryHeap<Far<E>>,
@@ -300,6 +305,15 @@ impl<E: Default> EventQueue<E> {
         } else {
             self.far_seq += 1;
             self.far.push(Far { time, class: class as u8, seq: self.far_seq, event });
+        }
+    }
+
+    /// Makes room for `additional` events at `time` (within the window) in `class`, exactly: a run that queues
+    /// many events at one instant (every initiator's command at 0) then holds no more than it needs.
+    pub(crate) fn reserve(&mut self, time: u64, class: usize, additional: usize) {
+        if time - self.now < self.window {
+            let slot = (time & self.mask) as usize;
+            self.lanes[slot * CLASSES + class].reserve_exact(additional);
         }
     }
 
@@ -433,7 +447,10 @@ impl<E: Default> EventQueue<E> {
         let lane = lanes.iter_mut().find(|l| !l.is_empty()).expect("an occupied slot has an event");
         let event = lane.pop_front().expect("a non-empty lane");
         if lane.is_empty() {
-            self.spare.push(std::mem::take(lane));
+            let lane = std::mem::take(lane);
+            if lane.capacity() <= SPARE_LANE_MAX {
+                self.spare.push(lane);
+            }
             if lanes.iter().all(VecDeque::is_empty) {
                 self.occupied[slot / 64] &= !(1 << (slot % 64));
             }
@@ -493,6 +510,23 @@ mod tests {
         q.push(2, 3, "early timer");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, [(2, "early timer"), (5, "crash"), (5, "message a"), (5, "message b"), (5, "timer")]);
+    }
+
+    #[test]
+    fn a_burst_reserved_at_one_instant_takes_exactly_its_room_and_is_freed_once_drained() {
+        let mut q = EventQueue::new(0);
+        let burst = SPARE_LANE_MAX + 1;
+        q.reserve(0, 1, burst);
+        for i in 0..burst {
+            q.push(0, 1, i);
+        }
+        assert_eq!(q.lanes[1].capacity(), burst, "no room beyond the burst");
+        q.push(3, 2, burst);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, (0..=burst).collect::<Vec<_>>());
+        // The small lane at 3 is kept for reuse, the burst's is not.
+        assert_eq!(q.spare.len(), 1);
+        assert!(q.spare[0].capacity() <= SPARE_LANE_MAX);
     }
 
     #[test]
