@@ -311,6 +311,7 @@ impl<E: Default> EventQueue<E> {
     /// Makes room for `additional` events at `time` (within the window) in `class`, exactly: a run that queues
     /// many events at one instant (every initiator's command at 0) then holds no more than it needs.
     pub(crate) fn reserve(&mut self, time: u64, class: usize, additional: usize) {
+        debug_assert!(time >= self.now, "room reserved at {time}, in the past ({})", self.now);
         if time - self.now < self.window {
             let slot = (time & self.mask) as usize;
             self.lanes[slot * CLASSES + class].reserve_exact(additional);
