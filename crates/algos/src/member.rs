@@ -208,7 +208,7 @@ pub enum Body<M> {
 impl<M: Message> Message for Packet<M> {
     fn kinds() -> Cow<'static, [&'static str]> {
         let mut kinds = M::kinds().into_owned();
-        kinds.extend(["announce", "leaving", "ask"]);
+        kinds.extend_from_slice(MEMBER_KINDS);
         Cow::Owned(kinds)
     }
 
@@ -811,9 +811,11 @@ impl<A: Algorithm> Process for Member<A> {
     }
 }
 
-/// The member's own message kinds, which closed-form bounds of one election leave out.
+/// The member's own message kinds, after the algorithm's (in the order of [`Packet::kind_index`]), which
+/// closed-form bounds of one election leave out.
 const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask"];
-/// The member's and the leader monitor's message kinds.
+/// The member's and the leader monitor's message kinds: [`MONITOR_KINDS`](crate::monitor::MONITOR_KINDS) then [`MEMBER_KINDS`] (spelled out, as a
+/// bound's measure is a static list; a test checks that it is their concatenation).
 const MEMBER_AND_MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack", "announce", "leaving", "ask"];
 
 impl<A: Algorithm> Algorithm for Deployed<A> {
@@ -1653,6 +1655,14 @@ mod tests {
         // With B and C it has its majority: it asks nobody again, and may grant.
         assert_eq!(sends(&step(&mut a, Event::Timer(MemberTimer::Asked))), []);
         assert_eq!(elected(&settle_as_leader(&mut a, C)), [ballot(1, A)]);
+    }
+
+    #[test]
+    fn the_kinds_left_out_of_bounds_are_the_monitors_then_the_members() {
+        use crate::monitor::MONITOR_KINDS;
+        assert_eq!(MEMBER_AND_MONITOR_KINDS, [MONITOR_KINDS, MEMBER_KINDS].concat());
+        let kinds = Packet::<crate::monitor::MonitorMsg<Script>>::kinds();
+        assert!(kinds.ends_with(&[MONITOR_KINDS, MEMBER_KINDS].concat()), "{kinds:?}");
     }
 
     #[test]

@@ -214,10 +214,14 @@ pub enum MonitorMsg<M> {
     },
 }
 
+/// The monitor's own message kinds, after the algorithm's (in the order of [`MonitorMsg::kind_index`]), which
+/// closed-form bounds of one election leave out.
+pub(crate) const MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack"];
+
 impl<M: Message> Message for MonitorMsg<M> {
     fn kinds() -> Cow<'static, [&'static str]> {
         let mut kinds = M::kinds().into_owned();
-        kinds.extend(["heartbeat", "join", "hop-ack"]);
+        kinds.extend_from_slice(MONITOR_KINDS);
         Cow::Owned(kinds)
     }
 
@@ -1098,7 +1102,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
         let mut bounds = self.inner.bounds(&Facts { initiators: facts.nodes, ..*facts });
         for bound in &mut bounds {
             if bound.measure == Measure::Messages {
-                bound.measure = Measure::AllBut(&["heartbeat", "join", "hop-ack"]);
+                bound.measure = Measure::AllBut(MONITOR_KINDS);
             }
         }
         bounds
