@@ -29,12 +29,12 @@
 
 use std::str::FromStr;
 
-use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When, Winner};
+use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, StatusKey, When, Winner};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::{election_checks, ring_ports};
+use crate::{Learned, election_checks, ring_ports};
 
 const BUG: ParamInfo = ParamInfo {
     name: "bug",
@@ -125,6 +125,12 @@ impl ChangRobertsProcess {
         }
         // Otherwise a weaker token dies here, whether this initiator still competes or not.
     }
+
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
+    #[inline(always)]
+    fn learned(&self) -> Learned {
+        Learned { leader: self.leader, electing: self.role != Role::Relay }
+    }
 }
 
 impl Process for ChangRobertsProcess {
@@ -154,11 +160,12 @@ impl Process for ChangRobertsProcess {
     }
 
     fn status(&self) -> Status {
-        match (self.leader, self.role) {
-            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
-            (None, Role::Relay) => Status::normal(None, 0),
-            (None, _) => Status::election(0),
-        }
+        self.learned().status()
+    }
+
+    #[inline(always)]
+    fn status_key(&self) -> impl StatusKey + use<> {
+        self.learned()
     }
 }
 

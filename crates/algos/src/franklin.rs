@@ -23,12 +23,14 @@
 //! survivor after round 0, e.g. an ascending ring). The announcement adds `n` (Franklin's `2n⌊lg n⌋ + 3n`).
 //! Under unit delays the leader declares itself by `n(⌊lg n⌋ + 1)`.
 
-use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
+use elect_core::{
+    Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, When,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::{election_checks, floor_lg, ring_ports};
+use crate::{Learned, election_checks, floor_lg, ring_ports};
 
 /// The algorithm's configuration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -153,6 +155,12 @@ impl FranklinProcess {
             self.send_probes(cx);
         }
     }
+
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
+    #[inline(always)]
+    fn learned(&self) -> Learned {
+        Learned { leader: self.leader, electing: self.role != Role::Asleep }
+    }
 }
 
 impl Process for FranklinProcess {
@@ -181,11 +189,12 @@ impl Process for FranklinProcess {
     }
 
     fn status(&self) -> Status {
-        match (self.leader, self.role) {
-            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
-            (None, Role::Asleep) => Status::normal(None, 0),
-            (None, _) => Status::election(0),
-        }
+        self.learned().status()
+    }
+
+    #[inline(always)]
+    fn status_key(&self) -> impl StatusKey + use<> {
+        self.learned()
     }
 }
 

@@ -24,12 +24,14 @@
 //! `5n + 2^(⌈lg n⌉+2) − 8`. Under unit delays the leader declares itself at `n + 2^(⌈lg n⌉+1) − 2` (`n ≥ 2`).
 //! The announcement adds `n` messages.
 
-use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, When};
+use elect_core::{
+    Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, When,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::{ceil_lg, election_checks, ring_ports};
+use crate::{Learned, ceil_lg, election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -134,6 +136,12 @@ impl HirschbergSinclairProcess {
             }
         }
     }
+
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
+    #[inline(always)]
+    fn learned(&self) -> Learned {
+        Learned { leader: self.leader, electing: self.role != Role::Asleep }
+    }
 }
 
 impl Process for HirschbergSinclairProcess {
@@ -163,11 +171,12 @@ impl Process for HirschbergSinclairProcess {
     }
 
     fn status(&self) -> Status {
-        match (self.leader, self.role) {
-            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
-            (None, Role::Asleep) => Status::normal(None, 0),
-            (None, _) => Status::election(0),
-        }
+        self.learned().status()
+    }
+
+    #[inline(always)]
+    fn status_key(&self) -> impl StatusKey + use<> {
+        self.learned()
     }
 }
 

@@ -57,12 +57,14 @@
 
 use std::collections::VecDeque;
 
-use elect_core::{Check, Command, Cx, Duration, Instant, NodeId, Port, Process, Rank, Setup, Span, Status, When};
+use elect_core::{
+    Check, Command, Cx, Duration, Instant, NodeId, Port, Process, Rank, Setup, Span, Status, StatusKey, When,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::{election_checks, ring_ports};
+use crate::{Learned, election_checks, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -234,6 +236,12 @@ impl LeLannProcess {
             }
         }
     }
+
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
+    #[inline(always)]
+    fn learned(&self) -> Learned {
+        Learned { leader: self.leader, electing: self.involved }
+    }
 }
 
 impl Process for LeLannProcess {
@@ -286,11 +294,12 @@ impl Process for LeLannProcess {
     }
 
     fn status(&self) -> Status {
-        match self.leader {
-            Some(leader) => Status::normal(Some(leader.id()), 0),
-            None if self.involved => Status::election(0),
-            None => Status::normal(None, 0),
-        }
+        self.learned().status()
+    }
+
+    #[inline(always)]
+    fn status_key(&self) -> impl StatusKey + use<> {
+        self.learned()
     }
 }
 

@@ -29,7 +29,7 @@ pub use algorithm::{Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, M
 pub use params::{ParamError, ParamInfo, Params};
 pub use registry::{RegistryError, dispatch, dispatch_synchronized, lookup, runs_on_synchronizers};
 
-use elect_core::{Check, Property, RingPorts, Setup, When};
+use elect_core::{Check, Property, Rank, RingPorts, Setup, Status, StatusKey, When};
 
 /// The ring orientation of a process of a ring algorithm.
 ///
@@ -37,6 +37,27 @@ use elect_core::{Check, Property, RingPorts, Setup, When};
 /// If the driver built a ring algorithm on a topology without one; drivers check [`Needs::Ring`] first.
 fn ring_ports(setup: &Setup<'_>) -> RingPorts {
     setup.ring.expect("a ring algorithm was built on a topology without ring ports")
+}
+
+/// The status of a process of an algorithm without epochs or groups, as the two fields it comes from: the leader
+/// it learned, if any, and otherwise whether it takes part in an election. The ring algorithms return it as their
+/// [`elect_core::Process::status_key`]: the simulator compares it around every step with two comparisons, where
+/// building and comparing the [`Status`] takes a few dozen instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Learned {
+    leader: Option<Rank>,
+    electing: bool,
+}
+
+impl StatusKey for Learned {
+    #[inline(always)]
+    fn status(self) -> Status {
+        match self.leader {
+            Some(leader) => Status::normal(Some(leader.id()), 0),
+            None if self.electing => Status::election(0),
+            None => Status::normal(None, 0),
+        }
+    }
 }
 
 /// The properties every election here promises: S001 safety (after every event or at the end), P-Unique when
@@ -98,6 +119,18 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_learned_leader_outranks_taking_part_and_taking_part_is_an_election() {
+        use elect_core::{NodeId, Prefer};
+        let leader = Rank::new(Prefer::Highest, 7, NodeId(3));
+        for electing in [false, true] {
+            let known = Learned { leader: Some(leader), electing };
+            assert_eq!(known.status(), Status::normal(Some(NodeId(3)), 0));
+        }
+        assert_eq!(Learned { leader: None, electing: true }.status(), Status::election(0));
+        assert_eq!(Learned { leader: None, electing: false }.status(), Status::normal(None, 0));
+    }
 
     #[test]
     fn logarithms_round_as_named() {

@@ -22,12 +22,12 @@
 //! The announcement adds `n`. Under unit delays the alias holder declares by `n(⌊lg n⌋ + 1)`.
 //! Dolev, Klawe and Rodeh's basic unidirectional algorithm is the same two-message-per-phase state machine.
 
-use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When};
+use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, StatusKey, When};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::{election_checks, floor_lg, ring_ports};
+use crate::{Learned, election_checks, floor_lg, ring_ports};
 
 /// The algorithm's configuration (it has no parameters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,6 +108,12 @@ impl PetersonProcess {
             self.role = Role::Relay;
         }
     }
+
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
+    #[inline(always)]
+    fn learned(&self) -> Learned {
+        Learned { leader: self.leader, electing: self.role != Role::Asleep }
+    }
 }
 
 impl Process for PetersonProcess {
@@ -139,11 +145,12 @@ impl Process for PetersonProcess {
     }
 
     fn status(&self) -> Status {
-        match (self.leader, self.role) {
-            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
-            (None, Role::Asleep) => Status::normal(None, 0),
-            (None, _) => Status::election(0),
-        }
+        self.learned().status()
+    }
+
+    #[inline(always)]
+    fn status_key(&self) -> impl StatusKey + use<> {
+        self.learned()
     }
 }
 

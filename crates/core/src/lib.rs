@@ -51,5 +51,5 @@ pub use process::{
     step,
 };
 pub use property::{Check, Monitor, Property, Skipped, Violation, When, Winner, World};
-pub use status::{GroupId, State, Status, epoch};
+pub use status::{GroupId, State, Status, StatusKey, epoch};
 pub use time::{Duration, Instant, Span};

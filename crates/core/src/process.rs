@@ -28,7 +28,7 @@ use std::hash::Hash;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{Duration, Instant, NodeId, Rank, Span, Status};
+use crate::{Duration, Instant, NodeId, Rank, Span, Status, StatusKey};
 
 /// A local link end: the index of a neighbour in [`Setup::neighbors`].
 ///
@@ -311,6 +311,16 @@ pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
 
     /// The algorithm-agnostic view of this process.
     fn status(&self) -> Status;
+
+    /// This process's status in a form that is cheap to read and compare, for drivers that look for a change of
+    /// status around every step (the simulator checks properties only when it sees one): equal keys stand for
+    /// equal statuses, so a driver that sees the key unchanged knows the status is, and unpacks the key
+    /// ([`StatusKey::status`]) only when it changed. The default is the status itself; an algorithm whose status
+    /// is a function of a couple of its fields returns those fields instead.
+    #[inline(always)]
+    fn status_key(&self) -> impl StatusKey + use<Self> {
+        self.status()
+    }
 
     /// The link to this process's parent in the spanning tree its algorithm builds (flooding and diffusing
     /// computations), or `None` at a root, before it is reached, and for algorithms that build no tree. Drivers

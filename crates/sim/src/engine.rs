@@ -12,7 +12,7 @@ use elect_algos::{Algorithm, Facts};
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{
     Command, EffectOf, Event, EventOf, Instant, Message, Monitor, Neighbor, NodeId, Notice, Port, Process, Property,
-    Setup, Span, Status, Violation,
+    Setup, Span, Status, StatusKey, Violation,
 };
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -707,16 +707,17 @@ impl<A: Algorithm> Sim<A> {
     /// [`Self::handle`] with the effects buffer `effects` (empty, and left empty).
     #[inline(always)]
     fn handle_with(&mut self, node: u32, event: EventOf<A::Process>, effects: &mut Vec<EffectOf<A::Process>>) {
-        let before = self.procs[node as usize].status();
+        let before = self.procs[node as usize].status_key();
         let parent = self.trace.as_ref().map(|_| self.procs[node as usize].parent());
         driver::handle(&mut self.procs[node as usize], Instant::from_ticks(self.now), event, effects);
         // Carrying out the effects leaves the process as it is, so its new status may be read first: the effects'
         // stores then have time to reach the cache before they are read back (a wider read than the handler's
         // writes waits for them otherwise).
-        let after = self.procs[node as usize].status();
+        let after = self.procs[node as usize].status_key();
+        debug_assert_eq!(after.status(), self.procs[node as usize].status(), "a status key stands for the status");
         driver::carry_out(&mut At { sim: self, node }, effects);
-        if after != before {
-            self.changed(node, before, after);
+        if after != before && after.status() != before.status() {
+            self.changed(node, before.status(), after.status());
         }
         if let Some(old) = parent {
             let new = self.procs[node as usize].parent();
