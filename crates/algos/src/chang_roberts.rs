@@ -125,12 +125,6 @@ impl ChangRobertsProcess {
         }
         // Otherwise a weaker token dies here, whether this initiator still competes or not.
     }
-
-    /// The leader learned, or whether this process takes part in an election: all its status depends on.
-    #[inline(always)]
-    fn learned(&self) -> Learned {
-        Learned { leader: self.leader, electing: self.role != Role::Relay }
-    }
 }
 
 impl Process for ChangRobertsProcess {
@@ -160,12 +154,13 @@ impl Process for ChangRobertsProcess {
     }
 
     fn status(&self) -> Status {
-        self.learned().status()
+        self.status_key().status()
     }
 
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
     #[inline(always)]
     fn status_key(&self) -> impl StatusKey + use<> {
-        self.learned()
+        Learned { leader: self.leader, electing: self.role != Role::Relay }
     }
 }
 

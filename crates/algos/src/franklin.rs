@@ -155,12 +155,6 @@ impl FranklinProcess {
             self.send_probes(cx);
         }
     }
-
-    /// The leader learned, or whether this process takes part in an election: all its status depends on.
-    #[inline(always)]
-    fn learned(&self) -> Learned {
-        Learned { leader: self.leader, electing: self.role != Role::Asleep }
-    }
 }
 
 impl Process for FranklinProcess {
@@ -189,12 +183,13 @@ impl Process for FranklinProcess {
     }
 
     fn status(&self) -> Status {
-        self.learned().status()
+        self.status_key().status()
     }
 
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
     #[inline(always)]
     fn status_key(&self) -> impl StatusKey + use<> {
-        self.learned()
+        Learned { leader: self.leader, electing: self.role != Role::Asleep }
     }
 }
 

@@ -136,12 +136,6 @@ impl HirschbergSinclairProcess {
             }
         }
     }
-
-    /// The leader learned, or whether this process takes part in an election: all its status depends on.
-    #[inline(always)]
-    fn learned(&self) -> Learned {
-        Learned { leader: self.leader, electing: self.role != Role::Asleep }
-    }
 }
 
 impl Process for HirschbergSinclairProcess {
@@ -171,12 +165,13 @@ impl Process for HirschbergSinclairProcess {
     }
 
     fn status(&self) -> Status {
-        self.learned().status()
+        self.status_key().status()
     }
 
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
     #[inline(always)]
     fn status_key(&self) -> impl StatusKey + use<> {
-        self.learned()
+        Learned { leader: self.leader, electing: self.role != Role::Asleep }
     }
 }
 

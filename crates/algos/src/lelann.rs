@@ -236,12 +236,6 @@ impl LeLannProcess {
             }
         }
     }
-
-    /// The leader learned, or whether this process takes part in an election: all its status depends on.
-    #[inline(always)]
-    fn learned(&self) -> Learned {
-        Learned { leader: self.leader, electing: self.involved }
-    }
 }
 
 impl Process for LeLannProcess {
@@ -294,12 +288,13 @@ impl Process for LeLannProcess {
     }
 
     fn status(&self) -> Status {
-        self.learned().status()
+        self.status_key().status()
     }
 
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
     #[inline(always)]
     fn status_key(&self) -> impl StatusKey + use<> {
-        self.learned()
+        Learned { leader: self.leader, electing: self.involved }
     }
 }
 

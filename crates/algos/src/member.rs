@@ -814,8 +814,9 @@ impl<A: Algorithm> Process for Member<A> {
 /// The member's own message kinds, after the algorithm's (in the order of [`Packet::kind_index`]), which
 /// closed-form bounds of one election leave out.
 const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask"];
-/// The member's and the leader monitor's message kinds: [`MONITOR_KINDS`](crate::monitor::MONITOR_KINDS) then [`MEMBER_KINDS`] (spelled out, as a
-/// bound's measure is a static list; a test checks that it is their concatenation).
+/// The member's and the leader monitor's message kinds: [`MONITOR_KINDS`](crate::monitor::MONITOR_KINDS) then
+/// [`MEMBER_KINDS`] (spelled out, as a bound's measure is a static list; a test checks that it is their
+/// concatenation).
 const MEMBER_AND_MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack", "announce", "leaving", "ask"];
 
 impl<A: Algorithm> Algorithm for Deployed<A> {

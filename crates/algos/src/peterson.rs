@@ -108,12 +108,6 @@ impl PetersonProcess {
             self.role = Role::Relay;
         }
     }
-
-    /// The leader learned, or whether this process takes part in an election: all its status depends on.
-    #[inline(always)]
-    fn learned(&self) -> Learned {
-        Learned { leader: self.leader, electing: self.role != Role::Asleep }
-    }
 }
 
 impl Process for PetersonProcess {
@@ -145,12 +139,13 @@ impl Process for PetersonProcess {
     }
 
     fn status(&self) -> Status {
-        self.learned().status()
+        self.status_key().status()
     }
 
+    /// The leader learned, or whether this process takes part in an election: all its status depends on.
     #[inline(always)]
     fn status_key(&self) -> impl StatusKey + use<> {
-        self.learned()
+        Learned { leader: self.leader, electing: self.role != Role::Asleep }
     }
 }
 
