@@ -716,11 +716,8 @@ impl<A: Algorithm> Sim<A> {
         let after = self.procs[node as usize].status_key();
         debug_assert_eq!(after.status(), self.procs[node as usize].status(), "a status key stands for the status");
         driver::carry_out(&mut At { sim: self, node }, effects);
-        if after != before {
-            let (old, new) = (before.status(), after.status());
-            if new != old {
-                self.changed(node, old, new);
-            }
+        if after != before && after.status() != before.status() {
+            self.changed(node, before.status(), after.status());
         }
         if let Some(old) = parent {
             let new = self.procs[node as usize].parent();
