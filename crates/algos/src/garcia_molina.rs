@@ -43,12 +43,31 @@
 //! released. These calls are outside the batches of `Up`: their answers are not waited for and decide nothing (a
 //! refusal means a stronger candidate halted it since, and will halt this one too).
 //!
+//! **Lost answers.** GM's links are reliable, so an RPC without an answer went to a crashed process. A real network
+//! also loses packets, and one lost answer among the `new-coordinator` and `ready` calls of a group of `N` would
+//! make the candidate give up its claim and elect again (under 20% loss, two phases of four RPCs each all succeed
+//! once in thirty-five tries). So a call of these two phases that gets no answer within `2T + ε` is sent again, to
+//! that callee alone and with the same call number, `retries` times (default 2) before it counts as failed. Their
+//! callees answered the candidate's halt a moment before, so without loss or a crash during the election nothing
+//! is sent again and the counts below are GM's. A callee that gets a call again after accepting it (its answer was
+//! lost) accepts again without changing anything. The other calls are not sent again: `are-you-there` and `halt`
+//! go to processes that may well be crashed, and each would cost a message per crashed process.
+//!
+//! **Rejoining.** GM's Check runs a whole Election when any process answers that it is not NORMAL: every process
+//! is halted (and shows no coordinator) until all are appointed again. When that process is weaker than the
+//! coordinator, the election's outcome is known (the coordinator is the strongest live process, and the others are
+//! in its group already), so with `rejoin=appoint` (the default) the coordinator halts that process alone, in its
+//! grant, and appoints it as it appoints a slow answer (above); the others stay NORMAL. A process is out of the
+//! group when it recovered, or when what would have appointed it was lost; on a lossy network this happens after
+//! nearly every election, and with GM's rule each Check would elect again. `rejoin=elect` is GM's rule.
+//!
 //! With `ready=false` (S004's simplified second phase) the coordinator becomes NORMAL once its
 //! `new-coordinator` calls succeed, and a process that accepts `new-coordinator` becomes NORMAL at once.
 //!
 //! **Check and Timeout.** Every `check·T` a NORMAL coordinator asks every other process `are-you-normal`; a
-//! `no` makes it run Election (which halts and re-appoints everybody it can reach); a process that does not answer
-//! is crashed and ignored. A process that is not the coordinator runs Timeout() when it has heard nothing for
+//! `no` from a stronger process makes it run Election (the stronger one takes over); a `no` from a weaker one
+//! makes it halt and appoint that process alone (below, *rejoining*); a process that does not answer is crashed
+//! and ignored. A process that is not the coordinator runs Timeout() when it has heard nothing for
 //! `timeout·T` from its coordinator (or, when halted, from the process that halted it): in NORMAL or
 //! REORGANIZATION it calls `are-you-there` on its coordinator and runs Election if the call fails; otherwise
 //! (halted with no new coordinator, or no coordinator at all) it runs Election. The coordinator's `are-you-normal`
@@ -78,7 +97,8 @@
 //! strongest live process would be elected again.
 //!
 //! **Parameters.** `ready=true|false` (default true); `check=K` and `timeout=K`, in multiples of `T` (defaults 10
-//! and 20: one election takes at most `4(2T + ε)`, so it completes before the first Check or Timeout).
+//! and 20: one election takes at most `4(2T + ε)`, so it completes before the first Check or Timeout);
+//! `retries=K` (0 to 8, default 2) and `rejoin=appoint|elect` (default appoint), above.
 //!
 //! **Guarantees.** Assertion 1 after every event: two NORMAL processes have the same coordinator. A candidate
 //! appoints only after every process it can reach has obeyed its `halt`, and releases them into NORMAL only after
@@ -88,9 +108,10 @@
 //! halt last accept its `new-coordinator` and are NORMAL under it while the candidate itself, halted, is appointed
 //! by the stronger process and NORMAL under that one (the REORGANIZATION step exists to prevent this).
 //! Assertion 2, with the strongest live process as the coordinator, once no process has failed for
-//! `τ = max(check·T, timeout·T, T_wait) + (2T + ε) + 2·4(2T + ε) + T`: the strongest live process starts a
-//! successful Election within one period plus an RPC, and at most one of its attempts can be spoiled by a halt
-//! sent before the last fault. Like every timeout-based algorithm, it needs the real delays within the `T` it is
+//! `τ = max(check·T, timeout·T, T_wait) + (2T + ε) + 2·4(2T + ε) + retries·(2T + ε) + T`: the strongest live
+//! process starts a successful Election within one period plus an RPC, and at most one of its attempts can be
+//! spoiled by a halt sent before the last fault (or by a member of `Up` that crashed, whose call is sent again
+//! `retries` times first). Like every timeout-based algorithm, it needs the real delays within the `T` it is
 //! told.
 //!
 //! **Cost.** Counting an RPC as two messages to a live callee and one to a crashed one, a candidate with `σ`
@@ -131,6 +152,34 @@ const CHECK: ParamInfo = ParamInfo {
     help: "a NORMAL coordinator asks everybody are-you-normal every check·T",
 };
 
+const RETRIES: ParamInfo = ParamInfo {
+    name: "retries",
+    values: "a number (0 to 8)",
+    default: "2",
+    help: "a new-coordinator or ready call that gets no answer within 2T+ε is sent again this many times before \
+           the candidate gives up its claim (they go to processes that answered its halt a moment before, so only a \
+           lost message or a crash during the election makes them retry)",
+};
+
+const REJOIN: ParamInfo = ParamInfo {
+    name: "rejoin",
+    values: "appoint|elect",
+    default: "appoint",
+    help: "what the coordinator's Check does about a weaker process that is not NORMAL: appoint: halt and appoint \
+           it alone (the others stay NORMAL); elect: GM's rule, run Election, which halts and appoints everybody",
+};
+
+/// What a coordinator's Check does about a weaker process that is not NORMAL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Rejoin(bool);
+
+impl FromStr for Rejoin {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        either(s, "appoint", "elect").map(Self)
+    }
+}
+
 const TIMEOUT: ParamInfo = ParamInfo {
     name: "timeout",
     values: "a number of T (at least 1)",
@@ -157,11 +206,16 @@ struct Flag(bool);
 impl FromStr for Flag {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "true" => Ok(Self(true)),
-            "false" => Ok(Self(false)),
-            _ => Err(format!("'{s}' is neither true nor false")),
-        }
+        either(s, "true", "false").map(Self)
+    }
+}
+
+/// `on` as true, `off` as false.
+fn either(s: &str, on: &str, off: &str) -> Result<bool, String> {
+    match s {
+        _ if s == on => Ok(true),
+        _ if s == off => Ok(false),
+        _ => Err(format!("'{s}' is neither {on} nor {off}")),
     }
 }
 
@@ -174,11 +228,15 @@ pub struct GarciaMolina {
     pub check: u64,
     /// A process runs Timeout after `timeout·T` without news from its coordinator.
     pub timeout: u64,
+    /// How many times an unanswered `new-coordinator` or `ready` call is sent again before it counts as failed.
+    pub retries: u32,
+    /// Whether a coordinator's Check appoints a weaker process that is not NORMAL alone (rather than electing).
+    pub rejoin: bool,
 }
 
 impl Default for GarciaMolina {
     fn default() -> Self {
-        Self { ready: true, check: 10, timeout: 20 }
+        Self { ready: true, check: 10, timeout: 20, retries: 2, rejoin: true }
     }
 }
 
@@ -382,6 +440,12 @@ pub struct GarciaMolinaProcess {
     check: Duration,
     timeout: Duration,
     ready: bool,
+    /// How many times an unanswered call to `Up` is sent again.
+    retries: u32,
+    /// How many times the current batch's unanswered calls have been sent again.
+    resent: u32,
+    /// `rejoin=appoint`.
+    rejoin: bool,
     /// `S(i).s`.
     mode: Mode,
     /// `S(i).c`, and the epoch it was appointed in.
@@ -457,6 +521,7 @@ impl GarciaMolinaProcess {
         self.abandon(cx);
         self.call = self.call.wrapping_add(1);
         self.doing = doing;
+        self.resent = 0;
         cx.set_timer(Timer::Rpc, Span::exactly(self.rpc));
     }
 
@@ -619,6 +684,7 @@ impl GarciaMolinaProcess {
         match self.doing {
             Doing::Probing => self.halt_weaker(cx),
             Doing::Halting { .. } => self.appoint(cx),
+            Doing::Appointing | Doing::Releasing if self.resent < self.retries => self.resend(cx),
             Doing::Appointing | Doing::Releasing => self.give_up(cx),
             Doing::Checking => self.abandon(cx),
             Doing::Pinging => {
@@ -626,6 +692,25 @@ impl GarciaMolinaProcess {
                 self.election(cx);
             }
             Doing::Idle | Doing::Waiting => {}
+        }
+    }
+
+    /// Sends the calls to `Up` that got no answer again: their callees obeyed this candidate's halt a moment
+    /// before, so a lost message is likelier than a crash.
+    fn resend(&mut self, cx: &mut Cx<'_, Self>) {
+        let grant = self.coordinator.map_or(self.epoch, |(_, e)| e);
+        let call = self.call;
+        self.resent += 1;
+        cx.set_timer(Timer::Rpc, Span::exactly(self.rpc));
+        for p in 0..self.peers.len() {
+            let port = Port(p as u32);
+            if self.pending.contains(port) {
+                let msg = match self.doing {
+                    Doing::Appointing => Msg::NewCoordinator { call, epoch: grant },
+                    _ => Msg::Ready { call, epoch: grant },
+                };
+                cx.send(port, msg);
+            }
         }
     }
 
@@ -644,6 +729,8 @@ impl GarciaMolinaProcess {
         let candidate = self.rank(from);
         let accepted =
             self.mode == Mode::Election && self.halted_by.is_some_and(|(h, ballot)| h == candidate && epoch >= ballot);
+        // A call sent again, whose first answer was lost: accepted already.
+        let again = self.mode != Mode::Election && self.coordinator == Some((candidate, epoch));
         if accepted {
             self.adopt(cx, epoch);
             self.abandon(cx);
@@ -652,16 +739,19 @@ impl GarciaMolinaProcess {
             self.halted_by = None;
             self.watch(cx);
         }
-        cx.send(from, Msg::NewCoordinatorAck { call, accepted });
+        cx.send(from, Msg::NewCoordinatorAck { call, accepted: accepted || again });
     }
 
     fn on_ready(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
-        let accepted = self.mode == Mode::Reorganization && self.coordinator == Some((self.rank(from), epoch));
+        let appointed = self.coordinator == Some((self.rank(from), epoch));
+        let accepted = self.mode == Mode::Reorganization && appointed;
+        // A call sent again, whose first answer was lost: accepted already.
+        let again = self.mode == Mode::Normal && appointed;
         if accepted {
             self.mode = Mode::Normal;
             self.watch(cx);
         }
-        cx.send(from, Msg::ReadyAck { call, accepted });
+        cx.send(from, Msg::ReadyAck { call, accepted: accepted || again });
     }
 
     fn on_are_you_normal(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32) {
@@ -724,6 +814,16 @@ impl GarciaMolinaProcess {
         }
     }
 
+    /// The coordinator's Check found the weaker process at `from` out of the group (it recovered, or what would
+    /// have appointed it was lost). With `rejoin=appoint` the coordinator halts it alone and appoints it as it
+    /// appoints a slow answer (see [`Self::appoint_late`]); the others stay NORMAL. Returns whether it did.
+    fn rejoin(&mut self, cx: &mut Cx<'_, Self>, from: Port) -> bool {
+        let (Some(grant), Some(call), true) = (self.claim(), self.halts, self.rejoin) else { return false };
+        self.up.remove(from);
+        cx.send(from, Msg::Halt { call, epoch: grant });
+        true
+    }
+
     fn on_new_coordinator_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, accepted: bool) {
         if !self.answered(from, call, |d| d == Doing::Appointing) {
             if accepted && self.halts == Some(call) {
@@ -753,7 +853,9 @@ impl GarciaMolinaProcess {
         if !self.answered(from, call, |d| d == Doing::Checking) {
             return;
         }
-        if !normal {
+        if !normal && self.rank(from) > self.me {
+            self.election(cx); // A stronger process is back: it takes over.
+        } else if !normal && !self.rejoin(cx, from) {
             self.election(cx); // Somebody is out of the group: gather everybody again.
         } else if self.finished() {
             self.abandon(cx);
@@ -842,7 +944,7 @@ static INFO: Info = Info {
     timing: Timing::Synchronous,
     elects: Elects::OneLeader,
     lockstep: false,
-    params: &[READY, CHECK, TIMEOUT],
+    params: &[READY, CHECK, TIMEOUT, RETRIES, REJOIN],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: true,
@@ -856,7 +958,14 @@ impl Algorithm for GarciaMolina {
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
         let Flag(ready) = params.value(&READY)?;
-        let config = Self { ready, check: params.value(&CHECK)?, timeout: params.value(&TIMEOUT)? };
+        let retries = params.value(&RETRIES)?;
+        let Rejoin(rejoin) = params.value(&REJOIN)?;
+        let (check, timeout) = (params.value(&CHECK)?, params.value(&TIMEOUT)?);
+        let config = Self { ready, check, timeout, retries, rejoin };
+        if retries > 8 {
+            let reason = "at most 8 (each one adds 2T + ε to an election with a crashed member)".to_owned();
+            return Err(ParamError::Invalid { key: RETRIES.name, value: retries.to_string(), reason });
+        }
         for (info, value) in [(CHECK, config.check), (TIMEOUT, config.timeout)] {
             if value == 0 {
                 let reason = "a period must be at least one T".to_owned();
@@ -877,6 +986,9 @@ impl Algorithm for GarciaMolina {
             check: t * self.check,
             timeout: t * self.timeout,
             ready: self.ready,
+            retries: self.retries,
+            resent: 0,
+            rejoin: self.rejoin,
             mode: Mode::Election,
             coordinator: None,
             halted_by: None,
@@ -904,11 +1016,12 @@ impl Algorithm for GarciaMolina {
         if facts.initiators >= facts.live { election } else { t * self.timeout + election }
     }
 
-    /// `τ = max(check·T, timeout·T, T_wait) + (2T + ε) + 2·4(2T + ε) + T` (see the module documentation).
+    /// `τ = max(check·T, timeout·T, T_wait) + (2T + ε) + 2·4(2T + ε) + retries·(2T + ε) + T` (see the module
+    /// documentation).
     fn settle_time(&self, _: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
         let t = delay_bound?;
         let period = (t * self.check).max(t * self.timeout).max(Self::wait(t));
-        Some(period + Self::rpc(t) + Self::one_election(t) * 2 + t)
+        Some(period + Self::rpc(t) + Self::one_election(t) * 2 + Self::rpc(t) * u64::from(self.retries) + t)
     }
 
     /// When every process starts, each probes every stronger id at most once before the strongest live process
@@ -928,5 +1041,166 @@ impl Algorithm for GarciaMolina {
             measure: Measure::Kinds(ELECTION_KINDS),
             value,
         }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{Effect, EffectOf, Instant, NodeId};
+
+    use super::*;
+    use crate::testing::on_complete_graph;
+
+    type Effects = Vec<EffectOf<GarciaMolinaProcess>>;
+
+    /// Process `me` of three (ids 1 to 3; its ports lead to the others in id order), with `T` = 10 ticks.
+    fn process(me: u32, config: GarciaMolina) -> GarciaMolinaProcess {
+        let members = [NodeId(1), NodeId(2), NodeId(3)];
+        on_complete_graph(NodeId(me), &members, Duration::from_ticks(10), |s| config.build(s))
+    }
+
+    fn step(
+        p: &mut GarciaMolinaProcess,
+        f: impl FnOnce(&mut GarciaMolinaProcess, &mut Cx<'_, GarciaMolinaProcess>),
+    ) -> Effects {
+        let mut effects = Vec::new();
+        f(p, &mut Cx::new(Instant::ZERO, &mut effects));
+        effects
+    }
+
+    fn sent(effects: &Effects) -> Vec<(Port, Msg)> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Send { to, msg } => Some((*to, msg.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Process 3 (the strongest) elects itself; both others obey its halt. Returns it, appointing them, with the
+    /// call number and grant of its `new-coordinator` calls.
+    fn appointing(config: GarciaMolina) -> (GarciaMolinaProcess, u32, u64) {
+        let mut p = process(3, config);
+        step(&mut p, |p, cx| p.on_start(cx, None));
+        let halts = sent(&step(&mut p, |p, cx| p.on_command(cx, Command::Initiate)));
+        assert_eq!(halts.len(), 2, "nobody is stronger: halts to both: {halts:?}");
+        let mut out = Vec::new();
+        for (port, msg) in halts {
+            let Msg::Halt { call, epoch } = msg else { panic!("{msg:?}") };
+            out = sent(&step(&mut p, |p, cx| p.on_message(cx, port, Msg::HaltAck { call, epoch })));
+        }
+        let [(_, Msg::NewCoordinator { call, epoch }), _] = out.as_slice() else { panic!("{out:?}") };
+        (p, *call, *epoch)
+    }
+
+    #[test]
+    fn an_unanswered_appointment_is_sent_again_to_the_silent_callee_only_then_given_up() {
+        let (mut p, call, grant) = appointing(GarciaMolina::default());
+        step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::NewCoordinatorAck { call, accepted: true }));
+        for _ in 0..2 {
+            let again = sent(&step(&mut p, |p, cx| p.on_timer(cx, Timer::Rpc)));
+            assert_eq!(again, vec![(Port(1), Msg::NewCoordinator { call, epoch: grant })]);
+            assert_eq!(p.status().state, State::Reorganization, "still appointing");
+        }
+        let gave_up = sent(&step(&mut p, |p, cx| p.on_timer(cx, Timer::Rpc)));
+        assert_eq!(p.status().state, State::Election, "two retries, then the claim is given up");
+        assert!(gave_up.iter().all(|(_, m)| matches!(m, Msg::AreYouThere { .. } | Msg::Halt { .. })), "{gave_up:?}");
+    }
+
+    #[test]
+    fn a_late_answer_to_a_resent_call_completes_the_phase() {
+        let (mut p, call, grant) = appointing(GarciaMolina::default());
+        step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::NewCoordinatorAck { call, accepted: true }));
+        step(&mut p, |p, cx| p.on_timer(cx, Timer::Rpc));
+        let ready =
+            sent(&step(&mut p, |p, cx| p.on_message(cx, Port(1), Msg::NewCoordinatorAck { call, accepted: true })));
+        let [(Port(0), Msg::Ready { call: c, epoch }), (Port(1), Msg::Ready { .. })] = ready.as_slice() else {
+            panic!("{ready:?}")
+        };
+        assert_eq!((*c, *epoch), (call + 1, grant));
+    }
+
+    #[test]
+    fn without_retries_an_unanswered_appointment_gives_up_at_once() {
+        let (mut p, call, _) = appointing(GarciaMolina { retries: 0, ..GarciaMolina::default() });
+        step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::NewCoordinatorAck { call, accepted: true }));
+        step(&mut p, |p, cx| p.on_timer(cx, Timer::Rpc));
+        assert_eq!(p.status().state, State::Election);
+    }
+
+    #[test]
+    fn a_call_sent_again_after_its_answer_was_lost_is_accepted_again() {
+        let mut p = process(1, GarciaMolina::default());
+        step(&mut p, |p, cx| p.on_start(cx, None));
+        let coordinator = Port(1); // Process 3.
+        let grant = epoch::of(1, NodeId(3));
+        step(&mut p, |p, cx| p.on_message(cx, coordinator, Msg::Halt { call: 7, epoch: grant }));
+        for _ in 0..2 {
+            let answer = sent(&step(&mut p, |p, cx| {
+                p.on_message(cx, coordinator, Msg::NewCoordinator { call: 8, epoch: grant })
+            }));
+            assert_eq!(answer, vec![(coordinator, Msg::NewCoordinatorAck { call: 8, accepted: true })]);
+            assert_eq!(p.status().state, State::Reorganization);
+        }
+        for _ in 0..2 {
+            let answer =
+                sent(&step(&mut p, |p, cx| p.on_message(cx, coordinator, Msg::Ready { call: 9, epoch: grant })));
+            assert_eq!(answer, vec![(coordinator, Msg::ReadyAck { call: 9, accepted: true })]);
+            assert_eq!(p.status(), Status { state: State::Normal, leader: Some(NodeId(3)), epoch: grant, group: None });
+        }
+        // Another candidate's call is still refused.
+        let other = sent(&step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::Ready { call: 3, epoch: grant })));
+        assert_eq!(other, vec![(Port(0), Msg::ReadyAck { call: 3, accepted: false })]);
+    }
+
+    /// Process 3, NORMAL coordinator of 1 and 2, runs Check; 1 answers that it is not NORMAL.
+    fn check_finds_1_out(config: GarciaMolina) -> (GarciaMolinaProcess, Vec<(Port, Msg)>) {
+        let (mut p, call, _) = appointing(config);
+        for port in [Port(0), Port(1)] {
+            step(&mut p, |p, cx| p.on_message(cx, port, Msg::NewCoordinatorAck { call, accepted: true }));
+        }
+        for port in [Port(0), Port(1)] {
+            step(&mut p, |p, cx| p.on_message(cx, port, Msg::ReadyAck { call: call + 1, accepted: true }));
+        }
+        assert_eq!(p.status().state, State::Normal);
+        let asked = sent(&step(&mut p, |p, cx| p.on_timer(cx, Timer::Check)));
+        let Some((_, Msg::AreYouNormal { call })) = asked.first() else { panic!("{asked:?}") };
+        let call = *call;
+        let out =
+            sent(&step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::AreYouNormalReply { call, normal: false })));
+        (p, out)
+    }
+
+    #[test]
+    fn check_halts_and_appoints_a_weaker_process_out_of_the_group_alone() {
+        let (mut p, out) = check_finds_1_out(GarciaMolina::default());
+        let grant = p.status().epoch;
+        let [(Port(0), Msg::Halt { call, epoch })] = out.as_slice() else { panic!("{out:?}") };
+        assert_eq!(*epoch, grant, "halted in the grant it is appointed in");
+        assert_eq!(p.status().state, State::Normal, "the coordinator stays NORMAL");
+        let call = *call;
+        let appoint = sent(&step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::HaltAck { call, epoch: grant })));
+        assert_eq!(appoint, vec![(Port(0), Msg::NewCoordinator { call, epoch: grant })]);
+        let ready =
+            sent(&step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::NewCoordinatorAck { call, accepted: true })));
+        assert_eq!(ready, vec![(Port(0), Msg::Ready { call, epoch: grant })]);
+        assert_eq!(p.status().state, State::Normal);
+    }
+
+    #[test]
+    fn with_rejoin_elect_check_runs_election_as_gm_wrote_it() {
+        let (p, out) = check_finds_1_out(GarciaMolina { rejoin: false, ..GarciaMolina::default() });
+        assert_eq!(p.status().state, State::Election);
+        assert_eq!(out.iter().filter(|(_, m)| matches!(m, Msg::Halt { .. })).count(), 2, "halts everybody: {out:?}");
+    }
+
+    #[test]
+    fn retries_and_rejoin_are_validated() {
+        let parse = |kv: &str| GarciaMolina::from_params(&Params::parse([kv]).unwrap());
+        assert_eq!(parse("retries=0").unwrap().retries, 0);
+        assert!(!parse("rejoin=elect").unwrap().rejoin);
+        assert!(parse("retries=9").unwrap_err().to_string().contains("at most 8"));
+        assert!(parse("rejoin=maybe").is_err());
     }
 }

@@ -13,8 +13,8 @@ use elect_core::{Duration, NodeId, Process, State, epoch};
 use elect_sim::{Delay, Ids, InitiatorSpec, NodeAt, Report, Scenario, Sim, SimConfig, simulate};
 use proptest::prelude::*;
 
-/// Long enough after the last fault for the default settling time (about 39 T) to have passed.
-const SETTLE: u64 = 40;
+/// Long enough after the last fault for the default settling time (about 43 T) to have passed.
+const SETTLE: u64 = 44;
 
 fn at(id: u32, time: u64) -> NodeAt {
     NodeAt { id: NodeId(id), at: units(time) }
@@ -235,17 +235,21 @@ fn grants_only_grow_even_for_a_process_that_missed_elections() {
 fn a_probe_between_halt_and_new_coordinator_is_answered_and_the_prober_backs_off() {
     // 3 is down when 7's halts arrive (3 T + ε) and recovers at 3.5 T: it runs Election and probes 4..8 while
     // 4, 5 and 6 are halted. They answer (a null RPC), so 3 backs off instead of starting a second phase; it
-    // stays out of 7's group until 7's first Check finds it not NORMAL and 7 gathers everybody again.
-    let r = run_judged(&gm(8, |c| {
-        c.crashes.push(at(8, 0));
-        c.crashes.push(at(3, 0));
-        c.recoveries.push(NodeAt { id: NodeId(3), at: units(7) / 2 });
-        c.initiators = initiators(&[7]);
-        c.until = Some(units(100));
-    }));
-    assert_eq!(r.leader, Some(NodeId(7)));
-    assert_eq!(r.messages.kind("halt"), 6 + 6, "only 7 ever halts: once without 3 and once with it");
-    assert!(r.messages.kind("are-you-there-reply") >= 4, "4, 5, 6 and 7 answered 3");
+    // stays out of 7's group until 7's first Check finds it not NORMAL; 7 then halts and appoints it alone, or, with
+    // GM's rule (`rejoin=elect`), gathers everybody again.
+    for (rejoin, halts) in [("appoint", 6 + 1), ("elect", 6 + 6)] {
+        let r = run_judged(&gm(8, |c| {
+            c.crashes.push(at(8, 0));
+            c.crashes.push(at(3, 0));
+            c.recoveries.push(NodeAt { id: NodeId(3), at: units(7) / 2 });
+            c.initiators = initiators(&[7]);
+            c.until = Some(units(100));
+            c.params = Params::parse([format!("rejoin={rejoin}").as_str()]).unwrap();
+        }));
+        assert_eq!(r.leader, Some(NodeId(7)));
+        assert_eq!(r.messages.kind("halt"), halts, "{rejoin}: only 7 ever halts: 3 once more, or everybody");
+        assert!(r.messages.kind("are-you-there-reply") >= 4, "4, 5, 6 and 7 answered 3");
+    }
 }
 
 #[test]
@@ -299,17 +303,26 @@ fn the_leader_monitor_drives_it_like_any_algorithm() {
 
 #[test]
 fn parameters_are_validated_and_the_settling_time_follows_them() {
-    for (param, reason) in [("check=0", "at least one T"), ("timeout=x", "expected a number"), ("ready=yes", "true")] {
+    for (param, reason) in [
+        ("check=0", "at least one T"),
+        ("timeout=x", "expected a number"),
+        ("ready=yes", "true"),
+        ("retries=9", "at most 8"),
+        ("rejoin=no", "appoint"),
+    ] {
         let cfg = gm(4, |c| c.params = Params::parse([param]).unwrap());
         let err = simulate(&cfg, None).unwrap_err().to_string();
         assert!(err.contains(reason), "{param}: {err}");
     }
     let t = Duration::from_ticks(units(1));
     let facts = elect_algos::Facts::new(8, 28, 8);
-    let tau = |check, timeout| GarciaMolina { ready: true, check, timeout }.settle_time(&facts, Some(t)).unwrap();
-    // max(check, timeout, T_wait = 5T + 2ε) + (2T + ε) + 2·4(2T + ε) + T.
-    assert_eq!(tau(10, 20).ticks(), units(20 + 2 + 16 + 1) + 9);
-    assert_eq!(tau(1, 1).ticks(), units(5 + 2 + 16 + 1) + 11);
+    let tau = |check, timeout| {
+        GarciaMolina { ready: true, check, timeout, ..GarciaMolina::default() }.settle_time(&facts, Some(t)).unwrap()
+    };
+    // max(check, timeout, T_wait = 5T + 2ε) + (2T + ε) + 2·4(2T + ε) + T, and the default two retries of a call
+    // to a process that crashed during the election, 2(2T + ε).
+    assert_eq!(tau(10, 20).ticks(), units(20 + 2 + 16 + 1 + 4) + 11);
+    assert_eq!(tau(1, 1).ticks(), units(5 + 2 + 16 + 1 + 4) + 13);
     assert!(tau(10, 20).ticks() < units(SETTLE));
     assert_eq!(GarciaMolina::default().election_time(&facts, t).ticks(), units(8) + 4);
 }
