@@ -75,6 +75,19 @@
 //! heartbeat of its own epoch, so the straggler catches up (above) within a round trip rather than at the next
 //! beat.
 //!
+//! **A leader suspected while alive.** On a lossy network a follower may miss a heartbeat or two and suspect a
+//! leader that is alive. The epoch it starts names that leader as the one that failed (in its `join` and in every
+//! message of its election). A leader that hears such a message about itself holds no election: one would elect it
+//! again, so it carries its leadership above that epoch (as above, with the straggler ahead) and beats at once; the
+//! processes that joined the suspicious epoch adopt it, and the others follow it into its new epoch. The
+//! leaderless time is one round trip instead of one election.
+//!
+//! **A follower left behind.** A process of a complete graph that has no leader in its epoch (what would have told it
+//! of the outcome of the epoch's election was lost) and hears the heartbeat of that epoch from a stronger process
+//! follows it, as a straggler does, instead of waiting out its stall timer and starting a new election for all. The
+//! algorithm's instance keeps running, and the process shows the leader it adopted for as long as the instance names
+//! no other one (Garcia-Molina's coordinator, say, halts and appoints it meanwhile).
+//!
 //! **Two leaders in one epoch.** Timing faults (a one-way link, a partition that heals) can let two processes
 //! elect themselves in the same epoch, each deaf to the other's election. On a complete graph a leader that hears
 //! another's heartbeat of its own epoch starts the next epoch, which everybody joins, so that the election in it
@@ -427,12 +440,15 @@ impl<A: Algorithm> Monitored<A> {
         s.state == State::Normal && s.leader == Some(self.setup.id)
     }
 
-    /// The algorithm's status, or, while this process follows a leader it adopted and the algorithm names none,
-    /// that leader's.
+    /// The algorithm's status, or, while this process follows a leader it adopted and the algorithm names no other
+    /// one, that leader's (the algorithm may be bringing it into the leader's group meanwhile: Garcia-Molina's
+    /// coordinator halts and appoints it, and it follows that leader throughout).
     fn view(&self) -> Status {
         let inner = self.inner.status();
         match self.adopted {
-            Some(leader) if inner.leader.is_none() => Status { state: State::Normal, leader: Some(leader), ..inner },
+            Some(leader) if inner.leader.is_none_or(|l| l == leader) => {
+                Status { state: State::Normal, leader: Some(leader), ..inner }
+            }
             _ => inner,
         }
     }
@@ -741,6 +757,14 @@ impl<A: Algorithm> Monitored<A> {
         self.beat(cx);
     }
 
+    /// Whether a message of `epoch`, started because `down` failed, tells this leader, alive and beating, that a
+    /// follower suspected it (a lost heartbeat or two). An election in that epoch would elect this process again,
+    /// so none is held: it carries its leadership above the epoch ([`Self::restamp`]), and everybody who joined the
+    /// epoch follows it there (on a complete graph, where its heartbeats say whose they are).
+    fn suspected_alive(&self, epoch: u64, down: Option<NodeId>) -> bool {
+        epoch > self.epoch && down == Some(self.setup.id) && self.beating && !self.relayed()
+    }
+
     fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, seq: u64) {
         if epoch > self.epoch {
             return self.on_newer_heartbeat(cx, from, epoch);
@@ -757,6 +781,14 @@ impl<A: Algorithm> Monitored<A> {
         }
         if epoch != self.epoch || self.leads() || (self.relayed() && seq <= self.seq) {
             return; // An older epoch's leader, our own heartbeat back, or one already seen.
+        }
+        if !self.relayed() && self.view().leader.is_none() && self.setup.neighbors[from.index()].rank > self.setup.rank
+        {
+            // The election of this epoch ended without this process (what would have told it was lost): it
+            // follows the epoch's leader instead of stalling into a new election.
+            self.adopted = Some(self.neighbor(from));
+            self.seq = seq;
+            return self.sync(cx);
         }
         self.seq = seq;
         if self.watching {
@@ -889,6 +921,11 @@ impl<A: Algorithm> Process for Monitored<A> {
         match msg {
             MonitorMsg::Heartbeat { epoch, seq } => self.on_heartbeat(cx, from, epoch, seq),
             MonitorMsg::Join { epoch, .. } if epoch > self.epoch && self.catching_up => self.catch_up(cx, epoch),
+            MonitorMsg::Join { epoch, down } | MonitorMsg::Inner { epoch, down, .. }
+                if self.suspected_alive(epoch, down) =>
+            {
+                self.restamp(cx, epoch);
+            }
             MonitorMsg::Join { epoch, down } if epoch > self.epoch => {
                 self.start_epoch(cx, epoch, down);
                 self.relay(cx, from, &MonitorMsg::Join { epoch, down });
@@ -905,6 +942,9 @@ impl<A: Algorithm> Process for Monitored<A> {
             }
             MonitorMsg::Ring { epoch, down, forward, msg } => {
                 cx.send(from, MonitorMsg::HopAck { epoch });
+                if self.suspected_alive(epoch, down) {
+                    return self.restamp(cx, epoch);
+                }
                 if epoch < self.epoch {
                     return self.answer_stale(cx, from); // A stale epoch.
                 }
