@@ -477,8 +477,13 @@ impl<A: Algorithm> Monitored<A> {
     fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, from: Port) {
         self.catching_up = false;
         self.enter_epoch(cx, epoch, None, false);
+        self.follow(cx, from, 1);
+    }
+
+    /// Follows the leader at `from`, whose heartbeat `seq` it heard, in this process's epoch.
+    fn follow(&mut self, cx: &mut Cx<'_, Self>, from: Port, seq: u64) {
         self.adopted = Some(self.neighbor(from));
-        self.seq = 1;
+        self.seq = seq;
         self.sync(cx);
     }
 
@@ -786,9 +791,7 @@ impl<A: Algorithm> Monitored<A> {
         {
             // The election of this epoch ended without this process (what would have told it was lost): it
             // follows the epoch's leader instead of stalling into a new election.
-            self.adopted = Some(self.neighbor(from));
-            self.seq = seq;
-            return self.sync(cx);
+            return self.follow(cx, from, seq);
         }
         self.seq = seq;
         if self.watching {

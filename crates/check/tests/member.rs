@@ -24,8 +24,14 @@ fn member(algorithm: &str, n: usize, f: impl FnOnce(&mut CheckConfig)) -> Outcom
 }
 
 fn scenario(name: &str) -> SimConfig {
+    scenario_with(name, "")
+}
+
+/// Scenario `name`, with `more` (TOML) after its text.
+fn scenario_with(name: &str, more: &str) -> SimConfig {
     let path = format!("{}/../../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    ScenarioFile::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap().config
+    let text = std::fs::read_to_string(&path).unwrap();
+    ScenarioFile::parse(&path, &format!("{text}{more}")).unwrap().config
 }
 
 fn verdicts(o: &Outcome) -> Vec<(&'static str, &'static str)> {
@@ -77,10 +83,8 @@ fn two_deaf_leaders_of_one_epoch_go_round_a_cycle_for_ever() {
     // member shows no leader for ever. The checker finds a run that goes round a cycle (a lasso). Member 1
     // restarts during the fault, so that everybody joins its new epoch (a suspicion of the leader would not do:
     // the leader, alive, carries its leadership above the suspicious member's epoch instead of joining it).
-    let path = format!("{}/../../scenarios/member-one-way.toml", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap();
     let restart = "\n[[fault]]\nat = 8\ncrash = 1\n\n[[fault]]\nat = 12\nrecover = 1\n";
-    let mut sim = ScenarioFile::parse(&path, &format!("{text}{restart}")).unwrap().config;
+    let mut sim = scenario_with("member-one-way", restart);
     sim.params = Params::parse(["monitor-bug=deaf-leaders"]).unwrap();
     let mut config = CheckConfig::new(sim);
     config.timed = true;
