@@ -26,7 +26,10 @@
 //!
 //! **Variants.** `variant=s000`: the strongest id does not answer `ok`; it answers by announcing itself
 //! coordinator at once (S000). `known-dead=ID,...`: ids this process knows to be down (S001's "knows its id is
-//! the highest"): it sends them nothing, and skips the election when every stronger id is known dead.
+//! the highest"): it sends them nothing, and skips the election when every stronger id is known dead. The
+//! processes its environment builds it suspecting ([`Setup::suspected`]: the leader monitor names the leader whose
+//! silence opened the epoch) still get `election`, but their `ok` is not waited for: the strongest survivor of a
+//! leader crash claims at once.
 //!
 //! **Guarantees.** When no process fails during the election, every live process ends with the strongest live process
 //! as coordinator (A2). At most one process declares itself coordinator per epoch (P-Unique) as long as the failure
@@ -143,8 +146,10 @@ enum Phase {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BullyProcess {
     me: Rank,
-    /// Ports of stronger processes not known to be dead.
+    /// Ports of stronger processes neither known dead nor suspected.
     stronger: Vec<Port>,
+    /// Ports of stronger processes suspected: told of the election, not waited for.
+    suspects: Vec<Port>,
     /// Ports of every weaker process.
     weaker: Vec<Port>,
     /// No id at all is stronger (S000's "process with the highest ID").
@@ -196,6 +201,9 @@ impl BullyProcess {
             return;
         }
         self.participated = true;
+        for i in 0..self.suspects.len() {
+            cx.send(self.suspects[i], Msg::Election { epoch: self.epoch });
+        }
         if self.stronger.is_empty() {
             return self.become_coordinator(cx);
         }
@@ -364,7 +372,16 @@ impl Algorithm for Bully {
         BullyProcess {
             me: setup.rank,
             strongest_id: stronger.clone().next().is_none(),
-            stronger: stronger.filter(|n| !self.known_dead.contains(&n.id)).map(|n| n.port).collect(),
+            stronger: stronger
+                .filter(|n| !self.known_dead.contains(&n.id) && !setup.suspected.contains(&n.id))
+                .map(|n| n.port)
+                .collect(),
+            suspects: setup
+                .neighbors
+                .iter()
+                .filter(|n| n.rank > setup.rank && setup.suspected.contains(&n.id) && !self.known_dead.contains(&n.id))
+                .map(|n| n.port)
+                .collect(),
             weaker: setup.neighbors.iter().filter(|n| n.rank < setup.rank).map(|n| n.port).collect(),
             ok_wait: t * 2 + Duration::TICK,
             coordinator_wait: t * 4 + Duration::TICK,

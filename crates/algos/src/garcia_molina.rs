@@ -25,7 +25,9 @@
 //! a task description `d`, which is application data: elect carries none.
 //!
 //! **Election(i)**, with the RPCs of each phase issued in parallel:
-//! 1. `are-you-there` to every stronger process. An answer means a stronger process is alive: `i` backs off and
+//! 1. `are-you-there` to every stronger process. The answers of those it was built suspecting
+//!    ([`Setup::suspected`]: the leader monitor names the leader whose silence opened the epoch) are not waited
+//!    for, as they would likely never come. An answer means a stronger process is alive: `i` backs off and
 //!    waits `T_wait = 2(2T + ε) + T` (the rest of the stronger process's first phase, its HALT round, and the
 //!    delivery of its NEW-COORDINATOR); if nobody halted it by then it runs Timeout() at once (below), which
 //!    starts Election again unless it follows a live coordinator.
@@ -435,6 +437,8 @@ pub struct GarciaMolinaProcess {
     me: Rank,
     /// The rank at the other end of each port.
     peers: Vec<Rank>,
+    /// The processes it was built suspecting ([`Setup::suspected`]): Election asks them but does not wait for them.
+    suspected: PortSet,
     rpc: Duration,
     wait: Duration,
     check: Duration,
@@ -555,7 +559,9 @@ impl GarciaMolinaProcess {
         self.begin(cx, Doing::Probing);
         for p in 0..self.peers.len() {
             let port = Port(p as u32);
-            if self.rank(port) > self.me {
+            if self.rank(port) > self.me && self.suspected.contains(port) {
+                cx.send(port, Msg::AreYouThere { call: self.call });
+            } else if self.rank(port) > self.me {
                 self.ask(cx, port, Msg::AreYouThere { call: self.call });
             }
         }
@@ -981,6 +987,11 @@ impl Algorithm for GarciaMolina {
         GarciaMolinaProcess {
             me: setup.rank,
             peers: setup.neighbors.iter().map(|n| n.rank).collect(),
+            suspected: {
+                let mut set = PortSet::new(ports);
+                setup.neighbors.iter().filter(|n| setup.suspected.contains(&n.id)).for_each(|n| set.insert(n.port));
+                set
+            },
             rpc: Self::rpc(t),
             wait: Self::wait(t),
             check: t * self.check,
@@ -1202,5 +1213,22 @@ mod tests {
         assert!(!parse("rejoin=elect").unwrap().rejoin);
         assert!(parse("retries=9").unwrap_err().to_string().contains("at most 8"));
         assert!(parse("rejoin=maybe").is_err());
+    }
+
+    #[test]
+    fn a_suspect_is_asked_but_not_waited_for() {
+        let members = [NodeId(1), NodeId(2), NodeId(3)];
+        let t = Duration::from_ticks(10);
+        let suspecting = |s: &Setup<'_>| GarciaMolina::default().build(&Setup { suspected: &[NodeId(3)], ..*s });
+        let mut p = on_complete_graph(NodeId(2), &members, t, suspecting);
+        step(&mut p, |p, cx| p.on_start(cx, None));
+        // Port 0 leads to 1, port 1 to 3: 3 is asked, and 1 halted in the same step.
+        let out = sent(&step(&mut p, |p, cx| p.on_command(cx, Command::Initiate)));
+        assert!(matches!(out.as_slice(), [(Port(1), Msg::AreYouThere { .. }), (Port(0), Msg::Halt { .. })]), "{out:?}");
+        // Unsuspected, 3 is waited for.
+        let mut q = process(2, GarciaMolina::default());
+        step(&mut q, |p, cx| p.on_start(cx, None));
+        let out = sent(&step(&mut q, |p, cx| p.on_command(cx, Command::Initiate)));
+        assert!(matches!(out.as_slice(), [(Port(1), Msg::AreYouThere { .. })]), "{out:?}");
     }
 }

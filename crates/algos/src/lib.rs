@@ -112,6 +112,7 @@ pub(crate) mod testing {
             shape: Shape::Complete,
             delay_bound: Some(t),
             diameter: Some(1),
+            suspected: &[],
         })
     }
 }

@@ -320,6 +320,7 @@ impl Kept {
             shape: self.shape,
             delay_bound: self.delay_bound,
             diameter: self.diameter,
+            suspected: &[],
         }
     }
 }

@@ -18,8 +18,9 @@
 //!
 //! **Epochs.** Every message of the algorithm travels as `inner{epoch, msg}`, with epochs unique to the process
 //! that starts them ([`elect_core::epoch`]). Starting an epoch builds a fresh instance of the algorithm and
-//! initiates it. A message of a newer epoch makes the receiver join that epoch (and initiate, so every process
-//! takes part in a re-election); a message of an older epoch is stale and dropped. When several processes notice
+//! initiates it. A message of a newer epoch makes the receiver join that epoch (and initiate, so every live process
+//! takes part in a re-election, but the one the epoch names as failed: below); a message of an older epoch is stale
+//! and dropped. When several processes notice
 //! a failure at once, the epoch of the one with the largest id wins and the others join it. The
 //! "I am the leader" notices carry the monitor's epoch, so P-Unique is judged per election.
 //!
@@ -81,6 +82,17 @@
 //! again, so it carries its leadership above that epoch (as above, with the straggler ahead) and beats at once; the
 //! processes that joined the suspicious epoch adopt it, and the others follow it into its new epoch. The
 //! leaderless time is one round trip instead of one election.
+//!
+//! **Not waiting for the suspect.** Every message of an epoch names the process whose failure opened it (`join`,
+//! `inner`, `ring`, and the heartbeats, so that a process that enters the epoch on a heartbeat names it too). Each
+//! epoch's instance is built suspecting that process ([`Setup::suspected`]), unless this process still hears it as
+//! its leader (it takes nobody's word for the failure of a leader whose heartbeats still arrive). Algorithms that
+//! probe stronger processes before they claim (Bully's `election`, Garcia-Molina's `are-you-there`) still probe a
+//! suspect but do not wait for its answer: after a leader crash the strongest survivor claims at once instead of
+//! first waiting `2T + ε` for the dead leader not to answer. So a suspect that is alive must not elect itself in that
+//! epoch too: a process that hears of a newer epoch naming it takes no part in it. A leader carries its leadership
+//! above the epoch (above), and any other process starts the epoch after it, which everybody joins. (With ring
+//! repair, a process taken for dead rejoins the ring instead; ring algorithms do not read the suspects.)
 //!
 //! **A follower left behind.** A process of a complete graph that has no leader in its epoch (what would have told it
 //! of the outcome of the epoch's election was lost) and hears the heartbeat of that epoch from a stronger process
@@ -217,6 +229,9 @@ pub enum MonitorMsg<M> {
         epoch: u64,
         /// The heartbeat's number, for forwarding each once.
         seq: u64,
+        /// The process whose failure started the epoch, if one did, as its `join` and its election's messages
+        /// name it: a process that enters the epoch on a heartbeat names it in its own messages too.
+        down: Option<NodeId>,
     },
     /// A leader left its epoch for `epoch`: its followers should follow instead of suspecting it.
     Join {
@@ -316,6 +331,7 @@ impl Owned {
             shape: self.shape,
             delay_bound: self.delay_bound,
             diameter: self.diameter,
+            suspected: &[],
         }
     }
 }
@@ -467,16 +483,16 @@ impl<A: Algorithm> Monitored<A> {
     /// it is).
     fn answer_stale(&self, cx: &mut Cx<'_, Self>, from: Port) {
         if self.beating && !self.relayed() {
-            cx.send(from, MonitorMsg::Heartbeat { epoch: self.epoch, seq: 1 });
+            cx.send(from, MonitorMsg::Heartbeat { epoch: self.epoch, seq: 1, down: self.down });
         }
     }
 
     /// This process heard, on `from`, the heartbeat of `epoch`, newer than its own, from a leader stronger than
     /// it: it follows that leader in that epoch, without an election (the epoch's is over, and would elect the
     /// same leader).
-    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, from: Port) {
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>, from: Port) {
         self.catching_up = false;
-        self.enter_epoch(cx, epoch, None, false);
+        self.enter_epoch(cx, epoch, down, false);
         self.follow(cx, from, 1);
     }
 
@@ -724,7 +740,7 @@ impl<A: Algorithm> Monitored<A> {
     /// Sends the next heartbeat and arms the one after.
     fn beat(&mut self, cx: &mut Cx<'_, Self>) {
         self.seq = if self.relayed() { self.seq + 1 } else { 1 };
-        self.announce(cx, &MonitorMsg::Heartbeat { epoch: self.epoch, seq: self.seq });
+        self.announce(cx, &MonitorMsg::Heartbeat { epoch: self.epoch, seq: self.seq, down: self.down });
         cx.set_timer(MonitorTimer::Beat, Span::exactly(self.setup.heartbeat));
     }
 
@@ -735,11 +751,11 @@ impl<A: Algorithm> Monitored<A> {
 
     /// Carries this process's leadership (or its following of a leader) into `epoch` without an election: the
     /// algorithm's instance stays, only the epoch its messages carry changes.
-    fn renumber(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+    fn renumber(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>) {
         self.reserve(cx, epoch);
         self.catching_up = false;
         self.epoch = epoch;
-        self.down = None;
+        self.down = down;
     }
 
     /// Makes sure `epoch`'s round is within the durable reservation, before anything of `epoch` is sent: if it is
@@ -757,22 +773,31 @@ impl<A: Algorithm> Monitored<A> {
     /// its leadership into the epoch after `epoch` and beats at once, and every process that hears it follows it
     /// there (the straggler and its followers adopt it, its own followers carry on with it).
     fn restamp(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
-        self.renumber(cx, epoch::next(epoch, self.setup.id));
+        self.renumber(cx, epoch::next(epoch, self.setup.id), None);
         cx.notify(Notice::Elected { epoch: self.epoch });
         self.beat(cx);
     }
 
-    /// Whether a message of `epoch`, started because `down` failed, tells this leader, alive and beating, that a
-    /// follower suspected it (a lost heartbeat or two). An election in that epoch would elect this process again,
-    /// so none is held: it carries its leadership above the epoch ([`Self::restamp`]), and everybody who joined the
-    /// epoch follows it there (on a complete graph, where its heartbeats say whose they are).
-    fn suspected_alive(&self, epoch: u64, down: Option<NodeId>) -> bool {
-        epoch > self.epoch && down == Some(self.setup.id) && self.beating && !self.relayed()
+    /// Whether a message of `epoch`, started because `down` failed, names this process, alive, as the one that
+    /// failed: a follower suspected it (a lost heartbeat or two). On a complete graph the process takes no part in
+    /// that epoch ([`Self::disown`]): its election need not wait for the suspect ([`Setup::suspected`]), so the
+    /// suspect must not elect itself in it too. (With ring repair, a process taken for dead rejoins the ring
+    /// instead, unless it leads.)
+    fn named_down(&self, epoch: u64, down: Option<NodeId>) -> bool {
+        epoch > self.epoch && down == Some(self.setup.id) && !self.relayed() && (self.beating || !self.setup.hops)
     }
 
-    fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, seq: u64) {
+    /// This process, alive, heard of `epoch`, opened because it was taken for failed ([`Self::named_down`]). A
+    /// leader carries its leadership above the epoch ([`Self::restamp`]): an election in it would elect this
+    /// process again, and everybody who joined the epoch follows it there (on a complete graph its heartbeats say
+    /// whose they are). Any other process starts the epoch after it, which everybody joins.
+    fn disown(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+        if self.beating { self.restamp(cx, epoch) } else { self.catch_up(cx, epoch) }
+    }
+
+    fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, seq: u64, down: Option<NodeId>) {
         if epoch > self.epoch {
-            return self.on_newer_heartbeat(cx, from, epoch);
+            return self.on_newer_heartbeat(cx, from, epoch, down);
         }
         if epoch < self.epoch {
             return self.answer_stale(cx, from); // A leader cut off (or paused) that does not know it was replaced.
@@ -797,12 +822,12 @@ impl<A: Algorithm> Monitored<A> {
         if self.watching {
             cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout + self.stagger()));
         }
-        self.relay(cx, from, &MonitorMsg::Heartbeat { epoch, seq });
+        self.relay(cx, from, &MonitorMsg::Heartbeat { epoch, seq, down });
     }
 
     /// A heartbeat of `epoch`, newer than this process's, arrived on `from`. The world moved on while this process
     /// was away (or the epoch it started lost to a newer one), or a straggler that led on its own came back.
-    fn on_newer_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64) {
+    fn on_newer_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, down: Option<NodeId>) {
         if !self.relayed() {
             // On a complete graph the heartbeat comes from the leader of `epoch` itself.
             let sender = self.setup.neighbors[from.index()];
@@ -810,7 +835,7 @@ impl<A: Algorithm> Monitored<A> {
             let leader = self.view().leader;
             if leader == Some(sender.id) && sender.rank > me && !self.beating {
                 // The leader it follows carried its leadership into a newer epoch: it follows it there.
-                self.renumber(cx, epoch);
+                self.renumber(cx, epoch, down);
                 self.seq = 1;
                 if self.watching {
                     cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout + self.stagger()));
@@ -827,7 +852,7 @@ impl<A: Algorithm> Monitored<A> {
             }
             if sender.rank > me {
                 // That epoch's election is over, and its leader would win again: follow it without an election.
-                return self.adopt(cx, epoch, from);
+                return self.adopt(cx, epoch, down, from);
             }
         }
         // Otherwise start the next epoch rather than run an election inside a decided one (two leaders would then
@@ -849,6 +874,10 @@ impl<A: Algorithm> Monitored<A> {
     /// Enters `epoch` with a fresh instance of the algorithm, which initiates if `initiate` (and otherwise waits:
     /// a straggler that adopts the epoch's leader takes no part in its election).
     fn enter_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>, initiate: bool) {
+        // The epoch's instance is told whose silence opened it, so that it waits for no answer from that process
+        // (see the module documentation), unless this process still hears that one as its leader.
+        let heard = if self.watching { self.view().leader } else { None };
+        let suspected = down.filter(|&d| d != self.setup.id && Some(d) != heard);
         self.reserve(cx, epoch);
         self.adopted = None;
         if let Some(d) = down.filter(|&d| d != self.setup.id) {
@@ -865,7 +894,7 @@ impl<A: Algorithm> Monitored<A> {
         cx.cancel_timer(MonitorTimer::Hop);
         self.waiting = false;
         cx.cancel_timer(MonitorTimer::Stall);
-        self.inner = self.algorithm.build(&self.setup.setup());
+        self.inner = self.algorithm.build(&Setup { suspected: suspected.as_slice(), ..self.setup.setup() });
         let down: Vec<Port> = self.links_down.iter().copied().collect();
         self.run(cx, |p, cx| {
             p.on_start(cx, None);
@@ -922,12 +951,12 @@ impl<A: Algorithm> Process for Monitored<A> {
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
         self.dead.remove(&self.neighbor(from));
         match msg {
-            MonitorMsg::Heartbeat { epoch, seq } => self.on_heartbeat(cx, from, epoch, seq),
+            MonitorMsg::Heartbeat { epoch, seq, down } => self.on_heartbeat(cx, from, epoch, seq, down),
             MonitorMsg::Join { epoch, .. } if epoch > self.epoch && self.catching_up => self.catch_up(cx, epoch),
             MonitorMsg::Join { epoch, down } | MonitorMsg::Inner { epoch, down, .. }
-                if self.suspected_alive(epoch, down) =>
+                if self.named_down(epoch, down) =>
             {
-                self.restamp(cx, epoch);
+                self.disown(cx, epoch);
             }
             MonitorMsg::Join { epoch, down } if epoch > self.epoch => {
                 self.start_epoch(cx, epoch, down);
@@ -945,8 +974,8 @@ impl<A: Algorithm> Process for Monitored<A> {
             }
             MonitorMsg::Ring { epoch, down, forward, msg } => {
                 cx.send(from, MonitorMsg::HopAck { epoch });
-                if self.suspected_alive(epoch, down) {
-                    return self.restamp(cx, epoch);
+                if self.named_down(epoch, down) {
+                    return self.disown(cx, epoch);
                 }
                 if epoch < self.epoch {
                     return self.answer_stale(cx, from); // A stale epoch.
@@ -1114,7 +1143,8 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
         checks
     }
 
-    /// Every process takes part in a re-election, so the strongest live process wins.
+    /// Every live process takes part in a re-election (but one named as failed, which opens the next), so the
+    /// strongest live process wins.
     fn winner(&self) -> Winner {
         Winner::StrongestLive
     }
@@ -1242,7 +1272,7 @@ mod tests {
         assert_eq!(a.reserved, epoch::of(reserved, A));
         // C, stronger, beats in the last reserved round: A follows it without an election, and without a write.
         let from = a.setup.neighbors.iter().find(|n| n.id == C).unwrap().port;
-        let heartbeat = MonitorMsg::Heartbeat { epoch: epoch::of(reserved, C), seq: 1 };
+        let heartbeat = MonitorMsg::Heartbeat { epoch: epoch::of(reserved, C), seq: 1, down: None };
         assert!(persisted(&step(&mut a, Event::Message { from, msg: heartbeat })).is_empty());
         assert_eq!(a.status().leader, Some(C));
         // C falls silent: A starts the next round, beyond its reservation, and tells everybody.
@@ -1252,5 +1282,70 @@ mod tests {
         let first_send = suspected.iter().find(|e| matches!(e, Effect::Send { .. }));
         assert!(matches!(first_send, Some(Effect::Send { msg: MonitorMsg::Join { .. }, .. })), "{suspected:?}");
         assert!(written_before_sent(&suspected), "{suspected:?}");
+    }
+
+    /// B, having followed C, stops hearing it (its watch runs out) or hears that A did.
+    fn follower_of_c() -> Node {
+        let mut b = build(B);
+        step(&mut b, Event::Start { restored: None });
+        step(&mut b, Event::Command(Command::Initiate));
+        let from = b.setup.neighbors.iter().find(|n| n.id == C).unwrap().port;
+        step(
+            &mut b,
+            Event::Message { from, msg: MonitorMsg::Heartbeat { epoch: epoch::of(1, C), seq: 1, down: None } },
+        );
+        assert_eq!(b.status().leader, Some(C));
+        b
+    }
+
+    /// Whether the step sends the algorithm's `coordinator` (B bullies A).
+    fn claims(effects: &Effects) -> bool {
+        effects.iter().any(|e| {
+            matches!(e, Effect::Send { msg: MonitorMsg::Inner { msg: crate::bully::Msg::Coordinator { .. }, .. }, .. })
+        })
+    }
+
+    #[test]
+    fn the_strongest_survivor_claims_at_once_without_waiting_for_the_leader_it_suspects() {
+        let mut b = follower_of_c();
+        let suspected = step(&mut b, Event::Timer(MonitorTimer::Watch));
+        assert_eq!(b.epoch(), epoch::of(2, B));
+        assert!(claims(&suspected), "B claims in the step that suspects C: {suspected:?}");
+        assert_eq!(b.status().leader, Some(B));
+        // C still hears of the election, in case it is alive (it then carries its leadership above the epoch).
+        let told = suspected.iter().any(
+            |e| matches!(e, Effect::Send { to, msg: MonitorMsg::Inner { down: Some(C), .. } } if b.neighbor(*to) == C),
+        );
+        assert!(told, "{suspected:?}");
+    }
+
+    #[test]
+    fn a_process_that_still_hears_the_suspect_waits_for_its_answer() {
+        let mut b = follower_of_c();
+        let from = b.setup.neighbors.iter().find(|n| n.id == A).unwrap().port;
+        let epoch = epoch::of(2, A);
+        let joined = step(&mut b, Event::Message { from, msg: MonitorMsg::Join { epoch, down: Some(C) } });
+        assert_eq!(b.epoch(), epoch);
+        assert!(!claims(&joined), "B waits for C's answer: {joined:?}");
+        assert_eq!(b.status().leader, None);
+    }
+
+    #[test]
+    fn a_process_taken_for_failed_takes_no_part_in_that_epoch_and_opens_the_next() {
+        // B runs an election (it waits for C's answer), so it does not beat; A takes it for failed.
+        let mut b = build(B);
+        step(&mut b, Event::Start { restored: None });
+        step(&mut b, Event::Command(Command::Initiate));
+        assert_eq!(b.status().leader, None);
+        let from = b.setup.neighbors.iter().find(|n| n.id == A).unwrap().port;
+        let epoch = epoch::of(3, A);
+        let named = step(&mut b, Event::Message { from, msg: MonitorMsg::Join { epoch, down: Some(B) } });
+        let next = epoch::next(epoch, B);
+        assert_eq!(b.epoch(), next, "B takes no part in an epoch whose election does not wait for it");
+        // Its election in the next epoch tells the others (C first: B is weaker).
+        let opens = named
+            .iter()
+            .any(|e| matches!(e, Effect::Send { msg: MonitorMsg::Inner { epoch, .. }, .. } if *epoch == next));
+        assert!(opens, "{named:?}");
     }
 }

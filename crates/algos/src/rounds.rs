@@ -325,6 +325,7 @@ mod tests {
             shape: Shape::Other,
             delay_bound: Some(Duration::from_ticks(10)),
             diameter: None,
+            suspected: &[],
         };
         Synchronous::new(Echo { heard: Vec::new(), rounds: 0 }, &setup)
     }

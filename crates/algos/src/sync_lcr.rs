@@ -360,6 +360,7 @@ mod tests {
             shape: Shape::Ring,
             delay_bound: Some(Duration::from_ticks(1000)),
             diameter: None,
+            suspected: &[],
         };
         let mut p = SyncLcr.build(&setup);
         let mut effects = Vec::new();

@@ -503,6 +503,7 @@ mod tests {
             shape: Shape::Other,
             delay_bound: None,
             diameter: None,
+            suspected: &[],
         })
     }
 

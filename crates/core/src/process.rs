@@ -104,6 +104,11 @@ pub struct Setup<'a> {
     /// The network's diameter `D` (or an upper bound on it), when the driver knows it: synchronous flooding
     /// algorithms run that many rounds.
     pub diameter: Option<u32>,
+    /// Processes the environment's failure detector believes crashed when it builds this process: the leader
+    /// monitor builds each epoch's instance naming the leader whose silence opened the epoch (and keeps a suspect
+    /// that is alive out of that epoch). An algorithm may wait for no answer from them (S001's "knows its id is the
+    /// highest"). Drivers name none when they build processes themselves.
+    pub suspected: &'a [NodeId],
 }
 
 /// A local request from outside the algorithm.

@@ -62,6 +62,7 @@ impl Mesh {
             shape: Shape::Complete,
             delay_bound: Some(delay_bound),
             diameter: Some(1),
+            suspected: &[],
         }
     }
 

@@ -30,8 +30,9 @@ use crate::auth::{ClusterKey, TAG_LEN};
 
 /// The protocol version this runtime speaks. Bump it on any change to [`Envelope`], to the tag, or to a message an
 /// algorithm puts on the wire. Version 2 added the tag of keyed clusters; version 3 moved the member's header
-/// (incarnation, `seen`, `lead`) into the member's packet; version 4 added the member's question, `ask`.
-pub const PROTOCOL_VERSION: u16 = 4;
+/// (incarnation, `seen`, `lead`) into the member's packet; version 4 added the member's question, `ask`; version 5
+/// the leader monitor's `down` to its heartbeats.
+pub const PROTOCOL_VERSION: u16 = 5;
 
 /// The largest datagram the runtime sends or reads.
 pub const MAX_PACKET: usize = 64 * 1024;
@@ -293,7 +294,7 @@ mod tests {
         assert_eq!(kinds[..3], ["election", "ok", "coordinator"]);
         assert_eq!(kinds[kinds.len() - 3..], ["announce", "leaving", "ask"]);
         let packet = |body| P { incarnation: 1, seen: 0, lead: None, body };
-        let heartbeat = packet(Body::Algorithm(MonitorMsg::Heartbeat { epoch: 1, seq: 1 }));
+        let heartbeat = packet(Body::Algorithm(MonitorMsg::Heartbeat { epoch: 1, seq: 1, down: None }));
         assert_eq!(kinds[heartbeat.kind_index()], heartbeat.kind());
         assert_eq!(heartbeat.kind(), "heartbeat");
         for p in [packet(Body::Announce), packet(Body::Leaving), packet(Body::Ask)] {

@@ -162,7 +162,7 @@ async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
             incarnation: 1,
             seen: u64::MAX,
             lead: Some(u64::MAX),
-            body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX }),
+            body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX, down: None }),
         },
     };
     let mut buf = Vec::new();

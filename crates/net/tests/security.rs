@@ -167,7 +167,7 @@ async fn forged_and_corrupted_packets_are_dropped_counted_and_cannot_poison_the_
             incarnation: cluster.nodes[&NodeId(3)].incarnation(),
             seen: u64::MAX,
             lead: Some(u64::MAX),
-            body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX }),
+            body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX, down: None }),
         },
     };
     let encode = |key: Option<&ClusterKey>| {

@@ -1001,6 +1001,7 @@ pub fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Pro
         shape: graph.shape(),
         delay_bound: scenario.delay_bound,
         diameter: scenario.known_diameter(),
+        suspected: &[],
     })
 }
 

@@ -472,3 +472,45 @@ fn members_keep_one_leader_most_of_the_time_through_20_percent_loss() {
         }
     }
 }
+
+#[test]
+fn after_its_leader_crashes_the_strongest_survivor_waits_for_no_answer_from_it() {
+    // Five members, every delay exactly T; the leader, 5, crashes. 4 suspects it first and claims at once: its
+    // epoch's instance is built suspecting 5, so Bully sends `election` to 5 and Garcia-Molina `are-you-there`
+    // without waiting 2T + ε for an answer that cannot come. The claim then takes Garcia-Molina's three round trips
+    // (halt, new-coordinator, ready) and Bully's none; the member's settling time and its announcement take 2T more.
+    // (Waiting for 5, as before, every survivor learned the leader 2T + ε later.)
+    for (algorithm, round_trips) in [("bully", 0), ("garcia-molina", 3)] {
+        let cfg = config(algorithm, 5, |c| {
+            c.topology = Some(TopologyKind::Complete);
+            c.monitor = Some(2);
+            c.crash_leader_at = vec![units(50)];
+            c.until = Some(units(120));
+        });
+        let (report, records) = traced(&cfg);
+        assert_eq!(report.leader, Some(NodeId(4)), "{algorithm}: {}", report.reproduce);
+        let suspected = records
+            .iter()
+            .find(|r| r["ev"] == "timer" && r["node"] == 4 && r["timer"].to_string().contains("\"watch\""))
+            .and_then(|r| r["t"].as_f64())
+            .unwrap_or_else(|| panic!("{algorithm}: 4 never suspected 5"));
+        let learned = report.elected_at.unwrap().ticks() as f64 / units(1) as f64;
+        assert!(suspected >= 50.0, "{algorithm}: 4 suspected 5 at {suspected}");
+        let took = learned - suspected;
+        let expected = (2 * round_trips + 2) as f64;
+        assert!(
+            (took - expected).abs() < 1e-9,
+            "{algorithm}: {took} T from 4's suspicion to agreement, not {expected}"
+        );
+        // 4 still tells 5 of its election, in case 5 is alive.
+        let kind = if algorithm == "bully" { "election" } else { "are-you-there" };
+        let told = records.iter().any(|r| {
+            r["ev"] == "send"
+                && r["node"] == 4
+                && r["to"] == 5
+                && r["kind"] == kind
+                && r["t"].as_f64() == Some(suspected)
+        });
+        assert!(told, "{algorithm}: 4 did not tell 5 when it suspected it");
+    }
+}
