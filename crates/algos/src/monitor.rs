@@ -828,6 +828,12 @@ impl<A: Algorithm> Monitored<A> {
     /// A heartbeat of `epoch`, newer than this process's, arrived on `from`. The world moved on while this process
     /// was away (or the epoch it started lost to a newer one), or a straggler that led on its own came back.
     fn on_newer_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, down: Option<NodeId>) {
+        if self.named_down(epoch, down) && !self.beating {
+            // Taken for failed in that epoch, whose elections need not wait for it: following its leader there, its
+            // instance could later elect it in that epoch too (Garcia-Molina's own timeouts run elections). It opens
+            // the next epoch instead.
+            return self.catch_up(cx, epoch);
+        }
         if !self.relayed() {
             // On a complete graph the heartbeat comes from the leader of `epoch` itself.
             let sender = self.setup.neighbors[from.index()];
@@ -1347,5 +1353,23 @@ mod tests {
             .iter()
             .any(|e| matches!(e, Effect::Send { msg: MonitorMsg::Inner { epoch, .. }, .. } if *epoch == next));
         assert!(opens, "{named:?}");
+    }
+
+    #[test]
+    fn a_process_taken_for_failed_does_not_follow_the_leader_of_that_epoch() {
+        let mut b = build(B);
+        step(&mut b, Event::Start { restored: None });
+        step(&mut b, Event::Command(Command::Initiate));
+        let from = b.setup.neighbors.iter().find(|n| n.id == C).unwrap().port;
+        let epoch = epoch::of(3, C);
+        step(&mut b, Event::Message { from, msg: MonitorMsg::Heartbeat { epoch, seq: 1, down: Some(B) } });
+        assert_eq!(b.epoch(), epoch::next(epoch, B), "B opens the epoch after the one that named it");
+        // A heartbeat of an epoch that names another process is followed as before.
+        let mut a = build(A);
+        step(&mut a, Event::Start { restored: None });
+        step(&mut a, Event::Command(Command::Initiate));
+        let from = a.setup.neighbors.iter().find(|n| n.id == C).unwrap().port;
+        step(&mut a, Event::Message { from, msg: MonitorMsg::Heartbeat { epoch, seq: 1, down: Some(B) } });
+        assert_eq!((a.epoch(), a.status().leader), (epoch, Some(C)));
     }
 }
