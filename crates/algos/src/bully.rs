@@ -47,7 +47,8 @@ use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, Status, When, epoch,
+    Check, Command, Cx, Duration, Neighbor, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, Status, When,
+    epoch,
 };
 use serde::{Deserialize, Serialize};
 
@@ -369,19 +370,16 @@ impl Algorithm for Bully {
     fn build(&self, setup: &Setup<'_>) -> BullyProcess {
         let t = setup.delay_bound.expect("bully needs a delay bound; drivers check Timing::Synchronous");
         let stronger = setup.neighbors.iter().filter(|n| n.rank > setup.rank);
+        let strongest_id = stronger.clone().next().is_none();
+        // Known dead: sent nothing. Suspected: sent `election`, not waited for.
+        let (suspects, stronger): (Vec<&Neighbor>, Vec<&Neighbor>) =
+            stronger.filter(|n| !self.known_dead.contains(&n.id)).partition(|n| setup.suspected.contains(&n.id));
+        let ports = |ns: Vec<&Neighbor>| ns.into_iter().map(|n| n.port).collect();
         BullyProcess {
             me: setup.rank,
-            strongest_id: stronger.clone().next().is_none(),
-            stronger: stronger
-                .filter(|n| !self.known_dead.contains(&n.id) && !setup.suspected.contains(&n.id))
-                .map(|n| n.port)
-                .collect(),
-            suspects: setup
-                .neighbors
-                .iter()
-                .filter(|n| n.rank > setup.rank && setup.suspected.contains(&n.id) && !self.known_dead.contains(&n.id))
-                .map(|n| n.port)
-                .collect(),
+            strongest_id,
+            stronger: ports(stronger),
+            suspects: ports(suspects),
             weaker: setup.neighbors.iter().filter(|n| n.rank < setup.rank).map(|n| n.port).collect(),
             ok_wait: t * 2 + Duration::TICK,
             coordinator_wait: t * 4 + Duration::TICK,

@@ -559,11 +559,12 @@ impl GarciaMolinaProcess {
         self.begin(cx, Doing::Probing);
         for p in 0..self.peers.len() {
             let port = Port(p as u32);
-            if self.rank(port) > self.me && self.suspected.contains(port) {
-                cx.send(port, Msg::AreYouThere { call: self.call });
-            } else if self.rank(port) > self.me {
-                self.ask(cx, port, Msg::AreYouThere { call: self.call });
+            if self.rank(port) < self.me {
+                continue;
             }
+            // A suspect is asked, but its answer is not waited for.
+            let msg = Msg::AreYouThere { call: self.call };
+            if self.suspected.contains(port) { cx.send(port, msg) } else { self.ask(cx, port, msg) }
         }
         if self.finished() {
             self.halt_weaker(cx); // Nobody is stronger.
