@@ -113,6 +113,25 @@ pub enum Msg {
 
 elect_core::message_kinds!(Msg { Election => "election", Ack => "ack", Leader => "leader", Heartbeat => "heartbeat" });
 
+/// Every message names processes by their ranks.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        let src = |src: &Src| roster.rank(src.origin, "the computation's origin is not a process");
+        match self {
+            Self::Election { src: s } => src(s),
+            Self::Ack { src: s, best } => {
+                src(s)?;
+                best.map_or(Ok(()), |b| roster.rank(b, "the best candidate is not a process"))
+            }
+            Self::Leader { src: s, leader } => {
+                src(s)?;
+                roster.rank(*leader, "the leader is not a process")
+            }
+            Self::Heartbeat { leader, .. } => roster.rank(*leader, "the leader is not a process"),
+        }
+    }
+}
+
 /// The timers of the ad hoc election.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Timer {
@@ -423,11 +442,12 @@ impl Algorithm for AdHoc {
     fn from_params(params: &Params) -> Result<Self, ParamError> {
         let heartbeat = match params.get(HEARTBEAT.name) {
             None | Some("auto") => None,
-            Some(k) => Some(k.parse::<u64>().map_err(|_| ParamError::Invalid {
-                key: HEARTBEAT.name,
-                value: k.to_owned(),
-                reason: "expected auto or a whole number of delay bounds T".to_owned(),
-            })?),
+            Some(k) => Some(
+                k.parse::<u64>()
+                    .map_err(|_| "expected auto or a whole number of delay bounds T".to_owned())
+                    .and_then(crate::params::check_multiple)
+                    .map_err(|reason| ParamError::Invalid { key: HEARTBEAT.name, value: k.to_owned(), reason })?,
+            ),
         };
         Ok(Self { heartbeat })
     }

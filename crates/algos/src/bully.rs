@@ -47,8 +47,8 @@ use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Neighbor, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, Status, When,
-    epoch,
+    Check, Command, Cx, Duration, Epoch, Invalid, Neighbor, NodeId, Notice, Port, Process, Property, Rank, Roster,
+    Setup, Span, Status, Validate, When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -108,23 +108,38 @@ pub enum Msg {
     /// "I am running; are stronger processes alive?"
     Election {
         /// The sender's epoch.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// "I am alive and stronger; I take over."
     Ok {
         /// The sender's epoch.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// "I am the coordinator."
     Coordinator {
         /// The epoch the leader was elected in.
-        epoch: u64,
+        epoch: Epoch,
         /// The new coordinator (the sender).
         leader: Rank,
     },
 }
 
 elect_core::message_kinds!(Msg { Election => "election", Ok => "ok", Coordinator => "coordinator" });
+
+/// Every message carries an epoch a process may accept; a coordinator announces itself, a member, under its
+/// rank.
+impl Validate for Msg {
+    fn validate(&self, roster: &Roster<'_>) -> Result<(), Invalid> {
+        match *self {
+            Self::Election { epoch } | Self::Ok { epoch } => roster.epoch(epoch, "the epoch is beyond the last round"),
+            Self::Coordinator { epoch, leader } => {
+                roster.epoch(epoch, "the epoch is beyond the last round")?;
+                roster.rank(leader, "the leader is not a member")?;
+                roster.ensure(leader.id() == roster.from, "the leader is not the sender")
+            }
+        }
+    }
+}
 
 /// Bully timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -158,7 +173,7 @@ pub struct BullyProcess {
     ok_wait: Duration,
     coordinator_wait: Duration,
     variant: Variant,
-    epoch: u64,
+    epoch: Epoch,
     /// Whether this process has run its election in `epoch`.
     participated: bool,
     phase: Phase,
@@ -173,9 +188,9 @@ impl BullyProcess {
 
     /// Moves to `epoch` if it is newer. A newer round abandons this process's part in the previous election; a
     /// newer epoch of the same round (another initiator of the same election) keeps it.
-    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
         if epoch > self.epoch {
-            let new_round = epoch::round(epoch) > epoch::round(self.epoch);
+            let new_round = epoch.round() > self.epoch.round();
             self.epoch = epoch;
             if new_round {
                 self.participated = false;
@@ -186,13 +201,16 @@ impl BullyProcess {
     }
 
     /// Whether `epoch` belongs to an election round older than this process's.
-    fn stale(&self, epoch: u64) -> bool {
-        epoch::round(epoch) < epoch::round(self.epoch)
+    fn stale(&self, epoch: Epoch) -> bool {
+        epoch.round() < self.epoch.round()
     }
 
     /// Opens a new election round, in an epoch of this process's own, and runs its election in it.
     fn new_epoch(&mut self, cx: &mut Cx<'_, Self>) {
-        self.adopt(cx, epoch::next(self.epoch, self.me.id()));
+        // Past the last round there is no epoch to open: this process stays where it is (valid epochs leave 2³¹
+        // rounds above them; see `elect_core::epoch`).
+        let Some(epoch) = self.epoch.next(self.me.id()) else { return };
+        self.adopt(cx, epoch);
         self.coordinator = None;
         self.start_election(cx);
     }
@@ -217,7 +235,7 @@ impl BullyProcess {
     fn become_coordinator(&mut self, cx: &mut Cx<'_, Self>) {
         self.coordinator = Some(self.me);
         self.set_phase(cx, Phase::Idle);
-        cx.notify(Notice::Elected { epoch: self.epoch });
+        cx.notify(Notice::Elected { epoch: self.epoch.bits() });
         for i in 0..self.weaker.len() {
             cx.send(self.weaker[i], Msg::Coordinator { epoch: self.epoch, leader: self.me });
         }
@@ -240,7 +258,7 @@ impl BullyProcess {
         self.phase = phase;
     }
 
-    fn on_election(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64) {
+    fn on_election(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch) {
         self.adopt(cx, epoch);
         if !(self.variant == Variant::S000 && self.strongest_id) {
             cx.send(from, Msg::Ok { epoch: self.epoch });
@@ -248,11 +266,11 @@ impl BullyProcess {
         self.start_election(cx);
     }
 
-    fn on_ok(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+    fn on_ok(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
         if self.stale(epoch) {
             return;
         }
-        if epoch::round(epoch) > epoch::round(self.epoch) {
+        if epoch.round() > self.epoch.round() {
             self.adopt(cx, epoch);
             self.participated = true;
             self.coordinator = None;
@@ -265,7 +283,7 @@ impl BullyProcess {
         }
     }
 
-    fn on_coordinator(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, leader: Rank) {
+    fn on_coordinator(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, leader: Rank) {
         if self.stale(epoch) {
             return; // An announcement of an older election.
         }
@@ -283,9 +301,9 @@ impl Process for BullyProcess {
     type Msg = Msg;
     type Timer = Timer;
     /// The epoch.
-    type Durable = u64;
+    type Durable = Epoch;
 
-    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<u64>) {
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Epoch>) {
         match restored {
             Some(epoch) => self.epoch = epoch,
             None => cx.persist(self.epoch),
@@ -324,8 +342,8 @@ impl Process for BullyProcess {
 
     fn status(&self) -> Status {
         match self.phase {
-            Phase::Idle => Status::normal(self.coordinator(), self.epoch),
-            Phase::Electing | Phase::AwaitingCoordinator => Status::election(self.epoch),
+            Phase::Idle => Status::normal(self.coordinator(), self.epoch.bits()),
+            Phase::Electing | Phase::AwaitingCoordinator => Status::election(self.epoch.bits()),
         }
     }
 }
@@ -384,7 +402,7 @@ impl Algorithm for Bully {
             ok_wait: t * 2 + Duration::TICK,
             coordinator_wait: t * 4 + Duration::TICK,
             variant: self.variant,
-            epoch: 0,
+            epoch: Epoch::ZERO,
             participated: false,
             phase: Phase::Idle,
             coordinator: None,

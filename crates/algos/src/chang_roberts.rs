@@ -86,6 +86,14 @@ pub enum Msg {
 
 elect_core::message_kinds!(Msg { Token => "token", Elected => "elected" });
 
+/// Every message names a member by its rank.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        let (Self::Token { id: rank } | Self::Elected { leader: rank }) = self;
+        roster.rank(*rank, "the id is not a member's")
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
     /// Has not initiated: relays everything.

@@ -68,6 +68,14 @@ pub enum Msg {
 
 elect_core::message_kinds!(Msg { Max => "max" });
 
+/// A message names a process by its rank.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        let Self::Max { uid } = self;
+        roster.rank(*uid, "the uid is not a process's")
+    }
+}
+
 /// One process of FloodMax or OptFloodMax, taking rounds.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Flooder {

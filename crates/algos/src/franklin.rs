@@ -67,6 +67,20 @@ pub enum Msg {
 
 elect_core::message_kinds!(Msg { Probe => "probe", Leader => "leader" });
 
+/// Every message names a member by its rank; each round at least halves the active processes, so no round goes
+/// past `⌊lg n⌋ + 1`.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        match *self {
+            Self::Probe { id, round } => {
+                roster.rank(id, "the id is not a member's")?;
+                roster.ensure(round <= usize::BITS - roster.nodes().leading_zeros(), "the round is beyond the last one")
+            }
+            Self::Leader { id } => roster.rank(id, "the id is not a member's"),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
     Asleep,
@@ -115,7 +129,7 @@ impl FranklinProcess {
             Role::Asleep | Role::Winner => {}
             Role::Relay => cx.send(self.onward(side), Msg::Probe { id, round }),
             Role::Active if round == self.round => self.got[side] = Some(id),
-            Role::Active if round == self.round + 1 => self.early[side] = Some(id),
+            Role::Active if Some(round) == self.round.checked_add(1) => self.early[side] = Some(id),
             Role::Active => {} // Impossible on FIFO links.
         }
         while self.role == Role::Active && self.decide(cx) {}
@@ -142,7 +156,7 @@ impl FranklinProcess {
         if !self.forget_buffered {
             for (side, id) in early.into_iter().enumerate() {
                 if let Some(id) = id {
-                    cx.send(self.onward(side), Msg::Probe { id, round: self.round + 1 });
+                    cx.send(self.onward(side), Msg::Probe { id, round: self.round.saturating_add(1) });
                 }
             }
         }

@@ -130,8 +130,8 @@
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, State, Status, When,
-    epoch,
+    Check, Command, Cx, Duration, Epoch, Invalid, NodeId, Notice, Port, Process, Property, Rank, Roster, Setup, Span,
+    State, Status, Validate, When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -291,21 +291,21 @@ pub enum Msg {
         /// The caller's call number.
         call: u32,
         /// The candidate's ballot.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// "Halted."
     HaltAck {
         /// The call answered.
         call: u32,
         /// The newest epoch the callee has seen.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// "I am your coordinator."
     NewCoordinator {
         /// The caller's call number.
         call: u32,
         /// The epoch the caller is appointed in.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// The answer to a new-coordinator.
     NewCoordinatorAck {
@@ -319,7 +319,7 @@ pub enum Msg {
         /// The caller's call number.
         call: u32,
         /// The epoch the caller was appointed in.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// The answer to a ready.
     ReadyAck {
@@ -342,6 +342,26 @@ elect_core::message_kinds!(Msg {
     Ready => "ready",
     ReadyAck => "ready-ack",
 });
+
+/// Every epoch is one a process may accept; a halt, a new-coordinator and a ready carry the caller's own ballot or
+/// grant, which it started.
+impl Validate for Msg {
+    fn validate(&self, roster: &Roster<'_>) -> Result<(), Invalid> {
+        match *self {
+            Self::Halt { epoch, .. } | Self::NewCoordinator { epoch, .. } | Self::Ready { epoch, .. } => {
+                roster.epoch(epoch, "the epoch is beyond the last round")?;
+                roster.ensure(epoch.starter() == roster.from, "the epoch is not the caller's own")
+            }
+            Self::HaltAck { epoch, .. } => roster.epoch(epoch, "the epoch is beyond the last round"),
+            Self::AreYouThere { .. }
+            | Self::AreYouThereReply { .. }
+            | Self::AreYouNormal { .. }
+            | Self::AreYouNormalReply { .. }
+            | Self::NewCoordinatorAck { .. }
+            | Self::ReadyAck { .. } => Ok(()),
+        }
+    }
+}
 
 /// Garcia-Molina timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -375,7 +395,7 @@ enum Doing {
     Waiting,
     /// `halt` to the weaker processes, in `ballot`.
     Halting {
-        ballot: u64,
+        ballot: Epoch,
     },
     /// `new-coordinator` to `Up`.
     Appointing,
@@ -453,11 +473,11 @@ pub struct GarciaMolinaProcess {
     /// `S(i).s`.
     mode: Mode,
     /// `S(i).c`, and the epoch it was appointed in.
-    coordinator: Option<(Rank, u64)>,
+    coordinator: Option<(Rank, Epoch)>,
     /// `S(i).h` while halted, and the ballot of the halt it obeyed.
-    halted_by: Option<(Rank, u64)>,
+    halted_by: Option<(Rank, Epoch)>,
     /// The newest epoch seen (on stable storage).
-    epoch: u64,
+    epoch: Epoch,
     doing: Doing,
     /// The number of the current batch of calls.
     call: u32,
@@ -497,7 +517,7 @@ impl GarciaMolinaProcess {
     }
 
     /// Moves to `epoch` if it is newer, on stable storage before anything this step sends.
-    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
         if epoch > self.epoch {
             self.epoch = epoch;
             cx.persist(epoch);
@@ -580,7 +600,9 @@ impl GarciaMolinaProcess {
 
     /// Election(i), second phase: `s := ELECTION, h := i`, and halt every weaker process.
     fn halt_weaker(&mut self, cx: &mut Cx<'_, Self>) {
-        let ballot = epoch::next(self.epoch, self.me.id());
+        // Past the last round there is no ballot to take: this process stays where it is (valid epochs leave 2³¹
+        // rounds above them; see `elect_core::epoch`).
+        let Some(ballot) = self.epoch.next(self.me.id()) else { return };
         self.adopt(cx, ballot);
         self.mode = Mode::Election;
         self.coordinator = None;
@@ -603,7 +625,8 @@ impl GarciaMolinaProcess {
     /// `c := i, s := REORGANIZATION`, and `new-coordinator` to `Up`, in a grant newer than anything `Up` has seen.
     fn appoint(&mut self, cx: &mut Cx<'_, Self>) {
         let Doing::Halting { ballot } = self.doing else { return };
-        let grant = if self.epoch > ballot { epoch::next(self.epoch, self.me.id()) } else { ballot };
+        let grant = if self.epoch > ballot { self.epoch.next(self.me.id()) } else { Some(ballot) };
+        let Some(grant) = grant else { return self.give_up(cx) };
         self.adopt(cx, grant);
         self.mode = Mode::Reorganization;
         self.coordinator = Some((self.me, grant));
@@ -649,7 +672,7 @@ impl GarciaMolinaProcess {
         self.abandon(cx);
         self.mode = Mode::Normal;
         let grant = self.coordinator.map_or(self.epoch, |(_, e)| e);
-        cx.notify(Notice::Elected { epoch: grant });
+        cx.notify(Notice::Elected { epoch: grant.bits() });
         cx.cancel_timer(Timer::Timeout);
         cx.set_timer(Timer::Check, Span::exactly(self.check));
     }
@@ -721,7 +744,7 @@ impl GarciaMolinaProcess {
         }
     }
 
-    fn on_halt(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
+    fn on_halt(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: Epoch) {
         self.adopt(cx, epoch);
         self.abandon(cx);
         cx.cancel_timer(Timer::Check);
@@ -732,7 +755,7 @@ impl GarciaMolinaProcess {
         cx.send(from, Msg::HaltAck { call, epoch: self.epoch });
     }
 
-    fn on_new_coordinator(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
+    fn on_new_coordinator(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: Epoch) {
         let candidate = self.rank(from);
         let accepted =
             self.mode == Mode::Election && self.halted_by.is_some_and(|(h, ballot)| h == candidate && epoch >= ballot);
@@ -749,7 +772,7 @@ impl GarciaMolinaProcess {
         cx.send(from, Msg::NewCoordinatorAck { call, accepted: accepted || again });
     }
 
-    fn on_ready(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
+    fn on_ready(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: Epoch) {
         let appointed = self.coordinator == Some((self.rank(from), epoch));
         let accepted = self.mode == Mode::Reorganization && appointed;
         // A call sent again, whose first answer was lost: accepted already.
@@ -777,7 +800,7 @@ impl GarciaMolinaProcess {
         }
     }
 
-    fn on_halt_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: u64) {
+    fn on_halt_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: Epoch) {
         self.adopt(cx, epoch);
         if !self.answered(from, call, |d| matches!(d, Doing::Halting { .. })) {
             if self.halts == Some(call) && !self.up.contains(from) {
@@ -792,7 +815,7 @@ impl GarciaMolinaProcess {
     }
 
     /// The grant this process holds as the coordinator it appointed itself (`c = i`, reorganizing or NORMAL).
-    fn claim(&self) -> Option<u64> {
+    fn claim(&self) -> Option<Epoch> {
         self.coordinator.filter(|&(c, _)| c == self.me && self.mode != Mode::Election).map(|(_, grant)| grant)
     }
 
@@ -874,9 +897,9 @@ impl Process for GarciaMolinaProcess {
     type Msg = Msg;
     type Timer = Timer;
     /// The newest epoch seen.
-    type Durable = u64;
+    type Durable = Epoch;
 
-    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<u64>) {
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Epoch>) {
         match restored {
             Some(epoch) => self.epoch = epoch,
             None => cx.persist(self.epoch),
@@ -933,11 +956,11 @@ impl Process for GarciaMolinaProcess {
 
     fn status(&self) -> Status {
         let state = match self.mode {
-            Mode::Election => return Status::election(self.epoch),
+            Mode::Election => return Status::election(self.epoch.bits()),
             Mode::Reorganization => State::Reorganization,
             Mode::Normal => State::Normal,
         };
-        Status { state, leader: self.coordinator(), epoch: self.epoch, group: None }
+        Status { state, leader: self.coordinator(), epoch: self.epoch.bits(), group: None }
     }
 }
 
@@ -967,17 +990,12 @@ impl Algorithm for GarciaMolina {
         let Flag(ready) = params.value(&READY)?;
         let retries = params.value(&RETRIES)?;
         let Rejoin(rejoin) = params.value(&REJOIN)?;
-        let (check, timeout) = (params.value(&CHECK)?, params.value(&TIMEOUT)?);
+        // A period is at least one T, and at most `params::MAX_MULTIPLE` of them.
+        let (check, timeout) = (params.multiple(&CHECK, 1)?, params.multiple(&TIMEOUT, 1)?);
         let config = Self { ready, check, timeout, retries, rejoin };
         if retries > 8 {
             let reason = "at most 8 (each one adds 2T + ε to an election with a crashed member)".to_owned();
             return Err(ParamError::Invalid { key: RETRIES.name, value: retries.to_string(), reason });
-        }
-        for (info, value) in [(CHECK, config.check), (TIMEOUT, config.timeout)] {
-            if value == 0 {
-                let reason = "a period must be at least one T".to_owned();
-                return Err(ParamError::Invalid { key: info.name, value: value.to_string(), reason });
-            }
         }
         Ok(config)
     }
@@ -1004,7 +1022,7 @@ impl Algorithm for GarciaMolina {
             mode: Mode::Election,
             coordinator: None,
             halted_by: None,
-            epoch: 0,
+            epoch: Epoch::ZERO,
             doing: Doing::Idle,
             call: 0,
             pending: PortSet::new(ports),
@@ -1092,7 +1110,7 @@ mod tests {
 
     /// Process 3 (the strongest) elects itself; both others obey its halt. Returns it, appointing them, with the
     /// call number and grant of its `new-coordinator` calls.
-    fn appointing(config: GarciaMolina) -> (GarciaMolinaProcess, u32, u64) {
+    fn appointing(config: GarciaMolina) -> (GarciaMolinaProcess, u32, Epoch) {
         let mut p = process(3, config);
         step(&mut p, |p, cx| p.on_start(cx, None));
         let halts = sent(&step(&mut p, |p, cx| p.on_command(cx, Command::Initiate)));
@@ -1146,7 +1164,7 @@ mod tests {
         let mut p = process(1, GarciaMolina::default());
         step(&mut p, |p, cx| p.on_start(cx, None));
         let coordinator = Port(1); // Process 3.
-        let grant = epoch::of(1, NodeId(3));
+        let grant = Epoch::of(1, NodeId(3));
         step(&mut p, |p, cx| p.on_message(cx, coordinator, Msg::Halt { call: 7, epoch: grant }));
         for _ in 0..2 {
             let answer = sent(&step(&mut p, |p, cx| {
@@ -1159,7 +1177,10 @@ mod tests {
             let answer =
                 sent(&step(&mut p, |p, cx| p.on_message(cx, coordinator, Msg::Ready { call: 9, epoch: grant })));
             assert_eq!(answer, vec![(coordinator, Msg::ReadyAck { call: 9, accepted: true })]);
-            assert_eq!(p.status(), Status { state: State::Normal, leader: Some(NodeId(3)), epoch: grant, group: None });
+            assert_eq!(
+                p.status(),
+                Status { state: State::Normal, leader: Some(NodeId(3)), epoch: grant.bits(), group: None }
+            );
         }
         // Another candidate's call is still refused.
         let other = sent(&step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::Ready { call: 3, epoch: grant })));
@@ -1187,7 +1208,7 @@ mod tests {
     #[test]
     fn check_halts_and_appoints_a_weaker_process_out_of_the_group_alone() {
         let (mut p, out) = check_finds_1_out(GarciaMolina::default());
-        let grant = p.status().epoch;
+        let grant = Epoch::from_bits(p.status().epoch);
         let [(Port(0), Msg::Halt { call, epoch })] = out.as_slice() else { panic!("{out:?}") };
         assert_eq!(*epoch, grant, "halted in the grant it is appointed in");
         assert_eq!(p.status().state, State::Normal, "the coordinator stays NORMAL");

@@ -66,6 +66,27 @@ pub enum Msg {
 
 elect_core::message_kinds!(Msg { Probe => "probe", Reply => "reply", Leader => "leader" });
 
+/// Every message names a member by its rank; a probe of phase `k` travels at most `2^k` hops, and no phase goes
+/// past the one whose probes reach round the ring (`2^k ≥ n`).
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        let phases = usize::BITS - roster.nodes().leading_zeros();
+        match *self {
+            Self::Probe { id, phase, hop } => {
+                roster.rank(id, "the id is not a member's")?;
+                roster.ensure(phase <= phases, "the phase is beyond the last one")?;
+                let reach = 1u64.checked_shl(phase).unwrap_or(u64::MAX);
+                roster.ensure(hop >= 1 && u64::from(hop) <= reach, "the hop count is beyond the phase's reach")
+            }
+            Self::Reply { id, phase } => {
+                roster.rank(id, "the id is not a member's")?;
+                roster.ensure(phase <= phases, "the phase is beyond the last one")
+            }
+            Self::Leader { id } => roster.rank(id, "the id is not a member's"),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
     /// Not started yet.
@@ -117,7 +138,7 @@ impl HirschbergSinclairProcess {
             }
         } else if id > self.me {
             match 1u64.checked_shl(phase).is_some_and(|reach| u64::from(hop) < reach) {
-                true => cx.send(self.other(from), Msg::Probe { id, phase, hop: hop + 1 }),
+                true => cx.send(self.other(from), Msg::Probe { id, phase, hop: hop.saturating_add(1) }),
                 false => cx.send(from, Msg::Reply { id, phase }),
             }
         }

@@ -141,6 +141,24 @@ elect_core::message_kinds!(Msg {
     Ack => "ack",
 });
 
+/// Every group was created by a member, and an invitation names a member as the coordinator.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        match *self {
+            Self::Invitation { coordinator, group } => {
+                roster.rank(coordinator, "the coordinator is not a member")?;
+                roster.member(group.creator, "the group's creator is not a member")
+            }
+            Self::AreYouThere { group }
+            | Self::AreYouThereReply { group, .. }
+            | Self::Accept { group }
+            | Self::Ready { group }
+            | Self::Ack { group } => roster.member(group.creator, "the group's creator is not a member"),
+            Self::AreYouCoordinator { .. } | Self::AreYouCoordinatorReply { .. } => Ok(()),
+        }
+    }
+}
+
 /// Invitation timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -208,7 +226,7 @@ impl InvitationProcess {
 
     /// Opens a new group: the counter goes up on stable storage.
     fn new_group(&mut self, cx: &mut Cx<'_, Self>) -> GroupId {
-        self.counter += 1;
+        self.counter = self.counter.saturating_add(1);
         cx.persist(self.counter);
         self.group = GroupId { counter: self.counter, creator: self.me.id() };
         self.group
@@ -233,7 +251,7 @@ impl InvitationProcess {
         if !self.coordinates() {
             return;
         }
-        self.round += 1;
+        self.round = self.round.saturating_add(1);
         self.others.clear();
         for k in 0..self.peers.len() {
             cx.send(self.peers[k].0, Msg::AreYouCoordinator { round: self.round });
@@ -436,15 +454,19 @@ impl Algorithm for Invitation {
     const INFO: &'static Info = &INFO;
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
-        let config =
-            Self { check: params.value(&CHECK)?, timeout: params.value(&TIMEOUT)?, merge: params.value(&MERGE)? };
-        for (info, value) in [(CHECK, config.check), (TIMEOUT, config.timeout)] {
-            if value < 4 {
-                let reason = "periods shorter than 4T do not leave an exchange time to finish".to_owned();
-                return Err(ParamError::Invalid { key: info.name, value: value.to_string(), reason });
-            }
-        }
-        Ok(config)
+        // Periods shorter than 4T do not leave an exchange time to finish; none is longer than
+        // `params::MAX_MULTIPLE` T.
+        let period = |info: &ParamInfo| {
+            params.multiple(info, 0).and_then(|k| match k {
+                0..4 => Err(ParamError::Invalid {
+                    key: info.name,
+                    value: k.to_string(),
+                    reason: "periods shorter than 4T do not leave an exchange time to finish".to_owned(),
+                }),
+                _ => Ok(k),
+            })
+        };
+        Ok(Self { check: period(&CHECK)?, timeout: period(&TIMEOUT)?, merge: params.multiple(&MERGE, 0)? })
     }
 
     fn build(&self, setup: &Setup<'_>) -> InvitationProcess {

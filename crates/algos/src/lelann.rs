@@ -96,6 +96,30 @@ pub enum Msg {
 
 elect_core::message_kinds!(Msg { Election => "election", Coordinator => "coordinator", Ack => "ack" });
 
+/// An election carries its initiator and the members it passed, each once (no more than there are); an
+/// announcement names a leader among the members it lists.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        let distinct = |ids: &[Rank]| ids.iter().enumerate().all(|(i, r)| !ids[..i].contains(r));
+        let listed = |ids: &[Rank]| {
+            !ids.is_empty() && ids.len() <= roster.nodes() && ids.iter().all(|&r| roster.rank_of(r.id()) == Some(r))
+        };
+        match self {
+            Self::Election { initiator, ids } => {
+                roster.rank(*initiator, "the initiator is not a member")?;
+                roster.ensure(listed(ids) && distinct(ids), "the ids are not one to a member list")?;
+                roster.ensure(ids.contains(initiator), "the ids leave out the initiator")
+            }
+            Self::Coordinator { initiator, leader, members } => {
+                roster.rank(*initiator, "the initiator is not a member")?;
+                roster.ensure(listed(members) && distinct(members), "the members are not one to a member list")?;
+                roster.ensure(members.contains(leader), "the leader is not among the members")
+            }
+            Self::Ack => Ok(()),
+        }
+    }
+}
+
 impl Msg {
     /// Who started the election this message belongs to; `None` for an acknowledgement.
     fn initiator(&self) -> Option<Rank> {
@@ -135,7 +159,7 @@ impl Detector {
 
     /// Whether the process ranked `rank` is dead, so that a message forwarded now would skip over it.
     fn skips(&self, rank: Rank) -> bool {
-        self.ring[..self.succ].iter().any(|&(_, r)| r == rank)
+        self.ring.iter().take(self.succ).any(|&(_, r)| r == rank)
     }
 
     /// The deadline of the oldest unacknowledged message.
@@ -177,10 +201,14 @@ impl LeLannProcess {
     fn receive(&mut self, cx: &mut Cx<'_, Self>, msg: Msg) {
         match msg {
             Msg::Election { initiator, ids } if initiator == self.me => {
-                let leader = *ids.iter().max().expect("an election carries at least its initiator");
+                // It carries at least its initiator (checked on arrival from outside; this process put it there).
+                let Some(&leader) = ids.iter().max() else { return };
                 self.adopt(leader, &ids);
                 self.route(cx, Msg::Coordinator { initiator, leader, members: ids });
             }
+            // A process is in an election's list once: one that finds itself there already sees a message that went
+            // round without its initiator closing it, and drops it.
+            Msg::Election { ids, .. } if ids.contains(&self.me) => {}
             Msg::Election { initiator, mut ids } => {
                 self.involved = true;
                 ids.push(self.me);
@@ -206,7 +234,7 @@ impl LeLannProcess {
             // The message has gone round without its initiator.
             if let Msg::Election { mut ids, .. } = msg {
                 ids.retain(|&r| r != initiator);
-                let leader = *ids.iter().max().expect("a forwarded election carries the forwarder");
+                let Some(&leader) = ids.iter().max() else { return }; // It carries at least the forwarder.
                 self.adopt(leader, &ids);
                 self.route(cx, Msg::Coordinator { initiator: self.me, leader, members: ids });
             }

@@ -12,6 +12,8 @@ pub mod floodmax;
 pub mod franklin;
 pub mod garcia_molina;
 pub mod hirschberg_sinclair;
+#[cfg(feature = "hostile")]
+pub mod hostile;
 pub mod invitation;
 pub mod lelann;
 pub mod member;

@@ -56,7 +56,7 @@
 //!   the packet that raised it is handled may carry it a moment earlier; nothing depends on that, since a member
 //!   grants only above what it has made durable.
 //! - When the algorithm has made this member leader (its status is `Normal` with itself as leader) and kept it so
-//!   for the delay bound `T`, the member grants itself `epoch::next(seen, me)`: higher than anything it has heard
+//!   for the delay bound `T`, the member grants itself `seen.next(me)`: higher than anything it has heard
 //!   of, and unique to it (its id is in the low bits). The wait of `T` lets a concurrent election's announcement
 //!   arrive first: after a leader fails, every member that noticed starts an epoch of its own, and for a moment
 //!   each may lead its own.
@@ -82,6 +82,14 @@
 //! leading, tells the others (`leaving`), and takes no part in elections for the resign hold; then it restarts
 //! its algorithm from its durable state, as after a crash. `Leave` (a graceful shutdown) does the same for good.
 //!
+//! **Untrusted packets.** A driver that receives packets from a network hands a member only those that pass
+//! [`Member::validate`]: the header's `seen` and grant are epochs a member accepts ([`elect_core::epoch`]: no
+//! round above 2³¹ − 1), the grant is its sender's own and no higher than what its sender has seen, and the
+//! algorithm's message is valid for the algorithm ([`elect_core::Validate`]: ids of members, lists of at most one
+//! id per member, ...). The handlers rely on nothing else: whatever order packets and timers come in, they do not
+//! panic, and the member's epochs only grow, since its arithmetic on them is checked ([`Epoch::next`]) and a grant
+//! is never made past the last round.
+//!
 //! **Time.** The member keeps no instant in its state: a claim's life, the wait before a grant and the resign hold
 //! are timers, so two members that differ only in when things happened are equal (the model checker relies on it).
 
@@ -92,8 +100,8 @@ use std::sync::Arc;
 
 use elect_core::driver::{self, Host};
 use elect_core::{
-    Check, Command, Cx, Duration, EffectOf, Event, EventOf, Message, Neighbor, NodeId, Notice, Port, Process, Property,
-    RingPorts, Setup, Shape, Span, State, Status, When, Winner, epoch,
+    Check, Command, Cx, Duration, EffectOf, Epoch, Event, EventOf, Invalid, Message, Neighbor, NodeId, Notice, Port,
+    Process, Property, RingPorts, Roster, Setup, Shape, Span, State, Status, Validate, When, Winner,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -183,9 +191,9 @@ pub struct Packet<M> {
     /// The sender's incarnation.
     pub incarnation: u64,
     /// The highest fencing epoch the sender knows.
-    pub seen: u64,
+    pub seen: Epoch,
     /// The fencing epoch of the sender's current grant, if it leads.
-    pub lead: Option<u64>,
+    pub lead: Option<Epoch>,
     /// The payload.
     pub body: Body<M>,
 }
@@ -231,6 +239,22 @@ impl<M: Message> Message for Packet<M> {
     }
 }
 
+/// A packet's header holds epochs a member may accept: what the sender has seen, and its grant, which it started
+/// itself, in a round it has seen; an algorithm message is valid for the algorithm.
+impl<M: Message> Validate for Packet<M> {
+    fn validate(&self, roster: &Roster<'_>) -> Result<(), Invalid> {
+        roster.epoch(self.seen, "seen is beyond the last round")?;
+        if let Some(lead) = self.lead {
+            roster.ensure(lead <= self.seen, "the grant is above the epochs its sender has seen")?;
+            roster.ensure(lead.round() >= 1 && lead.starter() == roster.from, "the grant is not its sender's own")?;
+        }
+        match &self.body {
+            Body::Algorithm(msg) => msg.validate(roster),
+            Body::Announce | Body::Leaving | Body::Ask => Ok(()),
+        }
+    }
+}
+
 /// A member's timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -260,7 +284,7 @@ pub struct Saved<D> {
     /// Its incarnation.
     pub incarnation: u64,
     /// The highest fencing epoch it has heard of or granted.
-    pub seen: u64,
+    pub seen: Epoch,
     /// The algorithm's durable state.
     pub inner: Option<D>,
 }
@@ -350,13 +374,13 @@ pub struct Member<A: Algorithm> {
     /// The algorithm's instance: one more after each restart of it.
     life: u32,
     incarnation: u64,
-    seen: u64,
+    seen: Epoch,
     /// The `seen` last made durable.
-    saved_seen: u64,
-    grant: Option<u64>,
+    saved_seen: Epoch,
+    grant: Option<Epoch>,
     /// The latest claim of each other member that leads, and whether it is live (its claimer was heard from
     /// within the claim's life).
-    claims: BTreeMap<NodeId, (u64, bool)>,
+    claims: BTreeMap<NodeId, (Epoch, bool)>,
     /// The latest incarnation heard from each member.
     heard: BTreeMap<NodeId, u64>,
     /// The algorithm names this member leader; `settled` once it has for the settling wait.
@@ -403,8 +427,8 @@ impl<A: Algorithm> Member<A> {
         &self,
     ) -> (
         &A::Process,
-        (u32, u64, u64, u64, Option<u64>),
-        (&BTreeMap<NodeId, (u64, bool)>, &BTreeMap<NodeId, u64>),
+        (u32, u64, Epoch, Epoch, Option<Epoch>),
+        (&BTreeMap<NodeId, (Epoch, bool)>, &BTreeMap<NodeId, u64>),
         (bool, bool, Asking, Leadership, Away),
         &Option<<A::Process as Process>::Durable>,
     ) {
@@ -428,18 +452,31 @@ impl<A: Algorithm> Member<A> {
     }
 
     /// The highest fencing epoch it has heard of or granted.
-    pub fn seen(&self) -> u64 {
+    pub fn seen(&self) -> Epoch {
         self.seen
     }
 
     /// Its current grant, if it leads.
-    pub fn grant(&self) -> Option<u64> {
+    pub fn grant(&self) -> Option<Epoch> {
         self.grant
     }
 
     /// The leadership it shows.
     pub fn leadership(&self) -> Leadership {
         self.published
+    }
+
+    /// Checks a packet that arrived on `from` from outside, as every driver that receives packets from a network
+    /// must before it hands one over (see [`elect_core::Validate`]): `Err` says what is wrong with it, and the
+    /// packet must then be dropped unread.
+    pub fn validate(&self, from: Port, packet: &Packet<<A::Process as Process>::Msg>) -> Result<(), Invalid> {
+        let sender = self.setup.neighbors.get(from.index()).ok_or(Invalid("no member is at the port it came from"))?;
+        packet.validate(&Roster {
+            me: self.setup.id,
+            rank: self.setup.rank,
+            neighbors: &self.setup.neighbors,
+            from: sender.id,
+        })
     }
 
     fn peer(&self, port: Port) -> NodeId {
@@ -495,7 +532,7 @@ impl<A: Algorithm> Member<A> {
     /// A packet from `port` said its sender has seen `seen` and leads under `lead`: the claim is noted (and lives
     /// for the claim's life), and `seen` grows. Returns whether the sender leads under an epoch older than one
     /// this member knows (it is then told).
-    fn hear(&mut self, cx: &mut Cx<'_, Self>, port: Port, seen: u64, lead: Option<u64>) -> bool {
+    fn hear(&mut self, cx: &mut Cx<'_, Self>, port: Port, seen: Epoch, lead: Option<Epoch>) -> bool {
         let peer = self.peer(port);
         match lead {
             Some(claim) => {
@@ -508,7 +545,7 @@ impl<A: Algorithm> Member<A> {
                 }
             }
         }
-        self.seen = self.seen.max(seen).max(lead.unwrap_or(0));
+        self.seen = self.seen.max(seen).max(lead.unwrap_or(Epoch::ZERO));
         lead.is_some_and(|claim| claim < self.seen)
     }
 
@@ -532,7 +569,7 @@ impl<A: Algorithm> Member<A> {
             .map(|(_, &(claim, _))| claim)
             .max();
         // A grant made over a stale epoch is replaced at once, whatever lower claims there are.
-        let mut floor = 0;
+        let mut floor = Epoch::ZERO;
         let mut ended = None;
         if let Some(g) = self.grant {
             let superseded = rival.is_some_and(|r| r > g);
@@ -561,18 +598,24 @@ impl<A: Algorithm> Member<A> {
         }
         let answered = self.asking == Asking::Answered;
         if leads && self.grant.is_none() && self.settled && answered && rival.is_none_or(|r| r < floor) {
+            // Past the last round there is no epoch to grant (valid epochs leave 2³¹ rounds above them; see
+            // `elect_core::epoch`): the member leads nobody rather than reuse one.
             let g = match self.setup.bug {
-                Some(Bug::SameEpoch) if self.seen > 0 => self.seen,
-                _ => epoch::next(self.seen, me),
+                Some(Bug::SameEpoch) if self.seen > Epoch::ZERO => Some(self.seen),
+                _ => self.seen.next(me),
             };
-            self.seen = self.seen.max(g);
-            self.grant = Some(g);
-            granted = Some(g);
+            if let Some(g) = g {
+                self.seen = self.seen.max(g);
+                self.grant = Some(g);
+                granted = Some(g);
+            }
         }
         let shown = match (view, self.grant) {
-            (_, Some(g)) => Leadership { leader: Some(me), epoch: g },
+            (_, Some(g)) => Leadership { leader: Some(me), epoch: g.bits() },
             (Some(l), None) => match self.claims.get(&l) {
-                Some(&(claim, _)) if l != me && claim >= self.seen => Leadership { leader: Some(l), epoch: claim },
+                Some(&(claim, _)) if l != me && claim >= self.seen => {
+                    Leadership { leader: Some(l), epoch: claim.bits() }
+                }
                 _ => Leadership { leader: None, epoch: self.published.epoch },
             },
             // A member sitting out follows the newest live claim: it takes no part, but it knows who leads.
@@ -583,7 +626,7 @@ impl<A: Algorithm> Member<A> {
                 .max_by_key(|&(_, &(claim, _))| claim)
                 .map_or(Leadership { leader: None, epoch: self.published.epoch }, |(&l, &(claim, _))| Leadership {
                     leader: Some(l),
-                    epoch: claim,
+                    epoch: claim.bits(),
                 }),
             (None, None) => Leadership { leader: None, epoch: self.published.epoch },
         };
@@ -591,10 +634,10 @@ impl<A: Algorithm> Member<A> {
             self.persist(cx);
         }
         if let Some(epoch) = ended {
-            cx.notify(Notice::Ended { epoch });
+            cx.notify(Notice::Ended { epoch: epoch.bits() });
         }
         if let Some(epoch) = granted {
-            cx.notify(Notice::Elected { epoch });
+            cx.notify(Notice::Elected { epoch: epoch.bits() });
         }
         if shown != self.published {
             debug_assert!(shown.epoch >= self.published.epoch, "shown epochs never go backwards");
@@ -640,9 +683,9 @@ impl<A: Algorithm> Member<A> {
 struct Outer<'a, 'b, 'c, A: Algorithm> {
     cx: &'a mut Cx<'b, Member<A>>,
     life: u32,
-    header: (u64, u64, Option<u64>),
+    header: (u64, Epoch, Option<Epoch>),
     durable: &'c mut Option<<A::Process as Process>::Durable>,
-    saved_seen: &'c mut u64,
+    saved_seen: &'c mut Epoch,
 }
 
 impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
@@ -698,13 +741,14 @@ impl<A: Algorithm> Process for Member<A> {
 
     /// A new incarnation, durable before the first packet; `seen` and the algorithm's state as they were saved.
     fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Self::Durable>) {
-        let saved = restored.unwrap_or(Saved { incarnation: 0, seen: 0, inner: None });
-        self.incarnation = saved.incarnation + 1;
+        let saved = restored.unwrap_or(Saved { incarnation: 0, seen: Epoch::ZERO, inner: None });
+        // The driver restores at most a state file's incarnation or the time in milliseconds, far below the top.
+        self.incarnation = saved.incarnation.saturating_add(1);
         self.seen = saved.seen;
-        self.published = Leadership { leader: None, epoch: saved.seen };
+        self.published = Leadership { leader: None, epoch: saved.seen.bits() };
         self.durable = saved.inner.clone();
         self.persist(cx);
-        if self.seen == 0 {
+        if self.seen == Epoch::ZERO {
             // It knows no epoch: it asks, and grants nothing until the answers had time to come back.
             self.asking = Asking::Waiting;
             self.ask(cx);
@@ -858,8 +902,8 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
             setup: Arc::new(kept),
             life: 0,
             incarnation: 0,
-            seen: 0,
-            saved_seen: 0,
+            seen: Epoch::ZERO,
+            saved_seen: Epoch::ZERO,
             grant: None,
             claims: BTreeMap::new(),
             heard: BTreeMap::new(),
@@ -1017,6 +1061,11 @@ pub fn dispatch_member<D: MemberDriver>(
 /// How long a member of a simulated or model-checked cluster sits out after it resigns, in multiples of `T`.
 pub const RESIGN_HOLD: u64 = 10;
 
+/// The algorithms a member can run ([`deployable`]), in presentation order.
+pub fn deployable_algorithms() -> impl Iterator<Item = &'static Info> {
+    crate::registry::all().iter().copied().filter(|info| deployable(info).is_ok())
+}
+
 /// Whether a member can run `info`'s algorithm: on a full mesh, an algorithm for a complete graph or a ring (over
 /// the members' logical ring), electing one leader or one per group. `Err` says why not.
 pub fn deployable(info: &Info) -> Result<(), String> {
@@ -1063,6 +1112,11 @@ mod tests {
         Elect,
     }
     elect_core::message_kinds!(Script { Lead => "lead", Follow => "follow", Elect => "elect" });
+    impl elect_core::Validate for Script {
+        fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+            Ok(())
+        }
+    }
 
     #[derive(Clone, Debug, PartialEq, Eq, Hash)]
     struct ScriptedProcess {
@@ -1182,8 +1236,8 @@ mod tests {
     const HOLD: Duration = Duration::from_ticks(10_000);
 
     /// Fencing epoch `round.member`.
-    fn ballot(round: u64, member: NodeId) -> u64 {
-        (round << 32) | u64::from(member.0)
+    fn ballot(round: u32, member: NodeId) -> Epoch {
+        Epoch::of(round, member)
     }
 
     /// Member `me` of the complete graph on A, B and C (its ports lead to the other two in the order of their ids),
@@ -1228,13 +1282,13 @@ mod tests {
     }
 
     /// A packet of incarnation 1 of a sender that has seen `seen` and leads under `lead`.
-    fn packet(seen: u64, lead: Option<u64>, body: Body<Script>) -> Packet<Script> {
+    fn packet(seen: Epoch, lead: Option<Epoch>, body: Body<Script>) -> Packet<Script> {
         Packet { incarnation: 1, seen, lead, body }
     }
 
     /// An algorithm message from a sender that has seen no epoch and does not lead.
     fn says(script: Script) -> Packet<Script> {
-        packet(0, None, Body::Algorithm(script))
+        packet(Epoch::ZERO, None, Body::Algorithm(script))
     }
 
     /// `m`'s algorithm makes it leader (on a message from `by`) and keeps it so for the settling wait: the
@@ -1248,10 +1302,10 @@ mod tests {
         effects.iter().filter_map(|e| if let Effect::Notify(n) = e { Some(*n) } else { None }).collect()
     }
 
-    fn elected(effects: &Effects) -> Vec<u64> {
+    fn elected(effects: &Effects) -> Vec<Epoch> {
         notices(effects)
             .into_iter()
-            .filter_map(|n| if let Notice::Elected { epoch } = n { Some(epoch) } else { None })
+            .filter_map(|n| if let Notice::Elected { epoch } = n { Some(Epoch::from_bits(epoch)) } else { None })
             .collect()
     }
 
@@ -1270,7 +1324,12 @@ mod tests {
     }
 
     /// What a member sends to each other member, by port: one packet with this header and body.
-    fn to_everybody(incarnation: u64, seen: u64, lead: Option<u64>, body: Body<Script>) -> Vec<(Port, Packet<Script>)> {
+    fn to_everybody(
+        incarnation: u64,
+        seen: Epoch,
+        lead: Option<Epoch>,
+        body: Body<Script>,
+    ) -> Vec<(Port, Packet<Script>)> {
         [Port(0), Port(1)].map(|p| (p, Packet { incarnation, seen, lead, body: body.clone() })).to_vec()
     }
 
@@ -1285,24 +1344,31 @@ mod tests {
         let mut a = build(A, MemberConfig::new(2, HOLD));
         let effects = step(&mut a, Event::Start { restored: None });
         // It knows no epoch: it asks (see below).
-        let question = Packet { incarnation: 1, seen: 0, lead: None, body: Body::Ask };
+        let question = Packet { incarnation: 1, seen: Epoch::ZERO, lead: None, body: Body::Ask };
         assert_eq!(
             effects,
             [
-                Effect::Persist(Saved { incarnation: 1, seen: 0, inner: None }),
+                Effect::Persist(Saved { incarnation: 1, seen: Epoch::ZERO, inner: None }),
                 Effect::SetTimer { timer: MemberTimer::Asked, after: Span::exactly(T * 2 + Duration::TICK) },
                 Effect::Send { to: port(A, B), msg: question.clone() },
                 Effect::Send { to: port(A, C), msg: question },
             ]
         );
-        assert_eq!((a.incarnation(), a.seen(), a.leadership()), (1, 0, Leadership { leader: None, epoch: 0 }));
+        assert_eq!(
+            (a.incarnation(), a.seen(), a.leadership()),
+            (1, Epoch::ZERO, Leadership { leader: None, epoch: 0 })
+        );
 
         let mut b = build(B, MemberConfig::new(2, HOLD));
         let restored = Saved { incarnation: 4, seen: ballot(2, C), inner: Some(7) };
         let effects = step(&mut b, Event::Start { restored: Some(restored) });
         assert_eq!(effects, [Effect::Persist(Saved { incarnation: 5, seen: ballot(2, C), inner: Some(7) })]);
         assert_eq!((b.incarnation(), b.seen()), (5, ballot(2, C)));
-        assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(2, C) }, "the last epoch it had seen");
+        assert_eq!(
+            b.leadership(),
+            Leadership { leader: None, epoch: ballot(2, C).bits() },
+            "the last epoch it had seen"
+        );
         assert_eq!(b.inner().initiated, 7, "the algorithm restarts from its durable state");
     }
 
@@ -1324,13 +1390,13 @@ mod tests {
         assert_eq!(elected(&effects), [granted]);
         assert_eq!(sends(&effects), to_everybody(2, granted, Some(granted), Body::Announce));
         assert_eq!((c.grant(), c.seen()), (Some(granted), granted));
-        assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: granted });
+        assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: granted.bits() });
         // Still leading: nothing new (but A, whose packet shows no epoch, is told the grant).
         let correction = Packet { incarnation: 2, seen: granted, lead: Some(granted), body: Body::Announce };
         assert_eq!(hear(&mut c, A, says(Script::Lead)), [Effect::Send { to: port(C, A), msg: correction }]);
 
         let effects = hear(&mut c, A, says(Script::Elect));
-        let ended = [Notice::Ended { epoch: granted }, Notice::Shows { leader: None, epoch: granted }];
+        let ended = [Notice::Ended { epoch: granted.bits() }, Notice::Shows { leader: None, epoch: granted.bits() }];
         assert_eq!(notices(&effects), ended);
         assert_eq!(c.grant(), None);
     }
@@ -1341,7 +1407,7 @@ mod tests {
         let mut a = start(A, None);
         hear(&mut a, B, says(Script::Follow(B)));
         let effects = hear(&mut a, B, packet(ballot(1, B), Some(ballot(1, B)), Body::Announce));
-        let shows = Notice::Shows { leader: Some(B), epoch: ballot(1, B) };
+        let shows = Notice::Shows { leader: Some(B), epoch: ballot(1, B).bits() };
         let persist = effects.iter().position(|e| matches!(e, Effect::Persist(s) if s.seen == ballot(1, B)));
         let notify = effects.iter().position(|e| *e == Effect::Notify(shows));
         assert!(persist.is_some() && persist < notify, "{effects:?}");
@@ -1353,9 +1419,9 @@ mod tests {
         let granted = ballot(8, B);
         let mut expected = vec![
             Effect::Persist(Saved { incarnation: 1, seen: granted, inner: None }),
-            Effect::Notify(Notice::Ended { epoch: ballot(1, B) }),
-            Effect::Notify(Notice::Elected { epoch: granted }),
-            Effect::Notify(Notice::Shows { leader: Some(B), epoch: granted }),
+            Effect::Notify(Notice::Ended { epoch: ballot(1, B).bits() }),
+            Effect::Notify(Notice::Elected { epoch: granted.bits() }),
+            Effect::Notify(Notice::Shows { leader: Some(B), epoch: granted.bits() }),
         ];
         let announce = to_everybody(1, granted, Some(granted), Body::Announce);
         expected.extend(announce.into_iter().map(|(to, msg)| Effect::Send { to, msg }));
@@ -1369,18 +1435,18 @@ mod tests {
         assert_eq!(hear(&mut a, B, says(Script::Follow(B))), []);
         assert_eq!(a.leadership(), Leadership { leader: None, epoch: 0 });
         let effects = hear(&mut a, B, packet(ballot(1, B), Some(ballot(1, B)), Body::Announce));
-        assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(1, B) });
+        assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(1, B).bits() });
         assert_eq!(sends(&effects), []);
         // C has seen a newer epoch: B's grant is stale, and B must hear of it.
         hear(&mut a, C, packet(ballot(3, C), None, Body::Announce));
-        assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B) });
+        assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
         let effects = hear(&mut a, B, packet(ballot(1, B), Some(ballot(1, B)), Body::Announce));
         let correction = Packet { incarnation: 1, seen: ballot(3, C), lead: None, body: Body::Announce };
         assert_eq!(sends(&effects), [(port(A, B), correction)]);
-        assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B) });
+        assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
         // B's newer grant.
         let effects = hear(&mut a, B, packet(ballot(4, B), Some(ballot(4, B)), Body::Announce));
-        assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(4, B) });
+        assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(4, B).bits() });
         assert_eq!(sends(&effects), []);
     }
 
@@ -1392,7 +1458,7 @@ mod tests {
         hear(&mut b, A, packet(ballot(1, A), Some(ballot(1, A)), Body::Announce));
         assert_eq!(b.grant(), Some(ballot(1, B)));
         let effects = hear(&mut b, C, packet(ballot(7, C), None, Body::Announce));
-        let replaced = [Notice::Ended { epoch: ballot(1, B) }, Notice::Elected { epoch: ballot(8, B) }];
+        let replaced = [Notice::Ended { epoch: ballot(1, B).bits() }, Notice::Elected { epoch: ballot(8, B).bits() }];
         assert_eq!(notices(&effects)[..2], replaced);
         assert_eq!(b.grant(), Some(ballot(8, B)));
     }
@@ -1405,7 +1471,8 @@ mod tests {
         // B hears C claim a higher grant: B stops and grants nothing while C's claim is live.
         let claim = packet(ballot(6, C), Some(ballot(6, C)), Body::Announce);
         let effects = hear(&mut b, C, claim.clone());
-        let stopped = [Notice::Ended { epoch: ballot(2, B) }, Notice::Shows { leader: None, epoch: ballot(2, B) }];
+        let stopped =
+            [Notice::Ended { epoch: ballot(2, B).bits() }, Notice::Shows { leader: None, epoch: ballot(2, B).bits() }];
         assert_eq!(notices(&effects), stopped);
         assert_eq!(b.grant(), None);
         assert_eq!(notices(&hear(&mut b, C, claim)), [], "C's claim is still live");
@@ -1453,15 +1520,19 @@ mod tests {
     #[test]
     fn a_packet_of_an_older_incarnation_of_its_sender_changes_nothing() {
         let mut a = start(A, None);
-        hear(&mut a, B, Packet { incarnation: 3, seen: 0, lead: None, body: Body::Algorithm(Script::Follow(B)) });
+        hear(
+            &mut a,
+            B,
+            Packet { incarnation: 3, seen: Epoch::ZERO, lead: None, body: Body::Algorithm(Script::Follow(B)) },
+        );
         let before = a.clone();
         let old = Packet { incarnation: 2, seen: ballot(9, B), lead: Some(ballot(9, B)), body: Body::Announce };
         assert_eq!(hear(&mut a, B, old.clone()), []);
         assert_eq!(a, before);
-        assert_eq!(a.seen(), 0);
+        assert_eq!(a.seen(), Epoch::ZERO);
         // The same packet from its newer incarnation is heard.
         hear(&mut a, B, Packet { incarnation: 4, ..old });
-        assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(9, B) });
+        assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(9, B).bits() });
     }
 
     #[test]
@@ -1470,7 +1541,8 @@ mod tests {
         settle_as_leader(&mut b, A);
         let effects = step(&mut b, Event::Command(Command::Resign));
         assert!(b.inner().resigned, "the algorithm is told");
-        let ended = [Notice::Ended { epoch: ballot(1, B) }, Notice::Shows { leader: None, epoch: ballot(1, B) }];
+        let ended =
+            [Notice::Ended { epoch: ballot(1, B).bits() }, Notice::Shows { leader: None, epoch: ballot(1, B).bits() }];
         assert_eq!(notices(&effects), ended);
         assert_eq!(sends(&effects), to_everybody(1, ballot(1, B), None, Body::Leaving));
         assert_eq!(timers_set(&effects), [(MemberTimer::Wake, Span::exactly(HOLD))]);
@@ -1480,7 +1552,7 @@ mod tests {
         assert_eq!(step(&mut b, Event::Timer(timer)), []);
         assert_eq!(hear(&mut b, C, says(Script::Follow(C))), []);
         assert_eq!(b.inner().status(), Status::normal(Some(B), 0));
-        assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(1, B) });
+        assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
     }
 
     #[test]
@@ -1517,7 +1589,7 @@ mod tests {
         settle_as_leader(&mut b, A);
         let effects = step(&mut b, Event::Command(Command::Leave));
         assert!(b.inner().resigned, "the algorithm is told to resign");
-        assert_eq!(notices(&effects)[0], Notice::Ended { epoch: ballot(1, B) });
+        assert_eq!(notices(&effects)[0], Notice::Ended { epoch: ballot(1, B).bits() });
         assert_eq!(sends(&effects), to_everybody(1, ballot(1, B), None, Body::Leaving));
         assert_eq!(timers_set(&effects), [], "no end to the hold");
         let before = b.clone();
@@ -1537,11 +1609,11 @@ mod tests {
     fn a_leaving_leader_makes_the_algorithm_initiate() {
         let mut a = start(A, None);
         hear(&mut a, B, says(Script::Follow(B)));
-        hear(&mut a, C, packet(0, None, Body::Leaving));
+        hear(&mut a, C, packet(Epoch::ZERO, None, Body::Leaving));
         assert_eq!(a.inner().initiated, 0, "C was not its leader");
-        let effects = hear(&mut a, B, packet(0, None, Body::Leaving));
+        let effects = hear(&mut a, B, packet(Epoch::ZERO, None, Body::Leaving));
         assert_eq!(a.inner().initiated, 1);
-        assert_eq!(effects, [Effect::Persist(Saved { incarnation: 1, seen: 0, inner: Some(1) })]);
+        assert_eq!(effects, [Effect::Persist(Saved { incarnation: 1, seen: Epoch::ZERO, inner: Some(1) })]);
     }
 
     #[test]
@@ -1582,13 +1654,15 @@ mod tests {
     fn a_member_that_knows_no_epoch_asks_and_grants_nothing_until_the_answers_are_in() {
         // Its state was lost: the driver restores only an incarnation floor.
         let mut c = build(C, MemberConfig::new(2, HOLD));
-        let effects =
-            step(&mut c, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
+        let effects = step(
+            &mut c,
+            Event::Start { restored: Some(Saved { incarnation: 90_000, seen: Epoch::ZERO, inner: None }) },
+        );
         assert_eq!(c.incarnation(), 90_001, "newer than every incarnation it had");
         let persist = effects.iter().position(|e| matches!(e, Effect::Persist(s) if s.incarnation == 90_001));
         let first_send = effects.iter().position(|e| matches!(e, Effect::Send { .. }));
         assert!(persist.is_some() && persist < first_send, "the incarnation is durable first: {effects:?}");
-        let question = Packet { incarnation: 90_001, seen: 0, lead: None, body: Body::Ask };
+        let question = Packet { incarnation: 90_001, seen: Epoch::ZERO, lead: None, body: Body::Ask };
         assert_eq!(sends(&effects), [(port(C, A), question.clone()), (port(C, B), question)]);
         assert_eq!(timers_set(&effects), [(MemberTimer::Asked, Span::exactly(T * 2 + Duration::TICK))]);
         // The algorithm makes it leader at once; it grants nothing while the question is out.
@@ -1618,8 +1692,8 @@ mod tests {
 
     #[test]
     fn a_question_is_answered_even_by_a_member_that_knows_no_epoch_unless_it_is_asking_too() {
-        let question = |incarnation| Packet { incarnation, seen: 0, lead: None, body: Body::Ask };
-        let answer = |incarnation| Packet { incarnation, seen: 0, lead: None, body: Body::Announce };
+        let question = |incarnation| Packet { incarnation, seen: Epoch::ZERO, lead: None, body: Body::Ask };
+        let answer = |incarnation| Packet { incarnation, seen: Epoch::ZERO, lead: None, body: Body::Announce };
         // A and B started together, knowing no epoch: their questions cross, and neither answers the other's.
         let mut a = build(A, MemberConfig::new(2, HOLD));
         step(&mut a, Event::Start { restored: None });
@@ -1630,7 +1704,7 @@ mod tests {
         assert_eq!(sends(&hear(&mut a, B, question(2))), [(port(A, B), answer(1))]);
         // The answer is no question: B, past its own round trip, does not answer it.
         let mut b = build(B, MemberConfig::new(2, HOLD));
-        step(&mut b, Event::Start { restored: Some(Saved { incarnation: 1, seen: 0, inner: None }) });
+        step(&mut b, Event::Start { restored: Some(Saved { incarnation: 1, seen: Epoch::ZERO, inner: None }) });
         assert_eq!(sends(&hear(&mut b, A, answer(1))), []);
         // With A, B is a majority of the three: its round trip over, it asks nobody again.
         assert_eq!(sends(&step(&mut b, Event::Timer(MemberTimer::Asked))), []);
@@ -1639,7 +1713,7 @@ mod tests {
 
     #[test]
     fn a_member_short_of_answers_asks_again_and_answers_the_questions_of_others() {
-        let question = |incarnation| Packet { incarnation, seen: 0, lead: None, body: Body::Ask };
+        let question = |incarnation| Packet { incarnation, seen: Epoch::ZERO, lead: None, body: Body::Ask };
         let members = [A, B, C, NodeId(4), NodeId(5)];
         // A, among five, knows no epoch: it needs two others. While it waits, B's question goes unanswered.
         let mut a = build_among(A, &members, MemberConfig::new(2, HOLD));
@@ -1650,7 +1724,7 @@ mod tests {
         assert_eq!(sends(&effects).len(), 4);
         assert!(sends(&effects).iter().all(|(_, p)| p.body == Body::Ask));
         // Short of answers itself, it answers C's question now; a question of an older incarnation of B's, none.
-        let answer = Packet { incarnation: 1, seen: 0, lead: None, body: Body::Announce };
+        let answer = Packet { incarnation: 1, seen: Epoch::ZERO, lead: None, body: Body::Announce };
         assert_eq!(sends(&hear(&mut a, C, question(1))), [(port(A, C), answer)]);
         hear(&mut a, B, question(3));
         assert_eq!(sends(&hear(&mut a, B, question(2))), [], "sent before B restarted");
@@ -1670,7 +1744,7 @@ mod tests {
     #[test]
     fn a_member_that_left_asks_nobody_again() {
         let mut c = build(C, MemberConfig::new(2, HOLD));
-        step(&mut c, Event::Start { restored: Some(Saved { incarnation: 4, seen: 0, inner: None }) });
+        step(&mut c, Event::Start { restored: Some(Saved { incarnation: 4, seen: Epoch::ZERO, inner: None }) });
         step(&mut c, Event::Command(Command::Leave));
         assert_eq!(sends(&step(&mut c, Event::Timer(MemberTimer::Asked))), []);
     }
@@ -1682,9 +1756,9 @@ mod tests {
     fn a_member_that_lost_its_state_and_hears_nobody_grants_itself_nothing() {
         // C lost its state and can reach no peer: its question goes unanswered.
         let mut c = build(C, MemberConfig::new(2, HOLD));
-        step(&mut c, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
+        step(&mut c, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: Epoch::ZERO, inner: None }) });
         // The round trip is over, with no answer: it asks again.
-        let question = Packet { incarnation: 90_001, seen: 0, lead: None, body: Body::Ask };
+        let question = Packet { incarnation: 90_001, seen: Epoch::ZERO, lead: None, body: Body::Ask };
         let effects = step(&mut c, Event::Timer(MemberTimer::Asked));
         assert_eq!(sends(&effects), [(port(C, A), question.clone()), (port(C, B), question)]);
         assert_eq!(timers_set(&effects), [(MemberTimer::Asked, Span::exactly(T * 2 + Duration::TICK))]);
@@ -1697,7 +1771,7 @@ mod tests {
         assert_eq!(elected(&step(&mut c, Event::Timer(LEAD_ALONE))), [], "still nobody heard");
         // B is reachable again: it has seen 6.A. With B, C is a majority of the three: it grants above 6.A.
         assert_eq!(elected(&hear(&mut c, B, packet(ballot(6, A), None, Body::Announce))), [ballot(7, C)]);
-        assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: ballot(7, C) });
+        assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: ballot(7, C).bits() });
     }
 
     #[test]
@@ -1707,8 +1781,10 @@ mod tests {
         let five = [A, B, C, D, E];
         // E, among five, lost its state: with itself, two others make a majority.
         let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
-        let effects =
-            step(&mut e, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
+        let effects = step(
+            &mut e,
+            Event::Start { restored: Some(Saved { incarnation: 90_000, seen: Epoch::ZERO, inner: None }) },
+        );
         assert_eq!(sends(&effects).len(), 4, "it asks all four others");
         step(&mut e, Event::Timer(LEAD_ALONE));
         step(&mut e, Event::Timer(MemberTimer::Settle));
@@ -1722,7 +1798,7 @@ mod tests {
         // Two answers within the round trip are not enough either: the round trip must be over, so that every
         // reachable member's answer is in.
         let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
-        step(&mut e, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: 0, inner: None }) });
+        step(&mut e, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: Epoch::ZERO, inner: None }) });
         step(&mut e, Event::Timer(LEAD_ALONE));
         step(&mut e, Event::Timer(MemberTimer::Settle));
         assert_eq!(elected(&hear(&mut e, A, packet(ballot(3, B), None, Body::Announce))), []);
@@ -1748,9 +1824,9 @@ mod tests {
         let granted = ballot(3, C);
         let mut expected = vec![
             Effect::Persist(Saved { incarnation: 1, seen: granted, inner: None }),
-            Effect::Notify(Notice::Ended { epoch: ballot(1, C) }),
-            Effect::Notify(Notice::Elected { epoch: granted }),
-            Effect::Notify(Notice::Shows { leader: Some(C), epoch: granted }),
+            Effect::Notify(Notice::Ended { epoch: ballot(1, C).bits() }),
+            Effect::Notify(Notice::Elected { epoch: granted.bits() }),
+            Effect::Notify(Notice::Shows { leader: Some(C), epoch: granted.bits() }),
         ];
         expected.extend(
             to_everybody(1, granted, Some(granted), Body::Announce)
@@ -1770,12 +1846,13 @@ mod tests {
         let mut a = start(A, None);
         assert_eq!(elected(&settle_as_leader(&mut a, B)), [ballot(1, A)]);
         let effects = hear(&mut a, C, packet(ballot(3, C), Some(ballot(3, C)), Body::Announce));
-        let stopped = [Notice::Ended { epoch: ballot(1, A) }, Notice::Shows { leader: None, epoch: ballot(1, A) }];
+        let stopped =
+            [Notice::Ended { epoch: ballot(1, A).bits() }, Notice::Shows { leader: None, epoch: ballot(1, A).bits() }];
         assert_eq!(notices(&effects), stopped);
         assert_eq!(a.grant(), None);
         assert_eq!(elected(&hear(&mut a, B, says(Script::Lead))), []);
         // Its algorithm follows C: so does A.
         hear(&mut a, C, packet(ballot(3, C), Some(ballot(3, C)), Body::Algorithm(Script::Follow(C))));
-        assert_eq!(a.leadership(), Leadership { leader: Some(C), epoch: ballot(3, C) });
+        assert_eq!(a.leadership(), Leadership { leader: Some(C), epoch: ballot(3, C).bits() });
     }
 }

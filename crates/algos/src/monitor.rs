@@ -118,8 +118,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Effect, EffectOf, Instant, Message, Neighbor, NodeId, Notice, Port, Process,
-    Property, Rank, RingPorts, Setup, Shape, Span, State, Status, Winner, epoch,
+    Check, Command, Cx, Duration, Effect, EffectOf, Epoch, Instant, Invalid, Message, Neighbor, NodeId, Notice, Port,
+    Process, Property, Rank, RingPorts, Roster, Setup, Shape, Span, State, Status, Validate, Winner,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -128,7 +128,7 @@ use crate::algorithm::{Algorithm, Bound, Driver, Facts, Info, Measure, Needs};
 use crate::params::{ParamError, Params};
 
 /// How many rounds past the one it enters a process reserves with one write (see the module documentation).
-pub const RESERVED_ROUNDS: u64 = 16;
+pub const RESERVED_ROUNDS: u32 = 16;
 
 /// The monitor's timing, in multiples of the delay bound `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -200,7 +200,7 @@ pub enum MonitorMsg<M> {
     /// A message of the election algorithm in `epoch`.
     Inner {
         /// The epoch of the election it belongs to.
-        epoch: u64,
+        epoch: Epoch,
         /// The process whose failure started the epoch, if one did (not for a recovery or a first election).
         down: Option<NodeId>,
         /// The algorithm's message.
@@ -210,7 +210,7 @@ pub enum MonitorMsg<M> {
     /// (`forward`) or the previous one; the receiver acknowledges it.
     Ring {
         /// The epoch of the election it belongs to.
-        epoch: u64,
+        epoch: Epoch,
         /// The process whose failure started the epoch, if one did.
         down: Option<NodeId>,
         /// Sent to the next live process, or to the previous one.
@@ -221,12 +221,12 @@ pub enum MonitorMsg<M> {
     /// "Your `ring` message of `epoch` arrived."
     HopAck {
         /// The epoch of the acknowledged message.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// The leader of `epoch` is alive.
     Heartbeat {
         /// The leader's epoch.
-        epoch: u64,
+        epoch: Epoch,
         /// The heartbeat's number, for forwarding each once.
         seq: u64,
         /// The process whose failure started the epoch, if one did, as its `join` and its election's messages
@@ -236,7 +236,7 @@ pub enum MonitorMsg<M> {
     /// A leader left its epoch for `epoch`: its followers should follow instead of suspecting it.
     Join {
         /// The epoch to join.
-        epoch: u64,
+        epoch: Epoch,
         /// The process whose failure started it, if one did.
         down: Option<NodeId>,
     },
@@ -272,6 +272,23 @@ impl<M: Message> Message for MonitorMsg<M> {
     }
 }
 
+/// Every epoch is one a process may accept, every process a message names as failed is a member, and the
+/// algorithm's message is valid for the algorithm.
+impl<M: Message> Validate for MonitorMsg<M> {
+    fn validate(&self, roster: &Roster<'_>) -> Result<(), Invalid> {
+        let (epoch, down) = match self {
+            Self::Inner { epoch, down, msg } | Self::Ring { epoch, down, msg, .. } => {
+                msg.validate(roster)?;
+                (*epoch, *down)
+            }
+            Self::Heartbeat { epoch, down, .. } | Self::Join { epoch, down } => (*epoch, *down),
+            Self::HopAck { epoch } => (*epoch, None),
+        };
+        roster.epoch(epoch, "the epoch is beyond the last round")?;
+        down.map_or(Ok(()), |d| roster.member(d, "the failed process is not a member"))
+    }
+}
+
 /// Timers: the algorithm's (of one epoch), the leader's heartbeat, and the follower's watch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -279,7 +296,7 @@ pub enum MonitorTimer<T> {
     /// The algorithm's timer, armed by the instance of the algorithm built in `epoch`.
     Inner {
         /// The epoch the instance that armed it was built in; once the process has built another, it is ignored.
-        epoch: u64,
+        epoch: Epoch,
         /// The algorithm's timer.
         timer: T,
     },
@@ -355,7 +372,7 @@ pub struct Monitored<A: Algorithm> {
     algorithm: Arc<A>,
     setup: Arc<Owned>,
     inner: A::Process,
-    epoch: u64,
+    epoch: Epoch,
     /// The process whose failure started this epoch.
     down: Option<NodeId>,
     /// The last heartbeat sent (as leader) or forwarded (as follower) in this epoch.
@@ -369,7 +386,7 @@ pub struct Monitored<A: Algorithm> {
     /// Ring messages to itself, while every other process is dead (scratch space, empty between steps).
     alone: VecDeque<(bool, <A::Process as Process>::Msg)>,
     /// The durable reservation: an epoch whose round is at least that of every epoch this process has entered.
-    reserved: u64,
+    reserved: Epoch,
     beating: bool,
     watching: bool,
     /// Waiting, without a leader, for an election to end.
@@ -381,7 +398,7 @@ pub struct Monitored<A: Algorithm> {
     adopted: Option<NodeId>,
     /// The epoch the algorithm's instance was built in, which tags its timers: a leader that carries its
     /// leadership into a newer epoch without an election, and its followers with it, keep their instances.
-    instance: u64,
+    instance: Epoch,
     effects: Vec<EffectOf<A::Process>>,
 }
 
@@ -417,10 +434,10 @@ impl<A: Algorithm> Monitored<A> {
         &self,
     ) -> (
         &A::Process,
-        (u64, u64, Option<NodeId>, u64),
+        (Epoch, Epoch, Option<NodeId>, u64),
         (&BTreeSet<NodeId>, &BTreeSet<Port>),
         &VecDeque<Unacked<<A::Process as Process>::Msg>>,
-        u64,
+        Epoch,
         ([bool; 4], Option<NodeId>),
     ) {
         let flags = [self.beating, self.watching, self.waiting, self.catching_up];
@@ -436,9 +453,17 @@ impl<A: Algorithm> Monitored<A> {
     }
 
     /// This process heard of `epoch`, newer than its own, while catching up: it starts the round after it.
-    fn catch_up(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+    fn catch_up(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
         self.catching_up = false;
-        self.start_epoch(cx, epoch::next(epoch, self.setup.id), None);
+        self.start_after(cx, epoch, None);
+    }
+
+    /// Starts the epoch after `epoch`, started because `down` failed (if it did). Past the last round there is
+    /// none: the process stays where it is (valid epochs leave 2³¹ rounds above them; see `elect_core::epoch`).
+    fn start_after(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>) {
+        if let Some(next) = epoch.next(self.setup.id) {
+            self.start_epoch(cx, next, down);
+        }
     }
 
     /// The wrapped algorithm's process.
@@ -447,7 +472,7 @@ impl<A: Algorithm> Monitored<A> {
     }
 
     /// The current epoch.
-    pub fn epoch(&self) -> u64 {
+    pub fn epoch(&self) -> Epoch {
         self.epoch
     }
 
@@ -490,7 +515,7 @@ impl<A: Algorithm> Monitored<A> {
     /// This process heard, on `from`, the heartbeat of `epoch`, newer than its own, from a leader stronger than
     /// it: it follows that leader in that epoch, without an election (the epoch's is over, and would elect the
     /// same leader).
-    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>, from: Port) {
+    fn adopt(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>, from: Port) {
         self.catching_up = false;
         self.enter_epoch(cx, epoch, down, false);
         self.follow(cx, from, 1);
@@ -592,7 +617,7 @@ impl<A: Algorithm> Monitored<A> {
     }
 
     /// An acknowledgement of a ring message of `epoch` arrived on `from`.
-    fn on_hop_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64) {
+    fn on_hop_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch) {
         if epoch < self.instance || epoch > self.epoch {
             // Messages of an instance this process has left are no longer tracked. (Those its instance sent before
             // it carried its leadership into a newer epoch still are.)
@@ -615,7 +640,7 @@ impl<A: Algorithm> Monitored<A> {
             Some(port) => {
                 let dead = self.neighbor(port);
                 self.dead.insert(dead);
-                self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), Some(dead));
+                self.start_after(cx, self.epoch, Some(dead));
             }
             None => self.rearm_hop(cx),
         }
@@ -657,7 +682,7 @@ impl<A: Algorithm> Monitored<A> {
                 Effect::CancelTimer { timer } => cx.cancel_timer(MonitorTimer::Inner { epoch: self.instance, timer }),
                 // Never read back: see the module documentation (reserved rounds).
                 Effect::Persist(_) => {}
-                Effect::Notify(Notice::Elected { .. }) => cx.notify(Notice::Elected { epoch: self.epoch }),
+                Effect::Notify(Notice::Elected { .. }) => cx.notify(Notice::Elected { epoch: self.epoch.bits() }),
                 Effect::Notify(notice) => cx.notify(notice),
             }
         }
@@ -739,7 +764,7 @@ impl<A: Algorithm> Monitored<A> {
 
     /// Sends the next heartbeat and arms the one after.
     fn beat(&mut self, cx: &mut Cx<'_, Self>) {
-        self.seq = if self.relayed() { self.seq + 1 } else { 1 };
+        self.seq = if self.relayed() { self.seq.saturating_add(1) } else { 1 };
         self.announce(cx, &MonitorMsg::Heartbeat { epoch: self.epoch, seq: self.seq, down: self.down });
         cx.set_timer(MonitorTimer::Beat, Span::exactly(self.setup.heartbeat));
     }
@@ -751,7 +776,7 @@ impl<A: Algorithm> Monitored<A> {
 
     /// Carries this process's leadership (or its following of a leader) into `epoch` without an election: the
     /// algorithm's instance stays, only the epoch its messages carry changes.
-    fn renumber(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>) {
+    fn renumber(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>) {
         self.reserve(cx, epoch);
         self.catching_up = false;
         self.epoch = epoch;
@@ -760,9 +785,9 @@ impl<A: Algorithm> Monitored<A> {
 
     /// Makes sure `epoch`'s round is within the durable reservation, before anything of `epoch` is sent: if it is
     /// beyond it, reserves [`RESERVED_ROUNDS`] rounds past it (one write).
-    fn reserve(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
-        if epoch::round(epoch) > epoch::round(self.reserved) {
-            self.reserved = epoch::of(epoch::round(epoch) + RESERVED_ROUNDS, self.setup.id);
+    fn reserve(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
+        if epoch.round() > self.reserved.round() {
+            self.reserved = epoch.saturating_ahead(RESERVED_ROUNDS, self.setup.id);
             cx.persist((self.reserved, None));
         }
     }
@@ -772,9 +797,10 @@ impl<A: Algorithm> Monitored<A> {
     /// elect this process again (the straggler won its side, this one is stronger), so it holds none: it carries
     /// its leadership into the epoch after `epoch` and beats at once, and every process that hears it follows it
     /// there (the straggler and its followers adopt it, its own followers carry on with it).
-    fn restamp(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
-        self.renumber(cx, epoch::next(epoch, self.setup.id), None);
-        cx.notify(Notice::Elected { epoch: self.epoch });
+    fn restamp(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
+        let Some(next) = epoch.next(self.setup.id) else { return };
+        self.renumber(cx, next, None);
+        cx.notify(Notice::Elected { epoch: self.epoch.bits() });
         self.beat(cx);
     }
 
@@ -783,7 +809,7 @@ impl<A: Algorithm> Monitored<A> {
     /// that epoch ([`Self::disown`]): its election need not wait for the suspect ([`Setup::suspected`]), so the
     /// suspect must not elect itself in it too. (With ring repair, a process taken for dead rejoins the ring
     /// instead, unless it leads.)
-    fn named_down(&self, epoch: u64, down: Option<NodeId>) -> bool {
+    fn named_down(&self, epoch: Epoch, down: Option<NodeId>) -> bool {
         epoch > self.epoch && down == Some(self.setup.id) && !self.relayed() && (self.beating || !self.setup.hops)
     }
 
@@ -791,11 +817,11 @@ impl<A: Algorithm> Monitored<A> {
     /// leader carries its leadership above the epoch ([`Self::restamp`]): an election in it would elect this
     /// process again, and everybody who joined the epoch follows it there (on a complete graph its heartbeats say
     /// whose they are). Any other process starts the epoch after it, which everybody joins.
-    fn disown(&mut self, cx: &mut Cx<'_, Self>, epoch: u64) {
+    fn disown(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
         if self.beating { self.restamp(cx, epoch) } else { self.catch_up(cx, epoch) }
     }
 
-    fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, seq: u64, down: Option<NodeId>) {
+    fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch, seq: u64, down: Option<NodeId>) {
         if epoch > self.epoch {
             return self.on_newer_heartbeat(cx, from, epoch, down);
         }
@@ -807,7 +833,7 @@ impl<A: Algorithm> Monitored<A> {
             // two processes elect themselves in one epoch, each deaf to the other's election. Neither would ever
             // give way (each takes the other's heartbeats for its own epoch's), so this one starts the next epoch,
             // which everybody joins: its election has one winner.
-            return self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), None);
+            return self.start_after(cx, self.epoch, None);
         }
         if epoch != self.epoch || self.leads() || (self.relayed() && seq <= self.seq) {
             return; // An older epoch's leader, our own heartbeat back, or one already seen.
@@ -827,7 +853,7 @@ impl<A: Algorithm> Monitored<A> {
 
     /// A heartbeat of `epoch`, newer than this process's, arrived on `from`. The world moved on while this process
     /// was away (or the epoch it started lost to a newer one), or a straggler that led on its own came back.
-    fn on_newer_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: u64, down: Option<NodeId>) {
+    fn on_newer_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch, down: Option<NodeId>) {
         if self.named_down(epoch, down) && !self.beating {
             // Taken for failed in that epoch, whose elections need not wait for it: following its leader there, its
             // instance could later elect it in that epoch too (Garcia-Molina's own timeouts run elections). It opens
@@ -868,7 +894,7 @@ impl<A: Algorithm> Monitored<A> {
 
     /// Leaves the current epoch for `epoch`, started because `down` failed (if it was), with a fresh instance of
     /// the algorithm, which initiates.
-    fn start_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>) {
+    fn start_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>) {
         self.reserve(cx, epoch);
         if self.beating {
             // A leader that moves on takes its followers along, rather than leaving them to suspect it.
@@ -879,7 +905,7 @@ impl<A: Algorithm> Monitored<A> {
 
     /// Enters `epoch` with a fresh instance of the algorithm, which initiates if `initiate` (and otherwise waits:
     /// a straggler that adopts the epoch's leader takes no part in its election).
-    fn enter_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: u64, down: Option<NodeId>, initiate: bool) {
+    fn enter_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>, initiate: bool) {
         // The epoch's instance is told whose silence opened it, so that it waits for no answer from that process
         // (see the module documentation), unless this process still hears that one as its leader.
         let heard = if self.watching { self.view().leader } else { None };
@@ -890,7 +916,7 @@ impl<A: Algorithm> Monitored<A> {
             self.dead.insert(d);
         }
         // Whoever started the epoch was alive then (a recovered process rejoins the ring this way).
-        self.dead.remove(&epoch::starter(epoch));
+        self.dead.remove(&epoch.starter());
         self.epoch = epoch;
         self.instance = epoch;
         self.down = down;
@@ -933,7 +959,7 @@ impl<A: Algorithm> Process for Monitored<A> {
     type Timer = MonitorTimer<<A::Process as Process>::Timer>;
     /// The reservation (see the module documentation), and a place for the algorithm's durable state, which is
     /// no longer written (`None`; files written before hold the epoch and that state, and read the same).
-    type Durable = (u64, Option<<A::Process as Process>::Durable>);
+    type Durable = (Epoch, Option<<A::Process as Process>::Durable>);
 
     /// A recovering process takes its reservation as its epoch; the driver's `Initiate` then starts the next one,
     /// above every epoch it was in. Until it has heard of the newest epoch and started the one after, it is
@@ -948,7 +974,7 @@ impl<A: Algorithm> Process for Monitored<A> {
             }
             None => {
                 self.catching_up = cx.now() > elect_core::Instant::ZERO;
-                self.reserve(cx, epoch::of(1, self.setup.id));
+                self.reserve(cx, Epoch::of(1, self.setup.id));
                 self.run(cx, |p, cx| p.on_start(cx, None));
             }
         }
@@ -1009,7 +1035,7 @@ impl<A: Algorithm> Process for Monitored<A> {
             MonitorTimer::Watch if self.watching => {
                 self.watching = false;
                 let suspect = self.view().leader;
-                let epoch = epoch::next(self.epoch, self.setup.id);
+                let Some(epoch) = self.epoch.next(self.setup.id) else { return };
                 // Everybody hears of the new epoch at once, and joins it rather than suspecting on its own.
                 self.reserve(cx, epoch);
                 self.announce(cx, &MonitorMsg::Join { epoch, down: suspect });
@@ -1017,7 +1043,7 @@ impl<A: Algorithm> Process for Monitored<A> {
             }
             MonitorTimer::Stall if self.waiting => {
                 self.waiting = false;
-                self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), None);
+                self.start_after(cx, self.epoch, None);
             }
             MonitorTimer::Hop => self.on_hop_timeout(cx),
             MonitorTimer::Beat | MonitorTimer::Watch | MonitorTimer::Stall => {}
@@ -1026,7 +1052,7 @@ impl<A: Algorithm> Process for Monitored<A> {
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         match cmd {
-            Command::Initiate => self.start_epoch(cx, epoch::next(self.epoch, self.setup.id), None),
+            Command::Initiate => self.start_after(cx, self.epoch, None),
             Command::Resign | Command::Leave => self.run(cx, |p, cx| p.on_command(cx, cmd)),
         }
     }
@@ -1041,7 +1067,7 @@ impl<A: Algorithm> Process for Monitored<A> {
     }
 
     fn status(&self) -> Status {
-        Status { epoch: self.epoch, ..self.view() }
+        Status { epoch: self.epoch.bits(), ..self.view() }
     }
 }
 
@@ -1095,11 +1121,24 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
 
     fn build(&self, setup: &Setup<'_>) -> Monitored<A> {
         let t = setup.delay_bound.expect("the leader monitor needs a delay bound; drivers check it");
+        // A ring algorithm alone on a complete graph (a cluster of one member) has a ring of itself: the monitor
+        // hands every message it sends round the ring back to it, as to a process whose every neighbour is dead.
+        // On a logical ring of two, both neighbours are the same process: the algorithm is given a port of its own
+        // for each direction (the monitor sends both round the ring), so that it tells its two sides apart.
+        let alone = A::INFO.needs == Needs::Ring && setup.shape == Shape::Complete && setup.neighbors.is_empty();
+        let logical = A::INFO.needs == Needs::Ring && !setup.ring_order.is_empty();
+        let ring = match setup.ring {
+            _ if alone => Some(RingPorts { next: Port(0), prev: Port(1) }),
+            Some(r) if logical && r.next == r.prev => {
+                Some(RingPorts { next: r.next, prev: Port(setup.neighbors.len() as u32) })
+            }
+            ring => ring,
+        };
         let owned = Owned {
             id: setup.id,
             rank: setup.rank,
             neighbors: setup.neighbors.to_vec(),
-            ring: setup.ring,
+            ring,
             ring_order: setup.ring_order.to_vec(),
             shape: setup.shape,
             delay_bound: setup.delay_bound,
@@ -1108,7 +1147,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             timeout: t * self.config.timeout + Duration::TICK,
             first_timeout: t * (self.config.timeout + self.config.grace) + Duration::TICK,
             stagger: t * self.config.stagger,
-            hops: A::INFO.needs == Needs::Ring && !setup.ring_order.is_empty(),
+            hops: alone || logical,
             hop_timeout: t * 2 + Duration::TICK,
             deaf_leaders: self.config.deaf_leaders,
         };
@@ -1116,20 +1155,20 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             inner: self.inner.build(&owned.setup()),
             algorithm: Arc::new(self.inner.clone()),
             setup: Arc::new(owned),
-            epoch: 0,
+            epoch: Epoch::ZERO,
             down: None,
             seq: 0,
             dead: BTreeSet::new(),
             links_down: BTreeSet::new(),
             unacked: VecDeque::new(),
             alone: VecDeque::new(),
-            reserved: 0,
+            reserved: Epoch::ZERO,
             beating: false,
             watching: false,
             waiting: false,
             catching_up: false,
             adopted: None,
-            instance: 0,
+            instance: Epoch::ZERO,
             effects: Vec::new(),
         }
     }
@@ -1216,7 +1255,7 @@ mod tests {
     }
 
     /// What the step made durable, in order.
-    fn persisted(effects: &Effects) -> Vec<u64> {
+    fn persisted(effects: &Effects) -> Vec<Epoch> {
         effects.iter().filter_map(|e| if let Effect::Persist((r, _)) = e { Some(*r) } else { None }).collect()
     }
 
@@ -1227,7 +1266,7 @@ mod tests {
         matches!((last_write, first_send), (Some(w), Some(s)) if w < s)
     }
 
-    fn join(p: &mut Node, from: NodeId, epoch: u64) -> Effects {
+    fn join(p: &mut Node, from: NodeId, epoch: Epoch) -> Effects {
         let from = p.setup.neighbors.iter().find(|n| n.id == from).unwrap().port;
         step(p, Event::Message { from, msg: MonitorMsg::Join { epoch, down: None } })
     }
@@ -1235,18 +1274,18 @@ mod tests {
     #[test]
     fn one_write_reserves_the_rounds_ahead_and_a_process_writes_again_only_beyond_them() {
         let mut b = build(B);
-        assert_eq!(persisted(&step(&mut b, Event::Start { restored: None })), [epoch::of(RESERVED_ROUNDS + 1, B)]);
+        assert_eq!(persisted(&step(&mut b, Event::Start { restored: None })), [Epoch::of(RESERVED_ROUNDS + 1, B)]);
         let started = step(&mut b, Event::Command(Command::Initiate));
-        assert_eq!((b.epoch(), persisted(&started)), (epoch::of(1, B), vec![]), "round 1 is reserved");
+        assert_eq!((b.epoch(), persisted(&started)), (Epoch::of(1, B), vec![]), "round 1 is reserved");
         assert!(started.iter().any(|e| matches!(e, Effect::Send { .. })), "its election starts at once");
         // Joining epochs of other processes, up to the last reserved round, writes nothing.
-        assert!(persisted(&join(&mut b, C, epoch::of(5, C))).is_empty());
-        assert!(persisted(&join(&mut b, A, epoch::of(RESERVED_ROUNDS + 1, A))).is_empty());
+        assert!(persisted(&join(&mut b, C, Epoch::of(5, C))).is_empty());
+        assert!(persisted(&join(&mut b, A, Epoch::of(RESERVED_ROUNDS + 1, A))).is_empty());
         // Beyond it, the next reservation is durable before anything of the new epoch leaves.
-        let beyond = join(&mut b, C, epoch::of(RESERVED_ROUNDS + 2, C));
-        assert_eq!(persisted(&beyond), [epoch::of(2 * RESERVED_ROUNDS + 2, B)]);
+        let beyond = join(&mut b, C, Epoch::of(RESERVED_ROUNDS + 2, C));
+        assert_eq!(persisted(&beyond), [Epoch::of(2 * RESERVED_ROUNDS + 2, B)]);
         assert!(written_before_sent(&beyond), "{beyond:?}");
-        assert_eq!(b.epoch(), epoch::of(RESERVED_ROUNDS + 2, C));
+        assert_eq!(b.epoch(), Epoch::of(RESERVED_ROUNDS + 2, C));
     }
 
     #[test]
@@ -1254,37 +1293,37 @@ mod tests {
         let mut b = build(B);
         step(&mut b, Event::Start { restored: None });
         step(&mut b, Event::Command(Command::Initiate));
-        join(&mut b, C, epoch::of(9, C));
-        let reserved = epoch::of(RESERVED_ROUNDS + 1, B);
+        join(&mut b, C, Epoch::of(9, C));
+        let reserved = Epoch::of(RESERVED_ROUNDS + 1, B);
         // It crashes; its durable state is its reservation.
         let mut again = build(B);
         assert!(persisted(&step(&mut again, Event::Start { restored: Some((reserved, None)) })).is_empty());
-        assert!(again.epoch() >= epoch::of(9, C), "the epoch it shows does not go backwards");
+        assert!(again.epoch() >= Epoch::of(9, C), "the epoch it shows does not go backwards");
         let started = step(&mut again, Event::Command(Command::Initiate));
-        assert_eq!(again.epoch(), epoch::of(RESERVED_ROUNDS + 2, B), "above every round it reserved");
-        assert_eq!(persisted(&started), [epoch::of(2 * RESERVED_ROUNDS + 2, B)]);
+        assert_eq!(again.epoch(), Epoch::of(RESERVED_ROUNDS + 2, B), "above every round it reserved");
+        assert_eq!(persisted(&started), [Epoch::of(2 * RESERVED_ROUNDS + 2, B)]);
         assert!(written_before_sent(&started), "{started:?}");
         // An epoch it may have been in before the crash is stale now.
-        assert!(persisted(&join(&mut again, C, epoch::of(RESERVED_ROUNDS + 1, C))).is_empty());
-        assert_eq!(again.epoch(), epoch::of(RESERVED_ROUNDS + 2, B));
+        assert!(persisted(&join(&mut again, C, Epoch::of(RESERVED_ROUNDS + 1, C))).is_empty());
+        assert_eq!(again.epoch(), Epoch::of(RESERVED_ROUNDS + 2, B));
     }
 
     #[test]
     fn a_follower_that_suspects_its_leader_reserves_before_its_join_leaves() {
         let mut a = build(A);
-        step(&mut a, Event::Start { restored: Some((epoch::of(RESERVED_ROUNDS, A), None)) });
+        step(&mut a, Event::Start { restored: Some((Epoch::of(RESERVED_ROUNDS, A), None)) });
         step(&mut a, Event::Command(Command::Initiate));
         let reserved = 2 * RESERVED_ROUNDS + 1;
-        assert_eq!(a.reserved, epoch::of(reserved, A));
+        assert_eq!(a.reserved, Epoch::of(reserved, A));
         // C, stronger, beats in the last reserved round: A follows it without an election, and without a write.
         let from = a.setup.neighbors.iter().find(|n| n.id == C).unwrap().port;
-        let heartbeat = MonitorMsg::Heartbeat { epoch: epoch::of(reserved, C), seq: 1, down: None };
+        let heartbeat = MonitorMsg::Heartbeat { epoch: Epoch::of(reserved, C), seq: 1, down: None };
         assert!(persisted(&step(&mut a, Event::Message { from, msg: heartbeat })).is_empty());
         assert_eq!(a.status().leader, Some(C));
         // C falls silent: A starts the next round, beyond its reservation, and tells everybody.
         let suspected = step(&mut a, Event::Timer(MonitorTimer::Watch));
-        assert_eq!(a.epoch(), epoch::of(reserved + 1, A));
-        assert_eq!(persisted(&suspected), [epoch::of(reserved + 1 + RESERVED_ROUNDS, A)]);
+        assert_eq!(a.epoch(), Epoch::of(reserved + 1, A));
+        assert_eq!(persisted(&suspected), [Epoch::of(reserved + 1 + RESERVED_ROUNDS, A)]);
         let first_send = suspected.iter().find(|e| matches!(e, Effect::Send { .. }));
         assert!(matches!(first_send, Some(Effect::Send { msg: MonitorMsg::Join { .. }, .. })), "{suspected:?}");
         assert!(written_before_sent(&suspected), "{suspected:?}");
@@ -1298,7 +1337,7 @@ mod tests {
         let from = b.setup.neighbors.iter().find(|n| n.id == C).unwrap().port;
         step(
             &mut b,
-            Event::Message { from, msg: MonitorMsg::Heartbeat { epoch: epoch::of(1, C), seq: 1, down: None } },
+            Event::Message { from, msg: MonitorMsg::Heartbeat { epoch: Epoch::of(1, C), seq: 1, down: None } },
         );
         assert_eq!(b.status().leader, Some(C));
         b
@@ -1315,7 +1354,7 @@ mod tests {
     fn the_strongest_survivor_claims_at_once_without_waiting_for_the_leader_it_suspects() {
         let mut b = follower_of_c();
         let suspected = step(&mut b, Event::Timer(MonitorTimer::Watch));
-        assert_eq!(b.epoch(), epoch::of(2, B));
+        assert_eq!(b.epoch(), Epoch::of(2, B));
         assert!(claims(&suspected), "B claims in the step that suspects C: {suspected:?}");
         assert_eq!(b.status().leader, Some(B));
         // C still hears of the election, in case it is alive (it then carries its leadership above the epoch).
@@ -1329,7 +1368,7 @@ mod tests {
     fn a_process_that_still_hears_the_suspect_waits_for_its_answer() {
         let mut b = follower_of_c();
         let from = b.setup.neighbors.iter().find(|n| n.id == A).unwrap().port;
-        let epoch = epoch::of(2, A);
+        let epoch = Epoch::of(2, A);
         let joined = step(&mut b, Event::Message { from, msg: MonitorMsg::Join { epoch, down: Some(C) } });
         assert_eq!(b.epoch(), epoch);
         assert!(!claims(&joined), "B waits for C's answer: {joined:?}");
@@ -1344,9 +1383,9 @@ mod tests {
         step(&mut b, Event::Command(Command::Initiate));
         assert_eq!(b.status().leader, None);
         let from = b.setup.neighbors.iter().find(|n| n.id == A).unwrap().port;
-        let epoch = epoch::of(3, A);
+        let epoch = Epoch::of(3, A);
         let named = step(&mut b, Event::Message { from, msg: MonitorMsg::Join { epoch, down: Some(B) } });
-        let next = epoch::next(epoch, B);
+        let next = epoch.next(B).unwrap();
         assert_eq!(b.epoch(), next, "B takes no part in an epoch whose election does not wait for it");
         // Its election in the next epoch tells the others (C first: B is weaker).
         let opens = named
@@ -1361,9 +1400,9 @@ mod tests {
         step(&mut b, Event::Start { restored: None });
         step(&mut b, Event::Command(Command::Initiate));
         let from = b.setup.neighbors.iter().find(|n| n.id == C).unwrap().port;
-        let epoch = epoch::of(3, C);
+        let epoch = Epoch::of(3, C);
         step(&mut b, Event::Message { from, msg: MonitorMsg::Heartbeat { epoch, seq: 1, down: Some(B) } });
-        assert_eq!(b.epoch(), epoch::next(epoch, B), "B opens the epoch after the one that named it");
+        assert_eq!(b.epoch(), epoch.next(B).unwrap(), "B opens the epoch after the one that named it");
         // A heartbeat of an epoch that names another process is followed as before.
         let mut a = build(A);
         step(&mut a, Event::Start { restored: None });

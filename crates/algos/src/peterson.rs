@@ -56,6 +56,14 @@ pub enum Msg {
 
 elect_core::message_kinds!(Msg { One => "one", Two => "two", Leader => "leader" });
 
+/// Every message names a member by its rank.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        let (Self::One { alias: rank } | Self::Two { alias: rank } | Self::Leader { id: rank }) = self;
+        roster.rank(*rank, "the id is not a member's")
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
     Asleep,

@@ -50,6 +50,14 @@ pub enum Msg {
 
 elect_core::message_kinds!(Msg { Election => "election", Elected => "elected" });
 
+/// Every message names a member by its rank.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        let (Self::Election { key } | Self::Elected { key }) = self;
+        roster.rank(*key, "the key is not a member's")
+    }
+}
+
 /// One process of the participating-flag ring.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RingParticipantProcess {

@@ -140,6 +140,13 @@ pub struct RoundMsg<M> {
     pub msg: M,
 }
 
+/// Valid as the message it carries.
+impl<M: Message> elect_core::Validate for RoundMsg<M> {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        self.msg.validate(roster)
+    }
+}
+
 /// Counted as the message it carries.
 impl<M: Message> Message for RoundMsg<M> {
     fn kinds() -> Cow<'static, [&'static str]> {
@@ -294,6 +301,11 @@ mod tests {
         Pong { n: u8 },
     }
     elect_core::message_kinds!(Msg { Ping => "ping", Pong => "pong" });
+    impl elect_core::Validate for Msg {
+        fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+            Ok(())
+        }
+    }
 
     impl Rounds for Echo {
         type Msg = Msg;

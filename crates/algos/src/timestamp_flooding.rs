@@ -146,6 +146,19 @@ elect_core::message_kinds!(Msg {
     Leader => "leader",
 });
 
+/// Every message names processes that exist.
+impl elect_core::Validate for Msg {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        match self {
+            Self::Cfl { key } | Self::AckParent { key } | Self::AckSibling { key } => {
+                roster.member(key.initiator, "the initiator is not a process")
+            }
+            Self::Leader { id } => roster.member(*id, "the leader is not a process"),
+            Self::Vote => Ok(()),
+        }
+    }
+}
+
 /// What a process knows about one of its links, as bits.
 mod link {
     /// The neighbour is a child (`CR`).

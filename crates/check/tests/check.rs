@@ -340,6 +340,12 @@ struct Rider {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 struct Token(u32);
 
+impl elect_core::Validate for Token {
+    fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        Ok(())
+    }
+}
+
 impl Message for Token {
     fn kinds() -> std::borrow::Cow<'static, [&'static str]> {
         std::borrow::Cow::Borrowed(&["token"])

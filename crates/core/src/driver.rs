@@ -23,6 +23,9 @@
 //! #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 //! enum Msg { Hi }
 //! elect_core::message_kinds!(Msg { Hi => "hi" });
+//! # impl elect_core::Validate for Msg {
+//! #     fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> { Ok(()) }
+//! # }
 //! impl Process for Hello {
 //!     type Msg = Msg;
 //!     type Timer = ();
@@ -187,6 +190,11 @@ mod tests {
         Other {},
     }
     crate::message_kinds!(Msg { Text => "text", Other => "other" });
+    impl crate::Validate for Msg {
+        fn validate(&self, _: &crate::Roster<'_>) -> Result<(), crate::Invalid> {
+            Ok(())
+        }
+    }
 
     impl Process for Recorder {
         type Msg = Msg;

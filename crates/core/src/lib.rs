@@ -15,6 +15,12 @@
 //! enum Msg { Hello }
 //!
 //! elect_core::message_kinds!(Msg { Hello => "hello" });
+//! // What a message from outside must be: `Hello` carries nothing that could be wrong.
+//! impl elect_core::Validate for Msg {
+//!     fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+//!         Ok(())
+//!     }
+//! }
 //!
 //! impl Process for Selfish {
 //!     type Msg = Msg;
@@ -44,6 +50,7 @@ mod process;
 pub mod property;
 mod status;
 mod time;
+mod valid;
 
 pub use id::{AttrTooLarge, NodeId, Prefer, Rank, Ranking};
 pub use process::{
@@ -51,5 +58,7 @@ pub use process::{
     step,
 };
 pub use property::{Check, Monitor, Property, Skipped, Violation, When, Winner, World};
+pub use status::epoch::Epoch;
 pub use status::{GroupId, State, Status, StatusKey, epoch};
 pub use time::{Duration, Instant, Span};
+pub use valid::{Invalid, Roster, Validate};

@@ -28,7 +28,7 @@ use std::hash::Hash;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{Duration, Instant, NodeId, Rank, Span, Status, StatusKey};
+use crate::{Duration, Instant, NodeId, Rank, Span, Status, StatusKey, Validate};
 
 /// A local link end: the index of a neighbour in [`Setup::neighbors`].
 ///
@@ -214,8 +214,9 @@ pub enum Event<M, T, D> {
 /// A message type: one enum per algorithm with struct variants.
 ///
 /// Leaf message enums implement it with [`message_kinds!`](crate::message_kinds); wrappers (the leader monitor,
-/// synchronizers) compose the kinds of the messages they carry with their own.
-pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + DeserializeOwned + 'static {
+/// synchronizers) compose the kinds of the messages they carry with their own. Every message type also says, next
+/// to its definition, what a message from outside must be before a handler sees it ([`Validate`]).
+pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + DeserializeOwned + Validate + 'static {
     /// The stable, lower-case kind names used for counting (`election`, `ok`, `token`, ...), in
     /// [`Message::kind_index`] order.
     fn kinds() -> Cow<'static, [&'static str]>;
@@ -233,6 +234,9 @@ pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + Deseria
 /// #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 /// enum Msg { Token { id: u32 }, Elected { id: u32 } }
 /// elect_core::message_kinds!(Msg { Token => "token", Elected => "elected" });
+/// # impl elect_core::Validate for Msg {
+/// #     fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> { Ok(()) }
+/// # }
 ///
 /// use elect_core::Message;
 /// assert_eq!(Msg::Elected { id: 1 }.kind(), "elected");

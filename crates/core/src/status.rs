@@ -37,32 +37,100 @@ impl State {
 /// the process that started the epoch in the low 32, compared as one number (like a Paxos ballot). Two processes
 /// that start "the next" epoch at once, or a recovering process that missed some, never pick the same epoch, so
 /// an epoch names at most one leadership grant and can serve as a fencing token.
+///
+/// Epochs are held as [`Epoch`], whose arithmetic cannot wrap: there is no `+` on it, [`Epoch::next`] is `None`
+/// past the last round, and a round is a `u32`, so no shift loses bits. An epoch that only grows is the promise
+/// every fencing token rests on, and a wrapped one would go back to round 0.
+///
+/// **The bound on rounds received.** An epoch from another process is valid only if its round is at most
+/// [`MAX_ROUND`], 2³¹ − 1 (half the rounds there are). A cluster that elects once a second takes 68 years to get
+/// there; an epoch above it can only come from a bug, a damaged disk or a hostile sender, and accepting it would
+/// leave the cluster no room to move above it (every process adopts the highest epoch it hears of, so one packet
+/// at round 2³² − 1 would stop every later election for good). Whatever pushes a cluster to the bound leaves it
+/// 2³¹ more rounds of its own.
 pub mod epoch {
+    use std::fmt;
+
+    use serde::{Deserialize, Serialize};
+
     use crate::NodeId;
 
-    /// The epoch after `current`, started by `starter`.
-    pub fn next(current: u64, starter: NodeId) -> u64 {
-        of(round(current) + 1, starter)
+    /// The highest round an epoch from another process may carry (see the module documentation).
+    pub const MAX_ROUND: u32 = (1 << 31) - 1;
+
+    /// A fencing epoch: `round << 32 | starter`. Its arithmetic is checked (see the module documentation).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+    #[serde(transparent)]
+    pub struct Epoch(u64);
+
+    impl Epoch {
+        /// No epoch yet: below every epoch any process starts.
+        pub const ZERO: Self = Self(0);
+
+        /// The epoch of `round` started by `starter`.
+        pub const fn of(round: u32, starter: NodeId) -> Self {
+            Self(((round as u64) << 32) | starter.0 as u64)
+        }
+
+        /// An epoch as its 64 bits (read from the wire or a state file, or published): checked by
+        /// [`Epoch::is_valid`] before anything depends on it.
+        pub const fn from_bits(bits: u64) -> Self {
+            Self(bits)
+        }
+
+        /// Its 64 bits: the number applications use as a fencing token.
+        pub const fn bits(self) -> u64 {
+            self.0
+        }
+
+        /// The epoch after this one, started by `starter`; `None` past the last round (2³² − 1), which a process
+        /// never reaches from valid epochs (see the module documentation).
+        pub fn next(self, starter: NodeId) -> Option<Self> {
+            Some(Self::of(self.round().checked_add(1)?, starter))
+        }
+
+        /// The epoch `rounds` rounds after this one, started by `starter`, or of the last round if that is
+        /// beyond it: a reservation, which must be at or beyond every round entered, stays so at the top.
+        pub fn saturating_ahead(self, rounds: u32, starter: NodeId) -> Self {
+            Self::of(self.round().saturating_add(rounds), starter)
+        }
+
+        /// Its election round: epochs of one round belong to the same election.
+        pub const fn round(self) -> u32 {
+            (self.0 >> 32) as u32
+        }
+
+        /// Who started it.
+        pub const fn starter(self) -> NodeId {
+            NodeId(self.0 as u32)
+        }
+
+        /// Whether a process may accept it from another: its round is at most [`MAX_ROUND`].
+        pub const fn is_valid(self) -> bool {
+            self.round() <= MAX_ROUND
+        }
     }
 
-    /// The epoch of `round` started by `starter`.
-    pub fn of(round: u64, starter: NodeId) -> u64 {
-        (round << 32) | u64::from(starter.0)
+    /// `round.starter`, for people.
+    impl fmt::Display for Epoch {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{}.{}", self.round(), self.starter())
+        }
     }
 
-    /// The election round of epoch `e`: epochs of one round belong to the same election.
+    /// The election round of epoch `e` (its bits, as reports and applications hold them).
     pub fn round(e: u64) -> u64 {
         e >> 32
     }
 
-    /// Who started epoch `e`.
+    /// Who started epoch `e` (its bits).
     pub fn starter(e: u64) -> NodeId {
-        NodeId(e as u32)
+        Epoch::from_bits(e).starter()
     }
 
-    /// `e` as `round.starter`, for people.
+    /// `e` (its bits) as `round.starter`, for people.
     pub fn show(e: u64) -> String {
-        format!("{}.{}", round(e), starter(e))
+        Epoch::from_bits(e).to_string()
     }
 
     #[cfg(test)]
@@ -71,12 +139,23 @@ pub mod epoch {
 
         #[test]
         fn epochs_order_by_round_then_starter_and_never_collide() {
-            let a = next(0, NodeId(7));
-            let b = next(0, NodeId(9));
-            assert!(a < b && round(a) == 1 && round(b) == 1 && starter(b) == NodeId(9));
-            assert!(next(a, NodeId(1)) > b, "a later round beats any starter of an earlier one");
-            assert_eq!(show(next(b, NodeId(3))), "2.3");
-            assert_eq!(of(2, NodeId(3)), next(b, NodeId(3)));
+            let a = Epoch::ZERO.next(NodeId(7)).unwrap();
+            let b = Epoch::ZERO.next(NodeId(9)).unwrap();
+            assert!(a < b && a.round() == 1 && b.round() == 1 && b.starter() == NodeId(9));
+            assert!(a.next(NodeId(1)).unwrap() > b, "a later round beats any starter of an earlier one");
+            assert_eq!(b.next(NodeId(3)).unwrap().to_string(), "2.3");
+            assert_eq!(show(Epoch::of(2, NodeId(3)).bits()), "2.3");
+            assert_eq!(Epoch::of(2, NodeId(3)), b.next(NodeId(3)).unwrap());
+        }
+
+        #[test]
+        fn arithmetic_never_wraps() {
+            let top = Epoch::from_bits(u64::MAX);
+            assert_eq!(top.next(NodeId(1)), None, "no epoch after the last round");
+            assert_eq!(top.saturating_ahead(16, NodeId(1)), Epoch::of(u32::MAX, NodeId(1)));
+            let last = Epoch::of(MAX_ROUND, NodeId(u32::MAX));
+            assert!(last.is_valid() && !Epoch::of(MAX_ROUND + 1, NodeId(0)).is_valid() && !top.is_valid());
+            assert!(last.next(NodeId(1)).unwrap() > last, "above the bound, a process still moves on");
         }
     }
 }

@@ -133,6 +133,9 @@ fn respond(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>
         let dropped: serde_json::Map<String, serde_json::Value> =
             Drop::ALL.iter().map(|&r| (r.name().to_owned(), stats.dropped(r).into())).collect();
         status["dropped"] = dropped.into();
+        let invalid: serde_json::Map<String, serde_json::Value> =
+            stats.invalid_by_kind.iter().map(|&(kind, n)| (kind.to_owned(), n.into())).collect();
+        status["invalid"] = invalid.into();
         let unready = request.uri().query() == Some("ready") && status["leader"].is_null();
         let mut body = status.to_string();
         body.push('\n');

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use elect_algos::member::{self, Deployed, MemberDriver, Saved};
 use elect_algos::monitor::MonitorNetwork;
 use elect_algos::{Algorithm, Elects, Facts, Info, Needs};
-use elect_core::{Message, NodeId, Process, Ranking};
+use elect_core::{Epoch, Message, NodeId, Process, Ranking};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tokio::net::UdpSocket;
@@ -304,7 +304,17 @@ impl Launch {
         let dir = config.data_dir.clone();
         let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored, u64), StoreError> {
             let store = Store::open(&dir)?;
-            let (mut stored, floor) = match store.inspect()? {
+            let loaded = match store.inspect()? {
+                // Its checksum holds, but no member could have written it: an epoch no member accepts from another
+                // (see `elect_core::epoch`) would stop every later election of this one.
+                Loaded::Trusted(stored) if !Epoch::from_bits(stored.seen).is_valid() => Loaded::Damaged(format!(
+                    "it holds epoch {}, beyond the last round a member accepts ({})",
+                    Epoch::from_bits(stored.seen),
+                    elect_core::epoch::MAX_ROUND
+                )),
+                loaded => loaded,
+            };
+            let (mut stored, floor) = match loaded {
                 Loaded::Trusted(stored) => {
                     let floor = stored.incarnation;
                     (stored, floor)
@@ -364,7 +374,7 @@ impl Launch {
                 }
             }
         };
-        Saved { incarnation: self.floor, seen: self.stored.seen, inner }
+        Saved { incarnation: self.floor, seen: Epoch::from_bits(self.stored.seen), inner }
     }
 
     fn build<A: Algorithm>(self, member: Deployed<A>) -> Result<Built<A>, StartError> {
@@ -408,6 +418,7 @@ impl Launch {
             windows: Default::default(),
             seq: 0,
             told_unauthenticated: false,
+            told_invalid: None,
             updates: None,
             buf: vec![0; wire::MAX_PACKET],
             out: Vec::new(),
@@ -540,6 +551,11 @@ mod tests {
         Ping { n: u64 },
     }
     elect_core::message_kinds!(Ping { Ping => "ping" });
+    impl elect_core::Validate for Ping {
+        fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+            Ok(())
+        }
+    }
 
     impl Process for PingerProcess {
         type Msg = Ping;

@@ -13,7 +13,9 @@
 //! A datagram is accepted only if it passes, in order: the wire's checks (version, tag, shape, cluster, recipient;
 //! [`crate::wire::decode`]), a known sender other than this member, in a keyless cluster a source address that is
 //! the sender's (as configured, or as its name last resolved: without a tag, the address is all that ties a
-//! packet to its sender), and the sender's replay window ([`crate::replay`]). Only then does it reach the process.
+//! packet to its sender), every field holding a value a member sends ([`Member::validate`]: dropped as `invalid`
+//! and counted by kind otherwise, and logged at most once a minute), and the sender's replay window
+//! ([`crate::replay`]). Only then does it reach the process.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -40,6 +42,9 @@ use crate::stats::Counters;
 use crate::status::Board;
 use crate::store::{Store, Stored};
 use crate::wire::{self, Drop, Envelope};
+
+/// How often an invalid packet is logged as a warning, at most.
+const INVALID_LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A request from the handle to the task.
 #[derive(Debug)]
@@ -102,6 +107,9 @@ pub(crate) struct Transport {
     pub(crate) seq: u64,
     /// Whether an unauthenticated packet has been logged (once is enough: the counter has the rest).
     pub(crate) told_unauthenticated: bool,
+    /// When an invalid packet was last logged as a warning, and how many were dropped since (logged at most once
+    /// a minute: the counters have every one).
+    pub(crate) told_invalid: Option<(Clock, u64)>,
     /// New addresses of members given by name ([`crate::resolve`]), if any were.
     pub(crate) updates: Option<mpsc::UnboundedReceiver<(NodeId, SocketAddr)>>,
     pub(crate) buf: Vec<u8>,
@@ -297,7 +305,7 @@ impl<A: Algorithm> Runner<A> {
     /// Replaces the state file with `saved` (in the blocking pool) and waits until it is durable.
     async fn write(&mut self, saved: Saved<Durable<A>>) -> Result<(), NodeError> {
         self.stored.incarnation = saved.incarnation;
-        self.stored.seen = saved.seen;
+        self.stored.seen = saved.seen.bits();
         self.stored.durable = match &saved.inner {
             Some(inner) => postcard::to_allocvec(inner).expect("durable states always encode"),
             None => Vec::new(),
@@ -359,6 +367,31 @@ impl<A: Algorithm> Runner<A> {
         if t.key.is_none() && t.addrs.get(&from) != Some(&addr) {
             return Err(Drop::WrongAddress);
         }
+        if let Err(why) = self.process.validate(port, &envelope.msg) {
+            let kind = elect_core::Message::kind(&envelope.msg);
+            self.outlets.counters.invalid(elect_core::Message::kind_index(&envelope.msg));
+            let now = Clock::now();
+            match &mut t.told_invalid {
+                Some((at, since)) if now.duration_since(*at) < INVALID_LOG_EVERY => {
+                    *since += 1;
+                    debug!(%from, kind, %why, "invalid packet dropped");
+                }
+                told => {
+                    let since = told.map_or(0, |(_, n)| n);
+                    *told = Some((now, 0));
+                    warn!(
+                        %from,
+                        kind,
+                        %why,
+                        more_since_last_told = since,
+                        "a packet holding a value no member sends was dropped (a member with a bug, another version or \
+                         a damaged disk, or a forger?); such packets are counted in \
+                         elect_packets_invalid_total{{kind=...}}"
+                    );
+                }
+            }
+            return Err(Drop::Invalid);
+        }
         let incarnation = envelope.msg.incarnation;
         // Last: the window moves only for a packet that passed every other check.
         match t.windows.get_mut(&from) {
@@ -377,6 +410,7 @@ impl<A: Algorithm> Runner<A> {
     pub(crate) async fn on_packet(&mut self, len: usize, addr: SocketAddr) -> Result<(), NodeError> {
         let (envelope, port) = match self.accept(len, addr) {
             Ok(accepted) => accepted,
+            Err(Drop::Invalid) => return Ok(()), // Counted and logged by kind.
             Err(reason) => {
                 self.outlets.counters.dropped(reason);
                 debug!(from = %addr, reason = reason.name(), "packet dropped");

@@ -28,6 +28,8 @@ pub(crate) struct Counters {
     send_errors: Counter,
     receive_errors: Counter,
     dropped: [Counter; Drop::ALL.len()],
+    /// Packets dropped as [`Drop::Invalid`], by kind.
+    invalid: Vec<Counter>,
     writes: Counter,
     is_leader: Gauge,
     epoch: Gauge<u64, AtomicU64>,
@@ -71,6 +73,13 @@ impl Counters {
         let reasons = Drop::ALL.map(Drop::name);
         let dropped = by(&mut registry, "packets_dropped", "Packets dropped, by reason", "reason", &reasons);
         let dropped = std::array::from_fn(|i| dropped[i].clone());
+        let invalid = by(
+            &mut registry,
+            "packets_invalid",
+            "Packets dropped because a field held a value no member sends, by kind",
+            "kind",
+            &kinds,
+        );
         let counter = |registry: &mut Registry, name: &str, help: &str| {
             let c = Counter::default();
             registry.register(name, help, c.clone());
@@ -87,6 +96,7 @@ impl Counters {
             send_errors,
             receive_errors,
             dropped,
+            invalid,
             writes,
             is_leader,
             epoch,
@@ -125,6 +135,14 @@ impl Counters {
         self.dropped[reason.index()].inc();
     }
 
+    /// A packet of kind `kind` was dropped as [`Drop::Invalid`].
+    pub(crate) fn invalid(&self, kind: usize) {
+        self.dropped(Drop::Invalid);
+        if let Some(c) = self.invalid.get(kind) {
+            c.inc();
+        }
+    }
+
     pub(crate) fn wrote(&self) {
         self.writes.inc();
     }
@@ -159,6 +177,7 @@ impl Counters {
         };
         let sent_by_kind = by_kind(&self.sent);
         let received_by_kind = by_kind(&self.received);
+        let invalid_by_kind = by_kind(&self.invalid).into_iter().filter(|&(_, n)| n > 0).collect();
         Stats {
             sent: sent_by_kind.iter().map(|(_, n)| n).sum(),
             send_errors: self.send_errors.get(),
@@ -169,6 +188,7 @@ impl Counters {
             leader_changes: self.leader_changes.get(),
             sent_by_kind,
             received_by_kind,
+            invalid_by_kind,
         }
     }
 }
@@ -195,6 +215,8 @@ pub struct Stats {
     pub sent_by_kind: Vec<(&'static str, u64)>,
     /// Packets accepted, by kind.
     pub received_by_kind: Vec<(&'static str, u64)>,
+    /// Packets dropped as [`Drop::Invalid`], by kind: only the kinds of which some were.
+    pub invalid_by_kind: Vec<(&'static str, u64)>,
 }
 
 impl Stats {
@@ -206,6 +228,11 @@ impl Stats {
     /// Packets dropped for any reason.
     pub fn dropped_total(&self) -> u64 {
         self.dropped.iter().sum()
+    }
+
+    /// Packets of kind `kind` dropped as [`Drop::Invalid`].
+    pub fn invalid(&self, kind: &str) -> u64 {
+        self.invalid_by_kind.iter().find(|&&(k, _)| k == kind).map_or(0, |&(_, n)| n)
     }
 }
 
@@ -222,6 +249,8 @@ mod tests {
         c.received(0);
         c.sent(99); // Out of range: ignored, never a panic.
         c.dropped(Drop::Replayed);
+        c.invalid(0);
+        c.invalid(99); // Out of range: counted as a drop, never a panic.
         c.wrote();
         c.shows(NodeId(2), Leadership { leader: Some(NodeId(2)), epoch: 1 << 32 | 2 });
         c.leader_changed();
@@ -237,6 +266,9 @@ mod tests {
             "elect_messages_received_total{kind=\"election\"} 1",
             "elect_packets_dropped_total{reason=\"replayed\"} 1",
             "elect_packets_dropped_total{reason=\"unauthenticated\"} 0",
+            "elect_packets_dropped_total{reason=\"invalid\"} 2",
+            "elect_packets_invalid_total{kind=\"election\"} 1",
+            "elect_packets_invalid_total{kind=\"ok\"} 0",
             "elect_state_writes_total 1",
             "elect_election_duration_seconds_count 1",
             "elect_election_duration_seconds_bucket{le=\"0.032\"} 1",
@@ -249,5 +281,7 @@ mod tests {
         assert_eq!((stats.sent, stats.received, stats.writes, stats.leader_changes), (2, 1, 1, 1));
         assert_eq!(stats.sent_by_kind, [("election", 0), ("ok", 2), ("announce", 0)]);
         assert_eq!(stats.dropped(Drop::Replayed), 1);
+        assert_eq!((stats.dropped(Drop::Invalid), stats.invalid_by_kind.as_slice()), (2, &[("election", 1)][..]));
+        assert_eq!((stats.invalid("election"), stats.invalid("ok")), (1, 0));
     }
 }

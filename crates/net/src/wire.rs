@@ -15,8 +15,9 @@
 //! Nothing else may follow the envelope: trailing bytes make a packet malformed. The receiver checks, in order:
 //! the version; with a key, the tag (a packet whose last 32 bytes are not the tag of the rest is
 //! `unauthenticated`, whatever it holds); that the envelope decodes and fills the packet exactly; the cluster; the
-//! recipient. The runtime then checks the sender (a member, not itself) and, last, the incarnation and sequence
-//! number against the sender's replay window ([`crate::replay`]). Decoding never panics: a packet that fails a
+//! recipient. The runtime then checks the sender (a member, not itself), that every field holds a value a member
+//! sends (`invalid` otherwise: [`elect_core::Validate`]) and, last, the incarnation and sequence number against the
+//! sender's replay window ([`crate::replay`]). Decoding never panics: a packet that fails a
 //! check is a [`Drop`] with its reason, which the runtime counts.
 //!
 //! Without a cluster key packets carry no tag: a keyless cluster trusts its network. A keyed member drops a keyless
@@ -83,11 +84,15 @@ pub enum Drop {
     /// configured, or as its name resolved): forged, or sent by a member whose address changed before this one
     /// resolved its name again.
     WrongAddress,
+    /// It decodes, but a field holds a value no member sends: an id that is not a member's, an empty or overlong
+    /// list, an epoch beyond the last round a member accepts ([`elect_core::Validate`]). A member with a bug, an
+    /// old version or a damaged disk, or a forger.
+    Invalid,
 }
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::Malformed,
         Self::Version,
         Self::Cluster,
@@ -97,6 +102,7 @@ impl Drop {
         Self::Unauthenticated,
         Self::Replayed,
         Self::WrongAddress,
+        Self::Invalid,
     ];
 
     /// The reason's stable lower-case name (logs, metrics).
@@ -111,6 +117,7 @@ impl Drop {
             Self::Unauthenticated => "unauthenticated",
             Self::Replayed => "replayed",
             Self::WrongAddress => "wrong-address",
+            Self::Invalid => "invalid",
         }
     }
 
@@ -179,7 +186,7 @@ mod tests {
     use elect_algos::bully::Msg as Bully;
     use elect_algos::member::{Body, Packet};
     use elect_algos::monitor::MonitorMsg;
-    use elect_core::Message;
+    use elect_core::{Epoch, Message};
 
     type Msg = Packet<Bully>;
     use proptest::prelude::*;
@@ -193,7 +200,7 @@ mod tests {
             from: NodeId(2),
             to: NodeId(1),
             seq: 9,
-            msg: Packet { incarnation: 3, seen: 1 << 32 | 2, lead: Some(1 << 32 | 2), body },
+            msg: Packet { incarnation: 3, seen: Epoch::of(1, NodeId(2)), lead: Some(Epoch::of(1, NodeId(2))), body },
         }
     }
 
@@ -208,7 +215,7 @@ mod tests {
     #[test]
     fn envelopes_round_trip_and_are_checked() {
         let mut buf = Vec::new();
-        let e = envelope(Body::Algorithm(Bully::Ok { epoch: 4 }));
+        let e = envelope(Body::Algorithm(Bully::Ok { epoch: Epoch::from_bits(4) }));
         encode(&e, None, &mut buf).unwrap();
         assert_eq!(decode_test(&buf, None), Ok(e.clone()));
         assert_eq!(decode::<Msg>(&buf, cluster_id("other"), NodeId(1), None), Err(Drop::Cluster));
@@ -224,7 +231,7 @@ mod tests {
     #[test]
     fn keyed_envelopes_carry_a_tag_that_every_bit_of_the_packet_depends_on() {
         let k = key("cluster secret");
-        let e = envelope(Body::Algorithm(Bully::Election { epoch: 7 }));
+        let e = envelope(Body::Algorithm(Bully::Election { epoch: Epoch::from_bits(7) }));
         let (mut plain, mut keyed) = (Vec::new(), Vec::new());
         encode(&e, None, &mut plain).unwrap();
         encode(&e, Some(&k), &mut keyed).unwrap();
@@ -293,8 +300,9 @@ mod tests {
         let kinds = P::kinds();
         assert_eq!(kinds[..3], ["election", "ok", "coordinator"]);
         assert_eq!(kinds[kinds.len() - 3..], ["announce", "leaving", "ask"]);
-        let packet = |body| P { incarnation: 1, seen: 0, lead: None, body };
-        let heartbeat = packet(Body::Algorithm(MonitorMsg::Heartbeat { epoch: 1, seq: 1, down: None }));
+        let packet = |body| P { incarnation: 1, seen: Epoch::ZERO, lead: None, body };
+        let heartbeat =
+            packet(Body::Algorithm(MonitorMsg::Heartbeat { epoch: Epoch::from_bits(1), seq: 1, down: None }));
         assert_eq!(kinds[heartbeat.kind_index()], heartbeat.kind());
         assert_eq!(heartbeat.kind(), "heartbeat");
         for p in [packet(Body::Announce), packet(Body::Leaving), packet(Body::Ask)] {
@@ -314,9 +322,9 @@ mod tests {
         let arbitrary = proptest::collection::vec(any::<u8>(), 0..200).prop_map(|b| (b, false));
         let mutated = (any::<bool>(), any::<u64>(), any::<u64>(), proptest::collection::vec(any::<(u16, u8)>(), 0..6))
             .prop_map(|(keyed, seq, seen, edits)| {
-                let mut e = envelope(Body::Algorithm(Bully::Election { epoch: seen.rotate_left(7) }));
+                let mut e = envelope(Body::Algorithm(Bully::Election { epoch: Epoch::from_bits(seen.rotate_left(7)) }));
                 e.seq = seq;
-                e.msg.seen = seen;
+                e.msg.seen = Epoch::from_bits(seen);
                 let mut bytes = Vec::new();
                 encode(&e, None, &mut bytes).unwrap();
                 for (at, byte) in edits {

@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Cluster, ids};
-use elect_core::{NodeId, epoch};
+use elect_core::{Epoch, NodeId, epoch};
 use elect_net::{LeaderEvent, Leadership};
 use tokio::time::{Instant, sleep};
 
@@ -160,9 +160,13 @@ async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
         seq: 1,
         msg: Packet {
             incarnation: 1,
-            seen: u64::MAX,
-            lead: Some(u64::MAX),
-            body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX, down: None }),
+            seen: Epoch::from_bits(u64::MAX),
+            lead: Some(Epoch::from_bits(u64::MAX)),
+            body: Body::Algorithm(MonitorMsg::Heartbeat {
+                epoch: Epoch::from_bits(u64::MAX),
+                seq: u64::MAX,
+                down: None,
+            }),
         },
     };
     let mut buf = Vec::new();

@@ -12,7 +12,7 @@ use common::{Cluster, ids, sockets, until};
 use elect_algos::bully::Msg;
 use elect_algos::member::{self, Body};
 use elect_algos::monitor::MonitorMsg;
-use elect_core::{NodeId, epoch};
+use elect_core::{Epoch, NodeId, epoch};
 use elect_net::wire::{self, Drop, Envelope};
 use elect_net::{ClusterKey, Leadership, Node, NodeConfig, Stats};
 use rand::{Rng, RngExt, SeedableRng};
@@ -165,9 +165,13 @@ async fn forged_and_corrupted_packets_are_dropped_counted_and_cannot_poison_the_
         seq: u64::MAX - 1,
         msg: member::Packet {
             incarnation: cluster.nodes[&NodeId(3)].incarnation(),
-            seen: u64::MAX,
-            lead: Some(u64::MAX),
-            body: Body::Algorithm(MonitorMsg::Heartbeat { epoch: u64::MAX, seq: u64::MAX, down: None }),
+            seen: Epoch::from_bits(u64::MAX),
+            lead: Some(Epoch::from_bits(u64::MAX)),
+            body: Body::Algorithm(MonitorMsg::Heartbeat {
+                epoch: Epoch::from_bits(u64::MAX),
+                seq: u64::MAX,
+                down: None,
+            }),
         },
     };
     let encode = |key: Option<&ClusterKey>| {

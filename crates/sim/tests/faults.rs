@@ -38,7 +38,11 @@ fn a_recovering_bully_holds_an_election_in_a_newer_round_and_wins() {
         let round = if crash == 0 { 1 } else { 2 };
         assert_eq!((epoch::round(status.epoch), epoch::starter(status.epoch)), (round, NodeId(8)));
         assert!(sim.processes().iter().all(|p| p.status().epoch == status.epoch));
-        assert_eq!(sim.durable()[7], Some(status.epoch), "the epoch is on stable storage");
+        assert_eq!(
+            sim.durable()[7],
+            Some(elect_core::Epoch::from_bits(status.epoch)),
+            "the epoch is on stable storage"
+        );
     }
 }
 

@@ -281,7 +281,7 @@ fn epochs_name_who_started_them_and_grow() {
     // Process 9 led and crashed; the others all moved on.
     let ids = sim.scenario().ids.clone();
     let epochs: Vec<u64> =
-        sim.processes().iter().zip(&ids).filter(|&(_, &id)| id != NodeId(9)).map(|(p, _)| p.epoch()).collect();
+        sim.processes().iter().zip(&ids).filter(|&(_, &id)| id != NodeId(9)).map(|(p, _)| p.epoch().bits()).collect();
     assert!(epochs.iter().all(|&e| e == epochs[0]), "everybody ends in one epoch: {epochs:?}");
     assert_eq!(epoch::round(epochs[0]), 2, "the initial election, then one re-election");
 }

@@ -22,6 +22,12 @@ struct Node {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 struct Boast(Rank);
 
+impl elect_core::Validate for Boast {
+    fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        Ok(())
+    }
+}
+
 impl Message for Boast {
     fn kinds() -> std::borrow::Cow<'static, [&'static str]> {
         std::borrow::Cow::Borrowed(&["boast"])

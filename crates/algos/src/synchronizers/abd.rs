@@ -39,6 +39,16 @@ pub enum AbdMsg<M> {
 
 const OWN: &[&str] = &["start"];
 
+/// The algorithm's message is valid for the algorithm; the synchronizer's own carry nothing to check.
+impl<M: Message> elect_core::Validate for AbdMsg<M> {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        match self {
+            Self::Alg { msg, .. } => msg.validate(roster),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl<M: Message> Message for AbdMsg<M> {
     fn kinds() -> Cow<'static, [&'static str]> {
         kinds::<M>(OWN)

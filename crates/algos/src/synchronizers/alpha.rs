@@ -45,6 +45,16 @@ pub enum AlphaMsg<M> {
 
 const OWN: &[&str] = &["ack", "safe"];
 
+/// The algorithm's message is valid for the algorithm; the synchronizer's own carry nothing to check.
+impl<M: Message> elect_core::Validate for AlphaMsg<M> {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        match self {
+            Self::Alg { msg, .. } => msg.validate(roster),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl<M: Message> Message for AlphaMsg<M> {
     fn kinds() -> Cow<'static, [&'static str]> {
         kinds::<M>(OWN)

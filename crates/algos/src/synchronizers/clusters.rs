@@ -162,6 +162,16 @@ impl<M, const GAMMA: bool> ClusterMsg<M, GAMMA> {
     }
 }
 
+/// The algorithm's message is valid for the algorithm; the synchronizer's own carry nothing to check.
+impl<M: Message, const GAMMA: bool> elect_core::Validate for ClusterMsg<M, GAMMA> {
+    fn validate(&self, roster: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> {
+        match self {
+            Self::Alg { msg, .. } => msg.validate(roster),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl<M: Message, const GAMMA: bool> Message for ClusterMsg<M, GAMMA> {
     fn kinds() -> Cow<'static, [&'static str]> {
         kinds::<M>(Self::own_kinds())
