@@ -6,6 +6,34 @@ use std::str::FromStr;
 
 use elect_core::NodeId;
 
+/// The longest period a parameter may set, in multiples of the delay bound `T`: periods, timeouts and heartbeats
+/// (`check=K`, `timeout=K`, `merge=K`, `heartbeat=K`, and `--heartbeat K`) are at most a million `T`. Longer ones
+/// mean nothing to an election (a run would see no period end) and `K·T` must fit in virtual time, which a value
+/// near 2^64 does not.
+pub const MAX_MULTIPLE: u64 = 1_000_000;
+
+/// The most characters of a user's input an error message repeats: [`shorten`] cuts anything longer.
+pub const ECHO_CHARS: usize = 100;
+
+/// A user's input as an error message repeats it: whole if it has at most [`ECHO_CHARS`] characters, otherwise
+/// its start and its end around a count of what was left out, so that a megabyte-long value gives a line of a
+/// hundred-odd characters. Every error that echoes input shows it through this.
+pub fn shorten(input: &str) -> std::borrow::Cow<'_, str> {
+    shorten_to(input, ECHO_CHARS)
+}
+
+/// `input` cut as [`shorten`] cuts it, to about `most` characters.
+pub fn shorten_to(input: &str, most: usize) -> std::borrow::Cow<'_, str> {
+    let chars = input.chars().count();
+    if chars <= most {
+        return input.into();
+    }
+    let (head, tail) = (most * 3 / 5, most / 5);
+    let left: String = input.chars().take(head).collect();
+    let right: String = input.chars().skip(chars - tail).collect();
+    format!("{left}[… {} more characters …]{right}", chars - head - tail).into()
+}
+
 /// A parameter an algorithm accepts.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamInfo {
@@ -23,13 +51,13 @@ pub struct ParamInfo {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParamError {
     /// Not of the form `KEY=VALUE`.
-    #[error("malformed parameter '{0}': expected KEY=VALUE")]
+    #[error("malformed parameter '{}': expected KEY=VALUE", shorten(.0))]
     Malformed(String),
     /// The same key twice.
-    #[error("parameter '{0}' is given twice")]
+    #[error("parameter '{}' is given twice", shorten(.0))]
     Duplicate(String),
     /// A key the algorithm does not take.
-    #[error("{algorithm} has no parameter '{key}' ({known})")]
+    #[error("{algorithm} has no parameter '{}' ({known})", shorten(key))]
     Unknown {
         /// The algorithm's name.
         algorithm: &'static str,
@@ -39,7 +67,7 @@ pub enum ParamError {
         known: String,
     },
     /// A value the algorithm cannot use.
-    #[error("parameter {key}={value} is invalid: {reason}")]
+    #[error("parameter {key}={} is invalid: {reason}", shorten(value))]
     Invalid {
         /// The key.
         key: &'static str,
@@ -124,6 +152,18 @@ impl Params {
         })
     }
 
+    /// The value of `info`'s key as a whole number of delay bounds `T`, from `min` to [`MAX_MULTIPLE`].
+    pub fn multiple(&self, info: &ParamInfo, min: u64) -> Result<u64, ParamError> {
+        let raw = self.get(info.name).unwrap_or(info.default);
+        let invalid = |reason: String| ParamError::Invalid { key: info.name, value: raw.to_owned(), reason };
+        let k: u64 = raw.parse().map_err(|_| invalid(format!("not a whole number of T (expected {})", info.values)))?;
+        if k < min {
+            let min = if min == 1 { "one".to_owned() } else { min.to_string() };
+            return Err(invalid(format!("a period must be at least {min} T")));
+        }
+        check_multiple(k).map_err(invalid)
+    }
+
     /// The value of `info`'s key as a comma-separated list of ids (empty by default).
     pub fn ids(&self, info: &ParamInfo) -> Result<Vec<NodeId>, ParamError> {
         let raw = self.get(info.name).unwrap_or(info.default);
@@ -134,11 +174,19 @@ impl Params {
                 s.parse().map(NodeId).map_err(|_| ParamError::Invalid {
                     key: info.name,
                     value: raw.to_owned(),
-                    reason: format!("'{s}' is not a node id"),
+                    reason: format!("'{}' is not a node id", shorten(s)),
                 })
             })
             .collect()
     }
+}
+
+/// Refuses a multiple of `T` above [`MAX_MULTIPLE`], saying why.
+pub fn check_multiple(k: u64) -> Result<u64, String> {
+    if k > MAX_MULTIPLE {
+        return Err(format!("at most {MAX_MULTIPLE} (a million times the delay bound T)"));
+    }
+    Ok(k)
 }
 
 impl fmt::Display for Params {
@@ -165,6 +213,17 @@ mod tests {
     }
 
     #[test]
+    fn long_input_is_shortened_in_messages() {
+        assert_eq!(shorten("short"), "short");
+        let long = "x".repeat(131_000);
+        let cut = shorten(&long);
+        assert!(cut.len() < 150 && cut.contains("130920 more characters"), "{cut}");
+        let bad = Params::parse([format!("level={long}").as_str()]).unwrap().value::<u32>(&LEVEL).unwrap_err();
+        assert!(bad.to_string().len() < 300, "{bad}");
+        assert_eq!(shorten(&"é".repeat(101)).chars().filter(|&c| c == 'é').count(), 80, "cut at characters");
+    }
+
+    #[test]
     fn bad_input_is_named() {
         assert_eq!(Params::parse(["level"]).unwrap_err(), ParamError::Malformed("level".into()));
         assert_eq!(Params::parse(["a=1", "a=2"]).unwrap_err(), ParamError::Duplicate("a".into()));
@@ -172,6 +231,12 @@ mod tests {
         assert_eq!(unknown.to_string(), "bully has no parameter 'speed' (it takes: level)");
         let bad = Params::parse(["level=x"]).unwrap().value::<u32>(&LEVEL).unwrap_err();
         assert!(bad.to_string().starts_with("parameter level=x is invalid"), "{bad}");
+        let huge = Params::parse(["level=18446744073709551615"]).unwrap().multiple(&LEVEL, 1).unwrap_err();
+        assert!(huge.to_string().contains("at most 1000000"), "{huge}");
+        assert_eq!(Params::parse(["level=1000000"]).unwrap().multiple(&LEVEL, 1), Ok(MAX_MULTIPLE));
+        assert!(
+            Params::parse(["level=0"]).unwrap().multiple(&LEVEL, 1).unwrap_err().to_string().contains("at least one T")
+        );
         let bad_id = Params::parse(["dead=1,x"]).unwrap().ids(&DEAD).unwrap_err();
         assert!(bad_id.to_string().contains("'x' is not a node id"), "{bad_id}");
     }
