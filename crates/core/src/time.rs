@@ -34,6 +34,15 @@ impl Instant {
         self.0
     }
 
+    /// The instant `d` later, or `None` if it is past the end of virtual time. For sums that involve values a user
+    /// chose; `+` panics on overflow, which internal arithmetic never reaches.
+    pub const fn checked_add(self, d: Duration) -> Option<Self> {
+        match self.0.checked_add(d.0) {
+            Some(t) => Some(Self(t)),
+            None => None,
+        }
+    }
+
     /// The time elapsed since `earlier`, or zero if `earlier` is later.
     pub fn saturating_since(self, earlier: Self) -> Duration {
         Duration(self.0.saturating_sub(earlier.0))
@@ -54,6 +63,23 @@ impl Duration {
     /// Its length in ticks.
     pub const fn ticks(self) -> u64 {
         self.0
+    }
+
+    /// `k` times this duration, or `None` if that does not fit in virtual time. For products that involve values a
+    /// user chose (a period of `k·T`); `*` panics on overflow, which internal arithmetic never reaches.
+    pub const fn checked_mul(self, k: u64) -> Option<Self> {
+        match self.0.checked_mul(k) {
+            Some(t) => Some(Self(t)),
+            None => None,
+        }
+    }
+
+    /// The sum, or `None` if it does not fit in virtual time (see [`Duration::checked_mul`]).
+    pub const fn checked_add(self, d: Self) -> Option<Self> {
+        match self.0.checked_add(d.0) {
+            Some(t) => Some(Self(t)),
+            None => None,
+        }
     }
 }
 
@@ -140,6 +166,17 @@ mod tests {
         assert_eq!(deadline.ticks(), 2001);
         assert_eq!(deadline - Instant::from_ticks(1), Duration::from_ticks(2000));
         assert_eq!(Instant::from_ticks(3).saturating_since(Instant::from_ticks(9)), Duration::ZERO);
+    }
+
+    #[test]
+    fn checked_arithmetic_says_when_time_overflows() {
+        let t = Duration::from_ticks(1000);
+        assert_eq!(t.checked_mul(3), Some(Duration::from_ticks(3000)));
+        assert_eq!(t.checked_mul(u64::MAX), None);
+        assert_eq!(t.checked_add(Duration::TICK), Some(Duration::from_ticks(1001)));
+        assert_eq!(Duration::from_ticks(u64::MAX).checked_add(Duration::TICK), None);
+        assert_eq!(Instant::from_ticks(5).checked_add(t), Some(Instant::from_ticks(1005)));
+        assert_eq!(Instant::from_ticks(u64::MAX).checked_add(Duration::TICK), None);
     }
 
     #[test]

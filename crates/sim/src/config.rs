@@ -21,7 +21,15 @@ const MAX_DELAY_UNITS: u64 = 1_000_000;
 fn parse_id_list(s: &str, what: &str) -> Result<Vec<NodeId>, String> {
     s.split(',')
         .map(str::trim)
-        .map(|part| part.parse().map(NodeId).map_err(|_| format!("malformed {what} '{s}': '{part}' is not a node id")))
+        .map(|part| {
+            part.parse().map(NodeId).map_err(|_| {
+                format!(
+                    "malformed {what} '{s}': '{part}' is not a node id",
+                    s = crate::shorten(s),
+                    part = crate::shorten(part)
+                )
+            })
+        })
         .collect()
 }
 
@@ -91,18 +99,16 @@ impl FromStr for InitiatorSpec {
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.trim();
         if let Some(id) = s.strip_prefix("neighbors:") {
-            return id
-                .trim()
-                .parse()
-                .map(|id| Self::Neighbors(NodeId(id)))
-                .map_err(|_| format!("malformed initiators '{s}': neighbors:ID needs a node id"));
+            return id.trim().parse().map(|id| Self::Neighbors(NodeId(id))).map_err(|_| {
+                format!("malformed initiators '{s}': neighbors:ID needs a node id", s = crate::shorten(s))
+            });
         }
         if let Some(k) = s.strip_prefix("random:") {
             return k
                 .trim()
                 .parse()
                 .map(Self::Random)
-                .map_err(|_| format!("malformed initiators '{s}': random:K needs a count K"));
+                .map_err(|_| format!("malformed initiators '{s}': random:K needs a count K", s = crate::shorten(s)));
         }
         match s {
             "all" => Ok(Self::All),
@@ -168,18 +174,22 @@ impl FromStr for Delay {
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.trim();
         let positive = |v: &str| match parse_time(v) {
-            Ok(0) => Err(format!("delay '{s}' must be at least 0.001, the simulator's time resolution")),
+            Ok(0) => Err(format!(
+                "delay '{s}' must be at least 0.001, the simulator's time resolution",
+                s = crate::shorten(s)
+            )),
             Ok(d) if d > MAX_DELAY_UNITS * TICKS_PER_UNIT => {
-                Err(format!("delay '{s}' must be at most {MAX_DELAY_UNITS} time units"))
+                Err(format!("delay '{s}' must be at most {MAX_DELAY_UNITS} time units", s = crate::shorten(s)))
             }
-            other => other.map_err(|e| format!("malformed delay '{s}': {e}")),
+            other => other.map_err(|e| format!("malformed delay '{s}': {e}", s = crate::shorten(s))),
         };
         if let Some(range) = s.strip_prefix("uniform:") {
-            let (a, b) =
-                range.split_once("..").ok_or_else(|| format!("malformed delay '{s}': expected uniform:A..B"))?;
+            let (a, b) = range
+                .split_once("..")
+                .ok_or_else(|| format!("malformed delay '{s}': expected uniform:A..B", s = crate::shorten(s)))?;
             let (a, b) = (positive(a)?, positive(b)?);
             if a > b {
-                return Err(format!("malformed delay '{s}': the range is empty"));
+                return Err(format!("malformed delay '{s}': the range is empty", s = crate::shorten(s)));
             }
             return Ok(Self::Uniform(a, b));
         }
@@ -221,16 +231,17 @@ impl FromStr for Attrs {
                 .trim()
                 .parse()
                 .map(Self::Random)
-                .map_err(|_| format!("malformed attributes '{s}': random:MAX needs a number"));
+                .map_err(|_| format!("malformed attributes '{s}': random:MAX needs a number", s = crate::shorten(s)));
         }
         let mut attrs = BTreeMap::new();
         for pair in s.split(',') {
             let parsed =
                 pair.split_once('=').and_then(|(id, v)| Some((id.trim().parse().ok()?, v.trim().parse().ok()?)));
-            let (id, value) =
-                parsed.ok_or_else(|| format!("malformed attributes '{s}': expected ID=VALUE,... or random:MAX"))?;
+            let (id, value) = parsed.ok_or_else(|| {
+                format!("malformed attributes '{s}': expected ID=VALUE,... or random:MAX", s = crate::shorten(s))
+            })?;
             if attrs.insert(NodeId(id), value).is_some() {
-                return Err(format!("malformed attributes '{s}': node {id} has two attributes"));
+                return Err(format!("malformed attributes '{s}': node {id} has two attributes", s = crate::shorten(s)));
             }
         }
         Ok(Self::List(attrs))

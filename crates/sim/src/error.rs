@@ -49,6 +49,19 @@ pub enum ConfigError {
     /// Nodes that move with nothing to stop the run.
     #[error("nodes that keep moving never let a run end: give --until T, or --mobility-until T to stop them")]
     EndlessMobility,
+    /// Nodes that would move for longer than the simulator checks pairs of them.
+    #[error(
+        "{n} nodes moving for {moves} time units would check {pairs:.1e} pairs of nodes (every pair, once a time \
+         unit), more than the {max:.0e} a run may (a few seconds); stop them sooner with --mobility-until or \
+         --until, or move fewer nodes",
+        pairs = *.moves as f64 * (*.n as f64).powi(2), max = crate::scenario::MAX_MOBILITY_PAIRS as f64
+    )]
+    LongMobility {
+        /// Moves: time units the nodes move for.
+        moves: u64,
+        /// Nodes.
+        n: usize,
+    },
     /// A random topology that came out disconnected, for an algorithm that needs it connected.
     #[error(
         "the {kind} topology drawn for seed {seed} falls into {components} disconnected parts; {algorithm} needs a \
@@ -168,6 +181,19 @@ pub enum ConfigError {
     /// `--heartbeat 0`.
     #[error("--heartbeat must be at least 1 (a multiple of the delay bound T)")]
     ZeroHeartbeat,
+    /// `--heartbeat K` beyond the longest period a parameter may set.
+    #[error(
+        "--heartbeat {0} is more than {max} (a heartbeat every million delay bounds T at most)",
+        max = elect_algos::params::MAX_MULTIPLE
+    )]
+    LongHeartbeat(u64),
+    /// A delay bound so long that the timeouts counted in it would not fit in virtual time.
+    #[error(
+        "the delay bound T = {0} time units is more than the {max} elect counts timeouts in (a timeout of up to a \
+         million T must fit in virtual time); use shorter delays or --delay-bound",
+        max = crate::format_time(crate::scenario::MAX_DELAY_BOUND)
+    )]
+    LongDelayBound(String),
     /// A logical ring over a complete graph of fewer than 3 processes.
     #[error("a logical ring over a complete graph needs at least 3 processes ({0} given)")]
     SmallLogicalRing(usize),

@@ -36,9 +36,9 @@ impl Probability {
 impl FromStr for Probability {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let p: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a probability"))?;
+        let p: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a probability", s = crate::shorten(s)))?;
         if !(0.0..=1.0).contains(&p) {
-            return Err(format!("probability '{s}' is not between 0 and 1"));
+            return Err(format!("probability '{s}' is not between 0 and 1", s = crate::shorten(s)));
         }
         Ok(Self((p * 1e6).round() as u32))
     }
@@ -63,9 +63,12 @@ pub struct NodeAt {
 impl FromStr for NodeAt {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let (id, at) = s.trim().split_once('@').ok_or_else(|| format!("malformed '{s}': expected ID@TIME"))?;
-        let id = parse_id(id).map_err(|e| format!("malformed '{s}': {e}"))?;
-        let at = parse_time(at).map_err(|e| format!("malformed '{s}': {e}"))?;
+        let (id, at) = s
+            .trim()
+            .split_once('@')
+            .ok_or_else(|| format!("malformed '{s}': expected ID@TIME", s = crate::shorten(s)))?;
+        let id = parse_id(id).map_err(|e| format!("malformed '{s}': {e}", s = crate::shorten(s)))?;
+        let at = parse_time(at).map_err(|e| format!("malformed '{s}': {e}", s = crate::shorten(s)))?;
         Ok(Self { id, at })
     }
 }
@@ -77,7 +80,7 @@ impl fmt::Display for NodeAt {
 }
 
 fn parse_id(s: &str) -> Result<NodeId, String> {
-    s.trim().parse().map(NodeId).map_err(|_| format!("'{}' is not a node id", s.trim()))
+    s.trim().parse().map(NodeId).map_err(|_| format!("'{}' is not a node id", crate::shorten(s.trim())))
 }
 
 /// When a fault holds: from `from` on, until `until` if given (`@T` or `@T..U`).
@@ -130,11 +133,16 @@ impl FromStr for Link {
         let (a, b, one_way) = match (s.split_once('>'), s.split_once('-')) {
             (Some((a, b)), _) => (a, b, true),
             (None, Some((a, b))) => (a, b, false),
-            _ => return Err(format!("'{s}' is not a link: expected A-B (both ways) or A>B (one way)")),
+            _ => {
+                return Err(format!(
+                    "'{s}' is not a link: expected A-B (both ways) or A>B (one way)",
+                    s = crate::shorten(s)
+                ));
+            }
         };
         let (a, b) = (parse_id(a)?, parse_id(b)?);
         if a == b {
-            return Err(format!("'{s}' links a process to itself"));
+            return Err(format!("'{s}' links a process to itself", s = crate::shorten(s)));
         }
         Ok(Self { a, b, one_way })
     }
@@ -161,8 +169,8 @@ impl FromStr for LinkDown {
         let (link, window) = s
             .trim()
             .split_once('@')
-            .ok_or_else(|| format!("malformed link fault '{s}': expected A-B@T or A>B@T..U"))?;
-        let fail = |e: String| format!("malformed link fault '{s}': {e}");
+            .ok_or_else(|| format!("malformed link fault '{s}': expected A-B@T or A>B@T..U", s = crate::shorten(s)))?;
+        let fail = |e: String| format!("malformed link fault '{s}': {e}", s = crate::shorten(s));
         Ok(Self { link: link.parse().map_err(fail)?, window: window.parse().map_err(fail)? })
     }
 }
@@ -188,7 +196,7 @@ pub struct Partition {
 impl FromStr for Partition {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let fail = |e: String| format!("malformed partition '{s}': {e}");
+        let fail = |e: String| format!("malformed partition '{s}': {e}", s = crate::shorten(s));
         let (groups, window) = s.trim().split_once('@').ok_or_else(|| fail("expected GROUP|GROUP@T".into()))?;
         let one_way = groups.contains('>');
         let parts: Vec<&str> = if one_way { groups.split('>').collect() } else { groups.split('|').collect() };
@@ -229,7 +237,7 @@ pub struct Loss {
 impl FromStr for Loss {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let fail = |e: String| format!("malformed loss '{s}': {e}");
+        let fail = |e: String| format!("malformed loss '{s}': {e}", s = crate::shorten(s));
         match s.trim().rsplit_once(':') {
             Some((link, p)) => Ok(Self { link: Some(link.parse().map_err(fail)?), p: p.parse().map_err(fail)? }),
             None => Ok(Self { link: None, p: s.parse().map_err(fail)? }),

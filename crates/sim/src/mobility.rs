@@ -35,13 +35,18 @@ impl FromStr for MobilitySpec {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let rest = s.trim().strip_prefix("waypoint:").ok_or_else(|| {
-            format!("unknown mobility model '{s}': use waypoint:SPEED or waypoint:SPEED:PAUSE (random waypoint)")
+            format!(
+                "unknown mobility model '{s}': use waypoint:SPEED or waypoint:SPEED:PAUSE (random waypoint)",
+                s = crate::shorten(s)
+            )
         })?;
         let (speed, pause) = rest.split_once(':').unwrap_or((rest, "0"));
-        let speed: f64 = speed
-            .trim()
-            .parse()
-            .map_err(|_| format!("waypoint:SPEED needs a speed (distance per time unit), not '{speed}'"))?;
+        let speed: f64 = speed.trim().parse().map_err(|_| {
+            format!(
+                "waypoint:SPEED needs a speed (distance per time unit), not '{speed}'",
+                speed = crate::shorten(speed)
+            )
+        })?;
         if !(speed > 0.0 && speed <= 1.0) {
             return Err(format!("the waypoint speed must be in (0, 1] (the unit square per time unit), not {speed}"));
         }

@@ -200,8 +200,10 @@ impl Scenario {
         if needs_diameter && diameter.is_none() && config.params.get("diameter").is_none() {
             return Err(ConfigError::NoDiameter { algorithm: info.name, kind: graph.kind().clone(), n });
         }
-        if config.monitor == Some(0) {
-            return Err(ConfigError::ZeroHeartbeat);
+        match config.monitor {
+            Some(0) => return Err(ConfigError::ZeroHeartbeat),
+            Some(k) if k > elect_algos::params::MAX_MULTIPLE => return Err(ConfigError::LongHeartbeat(k)),
+            _ => {}
         }
         let initiator_eccentricity = diameter
             .and_then(|_| (0..n as u32).filter(|&i| initiators[i as usize]).map(|i| graph.eccentricity(i)).max());
@@ -329,9 +331,21 @@ fn graph(config: &SimConfig, info: &Info) -> Result<Graph, ConfigError> {
         None if config.mobility_until.is_some() => Err(ConfigError::MobilityUntilAlone),
         None => Ok(graph),
         Some(_) if config.mobility_until.is_none() && config.until.is_none() => Err(ConfigError::EndlessMobility),
-        Some(_) => graph.into_mobile().map_err(ConfigError::Topology),
+        Some(_) => {
+            // Each move (one per time unit while the nodes move) checks every pair of nodes.
+            let moving = config.mobility_until.unwrap_or(u64::MAX).min(config.until.unwrap_or(u64::MAX));
+            let moves = moving / crate::TICKS_PER_UNIT;
+            if moves.saturating_mul((n as u64).saturating_mul(n as u64)) > MAX_MOBILITY_PAIRS {
+                return Err(ConfigError::LongMobility { moves, n });
+            }
+            graph.into_mobile().map_err(ConfigError::Topology)
+        }
     }
 }
+
+/// The most pairs of nodes the moves of a mobile run may check (a move checks every pair, and the nodes move once
+/// per time unit): a few seconds of moving (the README's 300 nodes moving for 4000 units check 3.6·10^8).
+pub(crate) const MAX_MOBILITY_PAIRS: u64 = 4_000_000_000;
 
 /// The position of each id of a run, to resolve the ids a configuration names.
 struct Positions<'a> {
@@ -459,7 +473,13 @@ fn first_fault_flag(config: &SimConfig) -> Option<&'static str> {
     faults.iter().find(|(given, _)| *given).map(|&(_, flag)| flag)
 }
 
-/// A synchronous algorithm (or synchronizer) needs a delay bound, and a given bound must be positive.
+/// The longest delay bound `T`, in ticks: 4 million time units (below 2^32 ticks), so that a period of up to
+/// [`elect_algos::params::MAX_MULTIPLE`] `T` (and the monitor's and the algorithms' sums of such periods, by the
+/// processes and hops they count) stays far inside virtual time.
+pub(crate) const MAX_DELAY_BOUND: u64 = 4_000_000 * crate::TICKS_PER_UNIT;
+
+/// A synchronous algorithm (or synchronizer) needs a delay bound, and a given bound must be positive and at most
+/// [`MAX_DELAY_BOUND`].
 fn check_timing(config: &SimConfig, info: &Info, delay_bound: Option<Duration>) -> Result<(), ConfigError> {
     let timing = config.synchronizer.map_or(info.timing, |s| s.timing());
     if timing == Timing::Synchronous && delay_bound.is_none() {
@@ -467,6 +487,9 @@ fn check_timing(config: &SimConfig, info: &Info, delay_bound: Option<Duration>) 
     }
     if config.delay_bound == Some(0) {
         return Err(ConfigError::ZeroDelayBound);
+    }
+    if let Some(t) = delay_bound.filter(|t| t.ticks() > MAX_DELAY_BOUND) {
+        return Err(ConfigError::LongDelayBound(crate::format_time(t.ticks())));
     }
     Ok(())
 }

@@ -363,7 +363,10 @@ fn name_or_ids(v: &toml::Value, what: &str) -> Result<String, String> {
                 .iter()
                 .map(|i| match i {
                     toml::Value::Integer(id) if u32::try_from(*id).is_ok() => Ok(id.to_string()),
-                    other => Err(format!("{what} lists '{other}', which is not a node id")),
+                    other => Err(format!(
+                        "{what} lists '{other}', which is not a node id",
+                        other = crate::shorten(&other.to_string())
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             if ids.is_empty() {
@@ -461,7 +464,10 @@ impl<'a> Building<'a> {
             self.cfg.prefer = r.parse(v, |s| match s.as_str() {
                 "highest" => Ok(Prefer::Highest),
                 "lowest" => Ok(Prefer::Lowest),
-                other => Err(format!("prefer is '{other}', neither highest nor lowest")),
+                other => Err(format!(
+                    "prefer is '{other}', neither highest nor lowest",
+                    other = crate::shorten(other)
+                )),
             })?;
         }
         if let Some(v) = &raw.attr {
@@ -488,7 +494,10 @@ impl<'a> Building<'a> {
             self.cfg.fifo = r.parse(v, |s| match s.as_str() {
                 "fifo" => Ok(true),
                 "unordered" => Ok(false),
-                other => Err(format!("links is '{other}', neither fifo nor unordered")),
+                other => Err(format!(
+                    "links is '{other}', neither fifo nor unordered",
+                    other = crate::shorten(other)
+                )),
             })?;
         }
         if let Some(v) = &raw.synchronizer {
@@ -689,7 +698,7 @@ fn expect(r: &Reader<'_>, raw: RawExpect) -> Result<Expect, FileError> {
         r.parse(name, |s| {
             Property::all().iter().copied().find(|p| p.name() == s).ok_or_else(|| {
                 let known: Vec<&str> = Property::all().iter().map(|p| p.name()).collect();
-                format!("unknown property '{s}' (known: {})", known.join(", "))
+                format!("unknown property '{s}' (known: {})", known.join(", "), s = crate::shorten(s))
             })
         })
     };
@@ -700,7 +709,10 @@ fn expect(r: &Reader<'_>, raw: RawExpect) -> Result<Expect, FileError> {
             r.parse(v, |v| match v {
                 toml::Value::String(s) if s == "none" => Ok(None),
                 toml::Value::Integer(id) if u32::try_from(*id).is_ok() => Ok(Some(NodeId(*id as u32))),
-                other => Err(format!("expected leader is '{other}'; give an id or \"none\"")),
+                other => Err(format!(
+                    "expected leader is '{other}'; give an id or \"none\"",
+                    other = crate::shorten(&other.to_string())
+                )),
             })
         })
         .transpose()?;

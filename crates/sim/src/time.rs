@@ -9,9 +9,10 @@ const MAX_UNITS: f64 = 1e12;
 
 /// Parses a time in units (`2`, `0.5`, `1e3`) into ticks.
 pub fn parse_time(s: &str) -> Result<u64, String> {
-    let units: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a time (a number of time units)"))?;
+    let units: f64 =
+        s.trim().parse().map_err(|_| format!("'{s}' is not a time (a number of time units)", s = crate::shorten(s)))?;
     if !(0.0..=MAX_UNITS).contains(&units) {
-        return Err(format!("time '{s}' must be a number between 0 and {MAX_UNITS}"));
+        return Err(format!("time '{s}' must be a number between 0 and {MAX_UNITS}", s = crate::shorten(s)));
     }
     Ok((units * TICKS_PER_UNIT as f64).round() as u64)
 }

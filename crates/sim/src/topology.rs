@@ -42,8 +42,9 @@ fn expected_geometric_links(n: usize, r: f64) -> f64 {
 }
 
 /// Diameters of stored topologies are computed (one breadth-first search per node) up to this many
-/// node-link visits; larger graphs report none.
-const DIAMETER_WORK: u64 = 1 << 28;
+/// node-link visits, a few seconds on two cores; larger graphs report none (an algorithm that needs the diameter
+/// is then told it with `--param diameter=D`).
+const DIAMETER_WORK: u64 = 1 << 25;
 
 /// How processes are linked.
 ///
@@ -161,13 +162,12 @@ impl EdgeFile {
             }
             let words: Vec<&str> = line.split_whitespace().collect();
             let [u, v] = words[..] else {
-                return Err(format!("{}: expected a link 'U V', found '{line}'", at()));
+                return Err(format!("{}: expected a link 'U V', found '{line}'", at(), line = crate::shorten(line)));
             };
             let vertex = |w: &str| {
-                w.parse::<u32>()
-                    .ok()
-                    .filter(|&x| (x as usize) < MAX_NODES)
-                    .ok_or_else(|| format!("{}: '{w}' is not a vertex number (0, 1, 2, ...)", at()))
+                w.parse::<u32>().ok().filter(|&x| (x as usize) < MAX_NODES).ok_or_else(|| {
+                    format!("{}: '{w}' is not a vertex number (0, 1, 2, ...)", at(), w = crate::shorten(w))
+                })
             };
             let (u, v) = (vertex(u)?, vertex(v)?);
             if u == v {
@@ -227,7 +227,7 @@ impl TopologyKind {
 }
 
 fn parse_dims(s: &str, what: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("{what}:WxH needs two positive sizes like {what}:4x3, not '{s}'");
+    let bad = || format!("{what}:WxH needs two positive sizes like {what}:4x3, not '{s}'", s = crate::shorten(s));
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
     let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
     if w == 0 || h == 0 {
@@ -244,8 +244,11 @@ impl FromStr for TopologyKind {
             return Ok(plain);
         }
         let (name, arg) = s.split_once(':').unwrap_or((s, ""));
-        let count =
-            |what: &str| arg.trim().parse::<u32>().map_err(|_| format!("{what}:K needs a whole number K, not '{arg}'"));
+        let count = |what: &str| {
+            arg.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("{what}:K needs a whole number K, not '{arg}'", arg = crate::shorten(arg)))
+        };
         match name {
             "grid" => parse_dims(arg, "grid").map(|(w, h)| Self::Grid { w, h }),
             "torus" => {
@@ -270,8 +273,9 @@ impl FromStr for TopologyKind {
                 Ok(Self::Chordal { k })
             }
             "geometric" => {
-                let r: f64 =
-                    arg.trim().parse().map_err(|_| format!("geometric:R needs a radio range R, not '{arg}'"))?;
+                let r: f64 = arg.trim().parse().map_err(|_| {
+                    format!("geometric:R needs a radio range R, not '{arg}'", arg = crate::shorten(arg))
+                })?;
                 if !(r > 0.0 && r <= 1.5) {
                     return Err(format!("geometric:R needs a range 0 < R <= 1.5 in the unit square, not {arg}"));
                 }
@@ -279,7 +283,7 @@ impl FromStr for TopologyKind {
             }
             "file" if !arg.trim().is_empty() => EdgeFile::read(std::path::Path::new(arg.trim())).map(Self::File),
             "file" => Err("file:PATH needs the path of an edge-list file".to_owned()),
-            _ => Err(format!("unknown topology '{s}' (known: {})", Self::SYNTAX)),
+            _ => Err(format!("unknown topology '{s}' (known: {})", Self::SYNTAX, s = crate::shorten(s))),
         }
     }
 }
@@ -769,25 +773,65 @@ fn random_regular(n: usize, k: u32, rng: &mut ChaCha8Rng) -> Result<Vec<(u32, u3
         order.shuffle(rng);
         return Ok((0..n).map(|i| (order[i], order[(i + 1) % n])).collect());
     }
+    // Pairing points almost never draws a simple graph when k is more than half of n: a dense graph is drawn as
+    // the complement of a sparse (n − 1 − k)-regular one, which is connected (two processes that are not
+    // neighbours have more than n − 2 neighbours between them, so they share one).
+    if 2 * k_us > n && n > DENSE_FROM {
+        let sparse = n - 1 - k_us;
+        let mut budget = (PAIRING_BUDGET_PER_POINT * (n * sparse.max(1)) as u64).max(PAIRING_BUDGET_LEAST);
+        let missing = loop {
+            if sparse == 0 {
+                break Vec::new();
+            }
+            if let Some(edges) = pair_points(n, sparse, rng, &mut budget) {
+                break edges;
+            }
+            if budget == 0 {
+                return Err(format!("could not draw a {k}-regular graph on {n} nodes"));
+            }
+        };
+        let missing: std::collections::HashSet<(u32, u32)> =
+            missing.into_iter().map(|(u, v)| (u.min(v), u.max(v))).collect();
+        let all = (0..n as u32).flat_map(|u| (u + 1..n as u32).map(move |v| (u, v)));
+        return Ok(all.filter(|e| !missing.contains(e)).collect());
+    }
     const ATTEMPTS: usize = 1000;
+    // All attempts together make at most so many tries per point: a degree that pairing cannot draw ends in
+    // seconds, not hours.
+    let mut budget = (PAIRING_BUDGET_PER_POINT * (n * k_us) as u64).max(PAIRING_BUDGET_LEAST);
     for _ in 0..ATTEMPTS {
-        if let Some(edges) = pair_points(n, k_us, rng)
+        if let Some(edges) = pair_points(n, k_us, rng, &mut budget)
             && petgraph::algo::connected_components(Links::from_edges(n, &edges).graph()) == 1
         {
             return Ok(edges);
+        }
+        if budget == 0 {
+            break;
         }
     }
     Err(format!("could not draw a connected {k}-regular graph on {n} nodes in {ATTEMPTS} attempts"))
 }
 
-/// One attempt at pairing `n·k` points into a simple graph.
-fn pair_points(n: usize, k: usize, rng: &mut impl Rng) -> Option<Vec<(u32, u32)>> {
+/// Random regular graphs of more processes than this, and of a degree above half of them, are drawn as the
+/// complement of a sparse one (smaller ones are drawn by pairing, as they always were).
+const DENSE_FROM: usize = 64;
+
+/// The most tries of pairing two points, over all the attempts at one random regular graph, per point, and at
+/// least [`PAIRING_BUDGET_LEAST`] (a small graph gets all its attempts: tens of milliseconds).
+const PAIRING_BUDGET_PER_POINT: u64 = 20;
+
+/// The tries every random regular graph gets, however small.
+const PAIRING_BUDGET_LEAST: u64 = 1 << 22;
+
+/// One attempt at pairing `n·k` points into a simple graph, taking tries from `budget`.
+fn pair_points(n: usize, k: usize, rng: &mut impl Rng, budget: &mut u64) -> Option<Vec<(u32, u32)>> {
     let mut points: Vec<u32> = (0..n as u32).flat_map(|i| std::iter::repeat_n(i, k)).collect();
     let mut linked = std::collections::HashSet::with_capacity(n * k / 2);
     let mut edges = Vec::with_capacity(n * k / 2);
     while !points.is_empty() {
         let mut tries = 0;
         loop {
+            *budget = budget.checked_sub(1)?;
             let a = rng.random_range(0..points.len());
             let b = rng.random_range(0..points.len());
             let (u, v) = (points[a], points[b]);
