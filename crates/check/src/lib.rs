@@ -134,6 +134,9 @@ pub struct CheckConfig {
     pub max_depth: u32,
     /// Stop after this long.
     pub max_time: Option<std::time::Duration>,
+    /// Stop as soon as this is set (the verdict is then partial, stopped by `cancelled`): a caller that gave up on
+    /// the check (a server whose request passed its time limit, Ctrl-C) sets it from another thread.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Threads (all cores when `None`).
     pub threads: Option<usize>,
     /// Stop when the process's resident memory passes this many bytes (checked after every batch of states; see
@@ -158,9 +161,17 @@ impl CheckConfig {
             max_states: 2_000_000,
             max_depth: u32::MAX,
             max_time: None,
+            cancel: None,
             threads: None,
             max_memory: None,
         }
+    }
+}
+
+impl CheckConfig {
+    /// Whether the caller has given up on this check ([`CheckConfig::cancel`]).
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
     }
 }
 

@@ -196,6 +196,11 @@ fn search<A: Algorithm>(
             pass.stopped = Some("--max-time");
             break;
         }
+        if config.cancelled() {
+            pass.complete = false;
+            pass.stopped = Some("cancelled");
+            break;
+        }
         if memory.over() {
             pass.complete = false;
             pass.stopped = Some("--max-memory");

@@ -25,12 +25,15 @@ pub struct Every {
     pub symmetry: Option<&'static str>,
     /// One check per class: the representative's ids by position, and its outcome.
     pub checked: Vec<(Vec<NodeId>, Outcome)>,
+    /// The bound that stopped the checks before every class was checked (`--max-time`, shared by all of them, or
+    /// a cancellation), if one did.
+    pub stopped: Option<&'static str>,
 }
 
 impl Every {
-    /// Whether every arrangement held.
+    /// Whether every arrangement was checked, and held.
     pub fn ok(&self) -> bool {
-        self.checked.iter().all(|(_, o)| o.ok())
+        self.stopped.is_none() && self.checked.iter().all(|(_, o)| o.ok())
     }
 }
 
@@ -46,20 +49,42 @@ pub fn check_every_arrangement(config: &CheckConfig) -> Result<Every, CheckError
     let symmetry = (ring && by_id).then_some("rotations of the ring");
     let mut checked = Vec::new();
     let mut ids: Vec<u32> = (1..=n as u32).collect();
-    let mut arrangements = 0;
+    let arrangements = (1..=n as u64).product();
+    // One time limit for all the checks: each gets what the ones before it left.
+    let started = std::time::Instant::now();
+    let mut stopped = None;
     loop {
-        arrangements += 1;
         if symmetry.is_none() || ids[0] == 1 {
             let mut one = config.clone();
+            if let Some(limit) = config.max_time {
+                let left = limit.saturating_sub(started.elapsed());
+                if left.is_zero() {
+                    stopped = Some("--max-time");
+                    break;
+                }
+                one.max_time = Some(left);
+            }
+            if config.cancelled() {
+                stopped = Some("cancelled");
+                break;
+            }
             let list: Vec<NodeId> = ids.iter().map(|&i| NodeId(i)).collect();
             one.sim.ids = Ids::List(list.clone());
-            checked.push((list, check(&one)?));
+            let outcome = check(&one)?;
+            let cut = matches!(outcome.stopped, Some("--max-time" | "cancelled"));
+            if cut {
+                stopped = outcome.stopped;
+            }
+            checked.push((list, outcome));
+            if cut {
+                break;
+            }
         }
         if !next_permutation(&mut ids) {
             break;
         }
     }
-    Ok(Every { arrangements, symmetry, checked })
+    Ok(Every { arrangements, symmetry, checked, stopped })
 }
 
 /// The next permutation in lexicographic order; `false` after the last.
