@@ -51,6 +51,10 @@ impl ClusterKey {
     /// The key derived from the key file at `path` (see the module docs for the format).
     pub fn from_file(path: &Path) -> Result<Self, KeyError> {
         let read = |source| KeyError::Read { path: path.to_owned(), source };
+        // A regular file only: opening a named pipe would wait for a writer for ever, and a device is no secret.
+        if !std::fs::metadata(path).map_err(read)?.is_file() {
+            return Err(KeyError::NotAFile(path.to_owned()));
+        }
         let file = std::fs::File::open(path).map_err(read)?;
         let mut secret = Vec::new();
         // One byte past the limit tells a long file from one exactly at it; a device that never ends stops here.
@@ -93,6 +97,9 @@ pub enum KeyError {
         /// The error.
         source: std::io::Error,
     },
+    /// Not a regular file (a named pipe, a device, a directory).
+    #[error("the key file {} is not a regular file", .0.display())]
+    NotAFile(PathBuf),
     /// The file holds nothing (or only a line ending).
     #[error("the key file {} is empty: put a secret in it, e.g. `head -c 32 /dev/urandom > FILE`", .0.display())]
     EmptyFile(PathBuf),

@@ -36,7 +36,7 @@
 //! itself). A damaged file is kept beside the new one as `state.damaged`, for a post-mortem.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -50,6 +50,11 @@ const FORMAT_UNPADDED: u16 = 2;
 
 /// The state file's length is a multiple of this.
 const PAGE: usize = 4096;
+
+/// The longest state file read, in bytes (256 pages): a member's state is its incarnation, its epoch and its
+/// algorithm's durable state, a few dozen bytes; a longer file is damaged, or not a state file, and is not read
+/// further. A state that would not fit is refused when it is saved.
+pub const MAX_STATE_FILE: u64 = 1 << 20;
 
 /// The format of files without a checksum, still read.
 const FORMAT_UNCHECKED: u16 = 1;
@@ -135,8 +140,24 @@ impl Store {
     /// What the state file holds, and whether it can be trusted. Only reading it can fail.
     pub fn inspect(&self) -> Result<Loaded, StoreError> {
         let path = self.path();
-        match fs::read(&path) {
-            Ok(bytes) => Ok(decode(&bytes).map_or_else(Loaded::Damaged, Loaded::Trusted)),
+        // Only a regular file is read (a named pipe would wait for a writer for ever, a device would never end),
+        // and only up to the longest a state file can be.
+        let meta = match fs::metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Loaded::Missing),
+            Err(source) => return Err(io(&path)(source)),
+        };
+        if !meta.is_file() {
+            return Ok(Loaded::Damaged("not a regular file".to_owned()));
+        }
+        let too_long = || Loaded::Damaged(format!("longer than a state file can be ({MAX_STATE_FILE} bytes)"));
+        if meta.len() > MAX_STATE_FILE {
+            return Ok(too_long());
+        }
+        let mut bytes = Vec::new();
+        match File::open(&path).and_then(|f| f.take(MAX_STATE_FILE + 1).read_to_end(&mut bytes)) {
+            Ok(_) if bytes.len() as u64 > MAX_STATE_FILE => Ok(too_long()),
+            Ok(_) => Ok(decode(&bytes).map_or_else(Loaded::Damaged, Loaded::Trusted)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Loaded::Missing),
             Err(source) => Err(io(&path)(source)),
         }
@@ -155,6 +176,11 @@ impl Store {
     pub fn save(&self, stored: &Stored) -> Result<(), StoreError> {
         let bytes = encode(stored);
         let path = self.path();
+        if bytes.len() as u64 > MAX_STATE_FILE {
+            let too_long =
+                format!("a state of {} bytes is longer than a state file can be ({MAX_STATE_FILE})", bytes.len());
+            return Err(io(&path)(std::io::Error::new(std::io::ErrorKind::InvalidData, too_long)));
+        }
         match OpenOptions::new().write(true).open(&path) {
             Ok(mut file) => {
                 if file.metadata().map_err(io(&path))?.len() != bytes.len() as u64 {
@@ -345,6 +371,20 @@ mod tests {
                 assert!(decode(&edited).is_err(), "byte {i} bit {bit} flipped");
             }
         }
+    }
+
+    #[test]
+    fn only_a_regular_file_of_at_most_the_longest_state_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", store.path()).unwrap();
+        assert_eq!(store.inspect().unwrap(), Loaded::Damaged("not a regular file".into()));
+        store.set_aside().unwrap();
+        let long = File::create(store.path()).unwrap();
+        long.set_len(MAX_STATE_FILE + 1).unwrap();
+        assert!(matches!(store.inspect().unwrap(), Loaded::Damaged(reason) if reason.contains("longer than")));
+        let huge = Stored { durable: vec![1; MAX_STATE_FILE as usize], ..one() };
+        assert!(store.save(&huge).unwrap_err().to_string().contains("longer than a state file can be"));
     }
 
     #[test]
