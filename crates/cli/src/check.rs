@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser};
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
 use elect_check::{CheckConfig, Counterexample, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Step};
 use elect_core::Prefer;
 use elect_sim::{
@@ -140,7 +140,8 @@ pub(crate) struct CheckArgs {
     threads: Option<usize>,
     /// Stop when the checker's resident memory passes this size (a size like 512M or 8G; the verdict is then
     /// partial and reported as "stopped: memory"). Measured as the process's resident set, from /proc/self/status,
-    /// after each batch of states [default: half of the machine's memory].
+    /// before each batch of states, whose size is kept to what fits [default: 4G, or half of the machine's memory if
+    /// that is less: a search that needs more runs for hours, and is better bounded on purpose].
     #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes)]
     max_memory: Option<u64>,
     /// Refuse scenarios of more processes than this: the states grow exponentially with n.
@@ -183,12 +184,7 @@ impl CheckArgs {
         }
         Limits::nodes(sim.nodes, limits.check_nodes, "elect check")?;
         let threads = limits.threads(self.threads)?;
-        let max_time = match self.max_time {
-            Some(s) if !(s.is_finite() && s > 0.0) => {
-                return Err(BadInput(format!("--max-time must be a positive number of seconds, not {s}")).into());
-            }
-            s => s.map(std::time::Duration::from_secs_f64),
-        };
+        let max_time = self.max_time.map(|s| limits::seconds("--max-time", s)).transpose()?;
         Ok(CheckConfig {
             threads,
             max_memory: limits.check_memory(),
@@ -277,8 +273,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
     let outcome = elect_check::check(&config).map_err(|e| BadInput(e.to_string()))?;
     if let (Some(path), Some(c)) = (&args.save, &outcome.counterexample) {
         let text = CounterexampleFile::new(reproducible(argv), c).to_json();
-        std::fs::write(path, text)
-            .map_err(|e| BadInput(format!("cannot write the counterexample file {}: {e}", path.display())))?;
+        limits::write_file(path, "counterexample file", text.as_bytes())?;
     }
     if let (Some(path), Some(c)) = (&args.html, &outcome.counterexample) {
         let r = elect_check::replay(&config, &c.actions).map_err(|e| BadInput(e.to_string()))?;
@@ -320,7 +315,18 @@ fn every(config: &CheckConfig, json: bool) -> anyhow::Result<Outcome> {
         );
         writeln!(out, "  ids {}: {why}", show(ids))?;
     }
-    writeln!(out, "verdict      {}", if every.ok() { "held in every arrangement" } else { "VIOLATED" })?;
+    if let Some(bound) = every.stopped {
+        writeln!(
+            out,
+            "stopped      by {bound}: the arrangements not listed were not checked (the verdict is partial)"
+        )?;
+    }
+    let verdict = match (every.ok(), every.stopped) {
+        (true, _) => "held in every arrangement",
+        (false, Some(_)) if every.checked.iter().all(|(_, o)| o.counterexample.is_none()) => "not proven",
+        _ => "VIOLATED",
+    };
+    writeln!(out, "verdict      {verdict}")?;
     Ok(if every.ok() { Outcome::Held } else { Outcome::Violated })
 }
 
@@ -429,7 +435,7 @@ struct Recheck {
 /// Writes the HTML viewer of a replayed path to `path`.
 fn viewer(path: &Path, config: &CheckConfig, r: &Replay, loop_start: Option<usize>) -> anyhow::Result<()> {
     let html = viewer_html(config, r, loop_start)?;
-    std::fs::write(path, html).map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
+    limits::write_file(path, "viewer", html.as_bytes())?;
     Ok(())
 }
 
@@ -508,8 +514,29 @@ pub(crate) fn replay(path: &Path, json: bool, html: Option<&Path>, limits: &Limi
     let bad = |what: String| BadInput(format!("{}: {what}", path.display()));
     let text = limits.read_file(path, "counterexample file")?;
     let file = CounterexampleFile::parse(&text).map_err(|e| bad(e.to_string()))?;
-    let recheck = Recheck::try_parse_from(&file.check).map_err(|e| bad(format!("its check arguments: {e}")))?;
-    let config = recheck.args.config()?;
+    let recheck = crate::hyphen_values(Recheck::command())
+        .try_get_matches_from(&file.check)
+        .and_then(|m| Recheck::from_arg_matches(&m))
+        .map_err(|e| {
+            // One line, whatever clap has to say (a `--help` among them would be the whole help).
+            let first = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    "--help and --version are not arguments of a check".to_owned()
+                }
+                _ => crate::usage_error(&e.to_string())
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches("error: ")
+                    .to_owned(),
+            };
+            bad(format!("its check arguments: {first}"))
+        })?;
+    // The file is input like any other: its arguments may not raise the limits of the command that reads it.
+    let mut args = recheck.args;
+    args.max_nodes = args.max_nodes.min(limits.check_nodes);
+    args.max_file_size = args.max_file_size.min(limits.file_bytes);
+    let config = args.config()?;
     let r = elect_check::replay(&config, &file.actions).map_err(|e| bad(e.to_string()))?;
     if !r.properties.contains(&file.property.as_str()) {
         return Err(bad(format!(

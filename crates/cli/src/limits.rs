@@ -25,9 +25,14 @@ pub(crate) struct Limits {
     pub(crate) sweep_runs: u64,
     /// The most threads a command starts (`--threads`).
     pub(crate) threads: usize,
-    /// The model checker's resident memory, in bytes; `None`: half of the machine's.
+    /// The model checker's resident memory, in bytes; `None`: 4 GiB, or half of the machine's if that is less.
     pub(crate) check_memory: Option<u64>,
 }
+
+/// The model checker's default memory bound, at most (half of the machine's when that is less): a search that
+/// needs more is one of hours, better bounded on purpose with --max-memory; and the rest of the machine stays free
+/// for everything else.
+pub(crate) const DEFAULT_CHECK_MEMORY: u64 = 4 << 30;
 
 /// The command line's defaults.
 pub(crate) const CLI: Limits = Limits {
@@ -45,10 +50,11 @@ impl Limits {
         CLI
     }
 
-    /// The model checker's memory bound in bytes: the one given, or half of the machine's memory (`None` where
-    /// the machine does not say how much it has).
+    /// The model checker's memory bound in bytes: the one given, or [`DEFAULT_CHECK_MEMORY`] or half of the
+    /// machine's memory, whichever is less (the former alone where the machine does not say how much it has).
     pub(crate) fn check_memory(&self) -> Option<u64> {
-        self.check_memory.or_else(|| machine_memory().map(|m| m / 2))
+        let default = machine_memory().map_or(DEFAULT_CHECK_MEMORY, |m| (m / 2).min(DEFAULT_CHECK_MEMORY));
+        Some(self.check_memory.unwrap_or(default))
     }
 
     /// Refuses more than [`Limits::threads`] threads, and none.
@@ -79,6 +85,25 @@ impl Limits {
     }
 }
 
+/// The longest time limit a flag takes, in seconds (about 32 years): beyond it a limit means none, and the
+/// deadline it sets must still be a time the clock can hold.
+pub(crate) const MAX_SECONDS: f64 = 1e9;
+
+/// A time limit in seconds, given as `flag`: a positive number of at most [`MAX_SECONDS`].
+pub(crate) fn seconds(flag: &str, s: f64) -> Result<std::time::Duration, BadInput> {
+    // 1e308 as 1e308, not as its 309 digits.
+    let shown = if s.abs() >= 1e15 { format!("{s:e}") } else { s.to_string() };
+    if !(s.is_finite() && s > 0.0) {
+        return Err(BadInput(format!("{flag} must be a positive number of seconds, not {shown}")));
+    }
+    if s > MAX_SECONDS {
+        return Err(BadInput(format!(
+            "{flag} {shown} is more than the longest limit elect takes, {MAX_SECONDS:e} seconds (about 32 years)"
+        )));
+    }
+    std::time::Duration::try_from_secs_f64(s).map_err(|e| BadInput(format!("{flag} {shown}: {e}")))
+}
+
 /// Reads a regular file of at most `max` bytes as UTF-8 text.
 pub(crate) fn read_bounded(path: &Path, what: &str, max: u64) -> Result<String, BadInput> {
     let bad = |problem: String| BadInput(format!("the {what} {}: {problem}", path.display()));
@@ -97,6 +122,42 @@ pub(crate) fn read_bounded(path: &Path, what: &str, max: u64) -> Result<String, 
         return Err(too_big());
     }
     String::from_utf8(raw).map_err(|e| bad(format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))
+}
+
+/// Opens `path` (the `what` in errors: "trace file") to write, created or truncated, without waiting for a reader:
+/// a named pipe that nothing reads is refused at once instead of blocking the command for ever, and one that is
+/// read (`--trace /dev/stdout` into a pipe) is written as a file is.
+pub(crate) fn create(path: &Path, what: &str) -> Result<std::fs::File, BadInput> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits());
+    }
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(nix::errno::Errno::ENXIO as i32) {
+            return BadInput(format!(
+                "cannot create the {what} {}: a named pipe that nothing reads (elect does not wait for a reader)",
+                path.display()
+            ));
+        }
+        BadInput(format!("cannot create the {what} {}: {e}", path.display()))
+    })?;
+    // Writes block again, as on any file.
+    #[cfg(unix)]
+    nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::empty()))
+        .map_err(|e| BadInput(format!("cannot write the {what} {}: {e}", path.display())))?;
+    Ok(file)
+}
+
+/// Writes `text` to `path` through [`create`].
+pub(crate) fn write_file(path: &Path, what: &str, text: &[u8]) -> Result<(), BadInput> {
+    use std::io::Write;
+    create(path, what)?
+        .write_all(text)
+        .map_err(|e| BadInput(format!("cannot write the {what} {}: {e}", path.display())))
 }
 
 /// The machine's memory in bytes, from `/proc/meminfo` (`None` elsewhere).

@@ -21,7 +21,7 @@ mod tour;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgAction, Command, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -29,7 +29,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Leader election, every classic algorithm: simulate, count messages against the textbook bounds, check the
 /// safety and liveness properties.
 #[derive(Parser)]
-#[command(name = "elect", version, about, long_about = None, propagate_version = true)]
+#[command(name = "elect", version, about, long_about = None, propagate_version = true, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
@@ -102,16 +102,44 @@ fn usage_error(text: &str) -> String {
     }
 }
 
+/// `command` with every option that takes a value, other than a path, taking values that start with a hyphen:
+/// `--loss -0.1`, `--delay -inf` and `--nodes -1..4` reach the flag's own parser, which names the flag and says what
+/// is wrong with the value, instead of clap reading the value as an unknown flag. Paths keep clap's rule, so that
+/// `--trace --json` is not a file named `--json`.
+pub(crate) fn hyphen_values(command: Command) -> Command {
+    command
+        .mut_args(|arg| {
+            let path = arg.get_value_parser().type_id() == std::any::TypeId::of::<std::path::PathBuf>();
+            let valued = matches!(arg.get_action(), ArgAction::Set | ArgAction::Append);
+            if valued && !path && !arg.is_positional() { arg.allow_hyphen_values(true) } else { arg }
+        })
+        .mut_subcommands(hyphen_values)
+}
+
+/// A line of an error message as it is printed: every word longer than [`elect_sim::shorten`] keeps cut, and the
+/// whole line at most a few hundred characters, so that no input is repeated back at length.
+pub(crate) fn short_line(line: &str) -> String {
+    let words: Vec<String> = line.split(' ').map(|w| elect_sim::shorten(w).into_owned()).collect();
+    elect_sim::shorten_to(&words.join(" "), 400).into_owned()
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = hyphen_values(Cli::command()).try_get_matches().and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // Bare `elect`: the commands, on standard error, as bad input.
+            eprint!("{}", e.render());
+            return ExitCode::from(2);
+        }
         Err(e) if !e.use_stderr() => {
             // --help and --version.
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("{}", usage_error(&e.to_string()));
+            let text = usage_error(&e.to_string());
+            eprintln!("{}", text.lines().map(short_line).collect::<Vec<_>>().join("\n"));
             return ExitCode::from(2);
         }
     };
@@ -148,7 +176,7 @@ fn main() -> ExitCode {
         Err(e) => {
             let _ = io::stdout().flush();
             let message = e.chain().map(ToString::to_string).collect::<Vec<_>>().join(": ");
-            eprintln!("error: {message}");
+            eprintln!("error: {}", short_line(&message));
             ExitCode::from(2)
         }
     }

@@ -21,7 +21,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -178,11 +178,7 @@ impl Answer {
 }
 
 pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
-    if !(args.max_seconds.is_finite() && args.max_seconds > 0.0) {
-        return Err(
-            crate::BadInput(format!("--max-seconds must be a positive number, not {}", args.max_seconds)).into()
-        );
-    }
+    limits::seconds("--max-seconds", args.max_seconds)?;
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let max_busy = args.max_requests.unwrap_or(cores);
     if max_busy == 0 || args.max_sessions == 0 {
@@ -351,16 +347,37 @@ async fn compute(server: &Arc<Server>, work: impl FnOnce() -> Answer + Send + 's
         .with("retry-after", "1".into());
     }
     let limit = server.caps.time() + Duration::from_secs(1);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
         let _guard = guard;
-        catch_unwind(AssertUnwindSafe(work))
+        CANCEL.with(|c| *c.borrow_mut() = Some(flag));
+        let answer = catch_unwind(AssertUnwindSafe(work));
+        CANCEL.with(|c| *c.borrow_mut() = None);
+        answer
     });
     match tokio::time::timeout(limit, task).await {
         Ok(Ok(Ok(answer))) => answer,
         Ok(Ok(Err(panic))) => api::panicked(&*panic, &server.caps),
         Ok(Err(e)) => Answer::error(StatusCode::INTERNAL_SERVER_ERROR, format!("internal error: {e}")),
-        Err(_) => Answer::bad(api::over_time(&server.caps)),
+        Err(_) => {
+            // The answer goes now, and the work stops at its next look at the flag, instead of holding a place
+            // among the requests computing.
+            cancel.store(true, Ordering::Relaxed);
+            Answer::bad(api::over_time(&server.caps))
+        }
     }
+}
+
+thread_local! {
+    /// The request computing on this thread: set when its answer went out without it (it passed the time limit).
+    static CANCEL: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The cancellation flag of the request computing on this thread, if any: the checker stops when it is set
+/// (`CheckConfig::cancel`), and so does a simulation (its progress callback looks at it).
+pub(crate) fn cancel_flag() -> Option<Arc<AtomicBool>> {
+    CANCEL.with(|c| c.borrow().clone())
 }
 
 /// One request computing: counted while it lives.

@@ -204,12 +204,16 @@ struct ShardFile {
 
 fn read_shard(path: &Path) -> anyhow::Result<ShardFile> {
     let text = Limits::cli().read_file(path, "shard file")?;
+    if text.trim().is_empty() {
+        return Err(BadInput(format!("{} is empty: not a shard file of elect sweep", path.display())).into());
+    }
     let not_one = || Refused(format!("{} is not a shard file of elect sweep", path.display()));
     let (first, rest) = text.split_once('\n').ok_or_else(not_one)?;
     let spec = first.strip_prefix("# elect sweep shard ").ok_or_else(not_one)?;
     let (shard, spec) = spec.split_once(" of ").ok_or_else(not_one)?;
     let (digest, runs) = spec.split_once(", ").ok_or_else(not_one)?;
-    let runs: u64 = runs.strip_suffix(" runs").and_then(|r| r.parse().ok()).ok_or_else(not_one)?;
+    // A sweep has at least one run.
+    let runs: u64 = runs.strip_suffix(" runs").and_then(|r| r.parse().ok()).filter(|&r| r > 0).ok_or_else(not_one)?;
     let ShardArg(shard) = shard.parse().map_err(|_| not_one())?;
     let mut lines = rest.lines();
     let header = lines.next().ok_or_else(not_one)?.to_owned();

@@ -2,11 +2,9 @@
 
 mod pictures;
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::Args;
 use elect_algos::Params;
 use elect_core::Prefer;
@@ -310,8 +308,7 @@ pub(crate) fn simulate(args: &SimArgs, hooks: Hooks) -> anyhow::Result<Simulated
         None => None,
         Some(_) if to_stdout => Some(Box::new(BufWriter::new(io::stdout()))),
         Some(path) => {
-            let file =
-                File::create(path).with_context(|| format!("cannot create the trace file {}", path.display()))?;
+            let file = limits::create(path, "trace file")?;
             Some(Box::new(BufWriter::new(file)))
         }
     };
@@ -325,6 +322,7 @@ pub(crate) fn simulate(args: &SimArgs, hooks: Hooks) -> anyhow::Result<Simulated
         args.html.as_deref(),
         args.shiviz.as_deref(),
     );
+    pictures.check(cfg.nodes)?;
     let trace = pictures.tee(trace);
     let observers = elect_sim::Observers { trace, progress: hooks.progress };
     let report = match elect_sim::simulate_with(&cfg, observers) {

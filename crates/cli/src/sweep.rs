@@ -1,6 +1,5 @@
 //! `elect sweep` and `elect plot`: message complexity across sizes and seeds, in CSV and as a picture.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
@@ -216,9 +215,7 @@ fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>, chosen: Optio
             atomic = Some((file, path));
             Box::new(w)
         }
-        (None, Some(path)) => {
-            Box::new(BufWriter::new(File::create(path).with_context(|| format!("cannot create {}", path.display()))?))
-        }
+        (None, Some(path)) => Box::new(BufWriter::new(crate::limits::create(path, "CSV file")?)),
         (None, None) => Box::new(io::stdout().lock()),
     });
     let written = atomic

@@ -218,6 +218,11 @@ impl<'p> Bench<'p> {
         };
         self.wait_for(hold_end, |_| None::<()>)?;
         let t1 = Instant::now();
+        let (from_ms, to_ms) =
+            (ms(t0.saturating_duration_since(self.origin)), ms(t1.saturating_duration_since(self.origin)));
+        let side_changes =
+            self.history.iter().filter(|e| e.at_ms >= from_ms && e.at_ms <= to_ms && side.contains(&e.member)).count()
+                as u64;
         self.heal(&fault, li, leader, t1)?;
         self.side(t1, (0..self.fleet.members.len()).collect());
         let stable = self.wait_stable(t1 + self.plan.round_timeout)?;
@@ -239,6 +244,14 @@ impl<'p> Bench<'p> {
             failover_ms: failover.map(|f| f.0),
             recovery_ms,
             after: stable.and_then(|_| self.agreement(|_| true)),
+            side_changes,
+            rounds_used: self
+                .history
+                .iter()
+                .filter(|e| e.at_ms >= from_ms)
+                .map(|e| epoch::round(e.epoch).saturating_sub(epoch::round(before)))
+                .max()
+                .unwrap_or(0),
         });
         Ok(())
     }

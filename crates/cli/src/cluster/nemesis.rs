@@ -84,6 +84,20 @@ pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, rng: &mut ChaCha8Rn
             true,
             format!("leader {} hears the others but is not heard", id(leader)),
         ),
+        Nemesis::Deaf => {
+            // A follower drawn from the run's seed hears nothing from the leader; the others, the leader among them,
+            // are the side that should keep its leader and epoch throughout.
+            // (A cluster of one has no follower: the leader itself is then "deaf", to itself, which changes nothing.)
+            let deaf = others.get(rng.random_range(0..others.len().max(1))).copied().unwrap_or(leader);
+            let side: Vec<usize> = everyone.iter().copied().filter(|&i| i != deaf).collect();
+            fault(
+                vec![(deaf, Rules { deaf_to: vec![leader], mute_to: Vec::new(), loss_permille: 0 })],
+                None,
+                side,
+                false,
+                format!("member {} deaf to leader {}", id(deaf), id(leader)),
+            )
+        }
         Nemesis::Loss(permille) => fault(
             everyone.iter().map(|&i| (i, Rules { loss_permille: permille, ..Rules::default() })).collect(),
             None,
@@ -118,6 +132,11 @@ pub(super) struct NemesisRound {
     pub(super) recovery_ms: Option<f64>,
     /// The leader and epoch every member agreed on after the heal.
     pub(super) after: Option<(u32, u64)>,
+    /// How many times a member of the side shown a new leadership (a leader or an epoch) while the fault held.
+    pub(super) side_changes: u64,
+    /// Epoch rounds used from the fault to the end of the recovery: the highest round any member showed then,
+    /// less the round before the fault.
+    pub(super) rounds_used: u64,
 }
 
 #[cfg(test)]
@@ -125,6 +144,15 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
+
+    #[test]
+    fn a_deaf_member_hears_everybody_but_the_leader() {
+        let f = inject(Nemesis::Deaf, 4, 5, &mut ChaCha8Rng::seed_from_u64(1));
+        let [(deaf, rules)] = f.rules.as_slice() else { panic!("{f:?}") };
+        assert!(*deaf != 4 && rules.deaf_to == [4] && rules.mute_to.is_empty(), "{f:?}");
+        assert_eq!(f.side, (0..5).filter(|i| i != deaf).collect::<Vec<_>>());
+        assert!(!f.takes_leader && f.signal.is_none());
+    }
 
     #[test]
     fn a_split_puts_the_leader_in_a_minority() {

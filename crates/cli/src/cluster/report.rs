@@ -288,7 +288,8 @@ impl Report {
 impl NemesisReport {
     /// One line per round, then the recovery times.
     fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
-        let mut table = Table::new(vec!["ROUND", "FAULT", "LEADER", "FAILOVER MS", "RECOVERY MS", "AFTER"]);
+        let mut table =
+            Table::new(vec!["ROUND", "FAULT", "LEADER", "FAILOVER MS", "RECOVERY MS", "AFTER", "CHANGES", "ROUNDS"]);
         let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"));
         for r in &self.rounds {
             table.row(vec![
@@ -298,6 +299,8 @@ impl NemesisReport {
                 opt(r.failover_ms),
                 r.recovery_ms.map_or_else(|| "NOT RECOVERED".to_owned(), |v| format!("{v:.1}")),
                 r.after.map_or_else(|| "-".to_owned(), |(l, e)| format!("{l}@{}", epoch::show(e))),
+                r.side_changes.to_string(),
+                r.rounds_used.to_string(),
             ]);
         }
         table.write(out)?;

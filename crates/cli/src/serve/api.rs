@@ -119,7 +119,8 @@ fn at_most<T: PartialOrd + Copy + std::fmt::Display>(
 ) -> Result<(), Answer> {
     match requested {
         Some(r) if r > cap => Err(Answer::bad(format!(
-            "--{flag} {r} is more than this server's limit of {cap} {unit} (elect serve --{flag} raises it)"
+            "--{flag} {} is more than this server's limit of {cap} {unit} (elect serve --{flag} raises it)",
+            elect_sim::shorten(&r.to_string())
         ))),
         _ => Ok(()),
     }
@@ -178,8 +179,9 @@ fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     }
     let (request, _) = parse::<SimRequest>(&pairs, caps, &extra)?;
     let deadline = Instant::now() + caps.time();
+    let cancel = super::cancel_flag();
     let progress: elect_sim::ProgressFn = Box::new(move |_| {
-        if Instant::now() > deadline {
+        if Instant::now() > deadline || cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
             std::panic::panic_any(Abandoned);
         }
     });
@@ -285,6 +287,7 @@ pub(crate) fn checking(pairs: &[(String, String)], caps: &Caps) -> Result<Checki
     let time = caps.time();
     let capped_time = config.max_time.is_none_or(|t| t > time);
     config.max_time = Some(config.max_time.map_or(time, |t| t.min(time)));
+    config.cancel = super::cancel_flag();
     let capped_memory = config.max_memory.is_none_or(|m| m > caps.memory);
     config.max_memory = Some(config.max_memory.map_or(caps.memory, |m| m.min(caps.memory)));
     Ok(Checking { config, matches, argv, capped_states, capped_time, capped_memory })
@@ -339,6 +342,7 @@ fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
         for (_, o) in &every.checked {
             checking.over_a_limit(o.stopped, caps)?;
         }
+        checking.over_a_limit(every.stopped, caps)?;
         let ok = every.ok();
         return Ok(pretty(&every)?.with("x-elect-outcome", if ok { "held" } else { "violated" }.into()));
     }

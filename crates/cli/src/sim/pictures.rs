@@ -1,6 +1,5 @@
 //! `elect sim --svg/--topology-svg/--html/--shiviz`: pictures of the run, drawn from its trace.
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -29,6 +28,24 @@ impl Pictures {
             shiviz: shiviz.map(Path::to_path_buf),
             collector: any.then(|| SharedCollector::new(Limits::default())),
         }
+    }
+
+    /// Refuses, before the run, a picture that could not be drawn of a run of `nodes` processes: the HTML viewer
+    /// shows at most `elect_viz::html::MAX_VIEWER_NODES`, the topology at most
+    /// `elect_viz::topology::MAX_DRAWN_NODES` (the run would otherwise be traced, at length, for nothing).
+    pub(crate) fn check(&self, nodes: usize) -> Result<(), BadInput> {
+        let limits = [
+            (self.html.is_some(), "--html", "the HTML viewer", elect_viz::html::MAX_VIEWER_NODES),
+            (self.topology.is_some(), "--topology-svg", "the topology picture", elect_viz::topology::MAX_DRAWN_NODES),
+        ];
+        for (asked, flag, what, most) in limits {
+            if asked && nodes > most {
+                return Err(BadInput(format!(
+                    "{flag}: {what} shows at most {most} processes, and this run has {nodes}; leave out {flag}"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The trace sink to give the simulator: `trace`, and the pictures' collector if any picture is asked for.
@@ -66,7 +83,7 @@ impl Pictures {
 }
 
 fn save(path: &Path, text: &str) -> anyhow::Result<()> {
-    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    Ok(crate::limits::write_file(path, "picture", text.as_bytes())?)
 }
 
 /// Writes to both: the trace file (whose errors count) and the collector.
