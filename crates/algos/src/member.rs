@@ -862,7 +862,8 @@ const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask"];
 /// The member's and the leader monitor's message kinds: [`MONITOR_KINDS`](crate::monitor::MONITOR_KINDS) then
 /// [`MEMBER_KINDS`] (spelled out, as a bound's measure is a static list; a test checks that it is their
 /// concatenation).
-const MEMBER_AND_MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack", "announce", "leaving", "ask"];
+const MEMBER_AND_MONITOR_KINDS: &[&str] =
+    &["heartbeat", "join", "hop-ack", "pre-vote", "pre-vote-reply", "announce", "leaving", "ask"];
 
 impl<A: Algorithm> Algorithm for Deployed<A> {
     type Process = Member<A>;

@@ -16,6 +16,20 @@
 //! instead of one per follower, and the process that wins it (the strongest live one) is the one that started
 //! it. A weaker follower moves on its own only when every stronger one is silent too, `stagger·T` later per rank.
 //!
+//! **Pre-vote.** On a complete graph of three processes or more, a follower whose suspicion time runs out does not
+//! open a new epoch at once: it first asks every other process whether it still hears the leader (`pre-vote`). A
+//! process answers yes (`pre-vote-reply`) if it is that leader, or follows it in that epoch and heard its heartbeat
+//! within `(heartbeat + 1.5)·T` (the quiet time: a heartbeat period, the link delay, and half a `T` of margin, so
+//! that after a crash, when the asker and the others heard the last heartbeat at about the same time, nobody
+//! vouches for the dead leader). As soon as a majority of the processes hear the leader (the leader counts, since a
+//! process that heard it lately vouches that it is alive), the follower keeps following it, and asks again if it hears nothing for one more heartbeat period: one
+//! process that cannot hear a leader the others hear (a bad link, a one-way fault) does not depose it, and shakes
+//! nobody. As soon as so many answered no that a majority can no longer say yes, it opens the epoch, as below. A
+//! try whose answers do not all come within a round trip (`2T + ε`) is asked again, up to `PRE_VOTE_TRIES` times
+//! (on a lossy network a missing answer is likelier a lost packet than a dead process); then it opens the epoch.
+//! After a crash the survivors answer no at once, so the pre-vote costs one round trip to the nearest majority.
+//! With one or two processes there is nobody else to ask, and a follower moves on its own, as on other graphs.
+//!
 //! **Epochs.** Every message of the algorithm travels as `inner{epoch, msg}`, with epochs unique to the process
 //! that starts them ([`elect_core::epoch`]). Starting an epoch builds a fresh instance of the algorithm and
 //! initiates it. A message of a newer epoch makes the receiver join that epoch (and initiate, so every live process
@@ -109,7 +123,8 @@
 //! the way it sends heartbeats, so that its followers follow it into the new epoch instead of suspecting it.
 //!
 //! **Cost.** A heartbeat period costs `n − 1` messages on a complete graph, `n` on a ring, `2m` flooded; a
-//! re-election costs what the algorithm costs, plus the joins of its processes; on a logical ring, one `hop-ack`
+//! re-election costs what the algorithm costs, plus the joins of its processes and, on a complete graph, each
+//! suspecting follower's pre-vote (`n − 1` questions and at most as many answers per try); on a logical ring, one `hop-ack`
 //! per message of the algorithm, and one message per dead process a message runs into.
 
 use std::borrow::Cow;
@@ -129,6 +144,9 @@ use crate::params::{ParamError, Params};
 
 /// How many rounds past the one it enters a process reserves with one write (see the module documentation).
 pub const RESERVED_ROUNDS: u32 = 16;
+
+/// How many times a pre-vote asks, a round trip apart, while answers are missing (see the module documentation).
+pub const PRE_VOTE_TRIES: u8 = 3;
 
 /// The monitor's timing, in multiples of the delay bound `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,11 +258,27 @@ pub enum MonitorMsg<M> {
         /// The process whose failure started it, if one did.
         down: Option<NodeId>,
     },
+    /// "Do you still hear `leader`, the leader of `epoch`?": the pre-vote of a follower that no longer hears its
+    /// leader, before it opens a new epoch (see the module documentation).
+    PreVote {
+        /// The epoch of the leader it asks about.
+        epoch: Epoch,
+        /// The leader.
+        leader: NodeId,
+    },
+    /// The answer to a pre-vote of `epoch`: whether the sender heard the leader within the last heartbeat period
+    /// and a half (or is that leader).
+    PreVoteReply {
+        /// The epoch asked about.
+        epoch: Epoch,
+        /// Whether it hears the leader.
+        hears: bool,
+    },
 }
 
 /// The monitor's own message kinds, after the algorithm's (in the order of [`MonitorMsg::kind_index`]), which
 /// closed-form bounds of one election leave out.
-pub(crate) const MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack"];
+pub(crate) const MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack", "pre-vote", "pre-vote-reply"];
 
 impl<M: Message> Message for MonitorMsg<M> {
     fn kinds() -> Cow<'static, [&'static str]> {
@@ -259,6 +293,8 @@ impl<M: Message> Message for MonitorMsg<M> {
             Self::Heartbeat { .. } => M::kinds().len(),
             Self::Join { .. } => M::kinds().len() + 1,
             Self::HopAck { .. } => M::kinds().len() + 2,
+            Self::PreVote { .. } => M::kinds().len() + 3,
+            Self::PreVoteReply { .. } => M::kinds().len() + 4,
         }
     }
 
@@ -268,6 +304,8 @@ impl<M: Message> Message for MonitorMsg<M> {
             Self::Heartbeat { .. } => "heartbeat",
             Self::Join { .. } => "join",
             Self::HopAck { .. } => "hop-ack",
+            Self::PreVote { .. } => "pre-vote",
+            Self::PreVoteReply { .. } => "pre-vote-reply",
         }
     }
 }
@@ -282,10 +320,11 @@ impl<M: Message> Validate for MonitorMsg<M> {
                 (*epoch, *down)
             }
             Self::Heartbeat { epoch, down, .. } | Self::Join { epoch, down } => (*epoch, *down),
-            Self::HopAck { epoch } => (*epoch, None),
+            Self::PreVote { epoch, leader } => (*epoch, Some(*leader)),
+            Self::HopAck { epoch } | Self::PreVoteReply { epoch, .. } => (*epoch, None),
         };
         roster.epoch(epoch, "the epoch is beyond the last round")?;
-        down.map_or(Ok(()), |d| roster.member(d, "the failed process is not a member"))
+        down.map_or(Ok(()), |d| roster.member(d, "the process it names is not a member"))
     }
 }
 
@@ -308,6 +347,11 @@ pub enum MonitorTimer<T> {
     Hop,
     /// No leader for the first timeout: the election is stuck.
     Stall,
+    /// No heartbeat from the leader for a heartbeat period and a half: this follower no longer vouches that it hears
+    /// it.
+    Quiet,
+    /// A try of a pre-vote is over: the answers that could come are in.
+    Poll,
 }
 
 /// What a monitored process needs to rebuild its algorithm for a new epoch.
@@ -333,6 +377,11 @@ struct Owned {
     hop_timeout: Duration,
     /// The planted flaw of [`MonitorConfig::deaf_leaders`].
     deaf_leaders: bool,
+    /// Whether a follower that suspects its leader holds a pre-vote first: on a complete graph of three processes
+    /// or more, where the others can vouch for the leader.
+    pre_vote: bool,
+    /// A follower vouches that it hears its leader while its last heartbeat is this recent: `(heartbeat + 1.5)·T`.
+    quiet: Duration,
 }
 
 impl Owned {
@@ -399,7 +448,23 @@ pub struct Monitored<A: Algorithm> {
     /// The epoch the algorithm's instance was built in, which tags its timers: a leader that carries its
     /// leadership into a newer epoch without an election, and its followers with it, keep their instances.
     instance: Epoch,
+    /// A heartbeat of the leader it follows arrived within the quiet time: it vouches that it hears the leader.
+    fresh: bool,
+    /// The pre-vote under way, if this follower suspects its leader.
+    poll: Option<Poll>,
     effects: Vec<EffectOf<A::Process>>,
+}
+
+/// A pre-vote: a follower that no longer hears `suspect` asks the others whether they do (see the module
+/// documentation).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Poll {
+    suspect: NodeId,
+    /// The try, from 1 to [`PRE_VOTE_TRIES`].
+    tries: u8,
+    /// Who answered this try that it hears the suspect, and who that it does not.
+    yes: BTreeSet<Port>,
+    no: BTreeSet<Port>,
 }
 
 impl<A: Algorithm> Clone for Monitored<A> {
@@ -422,6 +487,8 @@ impl<A: Algorithm> Clone for Monitored<A> {
             catching_up: self.catching_up,
             adopted: self.adopted,
             instance: self.instance,
+            fresh: self.fresh,
+            poll: self.poll.clone(),
             effects: Vec::new(),
         }
     }
@@ -438,9 +505,9 @@ impl<A: Algorithm> Monitored<A> {
         (&BTreeSet<NodeId>, &BTreeSet<Port>),
         &VecDeque<Unacked<<A::Process as Process>::Msg>>,
         Epoch,
-        ([bool; 4], Option<NodeId>),
+        ([bool; 5], Option<NodeId>, &Option<Poll>),
     ) {
-        let flags = [self.beating, self.watching, self.waiting, self.catching_up];
+        let flags = [self.beating, self.watching, self.waiting, self.catching_up, self.fresh];
         let known = (&self.dead, &self.links_down);
         (
             &self.inner,
@@ -448,7 +515,7 @@ impl<A: Algorithm> Monitored<A> {
             known,
             &self.unacked,
             self.reserved,
-            (flags, self.adopted),
+            (flags, self.adopted, &self.poll),
         )
     }
 
@@ -525,7 +592,83 @@ impl<A: Algorithm> Monitored<A> {
     fn follow(&mut self, cx: &mut Cx<'_, Self>, from: Port, seq: u64) {
         self.adopted = Some(self.neighbor(from));
         self.seq = seq;
+        self.heard_leader(cx);
         self.sync(cx);
+    }
+
+    /// A heartbeat of the leader this process follows arrived: it vouches that it hears the leader for the quiet
+    /// time, and a pre-vote about the leader is over (it watches the leader again).
+    fn heard_leader(&mut self, cx: &mut Cx<'_, Self>) {
+        self.fresh = true;
+        cx.set_timer(MonitorTimer::Quiet, Span::exactly(self.setup.quiet));
+        if self.poll.take().is_some() {
+            cx.cancel_timer(MonitorTimer::Poll);
+            self.watching = true;
+            cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout + self.stagger()));
+        }
+    }
+
+    /// This follower suspects its leader `suspect`: it asks every other process whether it still hears it (try
+    /// `tries` of the pre-vote), and waits a round trip for the answers.
+    fn ask_about(&mut self, cx: &mut Cx<'_, Self>, suspect: NodeId, tries: u8) {
+        self.poll = Some(Poll { suspect, tries, yes: BTreeSet::new(), no: BTreeSet::new() });
+        for k in 0..self.setup.neighbors.len() {
+            cx.send(self.setup.neighbors[k].port, MonitorMsg::PreVote { epoch: self.epoch, leader: suspect });
+        }
+        cx.set_timer(MonitorTimer::Poll, Span::exactly(self.setup.hop_timeout));
+    }
+
+    /// A pre-vote of `epoch` about `leader` arrived on `from`: the answer is whether this process is that leader,
+    /// or follows it in that epoch and heard it within the quiet time. A leader also beats at once to the asker,
+    /// which may have lost its heartbeats.
+    fn on_pre_vote(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch, leader: NodeId) {
+        let me = leader == self.setup.id && self.beating;
+        let hears = epoch == self.epoch && (me || (self.fresh && self.view().leader == Some(leader)));
+        cx.send(from, MonitorMsg::PreVoteReply { epoch, hears });
+        if epoch < self.epoch || (me && epoch == self.epoch) {
+            self.answer_stale(cx, from);
+        }
+    }
+
+    /// An answer to this process's pre-vote of `epoch` arrived on `from`. Once a majority of the processes (the
+    /// leader's own answer counts) hear the leader, this one keeps following it, and asks again if it hears nothing
+    /// for one more heartbeat period; once too few are left who could, it opens a new epoch.
+    fn on_pre_vote_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch, hears: bool) {
+        let Some(poll) = self.poll.as_mut().filter(|_| epoch == self.epoch) else { return };
+        if hears {
+            poll.no.remove(&from);
+            poll.yes.insert(from);
+        } else {
+            poll.yes.remove(&from);
+            poll.no.insert(from);
+        }
+        let voters = self.setup.neighbors.len();
+        let majority = (voters + 1) / 2 + 1;
+        // A process that heard the leader within the quiet time vouches that it is alive, and a live leader hears
+        // itself: it counts among those who hear it even if its own answer cannot reach this follower.
+        let suspect = self.setup.neighbors.iter().find(|n| n.id == poll.suspect).map(|n| n.port);
+        let vouched = !poll.yes.is_empty() && suspect.is_some_and(|s| !poll.yes.contains(&s));
+        if poll.yes.len() + usize::from(vouched) >= majority {
+            self.poll = None;
+            cx.cancel_timer(MonitorTimer::Poll);
+            self.watching = true;
+            cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.heartbeat));
+        } else if voters - poll.no.len() < majority {
+            let suspect = poll.suspect;
+            self.poll = None;
+            cx.cancel_timer(MonitorTimer::Poll);
+            self.depose(cx, Some(suspect));
+        }
+    }
+
+    /// This follower no longer hears its leader `suspect` (and, after a pre-vote, neither does a majority): it
+    /// opens a new epoch naming the leader as failed, and tells everybody at once, so that they join it rather
+    /// than suspect on their own.
+    fn depose(&mut self, cx: &mut Cx<'_, Self>, suspect: Option<NodeId>) {
+        let Some(epoch) = self.epoch.next(self.setup.id) else { return };
+        self.reserve(cx, epoch);
+        self.announce(cx, &MonitorMsg::Join { epoch, down: suspect });
+        self.start_epoch(cx, epoch, suspect);
     }
 
     fn neighbor(&self, port: Port) -> NodeId {
@@ -705,6 +848,9 @@ impl<A: Algorithm> Monitored<A> {
         }
         if self.leads() {
             if !self.beating {
+                if self.poll.take().is_some() {
+                    cx.cancel_timer(MonitorTimer::Poll);
+                }
                 self.beating = true;
                 self.watching = false;
                 cx.cancel_timer(MonitorTimer::Watch);
@@ -777,10 +923,22 @@ impl<A: Algorithm> Monitored<A> {
     /// Carries this process's leadership (or its following of a leader) into `epoch` without an election: the
     /// algorithm's instance stays, only the epoch its messages carry changes.
     fn renumber(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>) {
+        self.forget_leader(cx);
         self.reserve(cx, epoch);
         self.catching_up = false;
         self.epoch = epoch;
         self.down = down;
+    }
+
+    /// A new epoch: whatever this process vouched for, and asked about, was of the old one.
+    fn forget_leader(&mut self, cx: &mut Cx<'_, Self>) {
+        if self.fresh {
+            self.fresh = false;
+            cx.cancel_timer(MonitorTimer::Quiet);
+        }
+        if self.poll.take().is_some() {
+            cx.cancel_timer(MonitorTimer::Poll);
+        }
     }
 
     /// Makes sure `epoch`'s round is within the durable reservation, before anything of `epoch` is sent: if it is
@@ -845,6 +1003,9 @@ impl<A: Algorithm> Monitored<A> {
             return self.follow(cx, from, seq);
         }
         self.seq = seq;
+        if self.view().leader == Some(self.neighbor(from)) {
+            self.heard_leader(cx);
+        }
         if self.watching {
             cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout + self.stagger()));
         }
@@ -869,6 +1030,7 @@ impl<A: Algorithm> Monitored<A> {
                 // The leader it follows carried its leadership into a newer epoch: it follows it there.
                 self.renumber(cx, epoch, down);
                 self.seq = 1;
+                self.heard_leader(cx);
                 if self.watching {
                     cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.timeout + self.stagger()));
                 }
@@ -911,6 +1073,7 @@ impl<A: Algorithm> Monitored<A> {
         let heard = if self.watching { self.view().leader } else { None };
         let suspected = down.filter(|&d| d != self.setup.id && Some(d) != heard);
         self.reserve(cx, epoch);
+        self.forget_leader(cx);
         self.adopted = None;
         if let Some(d) = down.filter(|&d| d != self.setup.id) {
             self.dead.insert(d);
@@ -1022,6 +1185,8 @@ impl<A: Algorithm> Process for Monitored<A> {
                 self.run(cx, |p, cx| p.on_message(cx, from, msg));
             }
             MonitorMsg::HopAck { epoch } => self.on_hop_ack(cx, from, epoch),
+            MonitorMsg::PreVote { epoch, leader } => self.on_pre_vote(cx, from, epoch, leader),
+            MonitorMsg::PreVoteReply { epoch, hears } => self.on_pre_vote_reply(cx, from, epoch, hears),
         }
     }
 
@@ -1034,12 +1199,23 @@ impl<A: Algorithm> Process for Monitored<A> {
             MonitorTimer::Beat if self.beating => self.beat(cx),
             MonitorTimer::Watch if self.watching => {
                 self.watching = false;
-                let suspect = self.view().leader;
-                let Some(epoch) = self.epoch.next(self.setup.id) else { return };
-                // Everybody hears of the new epoch at once, and joins it rather than suspecting on its own.
-                self.reserve(cx, epoch);
-                self.announce(cx, &MonitorMsg::Join { epoch, down: suspect });
-                self.start_epoch(cx, epoch, suspect);
+                match self.view().leader {
+                    Some(suspect) if self.setup.pre_vote && suspect != self.setup.id && self.poll.is_none() => {
+                        self.ask_about(cx, suspect, 1);
+                    }
+                    suspect => self.depose(cx, suspect),
+                }
+            }
+            MonitorTimer::Quiet => self.fresh = false,
+            MonitorTimer::Poll => {
+                if let Some(poll) = self.poll.take() {
+                    if poll.tries < PRE_VOTE_TRIES {
+                        self.ask_about(cx, poll.suspect, poll.tries + 1);
+                    } else {
+                        // Too few answers, a round trip apart, PRE_VOTE_TRIES times: nobody vouches for the leader.
+                        self.depose(cx, Some(poll.suspect));
+                    }
+                }
             }
             MonitorTimer::Stall if self.waiting => {
                 self.waiting = false;
@@ -1150,6 +1326,8 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             hops: alone || logical,
             hop_timeout: t * 2 + Duration::TICK,
             deaf_leaders: self.config.deaf_leaders,
+            pre_vote: setup.shape == Shape::Complete && setup.neighbors.len() >= 2,
+            quiet: t * (self.config.heartbeat + 1) + Duration::from_ticks(t.ticks() / 2),
         };
         Monitored {
             inner: self.inner.build(&owned.setup()),
@@ -1169,6 +1347,8 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             catching_up: false,
             adopted: None,
             instance: Epoch::ZERO,
+            fresh: false,
+            poll: None,
             effects: Vec::new(),
         }
     }
@@ -1320,13 +1500,36 @@ mod tests {
         let heartbeat = MonitorMsg::Heartbeat { epoch: Epoch::of(reserved, C), seq: 1, down: None };
         assert!(persisted(&step(&mut a, Event::Message { from, msg: heartbeat })).is_empty());
         assert_eq!(a.status().leader, Some(C));
-        // C falls silent: A starts the next round, beyond its reservation, and tells everybody.
-        let suspected = step(&mut a, Event::Timer(MonitorTimer::Watch));
+        // C falls silent, and B does not hear it either: A starts the next round, beyond its reservation, and tells
+        // everybody.
+        let suspected = suspect(&mut a, C, B);
         assert_eq!(a.epoch(), Epoch::of(reserved + 1, A));
         assert_eq!(persisted(&suspected), [Epoch::of(reserved + 1 + RESERVED_ROUNDS, A)]);
         let first_send = suspected.iter().find(|e| matches!(e, Effect::Send { .. }));
         assert!(matches!(first_send, Some(Effect::Send { msg: MonitorMsg::Join { .. }, .. })), "{suspected:?}");
         assert!(written_before_sent(&suspected), "{suspected:?}");
+    }
+
+    /// `p`'s watch on its leader `leader` runs out: it asks the others whether they hear it, and nothing else.
+    /// Then `other` answers that it does not: the returned step.
+    fn suspect(p: &mut Node, leader: NodeId, other: NodeId) -> Effects {
+        let asked = step(p, Event::Timer(MonitorTimer::Watch));
+        let epoch = p.epoch();
+        let questions: Vec<NodeId> = asked
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Send { to, msg: MonitorMsg::PreVote { epoch: e, leader: l } }
+                    if *e == epoch && *l == leader =>
+                {
+                    Some(p.neighbor(*to))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(questions.len(), 2, "a question to each other process: {asked:?}");
+        assert!(persisted(&asked).is_empty() && p.status().leader == Some(leader), "{asked:?}");
+        let from = p.setup.neighbors.iter().find(|n| n.id == other).unwrap().port;
+        step(p, Event::Message { from, msg: MonitorMsg::PreVoteReply { epoch, hears: false } })
     }
 
     /// B, having followed C, stops hearing it (its watch runs out) or hears that A did.
@@ -1351,9 +1554,60 @@ mod tests {
     }
 
     #[test]
+    fn a_follower_deaf_to_a_leader_the_others_hear_keeps_following_it() {
+        let mut b = follower_of_c();
+        let epoch = b.epoch();
+        step(&mut b, Event::Timer(MonitorTimer::Watch));
+        // A heard C lately: with C, a majority hears it. B keeps following C in its epoch, and looks again one
+        // heartbeat period later.
+        let a = b.setup.neighbors.iter().find(|n| n.id == A).unwrap().port;
+        let kept = step(&mut b, Event::Message { from: a, msg: MonitorMsg::PreVoteReply { epoch, hears: true } });
+        assert_eq!((b.epoch(), b.status().leader), (epoch, Some(C)), "{kept:?}");
+        assert!(kept.iter().all(|e| !matches!(e, Effect::Send { .. })), "{kept:?}");
+        let watch = Span::exactly(b.setup.heartbeat);
+        assert!(kept.contains(&Effect::SetTimer { timer: MonitorTimer::Watch, after: watch }), "{kept:?}");
+        // It still hears nothing: it asks again; this time A does not hear C either, and B opens a new epoch.
+        let suspected = suspect(&mut b, C, A);
+        assert_eq!((b.epoch(), b.status().leader), (Epoch::of(2, B), Some(B)), "{suspected:?}");
+    }
+
+    #[test]
+    fn a_follower_asks_again_while_answers_are_missing_then_moves_on() {
+        let mut b = follower_of_c();
+        step(&mut b, Event::Timer(MonitorTimer::Watch));
+        for _ in 1..PRE_VOTE_TRIES {
+            let again = step(&mut b, Event::Timer(MonitorTimer::Poll));
+            let asked = again.iter().filter(|e| matches!(e, Effect::Send { msg: MonitorMsg::PreVote { .. }, .. }));
+            assert_eq!((asked.count(), b.status().leader), (2, Some(C)), "{again:?}");
+        }
+        step(&mut b, Event::Timer(MonitorTimer::Poll));
+        assert_eq!((b.epoch(), b.status().leader), (Epoch::of(2, B), Some(B)));
+    }
+
+    #[test]
+    fn only_the_leader_and_followers_that_heard_it_lately_vouch_for_it() {
+        let mut b = follower_of_c();
+        let epoch = b.epoch();
+        let a = b.setup.neighbors.iter().find(|n| n.id == A).unwrap().port;
+        let ask = |b: &mut Node| {
+            let asked = MonitorMsg::PreVote { epoch, leader: C };
+            step(b, Event::Message { from: a, msg: asked })
+                .into_iter()
+                .find_map(|e| match e {
+                    Effect::Send { msg: MonitorMsg::PreVoteReply { hears, .. }, .. } => Some(hears),
+                    _ => None,
+                })
+                .unwrap()
+        };
+        assert!(ask(&mut b), "B heard C's heartbeat");
+        step(&mut b, Event::Timer(MonitorTimer::Quiet));
+        assert!(!ask(&mut b), "B heard nothing for the quiet time");
+    }
+
+    #[test]
     fn the_strongest_survivor_claims_at_once_without_waiting_for_the_leader_it_suspects() {
         let mut b = follower_of_c();
-        let suspected = step(&mut b, Event::Timer(MonitorTimer::Watch));
+        let suspected = suspect(&mut b, C, A);
         assert_eq!(b.epoch(), Epoch::of(2, B));
         assert!(claims(&suspected), "B claims in the step that suspects C: {suspected:?}");
         assert_eq!(b.status().leader, Some(B));

@@ -32,8 +32,9 @@ use crate::auth::{ClusterKey, TAG_LEN};
 /// The protocol version this runtime speaks. Bump it on any change to [`Envelope`], to the tag, or to a message an
 /// algorithm puts on the wire. Version 2 added the tag of keyed clusters; version 3 moved the member's header
 /// (incarnation, `seen`, `lead`) into the member's packet; version 4 added the member's question, `ask`; version 5
-/// the leader monitor's `down` to its heartbeats.
-pub const PROTOCOL_VERSION: u16 = 5;
+/// the leader monitor's `down` to its heartbeats; version 6 the leader monitor's pre-vote (`pre-vote`,
+/// `pre-vote-reply`).
+pub const PROTOCOL_VERSION: u16 = 6;
 
 /// The largest datagram the runtime sends or reads.
 pub const MAX_PACKET: usize = 64 * 1024;
