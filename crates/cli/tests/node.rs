@@ -48,7 +48,10 @@ fn bad_key_files_and_http_addresses_exit_2_naming_the_problem() {
     let path = |p: &std::path::Path| p.to_str().unwrap().to_owned();
     let cases: [(Vec<String>, String); 5] = [
         (vec!["--key-file".into(), path(&missing)], format!("cannot read the key file {}", path(&missing))),
-        (vec!["--key-file".into(), path(dir.path())], "cannot read the key file".into()),
+        (
+            vec!["--key-file".into(), path(dir.path())],
+            format!("the key file {} is not a regular file", path(dir.path())),
+        ),
         (vec!["--key-file".into(), path(&empty)], format!("the key file {} is empty", path(&empty))),
         (vec!["--http".into(), "localhost:80".into()], "invalid value 'localhost:80' for '--http <ADDR>'".into()),
         (

@@ -79,7 +79,7 @@ fn pictures_of_a_violated_run_are_still_drawn() {
 fn bad_picture_requests_exit_with_status_2() {
     let o = elect(&["sim", "-a", "lelann", "-n", "4", "--svg", "/nonexistent-dir/x.svg"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).starts_with("error: cannot write /nonexistent-dir/x.svg"), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("error: cannot create the picture /nonexistent-dir/x.svg"), "{}", stderr(&o));
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("big.html");
     let o = elect(&["sim", "-a", "chang-roberts", "-n", "1001", "--html", html.to_str().unwrap()]);
