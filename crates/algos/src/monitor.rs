@@ -643,7 +643,9 @@ impl<A: Algorithm> Monitored<A> {
             poll.no.insert(from);
         }
         let voters = self.setup.neighbors.len();
-        let majority = (voters + 1) / 2 + 1;
+        // A majority of the processes: the `voters` others and this one.
+        let processes = voters + 1;
+        let majority = processes / 2 + 1;
         // A process that heard the leader within the quiet time vouches that it is alive, and a live leader hears
         // itself: it counts among those who hear it even if its own answer cannot reach this follower.
         let suspect = self.setup.neighbors.iter().find(|n| n.id == poll.suspect).map(|n| n.port);

@@ -464,10 +464,7 @@ impl<'a> Building<'a> {
             self.cfg.prefer = r.parse(v, |s| match s.as_str() {
                 "highest" => Ok(Prefer::Highest),
                 "lowest" => Ok(Prefer::Lowest),
-                other => Err(format!(
-                    "prefer is '{other}', neither highest nor lowest",
-                    other = crate::shorten(other)
-                )),
+                other => Err(format!("prefer is '{other}', neither highest nor lowest", other = crate::shorten(other))),
             })?;
         }
         if let Some(v) = &raw.attr {
@@ -494,10 +491,7 @@ impl<'a> Building<'a> {
             self.cfg.fifo = r.parse(v, |s| match s.as_str() {
                 "fifo" => Ok(true),
                 "unordered" => Ok(false),
-                other => Err(format!(
-                    "links is '{other}', neither fifo nor unordered",
-                    other = crate::shorten(other)
-                )),
+                other => Err(format!("links is '{other}', neither fifo nor unordered", other = crate::shorten(other))),
             })?;
         }
         if let Some(v) = &raw.synchronizer {
