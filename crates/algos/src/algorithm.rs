@@ -232,6 +232,17 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
         false
     }
 
+    /// The configuration to run inside the leader monitor, which watches the leader itself (heartbeats, and a
+    /// pre-vote before it deposes a leader that a majority still hears). An algorithm with a failure detector of
+    /// its own for a leader it follows turns that detector off here, so that one member's bad link cannot depose
+    /// the leader behind the monitor's back. The others run unchanged.
+    fn monitored(self) -> Self
+    where
+        Self: Sized,
+    {
+        self
+    }
+
     /// Whom it elects.
     fn winner(&self) -> Winner {
         Winner::StrongestLive

@@ -75,6 +75,9 @@
 //! (halted with no new coordinator, or no coordinator at all) it runs Election. The coordinator's `are-you-normal`
 //! calls count as hearing from it, so with `timeout > check + 1` members of a live coordinator never time out.
 //! `are-you-there` is a null RPC: the probed process does not start an election; its own Timeout or Check does.
+//! Inside the leader monitor (every deployed member, and `--monitor`) a NORMAL member's Timeout is off: the
+//! monitor watches the coordinator's heartbeats and deposes it only when a majority no longer hears it, where one
+//! lost `are-you-there` or one member's bad link would otherwise start an Election that halts everybody.
 //! Check and Timeout never stop, so a run never falls quiet: stop it with `--until`, at least the settling time `τ`
 //! below after the last fault for its "at end" properties to be judged.
 //!
@@ -234,11 +237,14 @@ pub struct GarciaMolina {
     pub retries: u32,
     /// Whether a coordinator's Check appoints a weaker process that is not NORMAL alone (rather than electing).
     pub rejoin: bool,
+    /// Whether the leader monitor watches the coordinator ([`Algorithm::monitored`]): then a NORMAL member's
+    /// Timeout does not call `are-you-there` and elect on its own; the monitor's pre-vote decides.
+    pub monitored: bool,
 }
 
 impl Default for GarciaMolina {
     fn default() -> Self {
-        Self { ready: true, check: 10, timeout: 20, retries: 2, rejoin: true }
+        Self { ready: true, check: 10, timeout: 20, retries: 2, rejoin: true, monitored: false }
     }
 }
 
@@ -470,6 +476,8 @@ pub struct GarciaMolinaProcess {
     resent: u32,
     /// `rejoin=appoint`.
     rejoin: bool,
+    /// Run inside the leader monitor, which watches the coordinator of a NORMAL member.
+    monitored: bool,
     /// `S(i).s`.
     mode: Mode,
     /// `S(i).c`, and the epoch it was appointed in.
@@ -687,6 +695,8 @@ impl GarciaMolinaProcess {
     fn suspect(&mut self, cx: &mut Cx<'_, Self>) {
         match (self.mode, self.coordinator) {
             (Mode::Normal | Mode::Reorganization, Some((c, _))) if c == self.me => {} // Coordinating.
+            // The leader monitor watches this coordinator, and deposes it only if a majority no longer hears it.
+            (Mode::Normal, Some(_)) if self.monitored => {}
             (Mode::Normal | Mode::Reorganization, Some((c, _))) => match self.port_of(c) {
                 Some(port) => {
                     self.begin(cx, Doing::Pinging);
@@ -935,6 +945,8 @@ impl Process for GarciaMolinaProcess {
                     self.check_all(cx);
                 }
             }
+            // Inside the leader monitor a NORMAL member leaves its coordinator to the monitor's watch.
+            Timer::Timeout if self.monitored && self.mode == Mode::Normal && self.coordinator.is_some() => {}
             Timer::Timeout if !self.leads() => {
                 self.watch(cx);
                 if self.doing == Doing::Idle {
@@ -992,7 +1004,7 @@ impl Algorithm for GarciaMolina {
         let Rejoin(rejoin) = params.value(&REJOIN)?;
         // A period is at least one T, and at most `params::MAX_MULTIPLE` of them.
         let (check, timeout) = (params.multiple(&CHECK, 1)?, params.multiple(&TIMEOUT, 1)?);
-        let config = Self { ready, check, timeout, retries, rejoin };
+        let config = Self { ready, check, timeout, retries, rejoin, monitored: false };
         if retries > 8 {
             let reason = "at most 8 (each one adds 2T + ε to an election with a crashed member)".to_owned();
             return Err(ParamError::Invalid { key: RETRIES.name, value: retries.to_string(), reason });
@@ -1019,6 +1031,7 @@ impl Algorithm for GarciaMolina {
             retries: self.retries,
             resent: 0,
             rejoin: self.rejoin,
+            monitored: self.monitored,
             mode: Mode::Election,
             coordinator: None,
             halted_by: None,
@@ -1030,6 +1043,10 @@ impl Algorithm for GarciaMolina {
             halts: None,
             late: PortSet::new(ports),
         }
+    }
+
+    fn monitored(self) -> Self {
+        Self { monitored: true, ..self }
     }
 
     fn checks(&self) -> Vec<Check> {

@@ -1280,7 +1280,7 @@ impl<D: Driver> Driver for Bare<D> {
 impl<A: Algorithm> LeaderMonitor<A> {
     /// `inner`, re-elected when its leader fails, with `config`'s timing.
     pub fn new(inner: A, config: MonitorConfig) -> Self {
-        Self { inner, config }
+        Self { inner: inner.monitored(), config }
     }
 }
 
