@@ -384,7 +384,7 @@ fn outcome(judgements: Option<&[Judgement]>, report: &Report) -> Outcome {
     }
     if !report.ok() {
         for v in &report.properties.violations {
-            eprintln!("violation: {} ({}) at t={}: {}", v.property, v.source, v.time, v.detail);
+            eprintln!("violation: {} ({}) at t={}: {}", v.property, v.cite, v.time, v.detail);
         }
         eprintln!("seed {}; reproduce with: {}", report.seed, report.reproduce);
         return Outcome::Violated;

@@ -104,7 +104,7 @@ fn a_violation_exits_1_with_the_seed_and_a_command_that_reproduces_it() {
     let o = elect(&args);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("violation: safety (S001)"), "{err}");
+    assert!(err.contains("violation: safety (docs/reference/properties.md#safety)"), "{err}");
     assert!(err.contains("violation: uniqueness"), "{err}");
     let reproduce = err.lines().find_map(|l| l.split_once("reproduce with: ")).map(|(_, cmd)| cmd.to_owned()).unwrap();
     assert!(err.contains("seed 3;"), "{err}");

@@ -78,8 +78,9 @@ pub enum Verdict {
 pub struct ViolationReport {
     /// The property's name.
     pub property: Property,
-    /// The seed it comes from.
-    pub source: &'static str,
+    /// The book section that defines it (`Property::source`, a heading of `docs/reference/properties.md`): its own
+    /// field in JSON, `cite`.
+    pub cite: &'static str,
     /// When it was seen.
     pub time: Time,
     /// A process whose state breaks it.
@@ -90,7 +91,7 @@ pub struct ViolationReport {
 
 impl ViolationReport {
     pub(crate) fn new(time: u64, v: Violation) -> Self {
-        Self { property: v.property, source: v.property.source(), time: Time(time), node: v.node, detail: v.detail }
+        Self { property: v.property, cite: v.property.source(), time: Time(time), node: v.node, detail: v.detail }
     }
 }
 

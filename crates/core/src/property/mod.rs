@@ -1,4 +1,5 @@
-//! The election properties of the seeds, as predicates over a read-only [`World`].
+//! The election properties of the sources (S000–S004, see `docs/reference/bibliography.md`), as predicates over a
+//! read-only [`World`]; `docs/reference/properties.md` defines each one.
 //!
 //! Each property is written once. [`Monitor`] evaluates the ones an algorithm promises: "always" properties after
 //! every change of a process's status (incrementally, so checking after every event stays O(1) per event even on a
@@ -17,7 +18,7 @@ use crate::{NodeId, Rank, Status};
 pub use groups::{MAX_CLIQUE_NODES, MAX_COVER_NODES, maximal_cliques, min_clique_cover};
 pub use monitor::Monitor;
 
-/// A property from the seeds (ALGORITHMS.md §1).
+/// An election property, defined in the book's properties chapter (`docs/reference/properties.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Property {
@@ -100,15 +101,23 @@ impl Property {
         }
     }
 
-    /// The seed the property comes from.
+    /// The book section that defines the property and names its source, as a path from the repository's root
+    /// with the heading's anchor: `docs/reference/properties.md#uniqueness`. Every property has a heading there
+    /// whose anchor is its [name](Self::name) (a test in the `elect` crate checks that each one resolves).
     pub fn source(self) -> &'static str {
         match self {
-            Self::Safety | Self::Liveness => "S001",
-            Self::Validity | Self::Agreement | Self::LiveLeader => "S003",
-            Self::Uniqueness => "ALGORITHMS.md §1.1",
-            Self::A1 | Self::A2 | Self::A3 | Self::A4 => "S004",
-            Self::A4Prime => "S004, Stoller",
-            Self::ComponentLeader => "S000, Vasudevan-Kurose-Towsley",
+            Self::Safety => "docs/reference/properties.md#safety",
+            Self::Liveness => "docs/reference/properties.md#liveness",
+            Self::Validity => "docs/reference/properties.md#validity",
+            Self::Agreement => "docs/reference/properties.md#agreement",
+            Self::LiveLeader => "docs/reference/properties.md#live-leader",
+            Self::Uniqueness => "docs/reference/properties.md#uniqueness",
+            Self::A1 => "docs/reference/properties.md#a1",
+            Self::A2 => "docs/reference/properties.md#a2",
+            Self::A3 => "docs/reference/properties.md#a3",
+            Self::A4 => "docs/reference/properties.md#a4",
+            Self::A4Prime => "docs/reference/properties.md#a4-prime",
+            Self::ComponentLeader => "docs/reference/properties.md#component-leader",
         }
     }
 
@@ -318,6 +327,13 @@ pub(crate) mod fixture {
 mod tests {
     use super::fixture::{fixture, normal};
     use super::*;
+
+    #[test]
+    fn every_citation_ends_with_the_anchor_of_the_property_s_name() {
+        for &p in Property::all() {
+            assert_eq!(p.source(), format!("docs/reference/properties.md#{}", p.name()), "{p}");
+        }
+    }
 
     #[test]
     fn the_earliest_initiator_is_the_live_initiator_with_the_smallest_id_whatever_the_ranks() {
