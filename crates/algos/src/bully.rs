@@ -1,47 +1,4 @@
-//! # The Bully algorithm, textbook form (S001, S003; S000's variant as a parameter)
-//!
-//! **Model.** A complete graph: every process knows every id and can message every process, but not which are
-//! alive. The system is synchronous: one-way delay is at most `T`, processing takes no time, so a timeout is a
-//! perfect failure detector. Processes crash and recover; channels are reliable.
-//!
-//! **Messages.** `election` goes to every stronger process; `ok` answers it ("I am alive and take over";
-//! S001 calls it *disagree*, S003 *reply*); `coordinator{leader}` goes to every weaker process.
-//!
-//! **Rules (S001/S003).** To start an election a process sends `election` to every stronger process and waits
-//! `2T + ε`: with no `ok` it becomes coordinator and bullies every weaker process with `coordinator`; with an `ok`
-//! it waits `4T + ε` for a `coordinator` and starts over if none comes (the stronger candidate died). A process
-//! that receives `election` answers `ok` and starts its own election. A process that learns of a weaker
-//! coordinator starts an election and bullies it.
-//!
-//! **Epochs.** Each message carries an election epoch (a round and the id of the process that opened it, see
-//! [`elect_core::epoch`]). An `initiate` command (start-up, a detected failure, recovery) or a missing
-//! `coordinator` opens a new round; within a round each process sends `election` at most once (ALGORITHMS.md
-//! §2.1.5), and messages of older rounds are stale. This keeps late `election` messages of a finished run from
-//! restarting it, lets a fresh election reach processes that took part in an older one, and makes sure two
-//! coordinators never share an epoch, even when a recovering process missed rounds.
-//!
-//! **Recovery.** The epoch is on stable storage: a process persists it when it starts and whenever it changes,
-//! and restores it when it recovers; the driver then tells it to initiate (S000: "if a process that was
-//! previously down comes back up, it holds an election"), in a newer epoch, so epochs never go backwards.
-//!
-//! **Variants.** `variant=s000`: the strongest id does not answer `ok`; it answers by announcing itself
-//! coordinator at once (S000). `known-dead=ID,...`: ids this process knows to be down (S001's "knows its id is
-//! the highest"): it sends them nothing, and skips the election when every stronger id is known dead. The
-//! processes its environment builds it suspecting ([`Setup::suspected`]: the leader monitor names the leader whose
-//! silence opened the epoch) still get `election`, but their `ok` is not waited for: the strongest survivor of a
-//! leader crash claims at once.
-//!
-//! **Guarantees.** When no process fails during the election, every live process ends with the strongest live process
-//! as coordinator (A2). At most one process declares itself coordinator per epoch (P-Unique) as long as the failure
-//! detector is accurate, i.e. delays stay within the `T` the timeouts assume; `--delay-bound` below the real delays
-//! shows two processes leading at once (S001: an inaccurate detector breaks safety). A1 does *not* hold: while
-//! `coordinator` messages are in flight, processes that never heard the election still follow the old coordinator;
-//! Garcia-Molina's HALT step closes that gap.
-//!
-//! **Cost.** One election started by `s` among the live set `A` (ids `0..N−1`): `Σ_{k∈A, k≥s} (N−1−k)`
-//! elections, `Σ_{k∈A, k≥s} |{j ∈ A : j > k}|` oks and `max(A)` coordinators. The strongest crashed and the
-//! weakest detecting it: `N² − N − 1` messages in time `4T + ε`; everybody alive: `N² − 1` (`N(N−1)` with S000's
-//! variant) in `2T`; best cases `N − 1` (`3T + ε`) and `N − 2` (`T`).
+#![doc = include_str!("../../../docs/reference/algorithms/bully.md")]
 
 use std::collections::BTreeSet;
 use std::str::FromStr;

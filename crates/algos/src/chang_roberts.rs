@@ -1,31 +1,4 @@
-//! # Chang–Roberts (S003; Lynch's LCR when every process initiates)
-//!
-//! **Model.** A unidirectional ring: every process sends only to its clockwise neighbour. Ids are unique and
-//! compared through the run's ranking; `n` is unknown; channels are asynchronous and reliable (FIFO is not
-//! needed); no process fails during a run.
-//!
-//! **Messages.** `token{id}` travels clockwise carrying a candidate; `elected{leader}` announces the winner once
-//! around the ring.
-//!
-//! **Rules (S003).** An initiator sends its own token. An initiator receiving a token swallows it if the token's
-//! id is weaker than its own, forwards it (and stops competing) if stronger, and wins when its own token comes
-//! back. A process that did not initiate only relays. So the winner is the strongest *initiator*; with every
-//! process initiating this is Lynch's LCR and the strongest process wins.
-//!
-//! The leader variable `L(i)` is set by the announcement (`on elected{x}: leader := x`, also at the winner when
-//! its announcement comes home), so under unit delays every process, the winner included, knows at `2n`.
-//!
-//! **Guarantees.** At most one process declares itself leader (P-Unique); nobody ever elects anything but the
-//! strongest initiator (S001 safety, checked after every event); every process learns the leader (liveness).
-//!
-//! **Cost.** With every process initiating, `n + Σ_{p ≠ max} dist(p)` tokens, where `dist(p)` is the number of
-//! hops from `p`, clockwise, to the first stronger id: `2n − 1` on an ascending ring, `n(n+1)/2` on a descending
-//! one, `n·H_n` on average over all arrangements. The announcement adds `n`. Under unit delays the leader knows at
-//! time `n` and everybody at `2n`.
-//!
-//! **Deliberate bug.** `--param bug=forward-smaller` makes initiators forward weaker tokens instead of swallowing
-//! them, so every initiator's token comes home and several processes declare themselves leader: a way to watch the
-//! property checker catch a broken algorithm.
+#![doc = include_str!("../../../docs/reference/algorithms/chang-roberts.md")]
 
 use std::str::FromStr;
 

@@ -1,31 +1,4 @@
-//! # FloodMax and OptFloodMax (Lynch ch. 4; the synchronous algorithm S003's synchronizers run)
-//!
-//! **Model.** Synchronous rounds (see [`crate::rounds`]: rounds of length `T`, the delay bound) on any connected
-//! network; every process knows only its links, and an upper bound `D' ≥ D` on the diameter: the diameter `D`
-//! itself, which drivers pass in [`Setup::diameter`] (the simulator measures it), or `--param diameter=D'`. Ids
-//! are unique and compared through the run's ranking. Every process starts in round 1 (every process initiates,
-//! at the same instant); no process fails. A process woken by a message instead joins in that message's round,
-//! which can be too late for the id only it holds to reach everybody in `D'` rounds: with some initiators only,
-//! or in the leader monitor's re-elections (one process starts each epoch, and `D` may grow when processes
-//! crash), processes may decide on different leaders, and the property checker says so.
-//!
-//! **Messages.** `max{uid}`: the strongest id its sender has seen.
-//!
-//! **Rules.** A process keeps `max`, the strongest id it has seen (initially its own). In each round
-//! `1..=D'` it sends `max{max}` on every link, and raises `max` to the strongest id it receives. Round `D' + 1`
-//! receives round `D'`'s messages, sends nothing and ends the run: the process is the leader iff `max` is its own
-//! id, and every process knows the leader: `max`. OptFloodMax sends only in rounds after `max` changed (round 1 counts as a change), and never
-//! back over the link the new maximum came from (the lowest port, when several delivered it in the same round):
-//! that neighbour knows it already.
-//!
-//! **Guarantees.** After `D'` rounds every process has heard, through a path of at most `D ≤ D'` links, of the
-//! strongest id: exactly the strongest process declares itself (P-Unique), everybody agrees on it, and nobody
-//! believes in any other leader at any time. With `D' < D` (a wrong bound) processes far from the strongest one
-//! elect somebody else, and the property checker says so.
-//!
-//! **Cost.** FloodMax: exactly `D'·2m` messages (`2m` per round: one on each link in each direction) and `D'`
-//! rounds, so under unit delays everybody knows the leader at `D'·T`. OptFloodMax: `D'` rounds and between `2m`
-//! (round 1) and `D'·2m` messages.
+#![doc = include_str!("../../../docs/reference/algorithms/floodmax.md")]
 
 use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};

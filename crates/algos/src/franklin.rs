@@ -1,27 +1,4 @@
-//! # Franklin (S003; Franklin 1982)
-//!
-//! **Model.** A bidirectional ring with FIFO links; `n` unknown; every process takes part (one that did not
-//! initiate wakes up on its first message).
-//!
-//! **Messages.** `probe{id, round}`; `leader{id}` announces the winner once around the ring.
-//!
-//! **Rules.** An active process in round `r` sends its id both ways and waits for one round-`r` probe from each
-//! side. If one of them carries its own id, it is the only active process left: the leader. If its id beats both,
-//! it goes to round `r + 1`; otherwise it becomes a relay, which forwards every probe in its direction of travel.
-//!
-//! **The buffered-probe trap.** One neighbour may already be in round `r + 1` while the other is still in round
-//! `r`, so a round-`r + 1` probe can arrive before the process has decided round `r`. It is buffered, and a
-//! process that then becomes a relay forwards it; forgetting it leaves rings such as ids `[1, 3, 2, 4]` without a
-//! leader. FIFO links guarantee that no probe older than the current round, or newer than the next, arrives.
-//!
-//! **Guarantees.** Exactly the strongest process declares itself; safety holds after every event; every process
-//! learns the leader.
-//!
-//! **Cost.** While two or more processes are active every round costs exactly `2n` probes and at most half of
-//! them survive (survivors are local maxima of the active cycle); the final round costs `2n`. So `2n·R + 2n` probes
-//! where `R` counts the rounds with two or more active processes: at most `2n⌊lg n⌋ + 2n`, at least `4n` (one
-//! survivor after round 0, e.g. an ascending ring). The announcement adds `n` (Franklin's `2n⌊lg n⌋ + 3n`).
-//! Under unit delays the leader declares itself by `n(⌊lg n⌋ + 1)`.
+#![doc = include_str!("../../../docs/reference/algorithms/franklin.md")]
 
 use elect_core::{
     Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, When,

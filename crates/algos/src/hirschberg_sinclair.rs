@@ -1,28 +1,4 @@
-//! # Hirschberg–Sinclair (S000; Lynch's HS)
-//!
-//! **Model.** A bidirectional ring: each process tells its two ports apart (no global orientation is needed);
-//! `n` and the other ids are unknown; channels are asynchronous and reliable; every process takes part (one
-//! that did not initiate wakes up on its first message).
-//!
-//! **Messages.** `probe{id, phase, hop}` travels away from its candidate (S000's SendBoth/SendPass),
-//! `reply{id, phase}` travels back (SendEcho), `leader{id}` announces the winner once around the ring.
-//!
-//! **Rules.** In phase `k` a candidate sends a probe both ways to distance `2^k`. A process swallows a probe
-//! carrying a weaker id, relays a stronger one, and answers it with a reply when it is the probe's last hop. A
-//! candidate that gets both replies goes to phase `k + 1`. A candidate whose own probe comes back round the ring
-//! is the strongest: it declares itself on the first of its two returning probes (the second is still counted)
-//! and sends `leader` clockwise; every other process records the leader and passes it on; the winner drops it
-//! when it comes back.
-//!
-//! **Guarantees.** Exactly the strongest process declares itself; safety holds after every event; every process
-//! learns the leader.
-//!
-//! **Cost.** At most `8n(1 + ⌈lg n⌉)` probes and replies (Lynch). Exactly, per arrangement: for each process `p`
-//! and phase `k` it reaches, in each direction with `δ` hops to the first stronger id and `R = 2^k`, add `δ` if
-//! `δ ≤ R` (swallowed), `n` if `p` is the strongest and `R ≥ n` (full circle), else `2R` (out and back, one reply
-//! received); `p` reaches phase `k + 1` when it received both replies. Ascending or descending rings:
-//! `5n + 2^(⌈lg n⌉+2) − 8`. Under unit delays the leader declares itself at `n + 2^(⌈lg n⌉+1) − 2` (`n ≥ 2`).
-//! The announcement adds `n` messages.
+#![doc = include_str!("../../../docs/reference/algorithms/hirschberg-sinclair.md")]
 
 use elect_core::{
     Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, When,

@@ -1,59 +1,4 @@
-//! # van Steen's ring election (S000, which calls it "LeLann-Chang-Roberts")
-//!
-//! **Model.** A logical unidirectional ring; any process may start an election, several may run at once; channels are
-//! asynchronous and reliable (and FIFO, which the detector relies on). Every process knows the structure of the ring
-//! and a failed process is detectable (S000), so a process can skip a dead successor. On a logical ring over a complete
-//! graph with a known delay bound `T` the detector is an acknowledgement with a `2T + ε` timeout, accurate as long as
-//! delays respect `T`. On a plain ring topology (or without a delay bound) there is no detector: a crash swallows what
-//! is sent to the crashed process.
-//!
-//! **Messages.** `election{initiator, ids}` goes once around the ring and collects every id it passes;
-//! `coordinator{initiator, leader, members}` goes once around with the result and the membership list. With the
-//! detector, `ack` answers every `election` and `coordinator` over the link it came on.
-//!
-//! **Rules.** An initiator sends `election{me, [me]}`. Others append their id and forward. When its election
-//! comes back, the initiator picks the strongest id as leader and sends `coordinator`; every other process adopts
-//! the leader and the member list and forwards it; the initiator drops it when it comes back (the announcement
-//! stops at the initiator, as DESIGN.md decides). "Send" and "forward" go to the successor: the closest process
-//! in ring order not known to be dead.
-//!
-//! **Skipping dead processes.** A process keeps the messages it sent to its successor until they are
-//! acknowledged (acknowledgements come back in order, so each acknowledges the oldest outstanding), each with a
-//! deadline `2T + ε` after it was sent. When the oldest deadline passes unacknowledged the successor is dead:
-//! the process remembers it for good and sends every unacknowledged message again, in order, to the next process
-//! in ring order, which may turn out dead in turn. A message that would skip over its own (dead) initiator has
-//! gone round without it: an `election{o, L}` closes at this process, which announces
-//! `coordinator{me, max(L∖o), L∖o}` itself (that announcement stops when it comes back here), and a
-//! `coordinator{o, …}` is dropped. A process that finds every other process dead treats what it would send as
-//! having come round to it.
-//!
-//! **Guarantees.** With no process failing during the run (processes may be down from the start), every live
-//! process ends knowing the strongest live process as leader and the live members in ring order, whatever the
-//! number of concurrent elections (they all compute the same maximum), and the run falls silent. A relay that
-//! crashes during an election loses nothing: what it received it passed on at once, and what it had not
-//! acknowledged its predecessor sends on past it. An initiator that crashes during its own election is taken
-//! over by the live process before it, which announces the strongest of the others. When the membership changes
-//! during concurrent elections they can announce different leaders; a process keeps the strongest leader
-//! announced to it (ALGORITHMS.md §3.1), so a leader that crashes after an announcement named it stays the leader
-//! of those who heard it. Limits: a process that crashes while its own successor is dead and not yet detected
-//! takes its unacknowledged messages down with it, so neighbouring crashes within `2T + ε` of each other can
-//! stall an election; a skipped process stays skipped, so one that recovers is never sent anything again and
-//! does not learn the leader; delays beyond `T`, lost acknowledgements or reordering links make live processes
-//! look dead and duplicate messages.
-//!
-//! **Cost.** When nobody is down, exactly `2·L` election and coordinator messages per initiator on a ring of `L`
-//! processes (S000: "always 2N", best = worst), `2k·L` for `k` concurrent initiators. Each message sent to a dead
-//! process adds one, and a `2T + ε` wait before the message goes on; the first message a dead process's
-//! predecessor passes on hits it, and then at most one message of each election (its predecessor knows it dead
-//! before the election goes on), so `d` dead processes add between `d` and `k·d`. A process left alone sends
-//! nothing to itself: its election costs only its `d` attempts. An election and its announcement each reach every
-//! one of the `n` positions at most once, always moving forward, so the headline bound counts at most `2k·n`
-//! election and coordinator messages whoever is down (`2k·L` when nobody is), plus `2n` for each fault after time
-//! 0 (a process that recovers initiates again). The detector adds one `ack` per delivered `election` or
-//! `coordinator`: exactly `2k·L` when nobody is down; the bound leaves them out. Time: everybody knows the leader
-//! within `2n·T + d·ε` of the first initiation (`2L` hops, and a `2T + ε` timeout in place of the election's hop
-//! to each dead position; the announcement skips them at once).
-//! Messages grow to `L` ids, so the bit complexity is Θ(L²) per election.
+#![doc = include_str!("../../../docs/reference/algorithms/lelann.md")]
 
 use std::collections::VecDeque;
 
@@ -188,7 +133,7 @@ impl LeLannProcess {
     }
 
     /// Keeps the strongest leader announced: concurrent elections over a changing membership can announce
-    /// different ones (ALGORITHMS.md §3.1).
+    /// different ones (see its chapter, `docs/reference/algorithms/lelann.md`).
     fn adopt(&mut self, leader: Rank, members: &[Rank]) {
         if self.leader.is_none_or(|l| leader >= l) {
             self.leader = Some(leader);

@@ -1,26 +1,4 @@
-//! # Peterson / Dolev–Klawe–Rodeh (S003; Peterson 1982)
-//!
-//! **Model.** A unidirectional ring with FIFO links; `n` unknown; every process takes part (one that did not
-//! initiate wakes up on its first message).
-//!
-//! **Messages.** `one{alias}` opens a phase, `two{alias}` relays the alias received in `one`; `leader{id}`
-//! announces the winner once around the ring.
-//!
-//! **Rules.** Each active process carries an alias, initially its own id. In each phase it sends `one{alias}`;
-//! on `one{v}` from upstream it remembers `v` and sends `two{v}`; on `two{w}` it compares: if the upstream alias
-//! `v` beats both its own alias and `w` (the alias two active processes upstream), `v` is a local maximum and the
-//! process adopts it and starts the next phase; otherwise it becomes a relay and forwards everything. When
-//! `one{v}` carries the process's own alias, it is the last active process and its alias is the strongest id: it
-//! announces `leader{alias}` (the alias holder, generally not the strongest process itself, announces).
-//!
-//! **Guarantees.** Exactly one process declares the strongest id; safety holds after every event; every process
-//! learns the leader.
-//!
-//! **Cost.** Each phase with two or more active processes costs exactly `2n`; the final phase costs `n`; the
-//! number of active processes at least halves (survivors hold the local maxima of the alias cycle). So
-//! `2n·R + n` where `R` counts phases with two or more active processes: at most `2n⌊lg n⌋ + n`, at least `3n`.
-//! The announcement adds `n`. Under unit delays the alias holder declares by `n(⌊lg n⌋ + 1)`.
-//! Dolev, Klawe and Rodeh's basic unidirectional algorithm is the same two-message-per-phase state machine.
+#![doc = include_str!("../../../docs/reference/algorithms/peterson.md")]
 
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, StatusKey, When};
 use serde::{Deserialize, Serialize};

@@ -1,25 +1,4 @@
-//! # Ring election with a participating flag and `(attr, id)` keys (S001)
-//!
-//! **Model.** A unidirectional ring; processes are ranked by `(attr, id)` compared lexicographically (`--attr`);
-//! channels are asynchronous, reliable and FIFO; no failures during a run (S001's recipe on failure: repair the
-//! ring and start a new run). FIFO matters: on reordering links a weaker `election` can reach a process after the
-//! announcement has passed it, and since the algorithm has no run numbers that process starts a second election
-//! (the same winner is elected again, at up to twice the cost).
-//!
-//! **Messages.** `election{key}` carries the best key seen; `elected{key}` announces the winner once around.
-//!
-//! **Rules (S001).** An initiator that is not yet participating marks itself participating and sends its own key.
-//! On `election{x}`: a stronger `x` is forwarded (and the process participates); a weaker `x` is replaced by the
-//! process's own key if it was not participating, and swallowed otherwise; its own key back means it is the
-//! leader, and it sends `elected`. On `elected{x}` a process stops participating, records `x`, and forwards it
-//! unless it is its own.
-//!
-//! **Guarantees.** The strongest key always wins (non-participants substitute their own key), safety holds after
-//! every event, and every process learns the winner.
-//!
-//! **Cost.** One initiator `d` hops upstream of the strongest process: exactly `n + d` election and `n` elected
-//! messages, `2n + d` in all, between `2n` and `3n − 1` (S001's figures). Every process initiating at once:
-//! Chang–Roberts's count plus `n`.
+#![doc = include_str!("../../../docs/reference/algorithms/ring-participant.md")]
 
 use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, When};
 use serde::{Deserialize, Serialize};

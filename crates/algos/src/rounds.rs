@@ -1,36 +1,4 @@
-//! # Synchronous rounds on a clock (Lynch ch. 2's synchronous model)
-//!
-//! **Model.** A synchronous algorithm runs in rounds, in lock-step at every process. One round of a process is a
-//! call of [`Rounds::round`]: it receives the messages sent to it in the previous round (none in round 1),
-//! computes, and sends zero or more messages to its neighbours, by [`Port`]. A process that has [halted] takes
-//! no more rounds. The algorithm sees round numbers, never time.
-//!
-//! **On a clock.** [`Synchronous`] turns such an algorithm into an [`elect_core::Process`] on a network whose
-//! delays are at most `T`, the delay bound in [`Setup::delay_bound`]: every round lasts `T`, and rounds begin at
-//! the multiples of `T` of the driver's clock. When every process initiates at time 0, round `r` runs at
-//! `(r − 1)·T`: it sends round `r`'s messages then, and they all arrive by `r·T`, when round `r + 1` runs. A
-//! process that initiates at another time begins at the next multiple of `T`.
-//!
-//! **Why it is correct.** A message sent in a round at `b` arrives in `(b, b + T]`: delays are positive and at
-//! most `T`. The driver delivers messages before timers due at the same instant, so the timer that runs the next
-//! round at `b + T` fires after every message of the round has arrived, and before any of the next round's,
-//! which are sent at `b + T` and arrive later. Each round therefore sees exactly the messages of the round before
-//! it; links need not be FIFO. A message that arrives late anyway (the delay bound was wrong) is handed to the
-//! round after it arrived.
-//!
-//! **Waking.** Messages travel wrapped in [`RoundMsg`] with the number of the round that sent them. A process that
-//! has not taken its first round yet (asleep, or initiated between two multiples of `T`) and receives a round-`r`
-//! message joins at round `r`: it takes round `r + 1` at the next multiple of `T`, with that message in its
-//! inbox, together with its neighbour. Lock-step needs the processes to share the clock (the simulator's virtual
-//! time; on a real network, synchronized clocks). An algorithm that needs every process to start in round 1
-//! (FloodMax) needs every process to initiate at the same instant; on asynchronous networks the synchronizers
-//! (ABD, α, β, γ) run the same [`Rounds`] algorithms.
-//!
-//! **Cost.** No extra messages: each message of the algorithm is one message on the wire, counted under its own
-//! kind ([`RoundMsg`] reports the kinds of the message it carries), with a round number added (a few bits).
-//! Time: `T` per round.
-//!
-//! [halted]: Rounds::halted
+#![doc = include_str!("../../../docs/reference/rounds.md")]
 
 use std::borrow::Cow;
 use std::fmt::Debug;

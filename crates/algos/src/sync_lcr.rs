@@ -1,36 +1,4 @@
-//! # LCR in synchronous rounds (Le Lann, Chang and Roberts; S003's Chang–Roberts as Lynch §3.3 writes it)
-//!
-//! **Model.** Synchronous rounds (see [`crate::rounds`]: rounds of length `T`, the delay bound) on a unidirectional
-//! ring: every process sends only to its clockwise neighbour. Ids are unique and compared through the run's
-//! ranking; `n` is unknown. Every process starts in round 1 (every process initiates, at the same instant); no
-//! process fails. Being written in rounds ([`RoundAlgorithm`]), it can also run on a synchronizer, on an
-//! asynchronous network.
-//!
-//! **Messages.** `token{id}` carries a candidate clockwise, one hop per round; `elected{leader}` announces the
-//! winner once around the ring. The kinds are those of [`crate::chang_roberts`], so the counts compare directly.
-//!
-//! **Rules (Lynch's LCR, with the halting announcement).** In its first round a process sends `token{own id}`.
-//! In every round it looks at the token sent to it in the round before: a stronger id is relayed in this round, a
-//! weaker one is discarded, and its own id has gone round the whole ring unbeaten: the process is the leader, and
-//! sends `elected{own id}` in the same round. A process that receives another process's `elected{x}` records `x`
-//! as its leader, relays it in the same round, and halts. The leader halts when its own announcement comes back,
-//! so the announcement costs `n` messages, as in Chang–Roberts, and every process halts.
-//!
-//! A process woken by a message instead of initiating (the simulator refuses such lock-step runs) joins in that
-//! message's round and still sends its own token in its first round; since every process handles every token that
-//! reaches it, the strongest process still wins and the others still learn it.
-//!
-//! **Guarantees.** A token dies at the first stronger process clockwise from its origin; only the strongest id has
-//! none, so only its token comes home: exactly the strongest process declares itself (P-Unique), nobody believes in
-//! any other leader at any time, and every process learns the leader from the announcement (liveness, agreement).
-//!
-//! **Cost.** The tokens of Chang–Roberts with every process initiating: `n + Σ_{p ≠ max} dist(p)`, where
-//! `dist(p)` is the number of hops from `p`, clockwise, to the first stronger id: `2n − 1` on an ascending ring,
-//! `n(n+1)/2` on a descending one, `n·H_n` on average over all arrangements; plus exactly `n` `elected`. Rounds:
-//! the strongest token comes home in round `n + 1`, and the announcement reaches the process `k` hops after the
-//! leader in round `n + 1 + k`, so with round `r` at `(r − 1)·T` the leader knows at `n·T`, every process by
-//! `(2n − 1)·T` (the leader's counter-clockwise neighbour last), and the leader halts at `2n·T`, when its
-//! announcement comes back.
+#![doc = include_str!("../../../docs/reference/algorithms/sync-lcr.md")]
 
 use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
 

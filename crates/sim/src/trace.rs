@@ -1,26 +1,4 @@
-//! The JSON-lines trace: one object per event, with a field `ev` naming what happened.
-//!
-//! | `ev`        | fields                                                     |
-//! |-------------|------------------------------------------------------------|
-//! | `run`       | algorithm, topology, nodes, seed, delay, ids (by position), initiators (ids) |
-//! | `crash`     | t, node                                                    |
-//! | `recover`   | t, node                                                    |
-//! | `link`      | t, from, to, both_ways, up                                 |
-//! | `partition` | t, partition (as written on the command line), healed      |
-//! | `note`      | t, note                                                    |
-//! | `start`     | t, node                                                    |
-//! | `command`   | t, node, cmd                                               |
-//! | `send`      | t, node, to, id (message number), at (delivery time), kind, msg |
-//! | `deliver`   | t, node, from, id, kind, msg                               |
-//! | `drop`      | t, node, from, id, reason (`down`, `loss`, `link-down`, `partition`) |
-//! | `timer`     | t, node, timer                                             |
-//! | `status`    | t, node, state, leader, epoch (and group, for Invitation)   |
-//! | `parent`    | t, node, parent (an id, or null): its parent in its algorithm's tree, when it changes (a crash clears it) |
-//! | `notice`    | t, node, notice                                            |
-//! | `violation` | t, property, node, detail                                  |
-//! | `end`       | t, events, messages, terminated                            |
-//!
-//! Times are in time units; nodes are named by id. The same seed and flags give the same bytes.
+#![doc = include_str!("../../../docs/reference/trace.md")]
 
 use std::io::{self, Write};
 

@@ -1,17 +1,4 @@
-//! # The ABD synchronizer (asynchronous bounded delay; ALGORITHMS.md §7.1)
-//!
-//! **Model.** Every message takes at most `d` (the driver's delay bound); local clocks run at the same rate but
-//! need not agree.
-//!
-//! **Rules.** A process starts when it initiates or when the first message reaches it: it sends `start` to
-//! every neighbour that has not sent it one, takes pulse 1 at once, and then pulse `p` at its start time
-//! `s + 2d·(p − 1)`. Algorithm messages carry their pulse; one that arrives early waits for its round.
-//!
-//! **Why it is correct.** Neighbours start at most `d` apart (the first to start tells the other), so a message
-//! sent in pulse `p` by a neighbour that started at `s' ≤ s + d` arrives by `s' + 2d(p − 1) + d ≤ s + 2dp`, when
-//! this process takes pulse `p + 1`: the driver delivers messages before timers due at the same instant.
-//!
-//! **Cost.** At most `2m` `start` messages once, none per pulse; `2d` per pulse, plus up to `d` of start-up skew.
+#![doc = include_str!("../../../../docs/reference/synchronizers/abd.md")]
 
 use std::borrow::Cow;
 

@@ -1,15 +1,4 @@
-//! # The α synchronizer (Awerbuch 1985; S003; ALGORITHMS.md §7.2)
-//!
-//! **Model.** Asynchronous reliable links (FIFO not needed), no failures.
-//!
-//! **Rules.** In pulse `p` a process sends the pulse's algorithm messages, and acknowledges every algorithm
-//! message it receives (`ack`). Once all of its own messages of the pulse are acknowledged it is *safe* and sends
-//! `safe(p)` to every neighbour, even when it sent nothing. After `safe(p)` from every neighbour it takes pulse
-//! `p + 1` with the messages of pulse `p`: every neighbour is safe, so every message sent to it in pulse `p` has
-//! arrived. A neighbour can be one pulse ahead; its messages wait for their round.
-//!
-//! **Cost.** Per pulse: one `ack` per algorithm message and `2m` `safe`; 3 message delays (message, ack, safe).
-//! No set-up.
+#![doc = include_str!("../../../../docs/reference/synchronizers/alpha.md")]
 
 use std::borrow::Cow;
 

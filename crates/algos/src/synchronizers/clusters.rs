@@ -1,42 +1,4 @@
-//! # The β and γ synchronizers (Awerbuch 1985; S003; ALGORITHMS.md §7.3–7.4)
-//!
-//! β is γ with a single cluster; both share this module.
-//!
-//! **Model.** Asynchronous reliable links (FIFO not needed), no failures, a known root (the decision of
-//! DESIGN.md: the tree is built from a known root in a set-up phase whose cost is reported apart; electing the
-//! root would be circular for leader election).
-//!
-//! **Set-up: the tree.** The echo algorithm: the root sends `explore` on every link; a process reached for the
-//! first time takes the sender as its parent and sends `explore` on its other links; every other `explore`
-//! answers a link. A process answered on every link but its parent's sends `echo` to its parent. Each link
-//! carries exactly two set-up messages: `2m`. Under unit delays the tree is a breadth-first tree.
-//!
-//! **Set-up: the clusters (γ).** Each `echo` carries the number of processes below the sender not yet in a
-//! cluster. A process whose count, itself included, reaches `K` heads a cluster of those processes and reports
-//! 0; the root heads whatever remains. A cluster is a subtree, so its tree is the spanning tree restricted to
-//! it. Each head sends `cluster` down its cluster (`n − c` messages); every process then sends `hello` with its
-//! cluster on every link (`2m`). For each pair of adjacent clusters the *preferred link* is the one with the
-//! smallest key (the ranks and ports of its two ends, so both clusters pick the same one without talking): each
-//! process sends its subtree's best link to every other cluster up the cluster tree (`links`, `n − c`), and the
-//! head sends the chosen links down (`preferred`, `n − c`), which opens pulse 1. β sends `start` down the tree
-//! instead (`n − 1`) once the echo reaches the root.
-//!
-//! **Pulses.** In pulse `p` a process sends its algorithm messages and gets an `ack` for each. It sends
-//! `safe(p)` to its cluster parent once it is safe and every cluster child sent `safe(p)`. A head whose cluster
-//! has no preferred link (β; γ with one cluster) then sends `pulse(p + 1)` down the cluster, which takes pulse
-//! `p + 1`. Otherwise the head sends `cluster-safe(p)` down the cluster; each process passes it on, also over
-//! its preferred links; a process sends `ready(p)` up once it has `cluster-safe(p)` from its own cluster and
-//! over each of its preferred links, and `ready(p)` from each cluster child; the head, ready, sends
-//! `pulse(p + 1)` (Awerbuch's `go`). A process can be a pulse behind a neighbour in another cluster; the
-//! neighbour's messages wait for their round.
-//!
-//! **Halting.** `safe` and `cluster-safe` carry whether everything below (or the cluster) sends nothing after
-//! the pulse. A cluster that is silent from the next pulse on sends `pulse(p + 1)` marked `last`: its processes
-//! take that round and stop. A neighbouring cluster stops waiting for a cluster that said so.
-//!
-//! **Cost.** Per pulse: one `ack` per algorithm message, and `4(n − c) + 2P` control messages (`c` clusters,
-//! `P` preferred links), `2(n − 1)` for β; time `2h + 2` for β under unit delays (`h` the tree's height), about
-//! `4h_c + 3` for γ. One cluster makes γ β; clusters of one make it α.
+#![doc = include_str!("../../../../docs/reference/synchronizers/beta-gamma.md")]
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

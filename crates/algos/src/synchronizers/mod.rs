@@ -1,30 +1,4 @@
-//! # Synchronizers: synchronous algorithms on asynchronous networks (S003; Awerbuch 1985)
-//!
-//! A synchronous algorithm runs in pulses: receive, compute, send to zero or more neighbours
-//! ([`Rounds`]). A synchronizer generates the pulses on a network without a common clock, so that every message
-//! sent in pulse `p` reaches its destination before the destination takes pulse `p + 1`. Each synchronizer here
-//! is a [`Process`] wrapping any [`Rounds`] implementation, so a synchronized algorithm is an algorithm like any
-//! other to whatever drives processes.
-//!
-//! | synchronizer | needs | per pulse | time per pulse (unit delay) | set-up |
-//! |---|---|---|---|---|
-//! | [`abd`] | a delay bound `d`, clocks at the same rate | nothing | `2d` | `start` to every neighbour (≤ `2m`) |
-//! | [`alpha`] | nothing | an `ack` per message, `safe` on every link (`2m`) | 3 | none |
-//! | [`beta`](clusters) | a known root | an `ack` per message, `safe` up and `pulse` down a spanning tree (`2(n−1)`) | `2h + 2` | echo tree `2m` + `start` `n − 1` |
-//! | [`gamma`](clusters) | a known root | an `ack` per message, β in each cluster, `cluster-safe` over a preferred link between adjacent clusters (`4(n−c) + 2P`) | about `4h_c + 3` | echo tree, clusters, preferred links |
-//!
-//! The set-up messages (`start` of ABD, the tree and the clusters of β and γ) have their own kinds, so a report
-//! shows them apart from the per-pulse cost; [`SyncSummary::setup_kinds`] lists them.
-//!
-//! **Wake-up.** ABD and α: a process starts when it initiates or when any message reaches it, and takes pulse 1
-//! at once. β and γ: the root starts the set-up when it initiates; every other process starts when the set-up
-//! reaches it (an initiation elsewhere does nothing). Every process takes every pulse from 1, so an algorithm
-//! that needs everybody to start in round 1 (FloodMax) is correct whoever initiates.
-//!
-//! **Halting.** A process whose algorithm halts tells its neighbours on its last `safe` (the flag `last`), and
-//! they stop waiting for it; one that knows its last round in advance and is silent in it
-//! ([`Rounds::final_round`], FloodMax's round `D' + 1`) says so one pulse early, so that last round costs no
-//! control messages. A halted process still acknowledges algorithm messages, so nobody waits on it.
+#![doc = include_str!("../../../../docs/reference/synchronizers/index.md")]
 
 mod abd;
 mod alpha;
