@@ -1,4 +1,4 @@
-//! Vasudevan-Kurose-Towsley mobile ad hoc election (ALGORITHMS.md §5): the exact count `4m − n + 1` of one
+//! Vasudevan-Kurose-Towsley mobile ad hoc election (docs/reference/algorithms/ad-hoc.md): the exact count `4m − n + 1` of one
 //! diffusing computation on fixed networks, concurrent initiators agreeing on the strongest, the time bound, a
 //! lost leader replaced, and mobility: leader availability while nodes move, convergence once they stop.
 

@@ -1,4 +1,4 @@
-//! Exact counts and turnaround times of the textbook Bully algorithm (ALGORITHMS.md §2.1.5, §2.1.6).
+//! Exact counts and turnaround times of the textbook Bully algorithm (docs/reference/algorithms/bully.md).
 //!
 //! The spec numbers processes `0..N-1`; here position `i` has id `i + 1`, so "process k" of the spec is id `k + 1`.
 
@@ -100,7 +100,7 @@ fn every_process_initiating_stays_within_one_election() {
     assert!(r.bounds[0].held);
 }
 
-/// §2.1.5's general formula for one election started by `s` (0-based) among the live set `alive` (0-based).
+/// The general formula of the chapter's Cost section for one election started by `s` (0-based) among the live set `alive` (0-based).
 fn formula(n: u64, alive: &[u64], s: u64) -> (u64, u64, u64) {
     let up = || alive.iter().copied().filter(move |&k| k >= s);
     let election = up().map(|k| n - 1 - k).sum();

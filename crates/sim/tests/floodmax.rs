@@ -1,4 +1,4 @@
-//! FloodMax and OptFloodMax on general networks (ALGORITHMS.md §4): exact counts and times, the same run under
+//! FloodMax and OptFloodMax on general networks (docs/reference/algorithms/floodmax.md): exact counts and times, the same run under
 //! random delays, and the diameter they need.
 
 mod common;

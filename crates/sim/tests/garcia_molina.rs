@@ -1,5 +1,5 @@
-//! Garcia-Molina's Bully algorithm (ALGORITHMS.md §2.2): exact counts of §2.2.5, Assertions 1 and 2 with the
-//! strongest live process as coordinator, the edge cases of §2.2.6, and random fault schedules.
+//! Garcia-Molina's Bully algorithm (docs/reference/algorithms/garcia-molina.md): exact counts of its Cost section, Assertions 1 and 2 with the
+//! strongest live process as coordinator, its overtaking and slow-answer cases, and random fault schedules.
 //!
 //! The spec numbers processes `0..N-1`; here position `i` has id `i + 1`. Runs never fall quiet (the coordinator's
 //! Check and the members' Timeout are periodic), so every run stops at `--until`, late enough to be judged.
@@ -48,7 +48,7 @@ fn sim_of(cfg: &SimConfig) -> Sim<GarciaMolina> {
     sim
 }
 
-/// §2.2.5's typical case: the old coordinator, the strongest, is down and the second strongest runs.
+/// The typical case of the chapter's Cost section: the old coordinator, the strongest, is down and the second strongest runs.
 fn typical(n: usize, with_ready: bool, until: u64) -> SimConfig {
     gm(n, |c| {
         c.crashes.push(at(n as u32, 0));

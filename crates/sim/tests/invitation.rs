@@ -1,4 +1,4 @@
-//! Garcia-Molina's Invitation algorithm (ALGORITHMS.md §2.3): the cost of a merge, Assertion 3 after every event
+//! Garcia-Molina's Invitation algorithm (docs/reference/algorithms/invitation.md): the cost of a merge, Assertion 3 after every event
 //! under any faults, Stoller's Assertion 4′ after a stable interval, and Stoller's counterexample to Assertion 4.
 
 mod common;

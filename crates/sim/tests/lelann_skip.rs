@@ -1,4 +1,4 @@
-//! van Steen's ring skipping dead processes on a logical ring over a complete graph (S000, ALGORITHMS.md §3.1):
+//! van Steen's ring skipping dead processes on a logical ring over a complete graph (S000; docs/reference/algorithms/lelann.md):
 //! acknowledgements, `2T + ε` timeouts, and the process before a dead initiator closing its election.
 
 mod common;

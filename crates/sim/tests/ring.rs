@@ -1,4 +1,4 @@
-//! Exact message counts and times of the ring algorithms (ALGORITHMS.md §3.1–3.3 and §8).
+//! Exact message counts and times of the ring algorithms (the lelann, chang-roberts and ring-participant chapters of docs/reference/algorithms/).
 
 mod common;
 
@@ -14,7 +14,7 @@ fn dist(ids: &[NodeId], p: usize, competes: impl Fn(usize) -> bool) -> u64 {
     (1..n).find(|&h| competes((p + h) % n) && ids[(p + h) % n] > ids[p]).map_or(n as u64, |h| h as u64)
 }
 
-/// §3.2's per-arrangement oracle, generalized to a subset of initiators under S003's rule: the strongest
+/// Chang–Roberts's per-arrangement count (its chapter's Cost section), generalized to a subset of initiators under S003's rule: the strongest
 /// initiator's token goes all the way round; every other initiator's token dies at the first stronger initiator.
 fn chang_roberts_tokens(ids: &[NodeId], initiator: &[bool]) -> u64 {
     let winner = (0..ids.len()).filter(|&p| initiator[p]).max_by_key(|&p| ids[p]).unwrap();
@@ -35,7 +35,7 @@ fn chang_roberts_ascending_and_descending_rings_of_16() {
 
 #[test]
 fn chang_roberts_matches_the_reference_table() {
-    // §8: n, CR ascending, CR descending.
+    // Reference values: n, CR ascending, CR descending.
     let table = [
         (1, 1, 1),
         (2, 3, 3),

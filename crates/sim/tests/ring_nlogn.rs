@@ -1,4 +1,4 @@
-//! Exact message counts and times of the O(n log n) rings (ALGORITHMS.md §3.4–3.6 and §8).
+//! Exact message counts and times of the O(n log n) rings (the hirschberg-sinclair, franklin and peterson chapters of docs/reference/algorithms/).
 
 mod common;
 
@@ -9,12 +9,12 @@ use elect_sim::{Delay, Ids, Report, SimConfig};
 
 const HS: &str = "hirschberg-sinclair";
 
-/// Election messages (the announcement excluded), as §8 counts them.
+/// Election messages (the announcement excluded), as the chapters' Cost sections count them.
 fn election(r: &Report) -> u64 {
     r.messages.total - r.messages.kind("leader")
 }
 
-/// §3.4's per-arrangement oracle for Hirschberg–Sinclair.
+/// The per-arrangement count of its chapter's Cost section for Hirschberg–Sinclair.
 fn hs_oracle(ids: &[NodeId]) -> u64 {
     let n = ids.len();
     let max = (0..n).max_by_key(|&p| ids[p]).unwrap();
@@ -91,7 +91,7 @@ fn on(algorithm: &str, n: usize, f: impl FnOnce(&mut SimConfig)) -> Report {
 
 #[test]
 fn ascending_and_descending_rings_match_the_reference_table() {
-    // §8: n, HS asc/desc, Franklin asc/desc, Peterson asc/desc.
+    // Reference values: n, HS asc/desc, Franklin asc/desc, Peterson asc/desc.
     let table = [
         (1, 2, 2, 1),
         (2, 10, 8, 6),
@@ -126,7 +126,7 @@ fn sorted_rings_follow_the_closed_forms() {
 
 #[test]
 fn best_and_worst_over_every_arrangement_up_to_eight() {
-    // §8: n, (HS best, worst), (Franklin best, worst), (Peterson best, worst).
+    // Reference values: n, (HS best, worst), (Franklin best, worst), (Peterson best, worst).
     let table = [
         (1, (2, 2), (2, 2), (1, 1)),
         (2, (10, 10), (8, 8), (6, 6)),

@@ -1,4 +1,4 @@
-//! LCR in synchronous rounds (Lynch §3.3; ALGORITHMS.md §3.2 and §8): the tokens of Chang–Roberts with every
+//! LCR in synchronous rounds (Lynch's section 3.3; docs/reference/algorithms/sync-lcr.md): the tokens of Chang–Roberts with every
 //! process initiating, exactly `n` announcements, the round each process learns the leader in, and the same run
 //! under random delays up to `T`.
 
@@ -21,7 +21,7 @@ fn chang_roberts(cfg: &SimConfig) -> SimConfig {
     SimConfig { algorithm: "chang-roberts".into(), ..cfg.clone() }
 }
 
-/// §3.2's per-arrangement count: `n + Σ_{p ≠ max} dist(p)`, `dist(p)` the hops from `p`, clockwise, to the
+/// Chang–Roberts's per-arrangement count: `n + Σ_{p ≠ max} dist(p)`, `dist(p)` the hops from `p`, clockwise, to the
 /// first stronger id (the strongest's token goes all `n` hops).
 fn tokens(ids: &[NodeId]) -> u64 {
     let n = ids.len();
@@ -80,7 +80,7 @@ fn tokens_and_announcements_equal_chang_roberts_with_every_process_initiating() 
 
 #[test]
 fn ascending_and_descending_rings_match_the_reference_table() {
-    // §8: n, CR ascending (2n − 1), CR descending (n(n+1)/2).
+    // Reference values: n, CR ascending (2n − 1), CR descending (n(n+1)/2).
     let table =
         [(1, 1, 1), (2, 3, 3), (3, 5, 6), (4, 7, 10), (5, 9, 15), (6, 11, 21), (7, 13, 28), (8, 15, 36), (16, 31, 136)];
     for (n, asc, desc) in table.into_iter().chain([(32, 63, 528), (64, 127, 2080), (257, 513, 33153)]) {

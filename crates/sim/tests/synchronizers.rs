@@ -1,4 +1,4 @@
-//! The synchronizers (ALGORITHMS.md §7): the exact counts and times of §7.5's table for FloodMax, γ's two
+//! The synchronizers (docs/reference/synchronizers/index.md): the exact counts and times of its FloodMax table, γ's two
 //! limits (one cluster is β, clusters of one are α), and the synchronizer's guarantee itself: under random delays
 //! and reordering links, every process goes through the same round states as in the lock-step run.
 

@@ -60,7 +60,7 @@ fn earliest(sim: &Sim<TimestampFlooding>) -> NodeId {
     (0..sc.len()).filter(|&i| sc.initiators[i] && sim.is_up(i)).map(|i| sc.ids[i]).min().expect("someone initiates")
 }
 
-/// Checks the end state of ALGORITHMS.md §6.2.6 on the live processes themselves, and returns a description of
+/// Checks the end state of docs/reference/algorithms/timestamp-flooding.md on the live processes themselves, and returns a description of
 /// the first problem.
 fn end_state(sim: &Sim<TimestampFlooding>, report: &Report) -> Result<(), String> {
     let sc = sim.scenario();
