@@ -16,7 +16,7 @@ pub(crate) struct ListArgs {
 }
 
 pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
-    let mut table = Table::new(vec!["ALGORITHM", "ALIASES", "TOPOLOGY", "TIMING", "SEED", "MODEL"]);
+    let mut table = Table::new(vec!["ALGORITHM", "ALIASES", "TOPOLOGY", "TIMING", "SOURCES", "MODEL"]);
     for info in registry::all() {
         table.row(vec![
             info.name.to_owned(),
@@ -40,9 +40,14 @@ pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
          --synchronizer {}.",
         elect_algos::synchronizers::Spec::SYNTAX
     )?;
+    writeln!(
+        out,
+        "Sources S000-S004: docs/reference/bibliography.md; each algorithm's chapter: docs/reference/algorithms/<name>.md."
+    )?;
     if args.long {
         for info in registry::all() {
             writeln!(out, "\n{} ({})", info.name, info.title)?;
+            writeln!(out, "  docs/reference/algorithms/{}.md", info.name)?;
             if info.params.is_empty() {
                 writeln!(out, "  no parameters")?;
             }

@@ -42,7 +42,7 @@ enum Cmd {
     Tour(tour::TourArgs),
     /// Simulate one run of one algorithm.
     Sim(Box<sim::SimArgs>),
-    /// The algorithms, with their model, topology, seed and parameters.
+    /// The algorithms, with their model, topology, sources and parameters.
     List(list::ListArgs),
     /// Many runs in parallel (algorithms × sizes × seeds), as CSV, optionally plotted against the bounds.
     Sweep(sweep::SweepArgs),
