@@ -251,6 +251,8 @@ impl fmt::Display for Step {
 pub struct Counterexample {
     /// The property.
     pub property: &'static str,
+    /// The book section that defines it (`Property::source`), its own field in JSON.
+    pub cite: &'static str,
     /// What is wrong in the last state (or, for a cycle, in the state the cycle starts and ends at).
     pub detail: String,
     /// The steps from the initial state.

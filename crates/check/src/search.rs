@@ -390,7 +390,14 @@ fn counterexample<A: Algorithm>(
         path.push(model.describe(&state, action));
         state = model.step(&state, action);
     }
-    Counterexample { property: v.property.name(), detail: v.detail, path, loop_start, actions }
+    Counterexample {
+        property: v.property.name(),
+        cite: v.property.source(),
+        detail: v.detail,
+        path,
+        loop_start,
+        actions,
+    }
 }
 
 /// A cycle through a state where an "at end" property fails: a run that can go on for ever without settling.
