@@ -1,34 +1,4 @@
-//! # Garcia-Molina's Invitation algorithm, with Stoller's correction of its specification (S004)
-//!
-//! **Model.** A complete network that is *asynchronous*: messages can be slow or lost, links can fail
-//! independently (partitions, non-transitive connectivity), and a slow process cannot be told from a crashed one.
-//! Processes have stable storage. Instead of one coordinator for everybody, the algorithm maintains **groups**,
-//! each with one coordinator; the group id `(counter, creator)` is unique because the counter is on stable
-//! storage.
-//!
-//! **Messages.** `are-you-coordinator` (and its reply: yes iff NORMAL and coordinator), `are-you-there{g}` (yes
-//! iff the receiver coordinates group `g` and the asker is a member), `invitation{j, g}` (join group `g` under
-//! `j`), `accept{g}`, `ready{g}` (the group is formed), `ack{g}`.
-//!
-//! **Rules.** Every `check·T` a coordinator in NORMAL asks everybody whether they coordinate; if some do, it waits
-//! a merge delay and then merges: it opens a new group with itself as coordinator and invites those coordinators
-//! and its own members. The merge delay is `merge·T` times the number of those coordinators stronger than it, so
-//! the strongest goes first and the others are usually invited before their turn. A process in NORMAL that gets
-//! an invitation leaves its group (a coordinator forwards the invitation to its members), accepts, and waits
-//! for `ready`; without it in time it falls back to a singleton group (Recovery). After `4T + ε` the new
-//! coordinator sends `ready` to whoever accepted, becomes NORMAL, and drops the members that do not ack. Every
-//! `timeout·T` a member asks its coordinator whether it is still in its group, and recovers into a singleton group
-//! if the answer is no or does not come. A process that starts, recovers, or is told to initiate forms a
-//! singleton group.
-//!
-//! **Guarantees.** Assertion 3 after every event: two NORMAL processes of one group have the same coordinator.
-//! Garcia-Molina's Assertion 4 does *not* hold when connectivity is not transitive (Stoller's counterexample,
-//! `scenarios/stoller.toml`). Stoller's Assertion 4′ holds once the system has been stable for
-//! `τ = 2·(check + timeout + n·merge + 16)·T`: everybody is NORMAL in its coordinator's group, can reach its
-//! coordinator, and there are no more groups than a minimum clique cover of the connectivity graph.
-//!
-//! **Cost.** A check costs `n − 1` questions and the answers of live processes; a member's timeout 2 messages
-//! per period; a merge of `n` singletons `4(n − 1)` messages (invitation, accept, ready, ack).
+#![doc = include_str!("../../../docs/reference/algorithms/invitation.md")]
 
 use std::collections::BTreeSet;
 
@@ -61,6 +31,15 @@ const MERGE: ParamInfo = ParamInfo {
     help: "a coordinator waits merge·T per stronger coordinator it found before merging",
 };
 
+const RETRIES: ParamInfo = ParamInfo {
+    name: "retries",
+    values: "a number (0 to 8)",
+    default: "4",
+    help: "on a lossy network, an exchange whose answer does not come within 2T+ε is tried again this many times \
+           before it counts as failed: a member's are-you-there, its accept (the coordinator answers a late accept \
+           with ready), and the coordinator's ready to members that did not ack; 0 is the algorithm as published",
+};
+
 /// The algorithm's configuration: its periods, in multiples of the delay bound `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Invitation {
@@ -70,11 +49,13 @@ pub struct Invitation {
     pub timeout: u64,
     /// The merge delay per stronger coordinator, in `T`.
     pub merge: u64,
+    /// How many times an exchange that got no answer is tried again before it counts as failed.
+    pub retries: u32,
 }
 
 impl Default for Invitation {
     fn default() -> Self {
-        Self { check: 10, timeout: 10, merge: 6 }
+        Self { check: 10, timeout: 10, merge: 6, retries: 4 }
     }
 }
 
@@ -201,6 +182,8 @@ pub struct InvitationProcess {
     round: u32,
     acked: BTreeSet<Port>,
     awaiting_coordinator: bool,
+    /// How many times the current exchange (are-you-there, accept, or ready) has been tried again.
+    tried: u32,
 }
 
 fn epoch_of(group: GroupId) -> u64 {
@@ -298,6 +281,7 @@ impl InvitationProcess {
         }
         self.state = State::Normal;
         self.acked.clear();
+        self.tried = 0;
         cx.notify(Notice::Elected { epoch: epoch_of(self.group) });
         cx.set_timer(Timer::AckWait, self.rpc_wait());
     }
@@ -319,22 +303,67 @@ impl InvitationProcess {
         let to = self.port_of(coordinator).unwrap_or(from);
         cx.send(to, Msg::Accept { group });
         self.state = State::Reorganization;
+        self.awaiting_coordinator = false;
         for timer in [Timer::CheckReplies, Timer::Merge, Timer::TimeoutReply, Timer::AcceptWait, Timer::AckWait] {
             cx.cancel_timer(timer);
         }
         // The coordinator sends ready 4T + ε after its invitation, which took up to 2T to come (forwarded).
+        self.tried = 0;
         cx.set_timer(Timer::ReadyWait, Span::exactly(self.t * 7 + Duration::TICK));
     }
 
     fn on_timeout(&mut self, cx: &mut Cx<'_, Self>) {
         cx.set_timer(Timer::Timeout, Span::exactly(self.t * self.config.timeout));
-        if self.state != State::Normal || self.coordinator == self.me {
-            return;
+        if self.state != State::Normal || self.coordinator == self.me || self.awaiting_coordinator {
+            return; // Not a member, or still asking (its tries take longer than a period when `retries` is high).
         }
-        let Some(port) = self.port_of(self.coordinator) else { return self.recover(cx) };
         self.awaiting_coordinator = true;
+        self.tried = 0;
+        self.ask_coordinator(cx);
+    }
+
+    /// `are-you-there` to the coordinator, answered within `2T + ε` or tried again.
+    fn ask_coordinator(&mut self, cx: &mut Cx<'_, Self>) {
+        let Some(port) = self.port_of(self.coordinator) else { return self.recover(cx) };
         cx.send(port, Msg::AreYouThere { group: self.group });
         cx.set_timer(Timer::TimeoutReply, self.rpc_wait());
+    }
+
+    /// An exchange got no answer in time: whether to try it again (and count the try).
+    fn try_again(&mut self) -> bool {
+        let again = self.tried < self.config.retries;
+        self.tried += u32::from(again);
+        again
+    }
+
+    /// `ready` did not come: `accept` again (a lost accept, or a lost ready, which the coordinator sends again on a
+    /// late accept), or give up the group.
+    fn on_ready_wait(&mut self, cx: &mut Cx<'_, Self>) {
+        match self.port_of(self.coordinator) {
+            Some(port) if self.try_again() => {
+                cx.send(port, Msg::Accept { group: self.group });
+                cx.set_timer(Timer::ReadyWait, self.rpc_wait());
+            }
+            _ => self.recover(cx),
+        }
+    }
+
+    /// The acks are in: `ready` again to members that did not ack, or drop them.
+    fn on_ack_wait(&mut self, cx: &mut Cx<'_, Self>) {
+        let missing: Vec<Port> = self.up.iter().filter(|p| !self.acked.contains(p)).copied().collect();
+        if missing.is_empty() {
+            return;
+        }
+        if self.try_again() {
+            for port in missing {
+                cx.send(port, Msg::Ready { group: self.group });
+            }
+            cx.set_timer(Timer::AckWait, self.rpc_wait());
+        } else {
+            // A member that did not ack is dropped; its own timeout will put it in a group of its own.
+            let acked = std::mem::take(&mut self.acked);
+            self.up.retain(|p| acked.contains(p));
+        }
     }
 }
 
@@ -363,7 +392,16 @@ impl Process for InvitationProcess {
             }
             Msg::AreYouThere { group } => {
                 let yes = self.coordinator == self.me && self.group == group && self.up.contains(&from);
-                cx.send(from, Msg::AreYouThereReply { group, yes });
+                if !yes && self.config.retries > 0 && self.coordinates() {
+                    // A member left behind (its invitation, or its ack, was lost) still takes this process as its
+                    // coordinator: invite it into the group as it stands, rather than send it off to a group of its
+                    // own that the next check would merge again.
+                    cx.send(from, Msg::Invitation { coordinator: self.me, group: self.group });
+                } else if !yes && self.config.retries > 0 && self.coordinator == self.me {
+                    // Merging: the asker's invitation is on its way (or its next try finds the group formed).
+                } else {
+                    cx.send(from, Msg::AreYouThereReply { group, yes });
+                }
             }
             Msg::AreYouThereReply { group, yes } => {
                 if self.awaiting_coordinator && group == self.group {
@@ -378,6 +416,10 @@ impl Process for InvitationProcess {
             Msg::Accept { group } => {
                 if self.state == State::Election && self.coordinator == self.me && self.group == group {
                     self.up.insert(from);
+                } else if self.config.retries > 0 && self.coordinates() && self.group == group {
+                    // A late accept (its first was lost, or the ready that answered it): the group is formed.
+                    self.up.insert(from);
+                    cx.send(from, Msg::Ready { group });
                 }
             }
             Msg::Ready { group } => {
@@ -386,6 +428,12 @@ impl Process for InvitationProcess {
                     self.state = State::Normal;
                     cx.cancel_timer(Timer::ReadyWait);
                     cx.send(from, Msg::Ack { group });
+                } else if self.config.retries > 0
+                    && self.state == State::Normal
+                    && self.group == group
+                    && from_coordinator
+                {
+                    cx.send(from, Msg::Ack { group }); // The first ack was lost.
                 }
             }
             Msg::Ack { group } => {
@@ -402,14 +450,11 @@ impl Process for InvitationProcess {
             Timer::CheckReplies => self.on_check_replies(cx),
             Timer::Merge => self.merge(cx),
             Timer::Timeout => self.on_timeout(cx),
+            Timer::TimeoutReply if self.awaiting_coordinator && self.try_again() => self.ask_coordinator(cx),
             Timer::TimeoutReply if self.awaiting_coordinator => self.recover(cx),
             Timer::AcceptWait => self.on_accept_wait(cx),
-            Timer::ReadyWait if self.state == State::Reorganization => self.recover(cx),
-            Timer::AckWait if self.coordinates() => {
-                // A member that did not ack is dropped; its own timeout will put it in a group of its own.
-                let acked = std::mem::take(&mut self.acked);
-                self.up.retain(|p| acked.contains(p));
-            }
+            Timer::ReadyWait if self.state == State::Reorganization => self.on_ready_wait(cx),
+            Timer::AckWait if self.coordinates() => self.on_ack_wait(cx),
             Timer::TimeoutReply | Timer::ReadyWait | Timer::AckWait => {}
         }
     }
@@ -441,7 +486,7 @@ static INFO: Info = Info {
     timing: Timing::Synchronous,
     elects: Elects::PerGroup,
     lockstep: false,
-    params: &[CHECK, TIMEOUT, MERGE],
+    params: &[CHECK, TIMEOUT, MERGE, RETRIES],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,
@@ -466,7 +511,12 @@ impl Algorithm for Invitation {
                 _ => Ok(k),
             })
         };
-        Ok(Self { check: period(&CHECK)?, timeout: period(&TIMEOUT)?, merge: params.multiple(&MERGE, 0)? })
+        let retries: u32 = params.value(&RETRIES)?;
+        if retries > 8 {
+            let reason = "at most 8 (each one adds 2T + ε before a failed exchange counts as failed)".to_owned();
+            return Err(ParamError::Invalid { key: RETRIES.name, value: retries.to_string(), reason });
+        }
+        Ok(Self { check: period(&CHECK)?, timeout: period(&TIMEOUT)?, merge: params.multiple(&MERGE, 0)?, retries })
     }
 
     fn build(&self, setup: &Setup<'_>) -> InvitationProcess {
@@ -485,6 +535,7 @@ impl Algorithm for Invitation {
             round: 0,
             acked: BTreeSet::new(),
             awaiting_coordinator: false,
+            tried: 0,
         }
     }
 
@@ -497,12 +548,13 @@ impl Algorithm for Invitation {
         t * (self.check + facts.nodes * self.merge + 8)
     }
 
-    /// `τ = 2·(check + timeout + n·merge + 16)·T`: a member notices a lost coordinator within a timeout period
-    /// and its reply time; coordinators find each other within a check period; the merge delays and an invitation
-    /// round follow; twice that covers a merge disturbed by another.
+    /// `τ = 2·(check + timeout + n·merge + 16 + 6·retries)·T`: a member notices a lost coordinator within a timeout
+    /// period and its reply time (`3T` more per retry); coordinators find each other within a check period; the
+    /// merge delays and an invitation round follow (a member waits `3T` more per retry of its accept); twice that
+    /// covers a merge disturbed by another.
     fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
         let t = delay_bound?;
-        Some(t * (2 * (self.check + self.timeout + facts.nodes * self.merge + 16)))
+        Some(t * (2 * (self.check + self.timeout + facts.nodes * self.merge + 16 + 6 * u64::from(self.retries))))
     }
 
     /// Periodic checks make totals grow with the length of the run: no closed form applies.
