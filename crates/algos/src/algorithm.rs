@@ -151,7 +151,7 @@ pub enum Measure {
     AllBut(&'static [&'static str]),
 }
 
-/// A closed-form bound from ALGORITHMS.md, evaluated for one run.
+/// A closed-form bound of an algorithm (its chapter's Cost section in `docs/reference/algorithms/`), for one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bound {
     /// The formula and its meaning, e.g. "worst case n(n+1)/2 tokens".
