@@ -325,6 +325,12 @@ pub struct Monitored<A: Algorithm> {
     fresh: bool,
     /// The pre-vote under way, if this follower suspects its leader.
     poll: Option<Poll>,
+    /// The last pre-vote found a majority that heard the leader, and no heartbeat has come since (this follower
+    /// cannot hear the leader the others hear): a pre-vote that finds the contrary is confirmed once, a heartbeat
+    /// period later, before it deposes the leader. A stall of the whole machine (a virtual machine descheduled, a
+    /// leader paused for a moment) makes every process miss a heartbeat at once, and one such moment in the
+    /// seconds of a bad link must not depose a leader the others hear.
+    kept: bool,
     effects: Vec<EffectOf<A::Process>>,
 }
 
@@ -362,6 +368,7 @@ impl<A: Algorithm> Clone for Monitored<A> {
             instance: self.instance,
             fresh: self.fresh,
             poll: self.poll.clone(),
+            kept: self.kept,
             effects: Vec::new(),
         }
     }
@@ -378,9 +385,9 @@ impl<A: Algorithm> Monitored<A> {
         (&BTreeSet<NodeId>, &BTreeSet<Port>),
         &VecDeque<Unacked<<A::Process as Process>::Msg>>,
         Epoch,
-        ([bool; 5], Option<NodeId>, &Option<Poll>),
+        ([bool; 6], Option<NodeId>, &Option<Poll>),
     ) {
-        let flags = [self.beating, self.watching, self.waiting, self.catching_up, self.fresh];
+        let flags = [self.beating, self.watching, self.waiting, self.catching_up, self.fresh, self.kept];
         let known = (&self.dead, &self.links_down);
         (
             &self.inner,
@@ -473,6 +480,7 @@ impl<A: Algorithm> Monitored<A> {
     /// time, and a pre-vote about the leader is over (it watches the leader again).
     fn heard_leader(&mut self, cx: &mut Cx<'_, Self>) {
         self.fresh = true;
+        self.kept = false;
         cx.set_timer(MonitorTimer::Quiet, Span::exactly(self.setup.quiet));
         if self.poll.take().is_some() {
             cx.cancel_timer(MonitorTimer::Poll);
@@ -526,12 +534,24 @@ impl<A: Algorithm> Monitored<A> {
         if poll.yes.len() + usize::from(vouched) >= majority {
             self.poll = None;
             cx.cancel_timer(MonitorTimer::Poll);
+            self.kept = true;
             self.watching = true;
             cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.heartbeat));
         } else if voters - poll.no.len() < majority {
             let suspect = poll.suspect;
             self.poll = None;
             cx.cancel_timer(MonitorTimer::Poll);
+            self.nobody_hears(cx, suspect);
+        }
+    }
+
+    /// A pre-vote found that no majority hears the leader `suspect`: this follower deposes it, unless the pre-vote
+    /// before found the contrary (`kept`); then it asks once more, a heartbeat period later.
+    fn nobody_hears(&mut self, cx: &mut Cx<'_, Self>, suspect: NodeId) {
+        if std::mem::take(&mut self.kept) {
+            self.watching = true;
+            cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.heartbeat));
+        } else {
             self.depose(cx, Some(suspect));
         }
     }
@@ -807,6 +827,7 @@ impl<A: Algorithm> Monitored<A> {
 
     /// A new epoch: whatever this process vouched for, and asked about, was of the old one.
     fn forget_leader(&mut self, cx: &mut Cx<'_, Self>) {
+        self.kept = false;
         if self.fresh {
             self.fresh = false;
             cx.cancel_timer(MonitorTimer::Quiet);
@@ -1088,7 +1109,7 @@ impl<A: Algorithm> Process for Monitored<A> {
                         self.ask_about(cx, poll.suspect, poll.tries + 1);
                     } else {
                         // Too few answers, a round trip apart, PRE_VOTE_TRIES times: nobody vouches for the leader.
-                        self.depose(cx, Some(poll.suspect));
+                        self.nobody_hears(cx, poll.suspect);
                     }
                 }
             }
@@ -1224,6 +1245,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             instance: Epoch::ZERO,
             fresh: false,
             poll: None,
+            kept: false,
             effects: Vec::new(),
         }
     }
@@ -1441,7 +1463,12 @@ mod tests {
         assert!(kept.iter().all(|e| !matches!(e, Effect::Send { .. })), "{kept:?}");
         let watch = Span::exactly(b.setup.heartbeat);
         assert!(kept.contains(&Effect::SetTimer { timer: MonitorTimer::Watch, after: watch }), "{kept:?}");
-        // It still hears nothing: it asks again; this time A does not hear C either, and B opens a new epoch.
+        // It still hears nothing: it asks again; this time A does not hear C either. The pre-vote before found the
+        // contrary, so B confirms it once, a heartbeat period later (the whole machine may have stalled).
+        let confirming = suspect(&mut b, C, A);
+        assert_eq!((b.epoch(), b.status().leader), (epoch, Some(C)), "{confirming:?}");
+        assert!(confirming.contains(&Effect::SetTimer { timer: MonitorTimer::Watch, after: watch }), "{confirming:?}");
+        // A still does not hear C: B opens a new epoch.
         let suspected = suspect(&mut b, C, A);
         assert_eq!((b.epoch(), b.status().leader), (Epoch::of(2, B), Some(B)), "{suspected:?}");
     }

@@ -432,6 +432,36 @@ fn a_member_deaf_to_a_leader_the_others_hear_does_not_depose_it() {
     }
 }
 
+#[test]
+fn a_deaf_member_does_not_depose_the_leader_when_everybody_misses_a_heartbeat_at_once() {
+    // Five members; from 10 to 610, 4 hears nothing from the leader 5 and keeps following it on the others' word
+    // (its pre-votes). At 300 nobody hears 5 for 3T, as when the whole machine stalls: 4's next pre-vote finds
+    // nobody who heard 5 lately. 4 asks once more a heartbeat period later, when the others hear 5 again, instead
+    // of deposing a leader that is alive. (Deposing it at once, every member took part in a new election.)
+    for algorithm in ["bully", "garcia-molina"] {
+        let cfg = config(algorithm, 5, |c| {
+            c.topology = Some(TopologyKind::Complete);
+            c.monitor = Some(2);
+            c.delay = Delay::Uniform(units(1) / 5, units(1));
+            c.link_downs.push("5>4@10..610".parse().unwrap());
+            for to in 1..=3 {
+                c.link_downs.push(format!("5>{to}@300..303").parse().unwrap());
+            }
+            c.until = Some(units(700));
+        });
+        let (report, records) = traced(&cfg);
+        assert!(report.ok(), "{algorithm}: {:?}", report.properties.violations);
+        assert_eq!(report.leader, Some(NodeId(5)), "{algorithm}");
+        let joins = records.iter().filter(|r| r["ev"] == "send" && r["kind"] == "join").count();
+        let asked_late = records
+            .iter()
+            .filter(|r| r["ev"] == "send" && r["node"] == 4 && r["kind"] == "pre-vote" && r["t"].as_f64() > Some(303.0))
+            .count();
+        assert!(asked_late > 0, "{algorithm}: 4 stopped asking");
+        assert_eq!(joins, 0, "{algorithm}: somebody opened an epoch: {}", report.reproduce);
+    }
+}
+
 /// The fraction of the run, from its first status report to its end, during which all `n` processes were NORMAL
 /// under one leader.
 fn agreed_fraction(records: &[serde_json::Value], n: usize) -> f64 {
