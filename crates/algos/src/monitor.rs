@@ -21,6 +21,10 @@ pub const RESERVED_ROUNDS: u32 = 16;
 /// How many times a pre-vote asks, a round trip apart, while answers are missing (see the module documentation).
 pub const PRE_VOTE_TRIES: u8 = 3;
 
+/// After this many pre-votes in a row found that a majority hears the leader, a follower confirms a contrary one
+/// before it deposes the leader (see `Monitored::kept`).
+pub const KEPT: u8 = 2;
+
 /// The monitor's timing, in multiples of the delay bound `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MonitorConfig {
@@ -325,12 +329,13 @@ pub struct Monitored<A: Algorithm> {
     fresh: bool,
     /// The pre-vote under way, if this follower suspects its leader.
     poll: Option<Poll>,
-    /// The last pre-vote found a majority that heard the leader, and no heartbeat has come since (this follower
-    /// cannot hear the leader the others hear): a pre-vote that finds the contrary is confirmed once, a heartbeat
-    /// period later, before it deposes the leader. A stall of the whole machine (a virtual machine descheduled, a
-    /// leader paused for a moment) makes every process miss a heartbeat at once, and one such moment in the
-    /// seconds of a bad link must not depose a leader the others hear.
-    kept: bool,
+    /// How many pre-votes in a row (up to [`KEPT`]) found a majority that heard the leader, with no heartbeat since.
+    /// From [`KEPT`] on, this follower cannot hear a leader the others hear, and a pre-vote that finds the contrary
+    /// is confirmed once, a heartbeat period later, before it deposes the leader: a stall of the whole machine (a
+    /// virtual machine descheduled, a leader paused for a moment) makes every process miss a heartbeat at once, and
+    /// one such moment in the seconds of a bad link must not depose a leader the others hear. After a crash a
+    /// follower may be kept once (another one heard the last heartbeat a little later), and pays no more for this.
+    kept: u8,
     effects: Vec<EffectOf<A::Process>>,
 }
 
@@ -385,9 +390,9 @@ impl<A: Algorithm> Monitored<A> {
         (&BTreeSet<NodeId>, &BTreeSet<Port>),
         &VecDeque<Unacked<<A::Process as Process>::Msg>>,
         Epoch,
-        ([bool; 6], Option<NodeId>, &Option<Poll>),
+        ([bool; 5], u8, Option<NodeId>, &Option<Poll>),
     ) {
-        let flags = [self.beating, self.watching, self.waiting, self.catching_up, self.fresh, self.kept];
+        let flags = [self.beating, self.watching, self.waiting, self.catching_up, self.fresh];
         let known = (&self.dead, &self.links_down);
         (
             &self.inner,
@@ -395,7 +400,7 @@ impl<A: Algorithm> Monitored<A> {
             known,
             &self.unacked,
             self.reserved,
-            (flags, self.adopted, &self.poll),
+            (flags, self.kept, self.adopted, &self.poll),
         )
     }
 
@@ -480,7 +485,7 @@ impl<A: Algorithm> Monitored<A> {
     /// time, and a pre-vote about the leader is over (it watches the leader again).
     fn heard_leader(&mut self, cx: &mut Cx<'_, Self>) {
         self.fresh = true;
-        self.kept = false;
+        self.kept = 0;
         cx.set_timer(MonitorTimer::Quiet, Span::exactly(self.setup.quiet));
         if self.poll.take().is_some() {
             cx.cancel_timer(MonitorTimer::Poll);
@@ -534,7 +539,7 @@ impl<A: Algorithm> Monitored<A> {
         if poll.yes.len() + usize::from(vouched) >= majority {
             self.poll = None;
             cx.cancel_timer(MonitorTimer::Poll);
-            self.kept = true;
+            self.kept = (self.kept + 1).min(KEPT);
             self.watching = true;
             cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.heartbeat));
         } else if voters - poll.no.len() < majority {
@@ -546,9 +551,9 @@ impl<A: Algorithm> Monitored<A> {
     }
 
     /// A pre-vote found that no majority hears the leader `suspect`: this follower deposes it, unless the pre-vote
-    /// before found the contrary (`kept`); then it asks once more, a heartbeat period later.
+    /// before it found the contrary [`KEPT`] times in a row; then it asks once more, a heartbeat period later.
     fn nobody_hears(&mut self, cx: &mut Cx<'_, Self>, suspect: NodeId) {
-        if std::mem::take(&mut self.kept) {
+        if std::mem::take(&mut self.kept) >= KEPT {
             self.watching = true;
             cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.heartbeat));
         } else {
@@ -827,7 +832,7 @@ impl<A: Algorithm> Monitored<A> {
 
     /// A new epoch: whatever this process vouched for, and asked about, was of the old one.
     fn forget_leader(&mut self, cx: &mut Cx<'_, Self>) {
-        self.kept = false;
+        self.kept = 0;
         if self.fresh {
             self.fresh = false;
             cx.cancel_timer(MonitorTimer::Quiet);
@@ -1223,7 +1228,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             hop_timeout: t * 2 + Duration::TICK,
             deaf_leaders: self.config.deaf_leaders,
             pre_vote: setup.shape == Shape::Complete && setup.neighbors.len() >= 2,
-            quiet: t * (self.config.heartbeat + 1) + Duration::from_ticks(t.ticks() / 2),
+            quiet: t * (self.config.heartbeat + 1),
         };
         Monitored {
             inner: self.inner.build(&owned.setup()),
@@ -1245,7 +1250,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
             instance: Epoch::ZERO,
             fresh: false,
             poll: None,
-            kept: false,
+            kept: 0,
             effects: Vec::new(),
         }
     }
@@ -1463,8 +1468,12 @@ mod tests {
         assert!(kept.iter().all(|e| !matches!(e, Effect::Send { .. })), "{kept:?}");
         let watch = Span::exactly(b.setup.heartbeat);
         assert!(kept.contains(&Effect::SetTimer { timer: MonitorTimer::Watch, after: watch }), "{kept:?}");
-        // It still hears nothing: it asks again; this time A does not hear C either. The pre-vote before found the
-        // contrary, so B confirms it once, a heartbeat period later (the whole machine may have stalled).
+        // It still hears nothing; asked again, A still hears C: B has been kept twice in a row.
+        step(&mut b, Event::Timer(MonitorTimer::Watch));
+        let again = step(&mut b, Event::Message { from: a, msg: MonitorMsg::PreVoteReply { epoch, hears: true } });
+        assert!(again.contains(&Effect::SetTimer { timer: MonitorTimer::Watch, after: watch }), "{again:?}");
+        // This time A does not hear C either. The pre-votes before found the contrary, so B confirms it once, a
+        // heartbeat period later (the whole machine may have stalled).
         let confirming = suspect(&mut b, C, A);
         assert_eq!((b.epoch(), b.status().leader), (epoch, Some(C)), "{confirming:?}");
         assert!(confirming.contains(&Effect::SetTimer { timer: MonitorTimer::Watch, after: watch }), "{confirming:?}");
