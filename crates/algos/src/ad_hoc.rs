@@ -373,6 +373,7 @@ static INFO: Info = Info {
     elects: Elects::PerComponent,
     lockstep: false,
     params: &[HEARTBEAT],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::OneRandom,
         crash_strongest: false,

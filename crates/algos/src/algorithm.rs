@@ -102,6 +102,9 @@ pub struct Info {
     pub lockstep: bool,
     /// Parameters it takes.
     pub params: &'static [ParamInfo],
+    /// The rules its handlers name as they apply them ([`elect_core::Cx::rule`]), each stated in a sentence in
+    /// its chapter of the book, under "Rules, step by step": what a step shows beside itself.
+    pub rules: &'static [&'static str],
     /// Its showcase scenario.
     pub showcase: Showcase,
 }

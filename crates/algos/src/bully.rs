@@ -316,6 +316,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[VARIANT, KNOWN_DEAD],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::Weakest,
         crash_strongest: true,

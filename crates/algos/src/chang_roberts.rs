@@ -156,6 +156,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[BUG],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,

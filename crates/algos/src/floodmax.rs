@@ -129,6 +129,7 @@ const FLOODMAX: Info = Info {
     elects: Elects::OneLeader,
     lockstep: true,
     params: &[DIAMETER],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,
@@ -139,6 +140,7 @@ const FLOODMAX: Info = Info {
 const OPT_FLOODMAX: Info = Info {
     name: "opt-floodmax",
     title: "OptFloodMax",
+    rules: &[],
     showcase: Showcase { describe: "random ids, all start in round 1, send only after a change", ..FLOODMAX.showcase },
     ..FLOODMAX
 };

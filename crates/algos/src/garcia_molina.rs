@@ -857,6 +857,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[READY, CHECK, TIMEOUT, RETRIES, REJOIN],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: true,

@@ -487,6 +487,7 @@ static INFO: Info = Info {
     elects: Elects::PerGroup,
     lockstep: false,
     params: &[CHECK, TIMEOUT, MERGE, RETRIES],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,

@@ -283,6 +283,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::OneRandom,
         crash_strongest: false,

@@ -424,7 +424,9 @@ impl<A: Algorithm> Member<A> {
     /// Runs one handler of the algorithm and carries its effects out through the member.
     fn run(&mut self, cx: &mut Cx<'_, Self>, event: EventOf<A::Process>) {
         let mut effects = std::mem::take(&mut self.effects);
-        driver::handle(&mut self.inner, cx.now(), event, &mut effects);
+        if let Some(rule) = driver::handle(&mut self.inner, cx.now(), event, &mut effects) {
+            cx.rule(rule);
+        }
         let mut outer = Outer {
             cx,
             life: self.life,
@@ -1099,6 +1101,7 @@ mod tests {
         elects: Elects::OneLeader,
         lockstep: false,
         params: &[],
+        rules: &[],
         showcase: Showcase { initiators: Initiators::All, crash_strongest: false, describe: "" },
     };
 

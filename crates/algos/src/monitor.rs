@@ -715,7 +715,11 @@ impl<A: Algorithm> Monitored<A> {
 
     fn run_once(&mut self, cx: &mut Cx<'_, Self>, f: impl FnOnce(&mut A::Process, &mut Cx<'_, A::Process>)) {
         let mut effects = std::mem::take(&mut self.effects);
-        f(&mut self.inner, &mut Cx::new(cx.now(), &mut effects));
+        let mut inner_cx = Cx::new(cx.now(), &mut effects);
+        f(&mut self.inner, &mut inner_cx);
+        if let Some(rule) = inner_cx.applied() {
+            cx.rule(rule);
+        }
         for effect in effects.drain(..) {
             match effect {
                 Effect::Send { to, msg } => self.send(cx, to, msg),

@@ -146,6 +146,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,

@@ -111,6 +111,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::OneRandom,
         crash_strongest: false,

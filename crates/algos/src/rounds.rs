@@ -69,12 +69,24 @@ pub struct RoundCx<'a, M> {
     round: u32,
     now: Instant,
     effects: &'a mut Vec<RoundEffect<M>>,
+    rule: Option<&'static str>,
 }
 
 impl<'a, M> RoundCx<'a, M> {
     /// A context for round `round` at `now` that appends effects to `effects`.
     pub fn new(round: u32, now: Instant, effects: &'a mut Vec<RoundEffect<M>>) -> Self {
-        Self { round, now, effects }
+        Self { round, now, effects, rule: None }
+    }
+
+    /// Names the rule of the algorithm this round applies, as [`Cx::rule`] does for a handler.
+    #[inline(always)]
+    pub fn rule(&mut self, rule: &'static str) {
+        self.rule = Some(rule);
+    }
+
+    /// The rule this round named last, if any.
+    pub fn applied(&self) -> Option<&'static str> {
+        self.rule
     }
 
     /// The round being taken, from 1.
@@ -197,7 +209,11 @@ impl<R: Rounds> Synchronous<R> {
         self.round = self.round.saturating_add(1);
         let mut inbox = std::mem::take(&mut self.inbox);
         let mut effects = std::mem::take(&mut self.effects);
-        self.inner.round(&mut RoundCx::new(self.round, cx.now(), &mut effects), &inbox);
+        let mut round_cx = RoundCx::new(self.round, cx.now(), &mut effects);
+        self.inner.round(&mut round_cx, &inbox);
+        if let Some(rule) = round_cx.applied() {
+            cx.rule(rule);
+        }
         for effect in effects.drain(..) {
             match effect {
                 RoundEffect::Send { to, msg } => cx.send(to, RoundMsg { round: self.round, msg }),

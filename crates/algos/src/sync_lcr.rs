@@ -91,6 +91,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: true,
     params: &[],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,

@@ -322,6 +322,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],
+    rules: &[],
     showcase: Showcase {
         initiators: Initiators::NeighborsOfCrashed,
         crash_strongest: true,

@@ -384,6 +384,7 @@ static CAROUSEL: Info = Info {
     elects: elect_algos::Elects::OneLeader,
     lockstep: false,
     params: &[],
+    rules: &[],
     showcase: Showcase { initiators: Initiators::All, crash_strongest: false, describe: "" },
 };
 

@@ -82,10 +82,18 @@ pub trait Host<P: Process> {
 }
 
 /// Phase 1 of a step: `process` handles `event` at `now`, recording its effects in `effects` (which the driver
-/// passes empty and keeps between steps).
+/// passes empty and keeps between steps). Returns the rule the handler said it applied ([`Cx::rule`]), for
+/// drivers that show steps; others ignore it.
 #[inline(always)]
-pub fn handle<P: Process>(process: &mut P, now: Instant, event: EventOf<P>, effects: &mut Vec<EffectOf<P>>) {
-    step(process, &mut Cx::new(now, effects), event);
+pub fn handle<P: Process>(
+    process: &mut P,
+    now: Instant,
+    event: EventOf<P>,
+    effects: &mut Vec<EffectOf<P>>,
+) -> Option<&'static str> {
+    let mut cx = Cx::new(now, effects);
+    step(process, &mut cx, event);
+    cx.applied()
 }
 
 /// Phase 2 of a step: carries out `effects` through `host`, in order, and leaves the buffer empty.

@@ -51,6 +51,7 @@ pub mod property;
 mod status;
 mod time;
 mod valid;
+pub mod view;
 
 pub use id::{AttrTooLarge, NodeId, Prefer, Rank, Ranking};
 pub use process::{
@@ -62,3 +63,4 @@ pub use status::epoch::Epoch;
 pub use status::{GroupId, State, Status, StatusKey, epoch};
 pub use time::{Duration, Instant, Span};
 pub use valid::{Invalid, Roster, Validate};
+pub use view::{Peers, Value, View};

@@ -28,7 +28,7 @@ use std::hash::Hash;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{Duration, Instant, NodeId, Rank, Span, Status, StatusKey, Validate};
+use crate::{Duration, Instant, NodeId, Peers, Rank, Span, Status, StatusKey, Validate, View};
 
 /// A local link end: the index of a neighbour in [`Setup::neighbors`].
 ///
@@ -226,6 +226,12 @@ pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + Deseria
 
     /// This message's kind name.
     fn kind(&self) -> &'static str;
+
+    /// The message in a line, in the words of the algorithm's notes (`probe(id 5, phase 1, hop 2)`, `token 7`,
+    /// `ok`): what pictures and paths show. The default is its kind.
+    fn describe(&self) -> String {
+        self.kind().to_owned()
+    }
 }
 
 /// Implements [`Message`] for an enum, naming each variant's kind in order:
@@ -243,9 +249,34 @@ pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + Deseria
 /// assert_eq!(Msg::Elected { id: 1 }.kind_index(), 1);
 /// assert_eq!(&*Msg::kinds(), ["token", "elected"]);
 /// ```
+///
+/// A message type that reads better than its kind alone names an inherent method that describes it
+/// ([`Message::describe`]):
+///
+/// ```
+/// # #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+/// # enum Msg { Token { id: u32 } }
+/// # impl elect_core::Validate for Msg {
+/// #     fn validate(&self, _: &elect_core::Roster<'_>) -> Result<(), elect_core::Invalid> { Ok(()) }
+/// # }
+/// impl Msg {
+///     fn text(&self) -> String {
+///         match self { Msg::Token { id } => format!("token {id}") }
+///     }
+/// }
+/// elect_core::message_kinds!(Msg { Token => "token" }, describe = Msg::text);
+/// # use elect_core::Message;
+/// assert_eq!(Msg::Token { id: 5 }.describe(), "token 5");
+/// ```
 #[macro_export]
 macro_rules! message_kinds {
+    ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }, describe = $describe:path) => {
+        $crate::message_kinds!(@impl $ty { $($variant => $name),+ } fn describe(&self) -> String { $describe(self) });
+    };
     ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }) => {
+        $crate::message_kinds!(@impl $ty { $($variant => $name),+ });
+    };
+    (@impl $ty:ty { $($variant:ident => $name:literal),+ } $($extra:item)*) => {
         impl $crate::Message for $ty {
             fn kinds() -> ::std::borrow::Cow<'static, [&'static str]> {
                 ::std::borrow::Cow::Borrowed(&[$($name),+])
@@ -267,6 +298,8 @@ macro_rules! message_kinds {
                     $(Self::$variant { .. } => $name),+
                 }
             }
+
+            $($extra)*
         }
     };
 }
@@ -321,6 +354,19 @@ pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// The algorithm-agnostic view of this process.
     fn status(&self) -> Status;
 
+    /// This process as its algorithm's notes describe it: its role or phase and the values the notes talk about
+    /// (the id it carries, its hop count, its alias, its group and coordinator). `peers` names the process at the
+    /// far end of each port. Drivers only call it to show a process; the default is [`View::of_status`].
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let _ = peers;
+        View::of_status(&self.status())
+    }
+
+    /// `timer` in a few words (`waiting for an ok`, `next heartbeat`). The default spells out its Rust name.
+    fn describe_timer(timer: &Self::Timer) -> String {
+        crate::view::words(&format!("{timer:?}"))
+    }
+
     /// This process's status in a form that is cheap to read and compare, for drivers that look for a change of
     /// status around every step (the simulator checks properties only when it sees one): equal keys stand for
     /// equal statuses, so a driver that sees the key unchanged knows the status is, and unpacks the key
@@ -343,12 +389,27 @@ pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
 pub struct Cx<'a, P: Process> {
     now: Instant,
     effects: &'a mut Vec<EffectOf<P>>,
+    rule: Option<&'static str>,
 }
 
 impl<'a, P: Process> Cx<'a, P> {
     /// A context at `now` that appends effects to `effects`.
     pub fn new(now: Instant, effects: &'a mut Vec<EffectOf<P>>) -> Self {
-        Self { now, effects }
+        Self { now, effects, rule: None }
+    }
+
+    /// Names the rule of the algorithm this handler applies ("forward a larger id", "own id returned: elected"),
+    /// in the words of the algorithm's chapter in the book, which lists each one. A later call replaces an
+    /// earlier one: a handler names the rule that decided what it did. Costs one store; drivers read it with
+    /// [`Cx::applied`] to show beside the step.
+    #[inline(always)]
+    pub fn rule(&mut self, rule: &'static str) {
+        self.rule = Some(rule);
+    }
+
+    /// The rule this handler named last, if any.
+    pub fn applied(&self) -> Option<&'static str> {
+        self.rule
     }
 
     /// The current virtual time.

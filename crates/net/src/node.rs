@@ -589,6 +589,7 @@ mod tests {
         elects: Elects::PerGroup,
         lockstep: false,
         params: &[],
+        rules: &[],
         showcase: Showcase { initiators: Initiators::All, crash_strongest: false, describe: "" },
     };
 

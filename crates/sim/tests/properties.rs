@@ -68,6 +68,7 @@ static INFO: Info = Info {
     elects: elect_algos::Elects::OneLeader,
     lockstep: false,
     params: &[],
+    rules: &[],
     showcase: Showcase { initiators: Initiators::All, crash_strongest: false, describe: "" },
 };
 

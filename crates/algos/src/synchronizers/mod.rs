@@ -300,7 +300,11 @@ impl<R: Rounds> Pulses<R> {
             return 0;
         }
         let mut effects = std::mem::take(&mut self.effects);
-        self.inner.round(&mut RoundCx::new(round, cx.now(), &mut effects), &inbox);
+        let mut round_cx = RoundCx::new(round, cx.now(), &mut effects);
+        self.inner.round(&mut round_cx, &inbox);
+        if let Some(rule) = round_cx.applied() {
+            cx.rule(rule);
+        }
         let mut sent = 0;
         for effect in effects.drain(..) {
             match effect {
