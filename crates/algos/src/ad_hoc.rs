@@ -2,7 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Property, Rank, Setup, Shape, Span, Status};
+use elect_core::{
+    Check, Command, Cx, Duration, Notice, Peers, Port, Process, Property, Rank, Setup, Shape, Span, Status, View,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
@@ -22,6 +24,13 @@ pub struct Src {
     pub num: u64,
     /// The origin.
     pub origin: Rank,
+}
+
+/// `(3, 7)`: the computation's `num`, then its origin.
+impl std::fmt::Display for Src {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {})", self.num, self.origin)
+    }
 }
 
 /// The messages of the ad hoc election.
@@ -56,7 +65,54 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Election => "election", Ack => "ack", Leader => "leader", Heartbeat => "heartbeat" });
+elect_core::message_kinds!(
+    Msg { Election => "election", Ack => "ack", Leader => "leader", Heartbeat => "heartbeat" },
+    describe = Msg::text
+);
+
+impl Msg {
+    /// `election (3, 7)`, `ack (3, 7), best 9`, `leader 9 of (3, 7)`, `heartbeat 4 of leader 9`.
+    fn text(&self) -> String {
+        match self {
+            Self::Election { src } => format!("election {src}"),
+            Self::Ack { src, best: Some(best) } => format!("ack {src}, best {best}"),
+            Self::Ack { src, best: None } => format!("ack {src}, not a child"),
+            Self::Leader { src, leader } => format!("leader {leader} of {src}"),
+            Self::Heartbeat { leader, seq } => format!("heartbeat {seq} of leader {leader}"),
+        }
+    }
+}
+
+// The rules a step names, in the words of the chapter ("Rules, step by step").
+const START: &str = "start an election";
+const JOIN: &str = "join the computation, flood election";
+const SAME: &str = "same computation, ack as no child";
+const LARGER: &str = "leave for a larger computation";
+const SMALLER: &str = "ignore a smaller computation";
+const CHILD: &str = "ack from a child, keep the best";
+const NOT_CHILD: &str = "ack from a non-child";
+const STALE_ACK: &str = "ignore an ack of no pending link";
+const ACK_PARENT: &str = "subtree done, ack the parent";
+const ROOT_DONE: &str = "root done, announce the leader";
+const TAKE_LEADER: &str = "take the leader, pass it down";
+const BUSY: &str = "ignore it during an election";
+const ADOPT: &str = "adopt a stronger leader, flood it";
+const TEACH: &str = "answer a weaker leader with ours";
+const SAME_LEADER: &str = "same leader, nothing to do";
+const ELECT_WEAKER: &str = "told of a weaker leader, elect";
+const BEAT: &str = "leader sends a heartbeat";
+const RELAY_BEAT: &str = "leader alive, relay the heartbeat";
+const OLD_BEAT: &str = "ignore a heartbeat already seen";
+const LOST: &str = "no heartbeat, start an election";
+const STALL: &str = "election stalled, start again";
+const OLD_TIMER: &str = "ignore a timer no longer due";
+const LISTEN: &str = "start, wait to hear of a leader";
+const UNKNOWN_LINK: &str = "ignore a link not reported yet";
+const LINK_UP_ELECTION: &str = "new neighbour, extend the computation";
+const LINK_UP: &str = "new neighbour, tell it the leader";
+const LINK_DOWN: &str = "neighbour lost, stop waiting for it";
+const PARENT_LOST: &str = "parent lost, finish as root";
+const LINK_GONE: &str = "neighbour lost, forget it";
 
 /// Every message names processes by their ranks.
 impl elect_core::Validate for Msg {
@@ -156,8 +212,12 @@ impl AdHocProcess {
         }
         let src = self.src.expect("an election has a computation");
         match self.parent {
-            Some(p) => cx.send(p, Msg::Ack { src, best: Some(self.best) }),
+            Some(p) => {
+                cx.rule(ACK_PARENT);
+                cx.send(p, Msg::Ack { src, best: Some(self.best) });
+            }
             None => {
+                cx.rule(ROOT_DONE);
                 let best = self.best;
                 self.finish(cx, best);
                 for &c in &self.children {
@@ -198,20 +258,32 @@ impl AdHocProcess {
     fn on_election(&mut self, cx: &mut Cx<'_, Self>, from: Port, s: Src) {
         self.num = self.num.max(s.num);
         match self.src {
-            _ if !self.in_election && self.src != Some(s) => self.join(cx, s, Some(from)),
-            Some(cur) if s > cur => self.join(cx, s, Some(from)),
-            Some(cur) if s == cur => cx.send(from, Msg::Ack { src: s, best: None }),
-            _ => {} // A smaller computation: `from` will get this one's flood.
+            _ if !self.in_election && self.src != Some(s) => {
+                cx.rule(JOIN);
+                self.join(cx, s, Some(from));
+            }
+            Some(cur) if s > cur => {
+                cx.rule(LARGER);
+                self.join(cx, s, Some(from));
+            }
+            Some(cur) if s == cur => {
+                cx.rule(SAME);
+                cx.send(from, Msg::Ack { src: s, best: None });
+            }
+            _ => cx.rule(SMALLER), // A smaller computation: `from` will get this one's flood.
         }
     }
 
     fn on_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, s: Src, best: Option<Rank>) {
         if !self.in_election || self.src != Some(s) || !self.pending.remove(&from) {
-            return;
+            return cx.rule(STALE_ACK);
         }
         if let Some(b) = best {
+            cx.rule(CHILD);
             self.children.insert(from);
             self.best = self.best.max(b);
+        } else {
+            cx.rule(NOT_CHILD);
         }
         self.maybe_done(cx);
     }
@@ -220,10 +292,13 @@ impl AdHocProcess {
         if self.in_election {
             // Only this computation's announcement, down its tree, ends the election here.
             if self.src == Some(s) && self.parent == Some(from) {
+                cx.rule(TAKE_LEADER);
                 self.finish(cx, l);
                 for &c in &self.children {
                     cx.send(c, Msg::Leader { src: s, leader: l });
                 }
+            } else {
+                cx.rule(BUSY);
             }
             return;
         }
@@ -234,12 +309,17 @@ impl AdHocProcess {
     fn merge(&mut self, cx: &mut Cx<'_, Self>, from: Port, l: Rank) {
         match self.leader {
             Some(mine) if l < mine => {
+                cx.rule(TEACH);
                 cx.send(from, Msg::Leader { src: self.known_src(), leader: mine });
             }
-            Some(mine) if l == mine => {}
+            Some(mine) if l == mine => cx.rule(SAME_LEADER),
             // Told of a leader weaker than itself: only an election finds the component's strongest.
-            None if l < self.me => self.start_election(cx),
+            None if l < self.me => {
+                cx.rule(ELECT_WEAKER);
+                self.start_election(cx);
+            }
             _ => {
+                cx.rule(ADOPT);
                 self.adopt(cx, l);
                 let src = self.known_src();
                 for p in self.ports().filter(|&p| p != from).collect::<Vec<_>>() {
@@ -251,14 +331,15 @@ impl AdHocProcess {
 
     fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, leader: Rank, seq: u64) {
         if self.in_election {
-            return;
+            return cx.rule(BUSY);
         }
         if self.leader != Some(leader) {
             return self.merge(cx, from, leader);
         }
         if leader == self.me || seq <= self.seq {
-            return;
+            return cx.rule(OLD_BEAT);
         }
+        cx.rule(RELAY_BEAT);
         self.seq = seq;
         if let Some((_, lost, _)) = self.beat {
             cx.set_timer(Timer::Lost, Span::exactly(lost));
@@ -277,13 +358,14 @@ impl Process for AdHocProcess {
     fn on_start(&mut self, cx: &mut Cx<'_, Self>, _: Option<()>) {
         // A process that hears of no leader in time looks for one.
         if let Some((_, lost, _)) = self.beat {
+            cx.rule(LISTEN);
             cx.set_timer(Timer::Lost, Span::exactly(lost));
         }
     }
 
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
         if !self.up[from.index()] {
-            return; // The link layer has not reported this link yet (or no longer does).
+            return cx.rule(UNKNOWN_LINK); // The link layer has not reported this link yet (or no longer does).
         }
         match msg {
             Msg::Election { src } => self.on_election(cx, from, src),
@@ -297,6 +379,7 @@ impl Process for AdHocProcess {
         match timer {
             Timer::Beat if self.leader == Some(self.me) && !self.in_election => {
                 if let Some((period, ..)) = self.beat {
+                    cx.rule(BEAT);
                     self.seq += 1;
                     for p in self.ports().collect::<Vec<_>>() {
                         cx.send(p, Msg::Heartbeat { leader: self.me, seq: self.seq });
@@ -305,16 +388,21 @@ impl Process for AdHocProcess {
                 }
             }
             Timer::Lost if !self.in_election && self.leader != Some(self.me) => {
+                cx.rule(LOST);
                 self.leader = None;
                 self.start_election(cx);
             }
-            Timer::Stall if self.in_election => self.start_election(cx),
-            _ => {}
+            Timer::Stall if self.in_election => {
+                cx.rule(STALL);
+                self.start_election(cx);
+            }
+            _ => cx.rule(OLD_TIMER),
         }
     }
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate {
+            cx.rule(START);
             self.start_election(cx);
         }
     }
@@ -327,19 +415,23 @@ impl Process for AdHocProcess {
         let src = self.src;
         match (up, self.in_election, src) {
             (true, true, Some(src)) => {
+                cx.rule(LINK_UP_ELECTION);
                 self.pending.insert(port);
                 cx.send(port, Msg::Election { src });
             }
             (true, false, _) => {
                 if let Some(leader) = self.leader {
+                    cx.rule(LINK_UP);
                     let src = self.known_src();
                     cx.send(port, Msg::Leader { src, leader });
                 }
             }
             (false, true, _) => {
+                cx.rule(LINK_DOWN);
                 self.pending.remove(&port);
                 self.children.remove(&port);
                 if self.parent == Some(port) {
+                    cx.rule(PARENT_LOST);
                     // The orphaned subtree finishes on its own, this process its root: its result meets the
                     // rest of the network through the merge rule.
                     self.parent = None;
@@ -347,9 +439,37 @@ impl Process for AdHocProcess {
                 self.maybe_done(cx);
             }
             _ => {
+                cx.rule(LINK_GONE);
                 self.children.remove(&port);
             }
         }
+    }
+
+    /// `waiting for a leader`, `in an election: computation (3, 7), parent 5, awaiting 2, 4, best 9`, `leader`,
+    /// `follower: leader 9`.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        if self.in_election {
+            let src = self.src.expect("an election has a computation");
+            return View::new("in an election")
+                .with("computation", src)
+                .with_some("parent", self.parent.map(|p| peers.list([p])))
+                .with_some("awaiting", (!self.pending.is_empty()).then(|| peers.list(self.pending.iter().copied())))
+                .with("best", self.best);
+        }
+        match self.leader {
+            None => View::new("waiting for a leader"),
+            Some(leader) if leader == self.me => View::new("leader"),
+            Some(leader) => View::new("follower").with("leader", leader),
+        }
+    }
+
+    fn describe_timer(timer: &Timer) -> String {
+        match timer {
+            Timer::Beat => "next heartbeat",
+            Timer::Lost => "waiting for a heartbeat",
+            Timer::Stall => "election deadline",
+        }
+        .to_owned()
     }
 
     fn status(&self) -> Status {
@@ -373,7 +493,37 @@ static INFO: Info = Info {
     elects: Elects::PerComponent,
     lockstep: false,
     params: &[HEARTBEAT],
-    rules: &[],
+    rules: &[
+        LISTEN,
+        START,
+        JOIN,
+        SAME,
+        LARGER,
+        SMALLER,
+        CHILD,
+        NOT_CHILD,
+        STALE_ACK,
+        ACK_PARENT,
+        ROOT_DONE,
+        TAKE_LEADER,
+        BUSY,
+        ADOPT,
+        TEACH,
+        SAME_LEADER,
+        ELECT_WEAKER,
+        BEAT,
+        RELAY_BEAT,
+        OLD_BEAT,
+        LOST,
+        STALL,
+        OLD_TIMER,
+        UNKNOWN_LINK,
+        LINK_UP_ELECTION,
+        LINK_UP,
+        LINK_DOWN,
+        PARENT_LOST,
+        LINK_GONE,
+    ],
     showcase: Showcase {
         initiators: Initiators::OneRandom,
         crash_strongest: false,
@@ -457,5 +607,75 @@ impl AdHocProcess {
     /// The current computation's tree: the parent port, if any (for checks and pictures).
     pub fn parent(&self) -> Option<Port> {
         self.parent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{Event, Instant, Message, Neighbor, NodeId, Prefer, driver};
+
+    use super::*;
+
+    fn rank(id: u32) -> Rank {
+        Rank::new(Prefer::Highest, 0, NodeId(id))
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        let neighbors = [
+            Neighbor { port: Port(0), id: NodeId(7), rank: rank(7) },
+            Neighbor { port: Port(1), id: NodeId(3), rank: rank(3) },
+        ];
+        let setup = Setup {
+            id: NodeId(5),
+            rank: rank(5),
+            neighbors: &neighbors,
+            ring: None,
+            ring_order: &[],
+            shape: Shape::Other,
+            delay_bound: Some(Duration::from_ticks(10)),
+            diameter: Some(2),
+            suspected: &[],
+        };
+        let peers = Peers(&neighbors);
+        let mut effects = Vec::new();
+        let mut step = |p: &mut AdHocProcess, event| {
+            effects.clear();
+            driver::handle(p, Instant::ZERO, event, &mut effects)
+        };
+        let msg = |port, msg| Event::Message { from: Port(port), msg };
+        let mut p = AdHoc::default().build(&setup);
+        assert_eq!(p.view(&peers).to_string(), "waiting for a leader");
+        assert_eq!(step(&mut p, Event::Command(Command::Initiate)), Some("start an election"));
+        assert_eq!(p.view(&peers).to_string(), "in an election: computation (1, 5), awaiting 7, 3, best 5");
+        let src = Src { num: 1, origin: rank(5) };
+        assert_eq!(Msg::Election { src }.describe(), "election (1, 5)");
+        assert_eq!(
+            step(&mut p, msg(1, Msg::Ack { src, best: Some(rank(3)) })),
+            Some("ack from a child, keep the best")
+        );
+        assert_eq!(p.view(&peers).to_string(), "in an election: computation (1, 5), awaiting 7, best 5");
+        assert_eq!(step(&mut p, msg(0, Msg::Ack { src, best: None })), Some("root done, announce the leader"));
+        assert_eq!(p.view(&peers).to_string(), "leader");
+        assert_eq!(step(&mut p, msg(0, Msg::Ack { src, best: None })), Some("ignore an ack of no pending link"));
+        assert_eq!(step(&mut p, msg(0, Msg::Election { src })), Some("same computation, ack as no child"));
+        let other = Src { num: 1, origin: rank(7) };
+        assert_eq!(
+            step(&mut p, msg(0, Msg::Leader { src: other, leader: rank(9) })),
+            Some("adopt a stronger leader, flood it")
+        );
+        assert_eq!(p.view(&peers).to_string(), "follower: leader 9");
+        assert_eq!(Msg::Ack { src, best: Some(rank(9)) }.describe(), "ack (1, 5), best 9");
+        assert_eq!(Msg::Ack { src, best: None }.describe(), "ack (1, 5), not a child");
+        assert_eq!(Msg::Leader { src: other, leader: rank(9) }.describe(), "leader 9 of (1, 7)");
+        assert_eq!(Msg::Heartbeat { leader: rank(9), seq: 4 }.describe(), "heartbeat 4 of leader 9");
+
+        // A process reached by a computation joins it under the sender.
+        let mut q = AdHoc::default().build(&setup);
+        let joined = step(&mut q, msg(0, Msg::Election { src: Src { num: 2, origin: rank(7) } }));
+        assert_eq!(joined, Some("join the computation, flood election"));
+        assert_eq!(q.view(&peers).to_string(), "in an election: computation (2, 7), parent 7, awaiting 3, best 5");
+        assert_eq!(step(&mut q, msg(1, Msg::Election { src })), Some("ignore a smaller computation"));
+        assert_eq!(AdHocProcess::describe_timer(&Timer::Beat), "next heartbeat");
     }
 }

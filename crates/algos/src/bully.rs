@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Epoch, Invalid, Neighbor, NodeId, Notice, Port, Process, Property, Rank, Roster,
-    Setup, Span, Status, Validate, When,
+    Check, Command, Cx, Duration, Epoch, Invalid, Neighbor, NodeId, Notice, Peers, Port, Process, Property, Rank,
+    Roster, Setup, Span, Status, Validate, View, When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -81,7 +81,35 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Election => "election", Ok => "ok", Coordinator => "coordinator" });
+elect_core::message_kinds!(Msg { Election => "election", Ok => "ok", Coordinator => "coordinator" }, describe = Msg::text);
+
+impl Msg {
+    /// `election (epoch 1.2)`, `ok (epoch 1.2)`, `coordinator 7 (epoch 1.7)`.
+    fn text(&self) -> String {
+        match self {
+            Self::Election { epoch } => format!("election (epoch {epoch})"),
+            Self::Ok { epoch } => format!("ok (epoch {epoch})"),
+            Self::Coordinator { epoch, leader } => format!("coordinator {leader} (epoch {epoch})"),
+        }
+    }
+}
+
+// The rules a step names, in the words of the chapter ("Rules, step by step").
+const START: &str = "start an election";
+const CLAIM: &str = "nobody stronger, announce itself";
+const ANSWER: &str = "answer ok and hold own election";
+const ANSWER_AGAIN: &str = "answer ok";
+const ANNOUNCE_AT_ONCE: &str = "strongest, announce instead of ok";
+const ANNOUNCED: &str = "strongest, ignore a later election";
+const AWAIT: &str = "ok received, wait for the coordinator";
+const EXTRA_OK: &str = "ignore a further ok";
+const NO_OK: &str = "no ok in time, announce itself";
+const FOLLOW: &str = "follow the coordinator";
+const BULLY: &str = "bully a weaker coordinator";
+const NO_COORDINATOR: &str = "no coordinator in time, start over";
+const STALE: &str = "ignore a message of an older round";
+const OLD_DEADLINE: &str = "ignore a deadline that guards nothing";
+const NO_HAND_OVER: &str = "ignore a resign (no hand-over)";
 
 /// Every message carries an epoch a process may accept; a coordinator announces itself, a member, under its
 /// rank.
@@ -217,7 +245,14 @@ impl BullyProcess {
 
     fn on_election(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch) {
         self.adopt(cx, epoch);
-        if !(self.variant == Variant::S000 && self.strongest_id) {
+        let answers = !(self.variant == Variant::S000 && self.strongest_id);
+        cx.rule(match (answers, self.participated) {
+            (true, false) => ANSWER,
+            (true, true) => ANSWER_AGAIN,
+            (false, false) => ANNOUNCE_AT_ONCE,
+            (false, true) => ANNOUNCED,
+        });
+        if answers {
             cx.send(from, Msg::Ok { epoch: self.epoch });
         }
         self.start_election(cx);
@@ -225,9 +260,10 @@ impl BullyProcess {
 
     fn on_ok(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
         if self.stale(epoch) {
-            return;
+            return cx.rule(STALE);
         }
         if epoch.round() > self.epoch.round() {
+            cx.rule(AWAIT);
             self.adopt(cx, epoch);
             self.participated = true;
             self.coordinator = None;
@@ -235,21 +271,27 @@ impl BullyProcess {
         } else {
             self.adopt(cx, epoch);
             if self.phase == Phase::Electing {
+                cx.rule(AWAIT);
                 self.set_phase(cx, Phase::AwaitingCoordinator);
+            } else {
+                cx.rule(EXTRA_OK);
             }
         }
     }
 
     fn on_coordinator(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, leader: Rank) {
         if self.stale(epoch) {
-            return; // An announcement of an older election.
+            return cx.rule(STALE); // An announcement of an older election.
         }
         self.adopt(cx, epoch);
         self.participated = true;
         self.coordinator = Some(leader);
         self.set_phase(cx, Phase::Idle);
         if leader < self.me {
+            cx.rule(BULLY);
             self.new_epoch(cx); // A weaker coordinator: bully it.
+        } else {
+            cx.rule(FOLLOW);
         }
     }
 }
@@ -278,23 +320,50 @@ impl Process for BullyProcess {
     fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Timer) {
         match (timer, self.phase) {
             (Timer::OkDeadline, Phase::Electing) => {
+                cx.rule(NO_OK);
                 self.phase = Phase::Idle;
                 self.become_coordinator(cx);
             }
             (Timer::CoordinatorDeadline, Phase::AwaitingCoordinator) => {
+                cx.rule(NO_COORDINATOR);
                 self.phase = Phase::Idle;
                 self.new_epoch(cx);
             }
-            _ => {} // A deadline that no longer guards anything.
+            _ => cx.rule(OLD_DEADLINE), // A deadline that no longer guards anything.
         }
     }
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         match cmd {
-            Command::Initiate => self.new_epoch(cx),
+            Command::Initiate => {
+                cx.rule(if self.stronger.is_empty() { CLAIM } else { START });
+                self.new_epoch(cx);
+            }
             // The textbook Bully has no hand-over: the strongest live process always wins again.
-            Command::Resign | Command::Leave => {}
+            Command::Resign | Command::Leave => cx.rule(NO_HAND_OVER),
         }
+    }
+
+    /// `candidate: waiting for an ok from 6, 7`, `waiting for the coordinator`, `coordinator: epoch 1.7`,
+    /// `follower: leader 7, epoch 1.7`: the chapter's roles, who a candidate waits for, and the coordinator.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        match (self.phase, self.coordinator) {
+            (Phase::Electing, _) => {
+                View::new("candidate").with("waiting for an ok from", peers.list(self.stronger.iter().copied()))
+            }
+            (Phase::AwaitingCoordinator, _) => View::new("waiting for the coordinator"),
+            (Phase::Idle, Some(c)) if c == self.me => View::new("coordinator").with("epoch", self.epoch),
+            (Phase::Idle, Some(c)) => View::new("follower").with("leader", c).with("epoch", self.epoch),
+            (Phase::Idle, None) => View::new("idle"),
+        }
+    }
+
+    fn describe_timer(timer: &Timer) -> String {
+        match timer {
+            Timer::OkDeadline => "waiting for an ok",
+            Timer::CoordinatorDeadline => "waiting for the coordinator",
+        }
+        .to_owned()
     }
 
     fn status(&self) -> Status {
@@ -316,7 +385,23 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[VARIANT, KNOWN_DEAD],
-    rules: &[],
+    rules: &[
+        START,
+        CLAIM,
+        ANSWER,
+        ANSWER_AGAIN,
+        ANNOUNCE_AT_ONCE,
+        ANNOUNCED,
+        AWAIT,
+        EXTRA_OK,
+        NO_OK,
+        FOLLOW,
+        BULLY,
+        NO_COORDINATOR,
+        STALE,
+        OLD_DEADLINE,
+        NO_HAND_OVER,
+    ],
     showcase: Showcase {
         initiators: Initiators::Weakest,
         crash_strongest: true,
@@ -388,5 +473,61 @@ impl Algorithm for Bully {
             Variant::S000 => ("one election: at most N(N-1)", n * (n - 1)),
         };
         vec![Bound { name: name.into(), measure: Measure::Messages, value }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{Effect, EffectOf, Event, EventOf, Instant, Message, Ranking, driver};
+
+    use super::*;
+    use crate::testing::on_complete_graph;
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        // Process 5 of 1 to 7: its ports lead to the others in id order, so 6 is at port 4 and 7 at port 5.
+        let members: Vec<NodeId> = (1..=7).map(NodeId).collect();
+        let mut p = on_complete_graph(NodeId(5), &members, Duration::from_ticks(10), |s| Bully::default().build(s));
+        let ranking = Ranking::default();
+        let neighbors: Vec<Neighbor> = (1..=7)
+            .filter(|&i| i != 5)
+            .enumerate()
+            .map(|(port, i)| Neighbor { port: Port(port as u32), id: NodeId(i), rank: ranking.rank(NodeId(i)) })
+            .collect();
+        let peers = Peers(&neighbors);
+        let mut effects: Vec<EffectOf<BullyProcess>> = Vec::new();
+        let mut step = |p: &mut BullyProcess, event: EventOf<BullyProcess>| {
+            effects.clear();
+            let rule = driver::handle(p, Instant::ZERO, event, &mut effects);
+            let sent = effects.iter().filter_map(|e| match e {
+                Effect::Send { msg, .. } => Some(msg.describe()),
+                _ => None,
+            });
+            (rule, sent.collect::<Vec<_>>())
+        };
+
+        step(&mut p, Event::Start { restored: None });
+        assert_eq!(p.view(&peers).to_string(), "idle");
+        let (rule, sent) = step(&mut p, Event::Command(Command::Initiate));
+        assert_eq!(rule, Some(START));
+        assert_eq!(sent, ["election (epoch 1.5)", "election (epoch 1.5)"]);
+        assert_eq!(p.view(&peers).to_string(), "candidate: waiting for an ok from 6, 7");
+
+        let epoch = Epoch::of(1, NodeId(5));
+        let (rule, _) = step(&mut p, Event::Message { from: Port(5), msg: Msg::Ok { epoch } });
+        assert_eq!(rule, Some(AWAIT));
+        assert_eq!(p.view(&peers).to_string(), "waiting for the coordinator");
+
+        let coordinator = Msg::Coordinator { epoch, leader: ranking.rank(NodeId(7)) };
+        assert_eq!(coordinator.describe(), "coordinator 7 (epoch 1.5)");
+        let (rule, _) = step(&mut p, Event::Message { from: Port(5), msg: coordinator });
+        assert_eq!(rule, Some(FOLLOW));
+        assert_eq!(p.view(&peers).to_string(), "follower: leader 7, epoch 1.5");
+
+        // A weaker process's election of the same round: 5 has held its own already.
+        let (rule, sent) = step(&mut p, Event::Message { from: Port(1), msg: Msg::Election { epoch } });
+        assert_eq!((rule, sent), (Some(ANSWER_AGAIN), vec!["ok (epoch 1.5)".to_owned()]));
+        assert_eq!(step(&mut p, Event::Timer(Timer::OkDeadline)).0, Some(OLD_DEADLINE));
+        assert_eq!(BullyProcess::describe_timer(&Timer::CoordinatorDeadline), "waiting for the coordinator");
     }
 }

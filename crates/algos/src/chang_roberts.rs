@@ -2,7 +2,9 @@
 
 use std::str::FromStr;
 
-use elect_core::{Check, Command, Cx, Duration, Notice, Port, Process, Rank, Setup, Status, StatusKey, When, Winner};
+use elect_core::{
+    Check, Command, Cx, Duration, Notice, Peers, Port, Process, Rank, Setup, Status, StatusKey, View, When, Winner,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
@@ -57,7 +59,28 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Token => "token", Elected => "elected" });
+elect_core::message_kinds!(Msg { Token => "token", Elected => "elected" }, describe = Msg::text);
+
+impl Msg {
+    /// `token 7`, `elected 9`.
+    fn text(&self) -> String {
+        match self {
+            Self::Token { id } => format!("token {id}"),
+            Self::Elected { leader } => format!("elected {leader}"),
+        }
+    }
+}
+
+// The rules a step names, in the words of the chapter ("Rules, step by step").
+const SEND_OWN: &str = "send own token";
+const RELAY: &str = "relay (not an initiator)";
+const FORWARD: &str = "forward a stronger token";
+const SWALLOW: &str = "swallow a weaker token";
+const FORWARD_WEAKER: &str = "forward a weaker token (planted bug)";
+const ELECTED: &str = "own token returned, elected";
+const PASS_ON: &str = "pass the announcement on";
+const CAME_HOME: &str = "announcement came home";
+const AGAIN: &str = "ignore a second initiate";
 
 /// Every message names a member by its rank.
 impl elect_core::Validate for Msg {
@@ -93,18 +116,24 @@ impl ChangRobertsProcess {
     #[inline]
     fn on_token(&mut self, cx: &mut Cx<'_, Self>, id: Rank) {
         if self.role == Role::Relay {
+            cx.rule(RELAY);
             cx.send(self.next, Msg::Token { id });
         } else if id == self.me {
+            cx.rule(ELECTED);
             self.role = Role::Leader;
             cx.notify(Notice::Elected { epoch: 0 });
             cx.send(self.next, Msg::Elected { leader: self.me });
         } else if id > self.me {
+            cx.rule(FORWARD);
             self.role = Role::Lost;
             cx.send(self.next, Msg::Token { id });
         } else if self.forward_smaller {
+            cx.rule(FORWARD_WEAKER);
             cx.send(self.next, Msg::Token { id });
+        } else {
+            // A weaker token dies here, whether this initiator still competes or not.
+            cx.rule(SWALLOW);
         }
-        // Otherwise a weaker token dies here, whether this initiator still competes or not.
     }
 }
 
@@ -121,7 +150,10 @@ impl Process for ChangRobertsProcess {
             Msg::Elected { leader } => {
                 self.leader = Some(leader);
                 if leader != self.me {
+                    cx.rule(PASS_ON);
                     cx.send(self.next, Msg::Elected { leader });
+                } else {
+                    cx.rule(CAME_HOME);
                 }
             }
         }
@@ -129,9 +161,27 @@ impl Process for ChangRobertsProcess {
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate && self.role == Role::Relay {
+            cx.rule(SEND_OWN);
             self.role = Role::Candidate;
             cx.send(self.next, Msg::Token { id: self.me });
+        } else if cmd == Command::Initiate {
+            cx.rule(AGAIN);
         }
+    }
+
+    /// `candidate: id 5`, `lost: id 5, leader 9`: the role the chapter names, its id and the leader it learned.
+    fn view(&self, _: &Peers<'_>) -> View {
+        let role = match self.role {
+            Role::Relay => "relay",
+            Role::Candidate => "candidate",
+            Role::Lost => "lost",
+            Role::Leader => "leader",
+        };
+        View::new(role).with("id", self.me).with_some("leader", self.leader.filter(|_| self.role != Role::Leader))
+    }
+
+    fn describe_timer((): &()) -> String {
+        "no timer (it only waits for tokens)".to_owned()
     }
 
     fn status(&self) -> Status {
@@ -156,7 +206,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[BUG],
-    rules: &[],
+    rules: &[SEND_OWN, RELAY, FORWARD, SWALLOW, FORWARD_WEAKER, ELECTED, PASS_ON, CAME_HOME, AGAIN],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,
@@ -215,4 +265,56 @@ pub(crate) fn token_bounds(n: u64) -> Vec<Bound> {
         },
         Bound { name: "announcement n elected".into(), measure: Measure::Kinds(&["elected"]), value: n },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{Event, Instant, Message, NodeId, Prefer, driver};
+
+    use super::*;
+
+    fn rank(id: u32) -> Rank {
+        Rank::new(Prefer::Highest, 0, NodeId(id))
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        let mut p =
+            ChangRobertsProcess { me: rank(5), next: Port(0), role: Role::Relay, leader: None, forward_smaller: false };
+        let peers = Peers(&[]);
+        let mut effects = Vec::new();
+        assert_eq!(p.view(&peers).to_string(), "relay: id 5");
+        let token = |id| Event::Message { from: Port(1), msg: Msg::Token { id: rank(id) } };
+        assert_eq!(driver::handle(&mut p, Instant::ZERO, token(3), &mut effects), Some(RELAY));
+        let initiate = Event::Command(Command::Initiate);
+        assert_eq!(driver::handle(&mut p, Instant::ZERO, initiate.clone(), &mut effects), Some(SEND_OWN));
+        assert_eq!(p.view(&peers).to_string(), "candidate: id 5");
+        assert_eq!(driver::handle(&mut p, Instant::ZERO, initiate, &mut effects), Some(AGAIN));
+        assert_eq!(driver::handle(&mut p, Instant::ZERO, token(3), &mut effects), Some(SWALLOW));
+        assert_eq!(driver::handle(&mut p, Instant::ZERO, token(9), &mut effects), Some(FORWARD));
+        assert_eq!(p.view(&peers).to_string(), "lost: id 5");
+        let elected = Msg::Elected { leader: rank(9) };
+        assert_eq!((Msg::Token { id: rank(9) }.describe(), elected.describe()), ("token 9".into(), "elected 9".into()));
+        let announce = Event::Message { from: Port(1), msg: elected };
+        assert_eq!(driver::handle(&mut p, Instant::ZERO, announce, &mut effects), Some(PASS_ON));
+        assert_eq!(p.view(&peers).to_string(), "lost: id 5, leader 9");
+        assert_eq!(ChangRobertsProcess::describe_timer(&()), "no timer (it only waits for tokens)");
+    }
+
+    #[test]
+    fn its_own_token_elects_it_and_its_announcement_comes_home() {
+        let mut p =
+            ChangRobertsProcess { me: rank(9), next: Port(0), role: Role::Relay, leader: None, forward_smaller: true };
+        let mut effects = Vec::new();
+        let handle =
+            |p: &mut ChangRobertsProcess, e, effects: &mut Vec<_>| driver::handle(p, Instant::ZERO, e, effects);
+        assert_eq!(handle(&mut p, Event::Command(Command::Initiate), &mut effects), Some(SEND_OWN));
+        let token = |id| Event::Message { from: Port(1), msg: Msg::Token { id: rank(id) } };
+        assert_eq!(handle(&mut p, token(4), &mut effects), Some(FORWARD_WEAKER));
+        assert_eq!(handle(&mut p, token(9), &mut effects), Some(ELECTED));
+        let home = Event::Message { from: Port(1), msg: Msg::Elected { leader: rank(9) } };
+        assert_eq!(handle(&mut p, home, &mut effects), Some(CAME_HOME));
+        assert_eq!(p.view(&Peers(&[])).to_string(), "leader: id 9");
+        assert_eq!(INFO.rules.len(), 9);
+    }
 }

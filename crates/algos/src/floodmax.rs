@@ -1,12 +1,12 @@
 #![doc = include_str!("../../../docs/reference/algorithms/floodmax.md")]
 
-use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
+use elect_core::{Check, Duration, Notice, Peers, Port, Rank, Setup, Status, View, When};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
-use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
+use crate::rounds::{self, RoundAlgorithm, RoundCx, Rounds, Synchronous};
 
 const DIAMETER: ParamInfo = ParamInfo {
     name: "diameter",
@@ -39,7 +39,24 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Max => "max" });
+elect_core::message_kinds!(Msg { Max => "max" }, describe = Msg::text);
+
+impl Msg {
+    /// `max 9`.
+    fn text(&self) -> String {
+        let Self::Max { uid } = self;
+        format!("max {uid}")
+    }
+}
+
+// The rules a round names, in the words of the chapter ("Rules, step by step").
+const SEND_OWN: &str = "send own id on every link";
+const RAISE: &str = "raise max to a stronger id, send it";
+const SEND_AGAIN: &str = "send max again on every link";
+const RAISE_OPT: &str = "raise max, send it on the other links";
+const QUIET: &str = "max unchanged, send nothing";
+const ELECTED: &str = "own id is the max, elected";
+const DECIDE: &str = "decide, the max is the leader";
 
 /// A message names a process by its rank.
 impl elect_core::Validate for Msg {
@@ -85,13 +102,22 @@ impl Rounds for Flooder {
         }
         if self.round > self.rounds {
             if self.max == self.me {
+                cx.rule(ELECTED);
                 cx.notify(Notice::Elected { epoch: 0 });
+            } else {
+                cx.rule(DECIDE);
             }
             return;
         }
         if self.opt && !self.changed {
-            return;
+            return cx.rule(QUIET);
         }
+        cx.rule(match (self.round, self.opt, self.came_from.is_some() && self.changed) {
+            (1, ..) => SEND_OWN,
+            (_, false, false) => SEND_AGAIN,
+            (_, false, true) => RAISE,
+            (_, true, _) => RAISE_OPT,
+        });
         let skip = if self.opt { self.came_from } else { None };
         for port in (0..self.degree).map(Port).filter(|&p| Some(p) != skip) {
             cx.send(port, Msg::Max { uid: self.max });
@@ -108,6 +134,19 @@ impl Rounds for Flooder {
 
     fn halted(&self) -> bool {
         self.round > self.rounds
+    }
+
+    /// `flooding: max 9` (OptFloodMax adds the neighbour the max came from), then `leader` or
+    /// `non-leader: leader 9` once round `D' + 1` decided.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        match self.round {
+            0 => View::new("asleep"),
+            r if r > self.rounds && self.max == self.me => View::new("leader"),
+            r if r > self.rounds => View::new("non-leader").with("leader", self.max),
+            _ => View::new("flooding")
+                .with("max", self.max)
+                .with_some("from", self.came_from.filter(|_| self.opt).and_then(|p| peers.id(p))),
+        }
     }
 
     fn final_round(&self) -> Option<u32> {
@@ -129,7 +168,18 @@ const FLOODMAX: Info = Info {
     elects: Elects::OneLeader,
     lockstep: true,
     params: &[DIAMETER],
-    rules: &[],
+    rules: &[
+        rounds::rule::INITIATE,
+        SEND_OWN,
+        rounds::rule::KEEP,
+        SEND_AGAIN,
+        RAISE,
+        ELECTED,
+        DECIDE,
+        rounds::rule::JOIN,
+        rounds::rule::HALTED,
+        rounds::rule::AGAIN,
+    ],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,
@@ -140,7 +190,18 @@ const FLOODMAX: Info = Info {
 const OPT_FLOODMAX: Info = Info {
     name: "opt-floodmax",
     title: "OptFloodMax",
-    rules: &[],
+    rules: &[
+        rounds::rule::INITIATE,
+        SEND_OWN,
+        rounds::rule::KEEP,
+        RAISE_OPT,
+        QUIET,
+        ELECTED,
+        DECIDE,
+        rounds::rule::JOIN,
+        rounds::rule::HALTED,
+        rounds::rule::AGAIN,
+    ],
     showcase: Showcase { describe: "random ids, all start in round 1, send only after a change", ..FLOODMAX.showcase },
     ..FLOODMAX
 };
@@ -211,5 +272,99 @@ impl<const OPT: bool> RoundAlgorithm for Flood<OPT> {
             opt: OPT,
             changed: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{Command, Event, Instant, Message, Neighbor, NodeId, Prefer, Process, Shape, driver};
+
+    use super::*;
+    use crate::rounds::{RoundMsg, RoundTimer};
+
+    fn rank(id: u32) -> Rank {
+        Rank::new(Prefer::Highest, 0, NodeId(id))
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        let neighbors = [
+            Neighbor { port: Port(0), id: NodeId(7), rank: rank(7) },
+            Neighbor { port: Port(1), id: NodeId(9), rank: rank(9) },
+        ];
+        let setup = Setup {
+            id: NodeId(5),
+            rank: rank(5),
+            neighbors: &neighbors,
+            ring: None,
+            ring_order: &[],
+            shape: Shape::Other,
+            delay_bound: Some(Duration::from_ticks(10)),
+            diameter: Some(3),
+            suspected: &[],
+        };
+        let peers = Peers(&neighbors);
+        for opt in [false, true] {
+            let mut p = if opt { OptFloodMax::default().build(&setup) } else { FloodMax::default().build(&setup) };
+            let mut effects = Vec::new();
+            let mut step = |p: &mut FloodMaxProcess, at: u64, event| {
+                effects.clear();
+                driver::handle(p, Instant::from_ticks(at), event, &mut effects)
+            };
+            let tick = || Event::Timer(RoundTimer::NextRound);
+            assert_eq!(p.view(&peers).to_string(), "asleep");
+            assert_eq!(
+                step(&mut p, 0, Event::Command(Command::Initiate)),
+                Some("initiate, wait for the round to begin")
+            );
+            assert_eq!(step(&mut p, 0, tick()), Some("send own id on every link"));
+            assert_eq!(p.view(&peers).to_string(), "flooding: max 5, round 1");
+            let max = RoundMsg { round: 1, msg: Msg::Max { uid: rank(9) } };
+            assert_eq!(max.describe(), "round 1: max 9");
+            let arrives = Event::Message { from: Port(1), msg: max };
+            assert_eq!(step(&mut p, 4, arrives), Some("keep the message for the next round"));
+            let raise =
+                if opt { "raise max, send it on the other links" } else { "raise max to a stronger id, send it" };
+            assert_eq!(step(&mut p, 10, tick()), Some(raise));
+            let flooding = if opt { "flooding: max 9, from 9, round 2" } else { "flooding: max 9, round 2" };
+            assert_eq!(p.view(&peers).to_string(), flooding);
+            let again = if opt { "max unchanged, send nothing" } else { "send max again on every link" };
+            assert_eq!(step(&mut p, 20, tick()), Some(again));
+            assert_eq!(step(&mut p, 30, tick()), Some("decide, the max is the leader"));
+            assert_eq!(p.view(&peers).to_string(), "non-leader: leader 9, round 4");
+            assert_eq!(
+                step(&mut p, 31, Event::Command(Command::Initiate)),
+                Some("already awake, ignore the initiation")
+            );
+        }
+        assert_eq!(FloodMaxProcess::describe_timer(&RoundTimer::NextRound), "next round");
+    }
+
+    #[test]
+    fn the_strongest_process_names_its_own_win() {
+        let setup = Setup {
+            id: NodeId(5),
+            rank: rank(5),
+            neighbors: &[],
+            ring: None,
+            ring_order: &[],
+            shape: Shape::Other,
+            delay_bound: Some(Duration::from_ticks(10)),
+            diameter: Some(1),
+            suspected: &[],
+        };
+        let mut p = FloodMax::default().build(&setup);
+        let mut effects = Vec::new();
+        driver::handle(&mut p, Instant::ZERO, Event::Command(Command::Initiate), &mut effects);
+        driver::handle(&mut p, Instant::ZERO, Event::Timer(RoundTimer::NextRound), &mut effects);
+        effects.clear();
+        let rule = driver::handle(&mut p, Instant::from_ticks(10), Event::Timer(RoundTimer::NextRound), &mut effects);
+        assert_eq!(rule, Some("own id is the max, elected"));
+        assert_eq!(p.view(&Peers(&[])).to_string(), "leader: round 2");
+        let late = Event::Message { from: Port(0), msg: RoundMsg { round: 2, msg: Msg::Max { uid: rank(3) } } };
+        assert_eq!(
+            driver::handle(&mut p, Instant::from_ticks(11), late, &mut effects),
+            Some("halted, ignore the message")
+        );
     }
 }

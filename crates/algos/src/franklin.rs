@@ -1,7 +1,7 @@
 #![doc = include_str!("../../../docs/reference/algorithms/franklin.md")]
 
 use elect_core::{
-    Check, Command, Cx, Duration, Notice, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, When,
+    Check, Command, Cx, Duration, Notice, Peers, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, View, When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +42,32 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Probe => "probe", Leader => "leader" });
+elect_core::message_kinds!(Msg { Probe => "probe", Leader => "leader" }, describe = Msg::text);
+
+impl Msg {
+    /// `probe(id 5, round 1)`, `leader 8`.
+    fn text(&self) -> String {
+        match self {
+            Self::Probe { id, round } => format!("probe(id {id}, round {round})"),
+            Self::Leader { id } => format!("leader {id}"),
+        }
+    }
+}
+
+// The rules a step names, in the words of the chapter ("Rules, step by step").
+const WAKE: &str = "wake up, send id both ways";
+const NOTE: &str = "note this round's probe";
+const BUFFER: &str = "buffer a next-round probe";
+const NEXT_ROUND: &str = "beat both, next round";
+const BEATEN: &str = "beaten, become a relay";
+const FORGET: &str = "become a relay, drop buffered (bug)";
+const RELAY: &str = "relay a probe";
+const ELECTED: &str = "own probe returned, elected";
+const AFTER_WIN: &str = "ignore a probe after winning";
+const OUT_OF_ROUND: &str = "ignore an out-of-round probe";
+const PASS_ON: &str = "pass the announcement on";
+const CAME_HOME: &str = "announcement came home";
+const AGAIN: &str = "ignore a second initiate";
 
 /// Every message names a member by its rank; each round at least halves the active processes, so no round goes
 /// past `⌊lg n⌋ + 1`.
@@ -103,11 +128,20 @@ impl FranklinProcess {
     #[inline]
     fn on_probe(&mut self, cx: &mut Cx<'_, Self>, side: usize, id: Rank, round: u32) {
         match self.role {
-            Role::Asleep | Role::Winner => {}
-            Role::Relay => cx.send(self.onward(side), Msg::Probe { id, round }),
-            Role::Active if round == self.round => self.got[side] = Some(id),
-            Role::Active if Some(round) == self.round.checked_add(1) => self.early[side] = Some(id),
-            Role::Active => {} // Impossible on FIFO links.
+            Role::Asleep | Role::Winner => cx.rule(AFTER_WIN),
+            Role::Relay => {
+                cx.rule(RELAY);
+                cx.send(self.onward(side), Msg::Probe { id, round });
+            }
+            Role::Active if round == self.round => {
+                cx.rule(NOTE);
+                self.got[side] = Some(id);
+            }
+            Role::Active if Some(round) == self.round.checked_add(1) => {
+                cx.rule(BUFFER);
+                self.early[side] = Some(id);
+            }
+            Role::Active => cx.rule(OUT_OF_ROUND), // Impossible on FIFO links.
         }
         while self.role == Role::Active && self.decide(cx) {}
     }
@@ -116,6 +150,7 @@ impl FranklinProcess {
     fn decide(&mut self, cx: &mut Cx<'_, Self>) -> bool {
         let [Some(left), Some(right)] = self.got else { return false };
         if left == self.me || right == self.me {
+            cx.rule(ELECTED);
             self.role = Role::Winner;
             self.leader = Some(self.me);
             cx.notify(Notice::Elected { epoch: 0 });
@@ -123,6 +158,7 @@ impl FranklinProcess {
             return false;
         }
         if self.me > left && self.me > right {
+            cx.rule(NEXT_ROUND);
             self.round += 1;
             self.got = std::mem::take(&mut self.early);
             self.send_probes(cx);
@@ -130,6 +166,7 @@ impl FranklinProcess {
         }
         self.role = Role::Relay;
         let early = std::mem::take(&mut self.early);
+        cx.rule(if self.forget_buffered && early.iter().any(Option::is_some) { FORGET } else { BEATEN });
         if !self.forget_buffered {
             for (side, id) in early.into_iter().enumerate() {
                 if let Some(id) = id {
@@ -142,6 +179,7 @@ impl FranklinProcess {
 
     fn wake(&mut self, cx: &mut Cx<'_, Self>) {
         if self.role == Role::Asleep {
+            cx.rule(WAKE);
             self.role = Role::Active;
             self.send_probes(cx);
         }
@@ -159,8 +197,9 @@ impl Process for FranklinProcess {
         self.wake(cx);
         match msg {
             Msg::Probe { id, round } => self.on_probe(cx, self.side(from), id, round),
-            Msg::Leader { id } if id == self.me => {} // It has gone round once.
+            Msg::Leader { id } if id == self.me => cx.rule(CAME_HOME), // It has gone round once.
             Msg::Leader { id } => {
+                cx.rule(PASS_ON);
                 self.leader = Some(id);
                 cx.send(self.onward(self.side(from)), Msg::Leader { id });
             }
@@ -169,8 +208,31 @@ impl Process for FranklinProcess {
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate {
+            cx.rule(AGAIN);
             self.wake(cx);
         }
+    }
+
+    /// `active: id 5, round 1, waiting for 3, 6`, `relay: id 5, leader 9`: active or relay, its id, and while
+    /// active its round and the neighbours whose probe of that round it waits for.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        match self.role {
+            Role::Asleep => View::new("asleep"),
+            Role::Active => {
+                let from = [self.ports.prev, self.ports.next];
+                let waiting = (0..SIDES).filter(|&side| self.got[side].is_none()).map(|side| from[side]);
+                let waiting = peers.list(waiting);
+                let view = View::new("active").with("id", self.me).with("round", self.round);
+                let view = if waiting.is_empty() { view } else { view.with("waiting for", waiting) };
+                view.with_some("leader", self.leader)
+            }
+            Role::Relay => View::new("relay").with("id", self.me).with_some("leader", self.leader),
+            Role::Winner => View::new("leader").with("id", self.me).with("round", self.round),
+        }
+    }
+
+    fn describe_timer((): &()) -> String {
+        "no timer (it only waits for probes)".to_owned()
     }
 
     fn status(&self) -> Status {
@@ -195,7 +257,21 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[BUG],
-    rules: &[],
+    rules: &[
+        WAKE,
+        NOTE,
+        BUFFER,
+        NEXT_ROUND,
+        BEATEN,
+        FORGET,
+        RELAY,
+        ELECTED,
+        AFTER_WIN,
+        OUT_OF_ROUND,
+        PASS_ON,
+        CAME_HOME,
+        AGAIN,
+    ],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,
@@ -252,5 +328,95 @@ impl Algorithm for Franklin {
             },
             Bound { name: "announcement n leader".into(), measure: Measure::Kinds(&["leader"]), value: n },
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{EffectOf, Event, Instant, Message, Neighbor, NodeId, Prefer, driver};
+
+    use super::*;
+
+    fn rank(id: u32) -> Rank {
+        Rank::new(Prefer::Highest, 0, NodeId(id))
+    }
+
+    const NEXT: Port = Port(0);
+    const PREV: Port = Port(1);
+
+    /// A process with id `me` whose clockwise neighbour is at port 0.
+    fn process(me: u32, forget_buffered: bool) -> FranklinProcess {
+        FranklinProcess {
+            me: rank(me),
+            ports: RingPorts { next: NEXT, prev: PREV },
+            role: Role::Asleep,
+            round: 0,
+            got: [None; SIDES],
+            early: [None; SIDES],
+            leader: None,
+            forget_buffered,
+        }
+    }
+
+    fn probe(from: Port, id: u32, round: u32) -> Event<Msg, (), ()> {
+        Event::Message { from, msg: Msg::Probe { id: rank(id), round } }
+    }
+
+    /// Handles `event` at time 0, and returns the rule it named.
+    fn handle(
+        p: &mut FranklinProcess,
+        event: Event<Msg, (), ()>,
+        effects: &mut Vec<EffectOf<FranklinProcess>>,
+    ) -> Option<&'static str> {
+        driver::handle(p, Instant::ZERO, event, effects)
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        // Process 5 between 3 (counter-clockwise, port 1) and 6 (clockwise, port 0).
+        let neighbors = [
+            Neighbor { port: NEXT, id: NodeId(6), rank: rank(6) },
+            Neighbor { port: PREV, id: NodeId(3), rank: rank(3) },
+        ];
+        let peers = Peers(&neighbors);
+        let mut p = process(5, false);
+        let mut effects = Vec::new();
+        assert_eq!(p.view(&peers).to_string(), "asleep");
+        assert_eq!(handle(&mut p, Event::Command(Command::Initiate), &mut effects), Some(WAKE));
+        assert_eq!(p.view(&peers).to_string(), "active: id 5, round 0, waiting for 3, 6");
+        assert_eq!(handle(&mut p, Event::Command(Command::Initiate), &mut effects), Some(AGAIN));
+        assert_eq!(handle(&mut p, probe(PREV, 3, 0), &mut effects), Some(NOTE));
+        assert_eq!(p.view(&peers).to_string(), "active: id 5, round 0, waiting for 6");
+        assert_eq!(handle(&mut p, probe(NEXT, 4, 0), &mut effects), Some(NEXT_ROUND));
+        assert_eq!(p.view(&peers).to_string(), "active: id 5, round 1, waiting for 3, 6");
+        assert_eq!(handle(&mut p, probe(PREV, 2, 2), &mut effects), Some(BUFFER));
+        assert_eq!(handle(&mut p, probe(PREV, 1, 9), &mut effects), Some(OUT_OF_ROUND));
+        assert_eq!(handle(&mut p, probe(PREV, 3, 1), &mut effects), Some(NOTE));
+        assert_eq!(handle(&mut p, probe(NEXT, 9, 1), &mut effects), Some(BEATEN));
+        assert_eq!(effects.len(), 5, "probes of rounds 0 and 1 both ways, and the buffered probe passed on");
+        assert_eq!(p.view(&peers).to_string(), "relay: id 5");
+        let stronger = Msg::Probe { id: rank(9), round: 2 };
+        assert_eq!(stronger.describe(), "probe(id 9, round 2)");
+        assert_eq!(handle(&mut p, Event::Message { from: PREV, msg: stronger }, &mut effects), Some(RELAY));
+        let leader = Msg::Leader { id: rank(9) };
+        assert_eq!(leader.describe(), "leader 9");
+        assert_eq!(handle(&mut p, Event::Message { from: PREV, msg: leader }, &mut effects), Some(PASS_ON));
+        assert_eq!(p.view(&peers).to_string(), "relay: id 5, leader 9");
+    }
+
+    #[test]
+    fn the_winner_sees_its_own_probe_and_the_planted_bug_names_itself() {
+        let mut effects = Vec::new();
+        let mut handle = |p: &mut FranklinProcess, event| driver::handle(p, Instant::ZERO, event, &mut effects);
+        let mut p = process(9, false);
+        assert_eq!(handle(&mut p, probe(PREV, 9, 0)), Some(NOTE));
+        assert_eq!(handle(&mut p, probe(NEXT, 9, 0)), Some(ELECTED));
+        assert_eq!(p.view(&Peers(&[])).to_string(), "leader: id 9, round 0");
+        assert_eq!(handle(&mut p, probe(NEXT, 9, 0)), Some(AFTER_WIN));
+        assert_eq!(handle(&mut p, Event::Message { from: PREV, msg: Msg::Leader { id: rank(9) } }), Some(CAME_HOME));
+        let mut p = process(5, true);
+        assert_eq!(handle(&mut p, probe(PREV, 3, 0)), Some(NOTE));
+        assert_eq!(handle(&mut p, probe(PREV, 2, 1)), Some(BUFFER));
+        assert_eq!(handle(&mut p, probe(NEXT, 6, 0)), Some(FORGET));
     }
 }

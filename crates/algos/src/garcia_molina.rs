@@ -3,8 +3,8 @@
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Epoch, Invalid, NodeId, Notice, Port, Process, Property, Rank, Roster, Setup, Span,
-    State, Status, Validate, When,
+    Check, Command, Cx, Duration, Epoch, Invalid, NodeId, Notice, Peers, Port, Process, Property, Rank, Roster, Setup,
+    Span, State, Status, Validate, View, When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -217,7 +217,66 @@ elect_core::message_kinds!(Msg {
     NewCoordinatorAck => "new-coordinator-ack",
     Ready => "ready",
     ReadyAck => "ready-ack",
-});
+}, describe = Msg::text);
+
+impl Msg {
+    /// `halt (epoch 2.3, call 5)`, `new-coordinator-ack accepted (call 6)`, `are-you-normal-reply no (call 4)`.
+    fn text(&self) -> String {
+        let answer = |yes: bool, word: &str, not: &str| if yes { word.to_owned() } else { not.to_owned() };
+        match *self {
+            Self::AreYouThere { call } => format!("are-you-there (call {call})"),
+            Self::AreYouThereReply { call } => format!("are-you-there-reply (call {call})"),
+            Self::AreYouNormal { call } => format!("are-you-normal (call {call})"),
+            Self::AreYouNormalReply { call, normal } => {
+                format!("are-you-normal-reply {} (call {call})", answer(normal, "yes", "no"))
+            }
+            Self::Halt { call, epoch } => format!("halt (epoch {epoch}, call {call})"),
+            Self::HaltAck { call, epoch } => format!("halt-ack (epoch {epoch}, call {call})"),
+            Self::NewCoordinator { call, epoch } => format!("new-coordinator (epoch {epoch}, call {call})"),
+            Self::NewCoordinatorAck { call, accepted } => {
+                format!("new-coordinator-ack {} (call {call})", answer(accepted, "accepted", "refused"))
+            }
+            Self::Ready { call, epoch } => format!("ready (epoch {epoch}, call {call})"),
+            Self::ReadyAck { call, accepted } => {
+                format!("ready-ack {} (call {call})", answer(accepted, "accepted", "refused"))
+            }
+        }
+    }
+}
+
+// The rules a step names, in the words of the chapter ("Rules, step by step").
+const RECOVER: &str = "recover and run election";
+const ANSWER_THERE: &str = "answer are-you-there";
+const BACK_OFF: &str = "a stronger process answered, back off";
+const WAITED: &str = "not halted in time, run timeout";
+const HALT_WEAKER: &str = "no stronger answer, halt the weaker";
+const OBEY: &str = "obey a halt";
+const ADD: &str = "add a halted process to the group";
+const APPOINT: &str = "halt round over, send new-coordinator";
+const ACCEPT: &str = "accept the new coordinator";
+const COUNT: &str = "count an answer";
+const RELEASE: &str = "everybody accepted, send ready";
+const BECOME_NORMAL: &str = "accept ready, become normal";
+const LEAD: &str = "become normal, announce itself elected";
+const LATE_APPOINT: &str = "appoint a slow process on its own";
+const LATE_ACCEPTED: &str = "a slow process accepted, release it";
+const AGAIN: &str = "accept a call sent again";
+const REFUSE: &str = "refuse a stale or foreign call";
+const RESEND: &str = "send unanswered calls again";
+const GIVE_UP: &str = "a call failed, give up the claim";
+const CHECK_ALL: &str = "check that everybody is normal";
+const ANSWER_NORMAL: &str = "answer are-you-normal";
+const CHECK_OVER: &str = "check over";
+const STRONGER_BACK: &str = "a stronger process is back, elect";
+const REJOIN_ONE: &str = "halt a weaker process to rejoin it";
+const OUT_OF_GROUP: &str = "a process is out of the group, elect";
+const TIMEOUT_RUN: &str = "nothing heard, run timeout";
+const MONITORED: &str = "leave the coordinator to the monitor";
+const ALIVE: &str = "the coordinator answered";
+const SILENT: &str = "coordinator silent, run election";
+const STALE: &str = "ignore a stale answer";
+const OLD_TIMER: &str = "ignore a timer of a past role";
+const NO_HAND_OVER: &str = "ignore a resign (no hand-over)";
 
 /// Every epoch is one a process may accept; a halt, a new-coordinator and a ready carry the caller's own ballot or
 /// grant, which it started.
@@ -592,16 +651,32 @@ impl GarciaMolinaProcess {
     /// A batch's `2T + ε` ran out with answers missing: those callees are crashed.
     fn calls_timed_out(&mut self, cx: &mut Cx<'_, Self>) {
         match self.doing {
-            Doing::Probing => self.halt_weaker(cx),
-            Doing::Halting { .. } => self.appoint(cx),
-            Doing::Appointing | Doing::Releasing if self.resent < self.retries => self.resend(cx),
-            Doing::Appointing | Doing::Releasing => self.give_up(cx),
-            Doing::Checking => self.abandon(cx),
+            Doing::Probing => {
+                cx.rule(HALT_WEAKER);
+                self.halt_weaker(cx);
+            }
+            Doing::Halting { .. } => {
+                cx.rule(APPOINT);
+                self.appoint(cx);
+            }
+            Doing::Appointing | Doing::Releasing if self.resent < self.retries => {
+                cx.rule(RESEND);
+                self.resend(cx);
+            }
+            Doing::Appointing | Doing::Releasing => {
+                cx.rule(GIVE_UP);
+                self.give_up(cx);
+            }
+            Doing::Checking => {
+                cx.rule(CHECK_OVER);
+                self.abandon(cx);
+            }
             Doing::Pinging => {
+                cx.rule(SILENT);
                 self.abandon(cx);
                 self.election(cx);
             }
-            Doing::Idle | Doing::Waiting => {}
+            Doing::Idle | Doing::Waiting => cx.rule(OLD_TIMER),
         }
     }
 
@@ -625,6 +700,7 @@ impl GarciaMolinaProcess {
     }
 
     fn on_halt(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, epoch: Epoch) {
+        cx.rule(OBEY);
         self.adopt(cx, epoch);
         self.abandon(cx);
         cx.cancel_timer(Timer::Check);
@@ -641,6 +717,13 @@ impl GarciaMolinaProcess {
             self.mode == Mode::Election && self.halted_by.is_some_and(|(h, ballot)| h == candidate && epoch >= ballot);
         // A call sent again, whose first answer was lost: accepted already.
         let again = self.mode != Mode::Election && self.coordinator == Some((candidate, epoch));
+        cx.rule(if accepted {
+            ACCEPT
+        } else if again {
+            AGAIN
+        } else {
+            REFUSE
+        });
         if accepted {
             self.adopt(cx, epoch);
             self.abandon(cx);
@@ -657,6 +740,13 @@ impl GarciaMolinaProcess {
         let accepted = self.mode == Mode::Reorganization && appointed;
         // A call sent again, whose first answer was lost: accepted already.
         let again = self.mode == Mode::Normal && appointed;
+        cx.rule(if accepted {
+            BECOME_NORMAL
+        } else if again {
+            AGAIN
+        } else {
+            REFUSE
+        });
         if accepted {
             self.mode = Mode::Normal;
             self.watch(cx);
@@ -665,6 +755,7 @@ impl GarciaMolinaProcess {
     }
 
     fn on_are_you_normal(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32) {
+        cx.rule(ANSWER_NORMAL);
         let from_coordinator = self.coordinator.is_some_and(|(c, _)| c == self.rank(from));
         if from_coordinator && self.mode != Mode::Election {
             self.watch(cx);
@@ -674,9 +765,13 @@ impl GarciaMolinaProcess {
 
     fn on_are_you_there_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32) {
         if self.answered(from, call, |d| d == Doing::Probing) {
+            cx.rule(BACK_OFF);
             self.back_off(cx);
         } else if self.answered(from, call, |d| d == Doing::Pinging) {
+            cx.rule(ALIVE);
             self.abandon(cx);
+        } else {
+            cx.rule(STALE);
         }
     }
 
@@ -684,13 +779,19 @@ impl GarciaMolinaProcess {
         self.adopt(cx, epoch);
         if !self.answered(from, call, |d| matches!(d, Doing::Halting { .. })) {
             if self.halts == Some(call) && !self.up.contains(from) {
+                cx.rule(if self.claim().is_some() { LATE_APPOINT } else { STALE });
                 self.appoint_late(cx, from, call);
+            } else {
+                cx.rule(STALE);
             }
             return;
         }
         self.up.insert(from);
         if self.finished() {
+            cx.rule(APPOINT);
             self.appoint(cx);
+        } else {
+            cx.rule(ADD);
         }
     }
 
@@ -737,38 +838,55 @@ impl GarciaMolinaProcess {
     fn on_new_coordinator_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, accepted: bool) {
         if !self.answered(from, call, |d| d == Doing::Appointing) {
             if accepted && self.halts == Some(call) {
+                let releases = self.claim().is_some() && self.ready && !self.up.contains(from);
+                cx.rule(if releases { LATE_ACCEPTED } else { STALE });
                 self.appointed_late(cx, from, call);
+            } else {
+                cx.rule(STALE);
             }
             return;
         }
         if !accepted {
+            cx.rule(GIVE_UP);
             self.give_up(cx);
         } else if self.finished() {
+            cx.rule(if self.ready { RELEASE } else { LEAD });
             self.appointed(cx);
+        } else {
+            cx.rule(COUNT);
         }
     }
 
     fn on_ready_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, accepted: bool) {
         if !self.answered(from, call, |d| d == Doing::Releasing) {
-            return;
+            return cx.rule(STALE);
         }
         if !accepted {
+            cx.rule(GIVE_UP);
             self.give_up(cx);
         } else if self.finished() {
+            cx.rule(LEAD);
             self.lead(cx);
+        } else {
+            cx.rule(COUNT);
         }
     }
 
     fn on_are_you_normal_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, call: u32, normal: bool) {
         if !self.answered(from, call, |d| d == Doing::Checking) {
-            return;
+            return cx.rule(STALE);
         }
         if !normal && self.rank(from) > self.me {
+            cx.rule(STRONGER_BACK);
             self.election(cx); // A stronger process is back: it takes over.
         } else if !normal && !self.rejoin(cx, from) {
+            cx.rule(OUT_OF_GROUP);
             self.election(cx); // Somebody is out of the group: gather everybody again.
-        } else if self.finished() {
-            self.abandon(cx);
+        } else {
+            cx.rule(if normal { COUNT } else { REJOIN_ONE });
+            if self.finished() {
+                self.abandon(cx);
+            }
         }
     }
 }
@@ -789,7 +907,10 @@ impl Process for GarciaMolinaProcess {
 
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
         match msg {
-            Msg::AreYouThere { call } => cx.send(from, Msg::AreYouThereReply { call }),
+            Msg::AreYouThere { call } => {
+                cx.rule(ANSWER_THERE);
+                cx.send(from, Msg::AreYouThereReply { call });
+            }
             Msg::AreYouThereReply { call } => self.on_are_you_there_reply(cx, from, call),
             Msg::AreYouNormal { call } => self.on_are_you_normal(cx, from, call),
             Msg::AreYouNormalReply { call, normal } => self.on_are_you_normal_reply(cx, from, call, normal),
@@ -806,34 +927,74 @@ impl Process for GarciaMolinaProcess {
         match timer {
             Timer::Rpc => self.calls_timed_out(cx),
             Timer::Wait if self.doing == Doing::Waiting => {
+                cx.rule(WAITED);
                 self.doing = Doing::Idle;
                 self.suspect(cx);
             }
             Timer::Check if self.mode == Mode::Normal && self.leads() => {
+                cx.rule(CHECK_ALL);
                 cx.set_timer(Timer::Check, Span::exactly(self.check));
                 if self.doing == Doing::Idle {
                     self.check_all(cx);
                 }
             }
             // Inside the leader monitor a NORMAL member leaves its coordinator to the monitor's watch.
-            Timer::Timeout if self.monitored && self.mode == Mode::Normal && self.coordinator.is_some() => {}
+            Timer::Timeout if self.monitored && self.mode == Mode::Normal && self.coordinator.is_some() => {
+                cx.rule(MONITORED);
+            }
             Timer::Timeout if !self.leads() => {
+                cx.rule(TIMEOUT_RUN);
                 self.watch(cx);
                 if self.doing == Doing::Idle {
                     self.suspect(cx);
                 }
             }
             // Busy with its own election, or no longer in the role the timer served.
-            Timer::Wait | Timer::Check | Timer::Timeout => {}
+            Timer::Wait | Timer::Check | Timer::Timeout => cx.rule(OLD_TIMER),
         }
     }
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         match cmd {
-            Command::Initiate => self.recover(cx),
+            Command::Initiate => {
+                cx.rule(RECOVER);
+                self.recover(cx);
+            }
             // No hand-over: the strongest live process is always elected again.
-            Command::Resign | Command::Leave => {}
+            Command::Resign | Command::Leave => cx.rule(NO_HAND_OVER),
         }
+    }
+
+    /// `election: halted by 3`, `election: halted by 3, Up 1, waiting for 2`, `normal: coordinator 3`: the state
+    /// `S(i).s`, the coordinator `S(i).c`, the halter `S(i).h`, a candidate's `S(i).Up`, and whom it waits for.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let role = match self.mode {
+            Mode::Election => "election",
+            Mode::Reorganization => "reorganization",
+            Mode::Normal => "normal",
+        };
+        let ports =
+            |set: &PortSet| peers.list((0..self.peers.len()).map(|p| Port(p as u32)).filter(|&p| set.contains(p)));
+        let mut view =
+            View::new(role).with_some("coordinator", self.coordinator()).with_some("halted by", self.halted_by());
+        let candidate = self.halted_by.is_some_and(|(h, _)| h == self.me) || self.claim().is_some();
+        if candidate && !self.up.is_empty() {
+            view = view.with("Up", ports(&self.up));
+        }
+        if !self.pending.is_empty() {
+            view = view.with("waiting for", ports(&self.pending));
+        }
+        view
+    }
+
+    fn describe_timer(timer: &Timer) -> String {
+        match timer {
+            Timer::Rpc => "waiting for answers",
+            Timer::Wait => "waiting to be halted",
+            Timer::Check => "next check",
+            Timer::Timeout => "waiting to hear from the coordinator",
+        }
+        .to_owned()
     }
 
     fn status(&self) -> Status {
@@ -857,7 +1018,40 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[READY, CHECK, TIMEOUT, RETRIES, REJOIN],
-    rules: &[],
+    rules: &[
+        RECOVER,
+        ANSWER_THERE,
+        BACK_OFF,
+        WAITED,
+        HALT_WEAKER,
+        OBEY,
+        ADD,
+        APPOINT,
+        ACCEPT,
+        COUNT,
+        RELEASE,
+        BECOME_NORMAL,
+        LEAD,
+        LATE_APPOINT,
+        LATE_ACCEPTED,
+        AGAIN,
+        REFUSE,
+        RESEND,
+        GIVE_UP,
+        CHECK_ALL,
+        ANSWER_NORMAL,
+        CHECK_OVER,
+        STRONGER_BACK,
+        REJOIN_ONE,
+        OUT_OF_GROUP,
+        TIMEOUT_RUN,
+        MONITORED,
+        ALIVE,
+        SILENT,
+        STALE,
+        OLD_TIMER,
+        NO_HAND_OVER,
+    ],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: true,
@@ -1123,6 +1317,62 @@ mod tests {
         assert!(!parse("rejoin=elect").unwrap().rejoin);
         assert!(parse("retries=9").unwrap_err().to_string().contains("at most 8"));
         assert!(parse("rejoin=maybe").is_err());
+    }
+
+    /// The rule `p` names for `event`, and what it sent, as the chapter words it.
+    fn handled(
+        p: &mut GarciaMolinaProcess,
+        event: elect_core::EventOf<GarciaMolinaProcess>,
+    ) -> (Option<&'static str>, Vec<String>) {
+        let mut effects = Vec::new();
+        let rule = elect_core::driver::handle(p, Instant::ZERO, event, &mut effects);
+        (rule, sent(&effects).iter().map(|(_, m)| elect_core::Message::describe(m)).collect())
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        use elect_core::{Event, Neighbor, Peers, Ranking};
+        let ranking = Ranking::default();
+        let neighbors = |me: u32| -> Vec<Neighbor> {
+            (1..=3)
+                .filter(|&i| i != me)
+                .enumerate()
+                .map(|(port, i)| Neighbor { port: Port(port as u32), id: NodeId(i), rank: ranking.rank(NodeId(i)) })
+                .collect()
+        };
+        // Process 3, the strongest, elects itself: port 0 leads to 1, port 1 to 2.
+        let (n3, mut p) = (neighbors(3), process(3, GarciaMolina::default()));
+        let view = |p: &GarciaMolinaProcess| p.view(&Peers(&n3)).to_string();
+        handled(&mut p, Event::Start { restored: None });
+        assert_eq!(view(&p), "election");
+        let (rule, sent) = handled(&mut p, Event::Command(Command::Initiate));
+        assert_eq!(rule, Some(RECOVER));
+        assert_eq!(sent, ["halt (epoch 1.3, call 2)", "halt (epoch 1.3, call 2)"]);
+        assert_eq!(view(&p), "election: halted by 3, waiting for 1, 2");
+        let epoch = Epoch::of(1, NodeId(3));
+        let ack = |call| Msg::HaltAck { call, epoch };
+        assert_eq!(handled(&mut p, Event::Message { from: Port(0), msg: ack(2) }).0, Some(ADD));
+        assert_eq!(view(&p), "election: halted by 3, Up 1, waiting for 2");
+        let (rule, sent) = handled(&mut p, Event::Message { from: Port(1), msg: ack(2) });
+        assert_eq!(rule, Some(APPOINT));
+        assert_eq!(sent, ["new-coordinator (epoch 1.3, call 3)", "new-coordinator (epoch 1.3, call 3)"]);
+        assert_eq!(view(&p), "reorganization: coordinator 3, Up 1, 2, waiting for 1, 2");
+        let stale = Msg::ReadyAck { call: 1, accepted: true };
+        assert_eq!(handled(&mut p, Event::Message { from: Port(0), msg: stale }).0, Some(STALE));
+        let refused = Msg::NewCoordinatorAck { call: 3, accepted: false };
+        assert_eq!(elect_core::Message::describe(&refused), "new-coordinator-ack refused (call 3)");
+        assert_eq!(handled(&mut p, Event::Message { from: Port(0), msg: refused }).0, Some(GIVE_UP));
+
+        // Process 1 obeys 3's halt and accepts it: port 1 leads to 3.
+        let (n1, mut q) = (neighbors(1), process(1, GarciaMolina::default()));
+        handled(&mut q, Event::Start { restored: None });
+        let (rule, sent) = handled(&mut q, Event::Message { from: Port(1), msg: Msg::Halt { call: 2, epoch } });
+        assert_eq!((rule, sent), (Some(OBEY), vec!["halt-ack (epoch 1.3, call 2)".to_owned()]));
+        assert_eq!(q.view(&Peers(&n1)).to_string(), "election: halted by 3");
+        let appoint = Msg::NewCoordinator { call: 3, epoch };
+        assert_eq!(handled(&mut q, Event::Message { from: Port(1), msg: appoint }).0, Some(ACCEPT));
+        assert_eq!(q.view(&Peers(&n1)).to_string(), "reorganization: coordinator 3");
+        assert_eq!(GarciaMolinaProcess::describe_timer(&Timer::Wait), "waiting to be halted");
     }
 
     #[test]

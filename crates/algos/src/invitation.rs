@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 
 use elect_core::{
-    Check, Command, Cx, Duration, GroupId, NodeId, Notice, Port, Process, Property, Rank, Setup, Span, State, Status,
+    Check, Command, Cx, Duration, GroupId, NodeId, Notice, Peers, Port, Process, Property, Rank, Setup, Span, State,
+    Status, View,
 };
 use serde::{Deserialize, Serialize};
 
@@ -120,7 +121,64 @@ elect_core::message_kinds!(Msg {
     Accept => "accept",
     Ready => "ready",
     Ack => "ack",
-});
+}, describe = Msg::text);
+
+impl Msg {
+    /// `are-you-coordinator (round 2)`, `invitation to group (4, 6) under 6`, `accept group (4, 6)`.
+    fn text(&self) -> String {
+        let yes = |yes: bool| if yes { "yes" } else { "no" };
+        match *self {
+            Self::AreYouCoordinator { round } => format!("are-you-coordinator (round {round})"),
+            Self::AreYouCoordinatorReply { round, yes: y } => {
+                format!("are-you-coordinator-reply {} (round {round})", yes(y))
+            }
+            Self::AreYouThere { group } => format!("are-you-there in group {group}"),
+            Self::AreYouThereReply { group, yes: y } => format!("are-you-there-reply {} for group {group}", yes(y)),
+            Self::Invitation { coordinator, group } => format!("invitation to group {group} under {coordinator}"),
+            Self::Accept { group } => format!("accept group {group}"),
+            Self::Ready { group } => format!("ready for group {group}"),
+            Self::Ack { group } => format!("ack for group {group}"),
+        }
+    }
+}
+
+// The rules a step names, in the words of the chapter ("Rules, step by step").
+const RECOVER: &str = "form a singleton group";
+const LOOK: &str = "look for other coordinators";
+const SKIP_CHECK: &str = "not a coordinator, skip the check";
+const ANSWER_COORDINATOR: &str = "answer are-you-coordinator";
+const NOTE: &str = "note another coordinator";
+const NOT_ONE: &str = "ignore a no or a late reply";
+const ALONE: &str = "no other coordinator, stay";
+const MERGE_DELAY: &str = "wait the merge delay";
+const MERGE_NOW: &str = "merge and invite the others";
+const SKIP_MERGE: &str = "invited meanwhile, skip the merge";
+const FORWARD: &str = "forward the invitation and accept";
+const ACCEPT: &str = "accept the invitation";
+const BUSY: &str = "busy, ignore an invitation";
+const ADD: &str = "add the member";
+const SEND_READY: &str = "send ready to who accepted";
+const JOIN: &str = "join the group and ack";
+const NOTE_ACK: &str = "note an ack";
+const ALL_ACKED: &str = "every member acked";
+const READY_AGAIN: &str = "ready again to who did not ack";
+const DROP: &str = "drop the members that did not ack";
+const ASK: &str = "ask the coordinator are-you-there";
+const SKIP_TIMEOUT: &str = "nothing to ask, skip the timeout";
+const ANSWER_THERE: &str = "answer are-you-there";
+const STILL: &str = "the coordinator still has it";
+const LEFT_OUT: &str = "left out, form a singleton group";
+const NO_ANSWER: &str = "no answer, form a singleton group";
+const ASK_AGAIN: &str = "no answer, ask again";
+const INVITE_LEFT: &str = "invite a member left behind";
+const MERGING_SILENT: &str = "merging, let the invitation answer";
+const LATE_ACCEPT: &str = "answer a late accept with ready";
+const ACK_AGAIN: &str = "ack a ready again";
+const ACCEPT_AGAIN: &str = "no ready, accept again";
+const NO_READY: &str = "no ready, form a singleton group";
+const STALE: &str = "ignore a stale message";
+const OLD_TIMER: &str = "ignore a timer of a past role";
+const NO_HAND_OVER: &str = "ignore a resign (no hand-over)";
 
 /// Every group was created by a member, and an invitation names a member as the coordinator.
 impl elect_core::Validate for Msg {
@@ -232,8 +290,9 @@ impl InvitationProcess {
     fn on_check(&mut self, cx: &mut Cx<'_, Self>) {
         cx.set_timer(Timer::Check, Span::exactly(self.t * self.config.check));
         if !self.coordinates() {
-            return;
+            return cx.rule(SKIP_CHECK);
         }
+        cx.rule(LOOK);
         self.round = self.round.saturating_add(1);
         self.others.clear();
         for k in 0..self.peers.len() {
@@ -245,20 +304,24 @@ impl InvitationProcess {
     /// The answers of a check are in: merge after a delay that lets stronger coordinators go first.
     fn on_check_replies(&mut self, cx: &mut Cx<'_, Self>) {
         if self.others.is_empty() || !self.coordinates() {
-            return;
+            return cx.rule(ALONE);
         }
         let stronger = self.others.iter().filter(|&&p| self.rank_of(p) > self.me).count() as u64;
         match stronger {
             0 => self.merge(cx),
-            k => cx.set_timer(Timer::Merge, Span::exactly(self.t * (self.config.merge * k))),
+            k => {
+                cx.rule(MERGE_DELAY);
+                cx.set_timer(Timer::Merge, Span::exactly(self.t * (self.config.merge * k)));
+            }
         }
     }
 
     /// Merge(Others): a new group under this process, inviting the coordinators found and the old members.
     fn merge(&mut self, cx: &mut Cx<'_, Self>) {
         if !self.coordinates() {
-            return; // An invitation got here first.
+            return cx.rule(SKIP_MERGE); // An invitation got here first.
         }
+        cx.rule(MERGE_NOW);
         self.state = State::Election;
         let group = self.new_group(cx);
         let invited: BTreeSet<Port> = self.others.iter().chain(&self.up).copied().collect();
@@ -273,8 +336,9 @@ impl InvitationProcess {
 
     fn on_accept_wait(&mut self, cx: &mut Cx<'_, Self>) {
         if self.state != State::Election || self.coordinator != self.me {
-            return;
+            return cx.rule(OLD_TIMER);
         }
+        cx.rule(SEND_READY);
         self.state = State::Reorganization;
         for &port in &self.up {
             cx.send(port, Msg::Ready { group: self.group });
@@ -288,9 +352,10 @@ impl InvitationProcess {
 
     fn on_invitation(&mut self, cx: &mut Cx<'_, Self>, from: Port, coordinator: Rank, group: GroupId) {
         if self.state != State::Normal {
-            return; // One election at a time.
+            return cx.rule(BUSY); // One election at a time.
         }
         let was_coordinator = self.coordinator == self.me;
+        cx.rule(if was_coordinator && self.up.iter().any(|&p| p != from) { FORWARD } else { ACCEPT });
         let old = std::mem::take(&mut self.up);
         self.state = State::Election;
         self.coordinator = coordinator;
@@ -315,8 +380,10 @@ impl InvitationProcess {
     fn on_timeout(&mut self, cx: &mut Cx<'_, Self>) {
         cx.set_timer(Timer::Timeout, Span::exactly(self.t * self.config.timeout));
         if self.state != State::Normal || self.coordinator == self.me || self.awaiting_coordinator {
-            return; // Not a member, or still asking (its tries take longer than a period when `retries` is high).
+            // Not a member, or still asking (its tries take longer than a period when `retries` is high).
+            return cx.rule(SKIP_TIMEOUT);
         }
+        cx.rule(ASK);
         self.awaiting_coordinator = true;
         self.tried = 0;
         self.ask_coordinator(cx);
@@ -341,10 +408,14 @@ impl InvitationProcess {
     fn on_ready_wait(&mut self, cx: &mut Cx<'_, Self>) {
         match self.port_of(self.coordinator) {
             Some(port) if self.try_again() => {
+                cx.rule(ACCEPT_AGAIN);
                 cx.send(port, Msg::Accept { group: self.group });
                 cx.set_timer(Timer::ReadyWait, self.rpc_wait());
             }
-            _ => self.recover(cx),
+            _ => {
+                cx.rule(NO_READY);
+                self.recover(cx);
+            }
         }
     }
 
@@ -352,15 +423,17 @@ impl InvitationProcess {
     fn on_ack_wait(&mut self, cx: &mut Cx<'_, Self>) {
         let missing: Vec<Port> = self.up.iter().filter(|p| !self.acked.contains(p)).copied().collect();
         if missing.is_empty() {
-            return;
+            return cx.rule(ALL_ACKED);
         }
         if self.try_again() {
+            cx.rule(READY_AGAIN);
             for port in missing {
                 cx.send(port, Msg::Ready { group: self.group });
             }
             cx.set_timer(Timer::AckWait, self.rpc_wait());
         } else {
             // A member that did not ack is dropped; its own timeout will put it in a group of its own.
+            cx.rule(DROP);
             let acked = std::mem::take(&mut self.acked);
             self.up.retain(|p| acked.contains(p));
         }
@@ -375,6 +448,7 @@ impl Process for InvitationProcess {
 
     fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<u32>) {
         self.counter = restored.unwrap_or(0);
+        cx.rule(RECOVER);
         self.recover(cx);
         cx.set_timer(Timer::Check, Span::exactly(self.t * self.config.check));
         cx.set_timer(Timer::Timeout, Span::exactly(self.t * self.config.timeout));
@@ -383,11 +457,15 @@ impl Process for InvitationProcess {
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
         match msg {
             Msg::AreYouCoordinator { round } => {
+                cx.rule(ANSWER_COORDINATOR);
                 cx.send(from, Msg::AreYouCoordinatorReply { round, yes: self.coordinates() });
             }
             Msg::AreYouCoordinatorReply { round, yes } => {
                 if yes && round == self.round && self.coordinates() {
+                    cx.rule(NOTE);
                     self.others.insert(from);
+                } else {
+                    cx.rule(NOT_ONE);
                 }
             }
             Msg::AreYouThere { group } => {
@@ -396,35 +474,46 @@ impl Process for InvitationProcess {
                     // A member left behind (its invitation, or its ack, was lost) still takes this process as its
                     // coordinator: invite it into the group as it stands, rather than send it off to a group of its
                     // own that the next check would merge again.
+                    cx.rule(INVITE_LEFT);
                     cx.send(from, Msg::Invitation { coordinator: self.me, group: self.group });
                 } else if !yes && self.config.retries > 0 && self.coordinator == self.me {
                     // Merging: the asker's invitation is on its way (or its next try finds the group formed).
+                    cx.rule(MERGING_SILENT);
                 } else {
+                    cx.rule(ANSWER_THERE);
                     cx.send(from, Msg::AreYouThereReply { group, yes });
                 }
             }
             Msg::AreYouThereReply { group, yes } => {
                 if self.awaiting_coordinator && group == self.group {
+                    cx.rule(if yes { STILL } else { LEFT_OUT });
                     self.awaiting_coordinator = false;
                     cx.cancel_timer(Timer::TimeoutReply);
                     if !yes {
                         self.recover(cx);
                     }
+                } else {
+                    cx.rule(STALE);
                 }
             }
             Msg::Invitation { coordinator, group } => self.on_invitation(cx, from, coordinator, group),
             Msg::Accept { group } => {
                 if self.state == State::Election && self.coordinator == self.me && self.group == group {
+                    cx.rule(ADD);
                     self.up.insert(from);
                 } else if self.config.retries > 0 && self.coordinates() && self.group == group {
                     // A late accept (its first was lost, or the ready that answered it): the group is formed.
+                    cx.rule(LATE_ACCEPT);
                     self.up.insert(from);
                     cx.send(from, Msg::Ready { group });
+                } else {
+                    cx.rule(STALE);
                 }
             }
             Msg::Ready { group } => {
                 let from_coordinator = self.rank_of(from) == self.coordinator;
                 if self.state == State::Reorganization && self.group == group && from_coordinator {
+                    cx.rule(JOIN);
                     self.state = State::Normal;
                     cx.cancel_timer(Timer::ReadyWait);
                     cx.send(from, Msg::Ack { group });
@@ -433,12 +522,18 @@ impl Process for InvitationProcess {
                     && self.group == group
                     && from_coordinator
                 {
+                    cx.rule(ACK_AGAIN);
                     cx.send(from, Msg::Ack { group }); // The first ack was lost.
+                } else {
+                    cx.rule(STALE);
                 }
             }
             Msg::Ack { group } => {
                 if self.coordinator == self.me && self.group == group {
+                    cx.rule(NOTE_ACK);
                     self.acked.insert(from);
+                } else {
+                    cx.rule(STALE);
                 }
             }
         }
@@ -450,20 +545,68 @@ impl Process for InvitationProcess {
             Timer::CheckReplies => self.on_check_replies(cx),
             Timer::Merge => self.merge(cx),
             Timer::Timeout => self.on_timeout(cx),
-            Timer::TimeoutReply if self.awaiting_coordinator && self.try_again() => self.ask_coordinator(cx),
-            Timer::TimeoutReply if self.awaiting_coordinator => self.recover(cx),
+            Timer::TimeoutReply if self.awaiting_coordinator && self.try_again() => {
+                cx.rule(ASK_AGAIN);
+                self.ask_coordinator(cx);
+            }
+            Timer::TimeoutReply if self.awaiting_coordinator => {
+                cx.rule(NO_ANSWER);
+                self.recover(cx);
+            }
             Timer::AcceptWait => self.on_accept_wait(cx),
             Timer::ReadyWait if self.state == State::Reorganization => self.on_ready_wait(cx),
             Timer::AckWait if self.coordinates() => self.on_ack_wait(cx),
-            Timer::TimeoutReply | Timer::ReadyWait | Timer::AckWait => {}
+            Timer::TimeoutReply | Timer::ReadyWait | Timer::AckWait => cx.rule(OLD_TIMER),
         }
     }
 
     /// `Initiate` (at start-up, or after a recovery) is Recovery(): a singleton group; merges follow from checks.
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate {
+            cx.rule(RECOVER);
             self.recover(cx);
+        } else {
+            cx.rule(NO_HAND_OVER);
         }
+    }
+
+    /// `coordinator: group (2, 6), members 4, 5`, `member: group (2, 6), coordinator 6`: whether it coordinates,
+    /// merges or awaits a coordinator, its group, its coordinator, and the members and coordinators it knows.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let mine = self.coordinator == self.me;
+        let role = match self.state {
+            State::Normal if mine => "coordinator",
+            State::Election if mine => "merging",
+            State::Reorganization => "invited, awaiting ready",
+            State::Normal if self.awaiting_coordinator => "member, awaiting its coordinator",
+            State::Normal => "member",
+            state => state.name(),
+        };
+        let mut view = View::new(role).with("group", self.group);
+        if !mine {
+            view = view.with("coordinator", self.coordinator);
+        }
+        if mine && !self.up.is_empty() {
+            view = view.with("members", peers.list(self.up.iter().copied()));
+        }
+        if self.coordinates() && !self.others.is_empty() {
+            view = view.with("coordinators found", peers.list(self.others.iter().copied()));
+        }
+        view
+    }
+
+    fn describe_timer(timer: &Timer) -> String {
+        match timer {
+            Timer::Check => "next check",
+            Timer::CheckReplies => "waiting for are-you-coordinator replies",
+            Timer::Merge => "merge delay",
+            Timer::Timeout => "next are-you-there",
+            Timer::TimeoutReply => "waiting for the coordinator's answer",
+            Timer::AcceptWait => "waiting for accepts",
+            Timer::ReadyWait => "waiting for ready",
+            Timer::AckWait => "waiting for acks",
+        }
+        .to_owned()
     }
 
     fn status(&self) -> Status {
@@ -487,7 +630,44 @@ static INFO: Info = Info {
     elects: Elects::PerGroup,
     lockstep: false,
     params: &[CHECK, TIMEOUT, MERGE, RETRIES],
-    rules: &[],
+    rules: &[
+        RECOVER,
+        LOOK,
+        SKIP_CHECK,
+        ANSWER_COORDINATOR,
+        NOTE,
+        NOT_ONE,
+        ALONE,
+        MERGE_DELAY,
+        MERGE_NOW,
+        SKIP_MERGE,
+        FORWARD,
+        ACCEPT,
+        BUSY,
+        ADD,
+        SEND_READY,
+        JOIN,
+        NOTE_ACK,
+        ALL_ACKED,
+        READY_AGAIN,
+        DROP,
+        ASK,
+        SKIP_TIMEOUT,
+        ANSWER_THERE,
+        STILL,
+        LEFT_OUT,
+        ASK_AGAIN,
+        NO_ANSWER,
+        INVITE_LEFT,
+        MERGING_SILENT,
+        LATE_ACCEPT,
+        ACK_AGAIN,
+        ACCEPT_AGAIN,
+        NO_READY,
+        STALE,
+        OLD_TIMER,
+        NO_HAND_OVER,
+    ],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,
@@ -585,5 +765,52 @@ mod tests {
     fn group_epochs_are_ballots_of_the_creator() {
         let g = GroupId { counter: 3, creator: NodeId(7) };
         assert_eq!((epoch::round(epoch_of(g)), epoch::starter(epoch_of(g))), (3, NodeId(7)));
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        use elect_core::{Effect, EffectOf, Event, EventOf, Instant, Message, Neighbor, Ranking, driver};
+        // Process 2 of 1 to 3: port 0 leads to 1, port 1 to 3.
+        let members = [NodeId(1), NodeId(2), NodeId(3)];
+        let t = Duration::from_ticks(10);
+        let mut p = crate::testing::on_complete_graph(NodeId(2), &members, t, |s| Invitation::default().build(s));
+        let ranking = Ranking::default();
+        let neighbors = [1, 3].map(NodeId).map(|id| (id, ranking.rank(id)));
+        let neighbors: Vec<Neighbor> =
+            neighbors.iter().enumerate().map(|(k, &(id, rank))| Neighbor { port: Port(k as u32), id, rank }).collect();
+        let view = |p: &InvitationProcess| p.view(&Peers(&neighbors)).to_string();
+        let mut effects: Vec<EffectOf<InvitationProcess>> = Vec::new();
+        let mut step = |p: &mut InvitationProcess, event: EventOf<InvitationProcess>| {
+            effects.clear();
+            let rule = driver::handle(p, Instant::ZERO, event, &mut effects);
+            let sent = effects.iter().filter_map(|e| match e {
+                Effect::Send { msg, .. } => Some(msg.describe()),
+                _ => None,
+            });
+            (rule, sent.collect::<Vec<_>>())
+        };
+
+        assert_eq!(step(&mut p, Event::Start { restored: None }).0, Some(RECOVER));
+        assert_eq!(view(&p), "coordinator: group (1, 2)");
+        let (rule, sent) = step(&mut p, Event::Timer(Timer::Check));
+        assert_eq!(rule, Some(LOOK));
+        assert_eq!(sent, ["are-you-coordinator (round 1)", "are-you-coordinator (round 1)"]);
+        let yes = Msg::AreYouCoordinatorReply { round: 1, yes: true };
+        assert_eq!(step(&mut p, Event::Message { from: Port(1), msg: yes }).0, Some(NOTE));
+        assert_eq!(view(&p), "coordinator: group (1, 2), coordinators found 3");
+        assert_eq!(step(&mut p, Event::Timer(Timer::CheckReplies)).0, Some(MERGE_DELAY));
+
+        // 3 merges first: 2 accepts, waits for ready, and joins.
+        let group = GroupId { counter: 2, creator: NodeId(3) };
+        let invitation = Msg::Invitation { coordinator: ranking.rank(NodeId(3)), group };
+        assert_eq!(invitation.describe(), "invitation to group (2, 3) under 3");
+        let (rule, sent) = step(&mut p, Event::Message { from: Port(1), msg: invitation });
+        assert_eq!((rule, sent), (Some(ACCEPT), vec!["accept group (2, 3)".to_owned()]));
+        assert_eq!(view(&p), "invited, awaiting ready: group (2, 3), coordinator 3");
+        let (rule, sent) = step(&mut p, Event::Message { from: Port(1), msg: Msg::Ready { group } });
+        assert_eq!((rule, sent), (Some(JOIN), vec!["ack for group (2, 3)".to_owned()]));
+        assert_eq!(view(&p), "member: group (2, 3), coordinator 3");
+        assert_eq!(step(&mut p, Event::Timer(Timer::Merge)).0, Some(SKIP_MERGE));
+        assert_eq!(InvitationProcess::describe_timer(&Timer::ReadyWait), "waiting for ready");
     }
 }

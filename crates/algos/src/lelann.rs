@@ -3,7 +3,8 @@
 use std::collections::VecDeque;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Instant, NodeId, Port, Process, Rank, Setup, Span, Status, StatusKey, When,
+    Check, Command, Cx, Duration, Instant, NodeId, Peers, Port, Process, Rank, Setup, Span, Status, StatusKey, View,
+    When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +40,42 @@ pub enum Msg {
     Ack,
 }
 
-elect_core::message_kinds!(Msg { Election => "election", Coordinator => "coordinator", Ack => "ack" });
+elect_core::message_kinds!(
+    Msg { Election => "election", Coordinator => "coordinator", Ack => "ack" },
+    describe = Msg::text
+);
+
+/// `ids` as a list (`3, 6, 8`).
+fn list(ids: &[Rank]) -> String {
+    ids.iter().map(Rank::to_string).collect::<Vec<_>>().join(", ")
+}
+
+impl Msg {
+    /// `election(initiator 3, ids 3, 6)`, `coordinator(initiator 3, leader 8, members 3, 6, 8)`, `ack`.
+    fn text(&self) -> String {
+        match self {
+            Self::Election { initiator, ids } => format!("election(initiator {initiator}, ids {})", list(ids)),
+            Self::Coordinator { initiator, leader, members } => {
+                format!("coordinator(initiator {initiator}, leader {leader}, members {})", list(members))
+            }
+            Self::Ack => "ack".to_owned(),
+        }
+    }
+}
+
+// The rules a step names, in the words of the chapter ("Rules, step by step").
+const START: &str = "send election with own id";
+const APPEND: &str = "append own id and forward";
+const ANNOUNCE: &str = "own election returned, announce";
+const PASS_ON: &str = "pass the announcement on";
+const CAME_HOME: &str = "announcement came home";
+const ACK: &str = "an ack clears the oldest message";
+const SKIP: &str = "no ack, skip the dead successor";
+const CLOSE: &str = "close a dead initiator's election";
+const DROP_DEAD: &str = "drop a dead initiator's announcement";
+const WENT_ROUND: &str = "drop an election that went round";
+const STALE: &str = "ignore a stale ack timer";
+const AGAIN: &str = "ignore a second initiate";
 
 /// An election carries its initiator and the members it passed, each once (no more than there are); an
 /// announcement names a leader among the members it lists.
@@ -146,6 +182,7 @@ impl LeLannProcess {
     fn receive(&mut self, cx: &mut Cx<'_, Self>, msg: Msg) {
         match msg {
             Msg::Election { initiator, ids } if initiator == self.me => {
+                cx.rule(ANNOUNCE);
                 // It carries at least its initiator (checked on arrival from outside; this process put it there).
                 let Some(&leader) = ids.iter().max() else { return };
                 self.adopt(leader, &ids);
@@ -153,18 +190,20 @@ impl LeLannProcess {
             }
             // A process is in an election's list once: one that finds itself there already sees a message that went
             // round without its initiator closing it, and drops it.
-            Msg::Election { ids, .. } if ids.contains(&self.me) => {}
+            Msg::Election { ids, .. } if ids.contains(&self.me) => cx.rule(WENT_ROUND),
             Msg::Election { initiator, mut ids } => {
+                cx.rule(APPEND);
                 self.involved = true;
                 ids.push(self.me);
                 self.route(cx, Msg::Election { initiator, ids });
             }
-            Msg::Coordinator { initiator, .. } if initiator == self.me => {} // It has gone round once.
+            Msg::Coordinator { initiator, .. } if initiator == self.me => cx.rule(CAME_HOME), // It has gone round once.
             Msg::Coordinator { initiator, leader, members } => {
+                cx.rule(PASS_ON);
                 self.adopt(leader, &members);
                 self.route(cx, Msg::Coordinator { initiator, leader, members });
             }
-            Msg::Ack => {}
+            Msg::Ack => cx.rule(ACK),
         }
     }
 
@@ -178,10 +217,13 @@ impl LeLannProcess {
         if detector.skips(initiator) {
             // The message has gone round without its initiator.
             if let Msg::Election { mut ids, .. } = msg {
+                cx.rule(CLOSE);
                 ids.retain(|&r| r != initiator);
                 let Some(&leader) = ids.iter().max() else { return }; // It carries at least the forwarder.
                 self.adopt(leader, &ids);
                 self.route(cx, Msg::Coordinator { initiator: self.me, leader, members: ids });
+            } else {
+                cx.rule(DROP_DEAD);
             }
             return;
         }
@@ -220,6 +262,7 @@ impl Process for LeLannProcess {
         let armed = self.deadline();
         match msg {
             Msg::Ack => {
+                cx.rule(ACK);
                 if let Some(detector) = self.detector.as_deref_mut() {
                     detector.unacked.pop_front();
                 }
@@ -235,12 +278,14 @@ impl Process for LeLannProcess {
     }
 
     fn on_timer(&mut self, cx: &mut Cx<'_, Self>, Timer::AckDeadline: Timer) {
+        cx.rule(STALE);
         let Some(detector) = self.detector.as_deref_mut() else { return };
         match detector.deadline() {
             None => return, // Everything was acknowledged.
             Some(at) if at > cx.now() => return self.rearm(cx, None),
             Some(_) => {}
         }
+        cx.rule(SKIP);
         // The successor is dead: the next process in ring order takes over everything unacknowledged.
         detector.succ += 1;
         let unacked = std::mem::take(&mut detector.unacked);
@@ -252,12 +297,42 @@ impl Process for LeLannProcess {
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate && !self.initiated {
+            cx.rule(START);
             let armed = self.deadline();
             self.initiated = true;
             self.involved = true;
             self.route(cx, Msg::Election { initiator: self.me, ids: vec![self.me] });
             self.rearm(cx, armed);
+        } else if cmd == Command::Initiate {
+            cx.rule(AGAIN);
         }
+    }
+
+    /// `initiator: leader 8, successor 6, unacked 1, members 5, 6, 8`: whether it initiated or took part, the
+    /// leader and members announced to it, and with the failure detector its successor and what it has not had
+    /// acknowledged.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let role = match (self.initiated, self.involved) {
+            (true, _) => "initiator",
+            (false, true) => "participant",
+            (false, false) => "idle",
+        };
+        let mut view = View::new(role).with_some("leader", self.leader);
+        if let Some(detector) = self.detector.as_deref() {
+            let successor = detector.successor().and_then(|port| peers.id(port));
+            view = view.with("successor", successor.map_or_else(|| "none".to_owned(), |id| id.to_string()));
+            if !detector.unacked.is_empty() {
+                view = view.with("unacked", detector.unacked.len());
+            }
+        }
+        if !self.members.is_empty() {
+            view = view.with("members", list(&self.members));
+        }
+        view
+    }
+
+    fn describe_timer(Timer::AckDeadline: &Timer) -> String {
+        "waiting for an ack".to_owned()
     }
 
     fn status(&self) -> Status {
@@ -283,7 +358,7 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],
-    rules: &[],
+    rules: &[START, APPEND, ANNOUNCE, PASS_ON, CAME_HOME, ACK, SKIP, CLOSE, DROP_DEAD, WENT_ROUND, STALE, AGAIN],
     showcase: Showcase {
         initiators: Initiators::OneRandom,
         crash_strongest: false,
@@ -342,5 +417,88 @@ impl Algorithm for LeLann {
             measure: Measure::Kinds(&["election", "coordinator"]),
             value: 2 * elections * f.nodes,
         }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_core::{Event, Message, Neighbor, Prefer, driver};
+
+    use super::*;
+
+    fn rank(id: u32) -> Rank {
+        Rank::new(Prefer::Highest, 0, NodeId(id))
+    }
+
+    /// Process 5 of the logical ring 5 → 6 → 3 over a complete graph, with the detector (`2T + ε` = 3).
+    fn five() -> LeLannProcess {
+        let detector = Detector {
+            ring: [(Port(0), rank(6)), (Port(1), rank(3))].into(),
+            succ: 0,
+            wait: Duration::from_ticks(3),
+            unacked: VecDeque::new(),
+        };
+        LeLannProcess {
+            me: rank(5),
+            next: Port(0),
+            initiated: false,
+            involved: false,
+            leader: None,
+            members: Vec::new(),
+            detector: Some(Box::new(detector)),
+        }
+    }
+
+    fn from_3(msg: Msg) -> Event<Msg, Timer, ()> {
+        Event::Message { from: Port(1), msg }
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        let neighbors = [
+            Neighbor { port: Port(0), id: NodeId(6), rank: rank(6) },
+            Neighbor { port: Port(1), id: NodeId(3), rank: rank(3) },
+        ];
+        let peers = Peers(&neighbors);
+        let mut p = five();
+        let mut effects = Vec::new();
+        let mut handle =
+            |p: &mut LeLannProcess, at, event| driver::handle(p, Instant::from_ticks(at), event, &mut effects);
+        assert_eq!(p.view(&peers).to_string(), "idle: successor 6");
+        assert_eq!(handle(&mut p, 0, Event::Command(Command::Initiate)), Some(START));
+        assert_eq!(p.view(&peers).to_string(), "initiator: successor 6, unacked 1");
+        assert_eq!(handle(&mut p, 1, Event::Command(Command::Initiate)), Some(AGAIN));
+        assert_eq!(handle(&mut p, 1, Event::Timer(Timer::AckDeadline)), Some(STALE), "not due before t=3");
+        assert_eq!(handle(&mut p, 3, Event::Timer(Timer::AckDeadline)), Some(SKIP));
+        assert_eq!(p.view(&peers).to_string(), "initiator: successor 3, unacked 1");
+        let other = Msg::Election { initiator: rank(3), ids: vec![rank(3)] };
+        assert_eq!(other.describe(), "election(initiator 3, ids 3)");
+        assert_eq!(handle(&mut p, 4, from_3(other)), Some(APPEND));
+        let back = Msg::Election { initiator: rank(5), ids: vec![rank(5), rank(3)] };
+        assert_eq!(handle(&mut p, 5, from_3(back)), Some(ANNOUNCE));
+        assert_eq!(p.view(&peers).to_string(), "initiator: leader 5, successor 3, unacked 3, members 5, 3");
+        assert_eq!(handle(&mut p, 6, from_3(Msg::Ack)), Some(ACK));
+        assert_eq!(p.view(&peers).to_string(), "initiator: leader 5, successor 3, unacked 2, members 5, 3");
+        let announced = Msg::Coordinator { initiator: rank(3), leader: rank(5), members: vec![rank(3), rank(5)] };
+        assert_eq!(announced.describe(), "coordinator(initiator 3, leader 5, members 3, 5)");
+        assert_eq!(handle(&mut p, 7, from_3(announced)), Some(PASS_ON));
+        assert_eq!(Msg::Ack.describe(), "ack");
+        assert_eq!(LeLannProcess::describe_timer(&Timer::AckDeadline), "waiting for an ack");
+    }
+
+    #[test]
+    fn elections_and_announcements_of_a_dead_initiator_end_here() {
+        let mut p = five();
+        p.detector.as_deref_mut().unwrap().succ = 1; // 6 is dead.
+        let mut effects = Vec::new();
+        let mut handle = |p: &mut LeLannProcess, event| driver::handle(p, Instant::ZERO, event, &mut effects);
+        let orphan = Msg::Election { initiator: rank(6), ids: vec![rank(6), rank(3)] };
+        assert_eq!(handle(&mut p, from_3(orphan)), Some(CLOSE));
+        let orphan = Msg::Coordinator { initiator: rank(6), leader: rank(6), members: vec![rank(6)] };
+        assert_eq!(handle(&mut p, from_3(orphan)), Some(DROP_DEAD));
+        let round = Msg::Election { initiator: rank(3), ids: vec![rank(3), rank(5)] };
+        assert_eq!(handle(&mut p, from_3(round)), Some(WENT_ROUND));
+        let home = Msg::Coordinator { initiator: rank(5), leader: rank(5), members: vec![rank(5)] };
+        assert_eq!(handle(&mut p, from_3(home)), Some(CAME_HOME));
     }
 }

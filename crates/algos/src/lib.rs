@@ -6,6 +6,7 @@
 
 pub mod ad_hoc;
 pub mod algorithm;
+pub mod book;
 pub mod bully;
 pub mod chang_roberts;
 pub mod floodmax;
@@ -29,7 +30,7 @@ pub mod timestamp_flooding;
 
 pub use algorithm::{Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
 pub use params::{ParamError, ParamInfo, Params};
-pub use registry::{RegistryError, dispatch, dispatch_synchronized, lookup, runs_on_synchronizers};
+pub use registry::{RegistryError, dispatch, dispatch_synchronized, kinds, lookup, runs_on_synchronizers};
 
 use elect_core::{Check, Property, Rank, RingPorts, Setup, Status, StatusKey, When};
 

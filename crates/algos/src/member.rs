@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use elect_core::driver::{self, Host};
 use elect_core::{
-    Check, Command, Cx, Duration, EffectOf, Epoch, Event, EventOf, Invalid, Message, Neighbor, NodeId, Notice, Port,
-    Process, Property, RingPorts, Roster, Setup, Shape, Span, State, Status, Validate, When, Winner,
+    Check, Command, Cx, Duration, EffectOf, Epoch, Event, EventOf, Invalid, Message, Neighbor, NodeId, Notice, Peers,
+    Port, Process, Property, RingPorts, Roster, Setup, Shape, Span, State, Status, Validate, View, When, Winner,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -80,6 +80,34 @@ impl Bug {
     }
 }
 
+/// The rules the member names as it applies them ([`Cx::rule`]), each stated in the member's chapter of the book
+/// ("Rules, step by step"). A packet of the election shows the rule of the monitor or the algorithm that handled it.
+pub mod rule {
+    /// A packet its sender sent before it last restarted is dropped: what it says is out of date.
+    pub const OLD_INCARNATION: &str = "drop a packet from before a restart";
+    /// A packet of the election (or a leader's notice that it leaves) goes to the leader monitor and the algorithm, which name their own rules; a member whose leader leaves elects again at once.
+    pub const PASS: &str = "hand the packet to the monitor";
+    /// A member that resigned or left takes no part in elections; it still corrects a stale grant and answers questions.
+    pub const AWAY: &str = "sitting out, take no part";
+    /// An announcement tells this member of a newer epoch, or of a leader's new grant; a member that knows a newer epoch than the sender tells it so.
+    pub const ANNOUNCE: &str = "hear a newer epoch or grant";
+    /// A member that started knowing no epoch asks the others; each answers with the highest epoch it knows.
+    pub const ANSWER: &str = "answer a question about epochs";
+    /// A timer armed before the algorithm was restarted, or while sitting out, does nothing.
+    pub const OLD_TIMER: &str = "ignore a timer of an earlier instance";
+    /// Another member's claim to lead was not renewed within its life: this member no longer counts it.
+    pub const CLAIM: &str = "a claim expired";
+    /// The algorithm kept this member leader for the settling wait: it makes itself a fencing grant and announces it.
+    pub const SETTLE: &str = "leadership settled, grant it";
+    /// The answers to a starting member's question did not reach a majority in a round trip: it asks again.
+    pub const ASKED: &str = "too few answers, ask again";
+    /// A member that resigned has sat out its hold: it takes part in elections again.
+    pub const WAKE: &str = "resign hold over, rejoin";
+
+    /// Every rule, in the order the chapter lists them.
+    pub const ALL: &[&str] = &[OLD_INCARNATION, PASS, AWAY, ANNOUNCE, ANSWER, OLD_TIMER, CLAIM, SETTLE, ASKED, WAKE];
+}
+
 /// The leadership a member shows: the leader it follows (or is) and the fencing epoch of that leadership grant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Leadership {
@@ -142,6 +170,16 @@ impl<M: Message> Message for Packet<M> {
             Body::Announce => "announce",
             Body::Leaving => "leaving",
             Body::Ask => "ask",
+        }
+    }
+
+    fn describe(&self) -> String {
+        match (&self.body, self.lead) {
+            (Body::Algorithm(msg), _) => msg.describe(),
+            (Body::Announce, Some(lead)) => format!("announce: I lead under grant {lead}"),
+            (Body::Announce, None) => format!("announce: I have seen epoch {}", self.seen),
+            (Body::Leaving, _) => "leaving".to_owned(),
+            (Body::Ask, _) => "ask: which epochs do you know?".to_owned(),
         }
     }
 }
@@ -669,7 +707,7 @@ impl<A: Algorithm> Process for Member<A> {
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, packet: Self::Msg) {
         let peer = self.peer(from);
         match self.heard.get(&peer) {
-            Some(&latest) if packet.incarnation < latest => return, // Sent before its sender restarted.
+            Some(&latest) if packet.incarnation < latest => return cx.rule(rule::OLD_INCARNATION), // Sent before a restart.
             Some(&latest) if packet.incarnation == latest => {}
             _ => {
                 self.heard.insert(peer, packet.incarnation);
@@ -683,6 +721,12 @@ impl<A: Algorithm> Process for Member<A> {
         // A question is answered, except by a member waiting for the answers to its own: the question it sent
         // everybody when it started answers (and if that was lost, the asker asks again).
         let asked = matches!(packet.body, Body::Ask) && self.asking != Asking::Waiting;
+        cx.rule(match &packet.body {
+            Body::Algorithm(_) | Body::Leaving if !present => rule::AWAY,
+            Body::Algorithm(_) | Body::Leaving => rule::PASS,
+            Body::Announce => rule::ANNOUNCE,
+            Body::Ask => rule::ANSWER,
+        });
         match packet.body {
             Body::Algorithm(msg) if present => self.run(cx, Event::Message { from, msg }),
             Body::Leaving if present && self.inner.status().leader == Some(peer) => {
@@ -703,15 +747,20 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Inner { life, timer } if life == self.life && self.away == Away::Present => {
                 self.run(cx, Event::Timer(timer));
             }
-            MemberTimer::Inner { .. } => return, // Armed by an earlier instance, or while sitting out.
+            MemberTimer::Inner { .. } => return cx.rule(rule::OLD_TIMER), // Of an earlier instance, or sitting out.
             MemberTimer::Claim(port) => {
+                cx.rule(rule::CLAIM);
                 let peer = self.peer(port);
                 if let Some((_, live)) = self.claims.get_mut(&peer) {
                     *live = false;
                 }
             }
-            MemberTimer::Settle => self.settled = self.leading,
+            MemberTimer::Settle => {
+                cx.rule(rule::SETTLE);
+                self.settled = self.leading;
+            }
             MemberTimer::Asked if self.asking != Asking::Answered => {
+                cx.rule(rule::ASKED);
                 self.asking = Asking::Short;
                 if self.heard.len() < self.setup.quorum && self.away != Away::Left {
                     // Too few answers: a question or an answer was lost, or a peer was down. It asks again.
@@ -719,7 +768,10 @@ impl<A: Algorithm> Process for Member<A> {
                 }
             }
             MemberTimer::Asked => {}
-            MemberTimer::Wake if self.away == Away::Resigned => return self.rejoin(cx),
+            MemberTimer::Wake if self.away == Away::Resigned => {
+                cx.rule(rule::WAKE);
+                return self.rejoin(cx);
+            }
             MemberTimer::Wake => return,
         }
         self.decide(cx);
@@ -763,15 +815,36 @@ impl<A: Algorithm> Process for Member<A> {
     fn parent(&self) -> Option<Port> {
         self.inner.parent()
     }
+
+    /// The algorithm's view (inside the leader monitor), with the member's own part: the fencing epoch of its
+    /// grant when it leads, and whether it sits out.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let view = match self.away {
+            Away::Present => self.inner.view(peers),
+            Away::Resigned => View::new("sitting out (resigned)"),
+            Away::Left => View::new("left"),
+        };
+        view.with_some("grant", self.grant)
+    }
+
+    fn describe_timer(timer: &Self::Timer) -> String {
+        match timer {
+            MemberTimer::Inner { timer, .. } => A::Process::describe_timer(timer),
+            MemberTimer::Claim(_) => "a claim's life".to_owned(),
+            MemberTimer::Settle => "settling wait".to_owned(),
+            MemberTimer::Wake => "end of the resign hold".to_owned(),
+            MemberTimer::Asked => "answers to the question due".to_owned(),
+        }
+    }
 }
 
 /// The member's own message kinds, after the algorithm's (in the order of [`Packet::kind_index`]), which
 /// closed-form bounds of one election leave out.
 const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask"];
-/// The member's and the leader monitor's message kinds: [`MONITOR_KINDS`](crate::monitor::MONITOR_KINDS) then
-/// [`MEMBER_KINDS`] (spelled out, as a bound's measure is a static list; a test checks that it is their
-/// concatenation).
-const MEMBER_AND_MONITOR_KINDS: &[&str] =
+/// The kinds of the messages the leader monitor and the member add around an algorithm's: the monitor's
+/// (`heartbeat`, `join`, `hop-ack`, `pre-vote`, `pre-vote-reply`) then the member's own (spelled out, as a bound's
+/// measure is a static list; a test checks that it is their concatenation).
+pub const MEMBER_AND_MONITOR_KINDS: &[&str] =
     &["heartbeat", "join", "hop-ack", "pre-vote", "pre-vote-reply", "announce", "leaving", "ask"];
 
 impl<A: Algorithm> Algorithm for Deployed<A> {

@@ -6,8 +6,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Effect, EffectOf, Epoch, Instant, Invalid, Message, Neighbor, NodeId, Notice, Port,
-    Process, Property, Rank, RingPorts, Roster, Setup, Shape, Span, State, Status, Validate, Winner,
+    Check, Command, Cx, Duration, Effect, EffectOf, Epoch, Instant, Invalid, Message, Neighbor, NodeId, Notice, Peers,
+    Port, Process, Property, Rank, RingPorts, Roster, Setup, Shape, Span, State, Status, Validate, View, Winner,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -153,6 +153,109 @@ pub enum MonitorMsg<M> {
     },
 }
 
+/// The rules the leader monitor names as it applies them ([`Cx::rule`]), each stated in the monitor's chapter of the
+/// book ("Rules, step by step"). A message of the current epoch shows the rule of the algorithm that handled it.
+pub mod rule {
+    /// A process starts (or restarts) and opens the epoch after the newest it knows, with a fresh instance of the algorithm that initiates.
+    pub const START: &str = "start the next epoch";
+    /// The leader tells every follower it is alive, and arms its next heartbeat.
+    pub const BEAT: &str = "leader sends a heartbeat";
+    /// A follower hears its leader's heartbeat: it vouches for the leader for the quiet time and watches it again.
+    pub const ALIVE: &str = "heartbeat heard, the leader is alive";
+    /// A heartbeat or join this process has already seen (or its own heartbeat, back) changes nothing.
+    pub const SEEN: &str = "ignore what was already seen";
+    /// A process whose election ended without it follows the epoch's leader when it hears its heartbeat.
+    pub const FOLLOW: &str = "follow the leader of this epoch";
+    /// A leader hears another leader's heartbeat in its own epoch (a timing fault let both win): it opens the next epoch, whose election has one winner.
+    pub const TWO_LEADERS: &str = "two leaders in one epoch, start the next";
+    /// The leader this process follows carried its leadership into a newer epoch; the follower follows it there without an election.
+    pub const RENUMBER: &str = "follow the leader into its newer epoch";
+    /// A leader hears a weaker leader's newer epoch: it carries its own leadership above it, and everybody follows it there.
+    pub const RESTAMP: &str = "carry leadership above a weaker epoch";
+    /// A heartbeat of a newer epoch comes from a leader weaker than the one this process follows: it keeps following the stronger one.
+    pub const STRONGER_LEADER: &str = "keep following a stronger leader";
+    /// A heartbeat of a newer epoch comes from a stronger process: that election is over, and this process follows its leader without one.
+    pub const ADOPT: &str = "adopt the leader of a newer epoch";
+    /// A process back from a crash hears of a newer epoch: it opens the epoch after it, so that it never joins an election that may be over.
+    pub const CATCH_UP: &str = "catch up, start the epoch after";
+    /// A join names an epoch newer than this process's: it leaves its epoch for that one, with a fresh instance of the algorithm.
+    pub const JOIN: &str = "join a newer epoch";
+    /// A message of the current epoch goes to the epoch's instance of the algorithm, which names its own rule.
+    pub const DELIVER: &str = "hand the message to the election";
+    /// A message of an older epoch is stale and changes nothing; a leader answers it with a heartbeat, so that the sender catches up.
+    pub const STALE: &str = "drop a message of an older epoch";
+    /// A process that an epoch names as failed takes no part in it: it opens the next epoch (or, leading, carries its leadership above it).
+    pub const DISOWN: &str = "taken for failed, leave that epoch";
+    /// A timer armed by an instance this process has left, or for a role it no longer has, does nothing.
+    pub const OLD_TIMER: &str = "ignore a timer that is no longer due";
+    /// A follower that has not heard its leader for its suspicion time asks every other process whether it still hears the leader (a pre-vote).
+    pub const ASK: &str = "suspect the leader, ask the others";
+    /// Some answers to a pre-vote did not come within a round trip: the follower asks again, since a lost packet is likelier than a dead process.
+    pub const ASK_AGAIN: &str = "answers missing, ask again";
+    /// The leader, or a follower that heard the leader within the quiet time, answers that it hears the leader.
+    pub const VOUCH: &str = "answer a pre-vote, yes";
+    /// A process that has not heard the leader lately answers that it does not hear it.
+    pub const NO_VOUCH: &str = "answer a pre-vote, no";
+    /// An answer to this follower's pre-vote is counted; no majority either way yet.
+    pub const COUNT: &str = "count a pre-vote answer";
+    /// A majority of the processes hear the leader: this follower keeps following it, and asks again if it hears nothing for one more heartbeat period.
+    pub const KEEP: &str = "a majority hears the leader, keep it";
+    /// A follower kept twice in a row by the others finds nobody hears the leader: it asks once more a heartbeat period later, in case the whole machine stalled.
+    pub const CONFIRM: &str = "confirm a contrary pre-vote later";
+    /// Nobody (or no majority) hears the leader: the follower opens a new epoch that names the leader as failed and tells everybody to join it.
+    pub const DEPOSE: &str = "suspect the leader, open a new epoch";
+    /// No heartbeat for the quiet time: this follower no longer vouches that it hears its leader.
+    pub const QUIET: &str = "quiet time over, stop vouching";
+    /// No leader came out of the epoch's election in time: the process opens the next epoch.
+    pub const STALL: &str = "election stuck, start the next epoch";
+    /// The next process on the ring acknowledged a ring message, so it is alive.
+    pub const HOP_ACK: &str = "ring hop acknowledged";
+    /// A ring message went unacknowledged for a round trip: its receiver is taken for dead, the ring closes over it, and a new epoch starts.
+    pub const SKIP_DEAD: &str = "ring successor silent, skip it";
+
+    /// A process that takes every other for dead hands ring messages to itself; one that would go round for ever
+    /// (a stronger process's token, forged or sent before it died) is dropped, and the stall timer starts the next
+    /// epoch if no leader comes of the election.
+    pub const ROUND_FOREVER: &str = "alone, drop a message that never ends";
+
+    /// Every rule, in the order the chapter lists them.
+    pub const ALL: &[&str] = &[
+        START,
+        BEAT,
+        ALIVE,
+        SEEN,
+        FOLLOW,
+        TWO_LEADERS,
+        RENUMBER,
+        RESTAMP,
+        STRONGER_LEADER,
+        ADOPT,
+        CATCH_UP,
+        JOIN,
+        DELIVER,
+        STALE,
+        DISOWN,
+        OLD_TIMER,
+        ASK,
+        ASK_AGAIN,
+        VOUCH,
+        NO_VOUCH,
+        COUNT,
+        KEEP,
+        CONFIRM,
+        DEPOSE,
+        QUIET,
+        STALL,
+        HOP_ACK,
+        SKIP_DEAD,
+        ROUND_FOREVER,
+    ];
+}
+
+/// The most ring messages a process that takes every other for dead hands to itself in one step (see
+/// `deliver_to_self`): an honest election on a ring of one sends a handful.
+const ALONE_BUDGET: u32 = 256;
+
 /// The monitor's own message kinds, after the algorithm's (in the order of [`MonitorMsg::kind_index`]), which
 /// closed-form bounds of one election leave out.
 pub(crate) const MONITOR_KINDS: &[&str] = &["heartbeat", "join", "hop-ack", "pre-vote", "pre-vote-reply"];
@@ -183,6 +286,20 @@ impl<M: Message> Message for MonitorMsg<M> {
             Self::HopAck { .. } => "hop-ack",
             Self::PreVote { .. } => "pre-vote",
             Self::PreVoteReply { .. } => "pre-vote-reply",
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Self::Inner { epoch, msg, .. } => format!("{} (epoch {epoch})", msg.describe()),
+            Self::Ring { epoch, msg, .. } => format!("{} (epoch {epoch}, ring hop)", msg.describe()),
+            Self::HopAck { epoch } => format!("hop-ack (epoch {epoch})"),
+            Self::Heartbeat { epoch, .. } => format!("heartbeat (epoch {epoch})"),
+            Self::Join { epoch, down: Some(down) } => format!("join epoch {epoch} ({down} failed)"),
+            Self::Join { epoch, down: None } => format!("join epoch {epoch}"),
+            Self::PreVote { leader, .. } => format!("pre-vote: do you hear {leader}?"),
+            Self::PreVoteReply { hears: true, .. } => "pre-vote-reply: yes".to_owned(),
+            Self::PreVoteReply { hears: false, .. } => "pre-vote-reply: no".to_owned(),
         }
     }
 }
@@ -408,6 +525,7 @@ impl<A: Algorithm> Monitored<A> {
     fn catch_up(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
         self.catching_up = false;
         self.start_after(cx, epoch, None);
+        cx.rule(rule::CATCH_UP);
     }
 
     /// Starts the epoch after `epoch`, started because `down` failed (if it did). Past the last round there is
@@ -436,7 +554,7 @@ impl<A: Algorithm> Monitored<A> {
     /// The algorithm's status, or, while this process follows a leader it adopted and the algorithm names no other
     /// one, that leader's (the algorithm may be bringing it into the leader's group meanwhile: Garcia-Molina's
     /// coordinator halts and appoints it, and it follows that leader throughout).
-    fn view(&self) -> Status {
+    fn shown(&self) -> Status {
         let inner = self.inner.status();
         match self.adopted {
             Some(leader) if inner.leader.is_none_or(|l| l == leader) => {
@@ -449,7 +567,7 @@ impl<A: Algorithm> Monitored<A> {
     /// How much longer than the timeout this process waits before it suspects its leader: `stagger` per process
     /// stronger than it, other than the leader it watches (see the module documentation).
     fn stagger(&self) -> Duration {
-        let leader = self.view().leader;
+        let leader = self.shown().leader;
         let me = self.setup.rank;
         let stronger = self.setup.neighbors.iter().filter(|n| n.rank > me && Some(n.id) != leader).count();
         self.setup.stagger * stronger as u64
@@ -459,6 +577,7 @@ impl<A: Algorithm> Monitored<A> {
     /// its own epoch, so that the straggler catches up at once (on a complete graph, where a heartbeat says whose
     /// it is).
     fn answer_stale(&self, cx: &mut Cx<'_, Self>, from: Port) {
+        cx.rule(rule::STALE);
         if self.beating && !self.relayed() {
             cx.send(from, MonitorMsg::Heartbeat { epoch: self.epoch, seq: 1, down: self.down });
         }
@@ -471,6 +590,7 @@ impl<A: Algorithm> Monitored<A> {
         self.catching_up = false;
         self.enter_epoch(cx, epoch, down, false);
         self.follow(cx, from, 1);
+        cx.rule(rule::ADOPT);
     }
 
     /// Follows the leader at `from`, whose heartbeat `seq` it heard, in this process's epoch.
@@ -497,6 +617,7 @@ impl<A: Algorithm> Monitored<A> {
     /// This follower suspects its leader `suspect`: it asks every other process whether it still hears it (try
     /// `tries` of the pre-vote), and waits a round trip for the answers.
     fn ask_about(&mut self, cx: &mut Cx<'_, Self>, suspect: NodeId, tries: u8) {
+        cx.rule(if tries == 1 { rule::ASK } else { rule::ASK_AGAIN });
         self.poll = Some(Poll { suspect, tries, yes: BTreeSet::new(), no: BTreeSet::new() });
         for k in 0..self.setup.neighbors.len() {
             cx.send(self.setup.neighbors[k].port, MonitorMsg::PreVote { epoch: self.epoch, leader: suspect });
@@ -509,17 +630,19 @@ impl<A: Algorithm> Monitored<A> {
     /// which may have lost its heartbeats.
     fn on_pre_vote(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch, leader: NodeId) {
         let me = leader == self.setup.id && self.beating;
-        let hears = epoch == self.epoch && (me || (self.fresh && self.view().leader == Some(leader)));
+        let hears = epoch == self.epoch && (me || (self.fresh && self.shown().leader == Some(leader)));
         cx.send(from, MonitorMsg::PreVoteReply { epoch, hears });
         if epoch < self.epoch || (me && epoch == self.epoch) {
             self.answer_stale(cx, from);
         }
+        cx.rule(if hears { rule::VOUCH } else { rule::NO_VOUCH });
     }
 
     /// An answer to this process's pre-vote of `epoch` arrived on `from`. Once a majority of the processes (the
     /// leader's own answer counts) hear the leader, this one keeps following it, and asks again if it hears nothing
     /// for one more heartbeat period; once too few are left who could, it opens a new epoch.
     fn on_pre_vote_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch, hears: bool) {
+        cx.rule(rule::COUNT);
         let Some(poll) = self.poll.as_mut().filter(|_| epoch == self.epoch) else { return };
         if hears {
             poll.no.remove(&from);
@@ -540,6 +663,7 @@ impl<A: Algorithm> Monitored<A> {
             self.poll = None;
             cx.cancel_timer(MonitorTimer::Poll);
             self.kept = (self.kept + 1).min(KEPT);
+            cx.rule(rule::KEEP);
             self.watching = true;
             cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.heartbeat));
         } else if voters - poll.no.len() < majority {
@@ -554,6 +678,7 @@ impl<A: Algorithm> Monitored<A> {
     /// before it found the contrary [`KEPT`] times in a row; then it asks once more, a heartbeat period later.
     fn nobody_hears(&mut self, cx: &mut Cx<'_, Self>, suspect: NodeId) {
         if std::mem::take(&mut self.kept) >= KEPT {
+            cx.rule(rule::CONFIRM);
             self.watching = true;
             cx.set_timer(MonitorTimer::Watch, Span::exactly(self.setup.heartbeat));
         } else {
@@ -569,6 +694,7 @@ impl<A: Algorithm> Monitored<A> {
         self.reserve(cx, epoch);
         self.announce(cx, &MonitorMsg::Join { epoch, down: suspect });
         self.start_epoch(cx, epoch, suspect);
+        cx.rule(rule::DEPOSE);
     }
 
     fn neighbor(&self, port: Port) -> NodeId {
@@ -666,6 +792,7 @@ impl<A: Algorithm> Monitored<A> {
             // it carried its leadership into a newer epoch still are.)
             return;
         }
+        cx.rule(rule::HOP_ACK);
         if let Some(i) = self.unacked.iter().position(|u| u.port == from) {
             self.unacked.remove(i);
             if i == 0 {
@@ -684,6 +811,7 @@ impl<A: Algorithm> Monitored<A> {
                 let dead = self.neighbor(port);
                 self.dead.insert(dead);
                 self.start_after(cx, self.epoch, Some(dead));
+                cx.rule(rule::SKIP_DEAD);
             }
             None => self.rearm_hop(cx),
         }
@@ -700,8 +828,17 @@ impl<A: Algorithm> Monitored<A> {
     /// Hands the algorithm the ring messages it sent while every other process is dead.
     fn deliver_to_self(&mut self, cx: &mut Cx<'_, Self>) {
         let Some(ring) = self.setup.ring else { return };
-        // Handling one may send more; an election on a ring of one ends after a few.
+        // Handling one may send more; an election on a ring of one ends after a few. A message that would go round
+        // for ever (the token of a stronger process, forged or sent by one that died since) is dropped after
+        // `ALONE_BUDGET`: no handler call may run for ever. If no leader comes of the election, the stall timer
+        // starts the next epoch, with a fresh instance that holds no such message.
+        let mut left = ALONE_BUDGET;
         while let Some((forward, msg)) = self.alone.pop_front() {
+            if left == 0 {
+                self.alone.clear();
+                return cx.rule(rule::ROUND_FOREVER);
+            }
+            left -= 1;
             let from = if forward { ring.prev } else { ring.next };
             self.run_once(cx, |p, cx| p.on_message(cx, from, msg));
         }
@@ -740,7 +877,7 @@ impl<A: Algorithm> Monitored<A> {
     /// Starts heartbeats when this process leads, watches its leader when it follows one, and watches the
     /// election when it has no leader.
     fn sync(&mut self, cx: &mut Cx<'_, Self>) {
-        let follows = self.view().leader.is_some();
+        let follows = self.shown().leader.is_some();
         // Without a leader the process waits for the election to end; if it does not within the first timeout (a
         // candidate died in it), it starts another.
         if !follows && !self.waiting {
@@ -817,6 +954,7 @@ impl<A: Algorithm> Monitored<A> {
         self.seq = if self.relayed() { self.seq.saturating_add(1) } else { 1 };
         self.announce(cx, &MonitorMsg::Heartbeat { epoch: self.epoch, seq: self.seq, down: self.down });
         cx.set_timer(MonitorTimer::Beat, Span::exactly(self.setup.heartbeat));
+        cx.rule(rule::BEAT);
     }
 
     /// The rank of process `id`, if it is a neighbour.
@@ -881,7 +1019,12 @@ impl<A: Algorithm> Monitored<A> {
     /// process again, and everybody who joined the epoch follows it there (on a complete graph its heartbeats say
     /// whose they are). Any other process starts the epoch after it, which everybody joins.
     fn disown(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
-        if self.beating { self.restamp(cx, epoch) } else { self.catch_up(cx, epoch) }
+        if self.beating {
+            self.restamp(cx, epoch)
+        } else {
+            self.catch_up(cx, epoch)
+        }
+        cx.rule(rule::DISOWN);
     }
 
     fn on_heartbeat(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch, seq: u64, down: Option<NodeId>) {
@@ -896,19 +1039,22 @@ impl<A: Algorithm> Monitored<A> {
             // two processes elect themselves in one epoch, each deaf to the other's election. Neither would ever
             // give way (each takes the other's heartbeats for its own epoch's), so this one starts the next epoch,
             // which everybody joins: its election has one winner.
-            return self.start_after(cx, self.epoch, None);
+            self.start_after(cx, self.epoch, None);
+            return cx.rule(rule::TWO_LEADERS);
         }
         if epoch != self.epoch || self.leads() || (self.relayed() && seq <= self.seq) {
-            return; // An older epoch's leader, our own heartbeat back, or one already seen.
+            return cx.rule(rule::SEEN); // An older epoch's leader, our own heartbeat back, or one already seen.
         }
-        if !self.relayed() && self.view().leader.is_none() && self.setup.neighbors[from.index()].rank > self.setup.rank
+        if !self.relayed() && self.shown().leader.is_none() && self.setup.neighbors[from.index()].rank > self.setup.rank
         {
             // The election of this epoch ended without this process (what would have told it was lost): it
             // follows the epoch's leader instead of stalling into a new election.
-            return self.follow(cx, from, seq);
+            self.follow(cx, from, seq);
+            return cx.rule(rule::FOLLOW);
         }
+        cx.rule(rule::ALIVE);
         self.seq = seq;
-        if self.view().leader == Some(self.neighbor(from)) {
+        if self.shown().leader == Some(self.neighbor(from)) {
             self.heard_leader(cx);
         }
         if self.watching {
@@ -930,10 +1076,11 @@ impl<A: Algorithm> Monitored<A> {
             // On a complete graph the heartbeat comes from the leader of `epoch` itself.
             let sender = self.setup.neighbors[from.index()];
             let me = self.setup.rank;
-            let leader = self.view().leader;
+            let leader = self.shown().leader;
             if leader == Some(sender.id) && sender.rank > me && !self.beating {
                 // The leader it follows carried its leadership into a newer epoch: it follows it there.
                 self.renumber(cx, epoch, down);
+                cx.rule(rule::RENUMBER);
                 self.seq = 1;
                 self.heard_leader(cx);
                 if self.watching {
@@ -942,12 +1089,13 @@ impl<A: Algorithm> Monitored<A> {
                 return;
             }
             if self.beating && sender.rank < me {
-                return self.restamp(cx, epoch);
+                self.restamp(cx, epoch);
+                return cx.rule(rule::RESTAMP);
             }
             if self.watching && leader.and_then(|l| self.rank_of(l)).is_some_and(|l| l > sender.rank) {
                 // It follows a live leader stronger than the sender: that leader carries its leadership above the
                 // sender's epoch when the two hear each other, and this process follows it then.
-                return;
+                return cx.rule(rule::STRONGER_LEADER);
             }
             if sender.rank > me {
                 // That epoch's election is over, and its leader would win again: follow it without an election.
@@ -975,7 +1123,7 @@ impl<A: Algorithm> Monitored<A> {
     fn enter_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>, initiate: bool) {
         // The epoch's instance is told whose silence opened it, so that it waits for no answer from that process
         // (see the module documentation), unless this process still hears that one as its leader.
-        let heard = if self.watching { self.view().leader } else { None };
+        let heard = if self.watching { self.shown().leader } else { None };
         let suspected = down.filter(|&d| d != self.setup.id && Some(d) != heard);
         self.reserve(cx, epoch);
         self.forget_leader(cx);
@@ -1061,19 +1209,22 @@ impl<A: Algorithm> Process for Monitored<A> {
             MonitorMsg::Join { epoch, down } if epoch > self.epoch => {
                 self.start_epoch(cx, epoch, down);
                 self.relay(cx, from, &MonitorMsg::Join { epoch, down });
+                cx.rule(rule::JOIN);
             }
-            MonitorMsg::Join { .. } => {} // Already there.
+            MonitorMsg::Join { .. } => cx.rule(rule::SEEN), // Already there.
             MonitorMsg::Inner { epoch, .. } if epoch < self.epoch => self.answer_stale(cx, from), // A stale epoch.
             MonitorMsg::Inner { epoch, .. } if epoch > self.epoch && self.catching_up => self.catch_up(cx, epoch),
             MonitorMsg::Inner { epoch, down, msg } => {
                 if epoch > self.epoch {
                     self.start_epoch(cx, epoch, down);
                 }
+                cx.rule(rule::DELIVER);
                 let from = self.incoming(from);
                 self.run(cx, |p, cx| p.on_message(cx, from, msg));
             }
             MonitorMsg::Ring { epoch, down, forward, msg } => {
                 cx.send(from, MonitorMsg::HopAck { epoch });
+                cx.rule(rule::DELIVER);
                 if self.named_down(epoch, down) {
                     return self.disown(cx, epoch);
                 }
@@ -1100,18 +1251,21 @@ impl<A: Algorithm> Process for Monitored<A> {
             MonitorTimer::Inner { epoch, timer } if epoch == self.instance => {
                 self.run(cx, |p, cx| p.on_timer(cx, timer));
             }
-            MonitorTimer::Inner { .. } => {} // Armed by an instance this process has left.
+            MonitorTimer::Inner { .. } => cx.rule(rule::OLD_TIMER), // Armed by an instance this process has left.
             MonitorTimer::Beat if self.beating => self.beat(cx),
             MonitorTimer::Watch if self.watching => {
                 self.watching = false;
-                match self.view().leader {
+                match self.shown().leader {
                     Some(suspect) if self.setup.pre_vote && suspect != self.setup.id && self.poll.is_none() => {
                         self.ask_about(cx, suspect, 1);
                     }
                     suspect => self.depose(cx, suspect),
                 }
             }
-            MonitorTimer::Quiet => self.fresh = false,
+            MonitorTimer::Quiet => {
+                self.fresh = false;
+                cx.rule(rule::QUIET);
+            }
             MonitorTimer::Poll => {
                 if let Some(poll) = self.poll.take() {
                     if poll.tries < PRE_VOTE_TRIES {
@@ -1125,15 +1279,19 @@ impl<A: Algorithm> Process for Monitored<A> {
             MonitorTimer::Stall if self.waiting => {
                 self.waiting = false;
                 self.start_after(cx, self.epoch, None);
+                cx.rule(rule::STALL);
             }
             MonitorTimer::Hop => self.on_hop_timeout(cx),
-            MonitorTimer::Beat | MonitorTimer::Watch | MonitorTimer::Stall => {}
+            MonitorTimer::Beat | MonitorTimer::Watch | MonitorTimer::Stall => cx.rule(rule::OLD_TIMER),
         }
     }
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         match cmd {
-            Command::Initiate => self.start_after(cx, self.epoch, None),
+            Command::Initiate => {
+                self.start_after(cx, self.epoch, None);
+                cx.rule(rule::START);
+            }
             Command::Resign | Command::Leave => self.run(cx, |p, cx| p.on_command(cx, cmd)),
         }
     }
@@ -1148,7 +1306,32 @@ impl<A: Algorithm> Process for Monitored<A> {
     }
 
     fn status(&self) -> Status {
-        Status { epoch: self.epoch.bits(), ..self.view() }
+        Status { epoch: self.epoch.bits(), ..self.shown() }
+    }
+
+    /// The algorithm's own view of this epoch's instance, with the epoch, the leader it follows without an
+    /// election (if it adopted one), and the leader it is asking about in a pre-vote.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let view = self.inner.view(peers);
+        // The algorithm's own epoch is the monitor's (its instance was built in it), shown once.
+        let view = if view.get("epoch").is_some() { view } else { view.with("epoch", self.epoch) };
+        let view = match self.adopted {
+            Some(leader) if !view.values.iter().any(|v| v.name == "leader") => view.with("leader", leader),
+            _ => view,
+        };
+        view.with_some("asking about", self.poll.as_ref().map(|p| p.suspect))
+    }
+
+    fn describe_timer(timer: &Self::Timer) -> String {
+        match timer {
+            MonitorTimer::Inner { timer, .. } => A::Process::describe_timer(timer),
+            MonitorTimer::Beat => "next heartbeat".to_owned(),
+            MonitorTimer::Watch => "suspicion time".to_owned(),
+            MonitorTimer::Hop => "ring hop deadline".to_owned(),
+            MonitorTimer::Stall => "election deadline".to_owned(),
+            MonitorTimer::Quiet => "quiet time".to_owned(),
+            MonitorTimer::Poll => "pre-vote answers due".to_owned(),
+        }
     }
 }
 

@@ -123,6 +123,19 @@ pub fn dispatch<D: Driver>(name: &str, params: &Params, driver: D) -> Result<D::
     drive_named(info, params, driver)
 }
 
+/// The message kinds of the algorithm called `name` (canonical or alias), in their counting order: what its runs
+/// count by kind and what pictures colour.
+pub fn kinds(name: &str) -> Result<Vec<&'static str>, RegistryError> {
+    struct Kinds;
+    impl Driver for Kinds {
+        type Output = Vec<&'static str>;
+        fn drive<A: Algorithm>(self, _: A) -> Self::Output {
+            <<A::Process as elect_core::Process>::Msg as elect_core::Message>::kinds().into_owned()
+        }
+    }
+    dispatch(name, &Params::new(), Kinds)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,11 +4,29 @@ use std::borrow::Cow;
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use elect_core::{Command, Cx, Duration, Instant, Message, Notice, Port, Process, Setup, Span, Status};
+use elect_core::{Command, Cx, Duration, Instant, Message, Notice, Peers, Port, Process, Setup, Span, Status, View};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::Algorithm;
+
+/// The rules a process in lock-step rounds names for its own steps ([`Synchronous`]); a round names the rule of
+/// the algorithm. Each algorithm in rounds lists them among its rules, and its chapter states them.
+pub mod rule {
+    /// The process initiates: it takes its first round at the next multiple of `T`.
+    pub const INITIATE: &str = "initiate, wait for the round to begin";
+    /// A message of the current round waits in the inbox for the next round.
+    pub const KEEP: &str = "keep the message for the next round";
+    /// A process that has taken no round yet joins the round of the first message it receives.
+    pub const JOIN: &str = "join the sender's round";
+    /// A process whose algorithm halted takes no more rounds and ignores messages.
+    pub const HALTED: &str = "halted, ignore the message";
+    /// A process that is already awake ignores another initiation.
+    pub const AGAIN: &str = "already awake, ignore the initiation";
+
+    /// Every rule of the rounds layer, in the order a run meets them.
+    pub const RULES: &[&str] = &[INITIATE, KEEP, JOIN, HALTED, AGAIN];
+}
 
 /// A synchronous algorithm at one process: one call of [`Rounds::round`] per round.
 pub trait Rounds: Clone + Debug + Eq + Hash + Send + Sync + 'static {
@@ -24,6 +42,13 @@ pub trait Rounds: Clone + Debug + Eq + Hash + Send + Sync + 'static {
 
     /// Whether this process is done: it takes no more rounds and ignores further messages.
     fn halted(&self) -> bool;
+
+    /// This process as its algorithm's notes describe it ([`Process::view`]); the layer that runs it adds the
+    /// round or pulse. The default is [`View::of_status`].
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let _ = peers;
+        View::of_status(&self.status())
+    }
 
     /// The round this process will halt in, when it knows it in advance and sends nothing in it (FloodMax
     /// decides in round `D' + 1`). Synchronizers use it to tell neighbours one pulse early that they need not wait
@@ -140,6 +165,11 @@ impl<M: Message> Message for RoundMsg<M> {
     fn kind(&self) -> &'static str {
         self.msg.kind()
     }
+
+    /// `round 3: token 7`.
+    fn describe(&self) -> String {
+        format!("round {}: {}", self.round, self.msg.describe())
+    }
 }
 
 /// The one timer of a synchronous process.
@@ -237,14 +267,17 @@ impl<R: Rounds> Process for Synchronous<R> {
 
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
         if self.phase == Phase::Halted {
-            return;
+            return cx.rule(rule::HALTED);
         }
         if self.round == 0 {
             // Not started yet: join the sender's round.
+            cx.rule(rule::JOIN);
             self.round = msg.round;
             if self.phase == Phase::Asleep {
                 self.wake(cx);
             }
+        } else {
+            cx.rule(rule::KEEP);
         }
         self.inbox.push((from, msg.msg));
     }
@@ -257,12 +290,27 @@ impl<R: Rounds> Process for Synchronous<R> {
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate && self.phase == Phase::Asleep {
+            cx.rule(rule::INITIATE);
             self.wake(cx);
+        } else if cmd == Command::Initiate {
+            cx.rule(rule::AGAIN);
         }
     }
 
     fn status(&self) -> Status {
         self.inner.status()
+    }
+
+    /// The algorithm's view, with the last round taken (`flooding: max 9, round 3`).
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let view = self.inner.view(peers);
+        if self.round == 0 { view } else { view.with("round", self.round) }
+    }
+
+    fn describe_timer(timer: &RoundTimer) -> String {
+        match timer {
+            RoundTimer::NextRound => "next round".to_owned(),
+        }
     }
 }
 
@@ -345,6 +393,25 @@ mod tests {
         let msg = RoundMsg { round: 4, msg: Msg::Pong { n: 1 } };
         assert_eq!((msg.kind(), msg.kind_index()), ("pong", 1));
         assert_eq!(&*RoundMsg::<Msg>::kinds(), ["ping", "pong"]);
+    }
+
+    #[test]
+    fn the_wrapper_describes_its_steps_and_adds_the_round_to_the_view() {
+        let mut p = node();
+        let handle =
+            |p: &mut Synchronous<Echo>, event| elect_core::driver::handle(p, Instant::ZERO, event, &mut Vec::new());
+        let ping =
+            |round| elect_core::Event::Message { from: Port(0), msg: RoundMsg { round, msg: Msg::Ping { n: 1 } } };
+        assert_eq!(p.view(&Peers(&[])).to_string(), "election");
+        assert_eq!(handle(&mut p, ping(2)), Some(rule::JOIN));
+        assert_eq!(handle(&mut p, ping(2)), Some(rule::KEEP));
+        assert_eq!(handle(&mut p, elect_core::Event::Command(Command::Initiate)), Some(rule::AGAIN));
+        handle(&mut p, elect_core::Event::Timer(RoundTimer::NextRound));
+        assert_eq!(p.view(&Peers(&[])).to_string(), "election: round 3");
+        assert_eq!(handle(&mut p, ping(3)), Some(rule::HALTED));
+        assert_eq!(RoundMsg { round: 3, msg: Msg::Pong { n: 1 } }.describe(), "round 3: pong");
+        assert_eq!(Synchronous::<Echo>::describe_timer(&RoundTimer::NextRound), "next round");
+        assert_eq!(handle(&mut node(), elect_core::Event::Command(Command::Initiate)), Some(rule::INITIATE));
     }
 
     #[test]

@@ -1,10 +1,10 @@
 #![doc = include_str!("../../../docs/reference/algorithms/sync-lcr.md")]
 
-use elect_core::{Check, Duration, Notice, Port, Rank, Setup, Status, When};
+use elect_core::{Check, Duration, Notice, Peers, Port, Rank, Setup, Status, View, When};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
-use crate::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
+use crate::rounds::{self, RoundAlgorithm, RoundCx, Rounds, Synchronous};
 use crate::{election_checks, ring_ports};
 
 /// The algorithm's configuration: it has no parameters.
@@ -13,6 +13,16 @@ pub struct SyncLcr;
 
 /// LCR's messages are Chang and Roberts's: the same tokens and announcement, counted under the same kinds.
 pub use crate::chang_roberts::Msg;
+
+// The rules a round names, in the words of the chapter ("Rules, step by step"); Chang–Roberts names the same
+// rules alike.
+const SEND_OWN: &str = "send own token";
+const FORWARD: &str = "forward a stronger token";
+const SWALLOW: &str = "swallow a weaker token";
+const ELECTED: &str = "own token returned, elected";
+const PASS_ON: &str = "pass the announcement on, halt";
+const CAME_HOME: &str = "announcement came home, halt";
+const NOTHING: &str = "nothing arrived, wait";
 
 /// One process of LCR, taking rounds.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -40,23 +50,33 @@ impl Rounds for Lcr {
 
     fn round(&mut self, cx: &mut RoundCx<'_, Msg>, inbox: &[(Port, Msg)]) {
         if !self.started {
+            cx.rule(SEND_OWN);
             self.started = true;
             cx.send(self.next, Msg::Token { id: self.me });
+        } else if inbox.is_empty() {
+            cx.rule(NOTHING);
         }
         for (_, msg) in inbox {
             match *msg {
-                Msg::Token { id } if id > self.me => cx.send(self.next, Msg::Token { id }),
+                Msg::Token { id } if id > self.me => {
+                    cx.rule(FORWARD);
+                    cx.send(self.next, Msg::Token { id });
+                }
                 Msg::Token { id } if id == self.me => {
+                    cx.rule(ELECTED);
                     self.leader = Some(self.me);
                     cx.notify(Notice::Elected { epoch: 0 });
                     cx.send(self.next, Msg::Elected { leader: self.me });
                 }
                 // A weaker token dies here.
-                Msg::Token { .. } => {}
+                Msg::Token { .. } => cx.rule(SWALLOW),
                 Msg::Elected { leader } => {
                     if leader != self.me {
+                        cx.rule(PASS_ON);
                         self.leader = Some(leader);
                         cx.send(self.next, Msg::Elected { leader });
+                    } else {
+                        cx.rule(CAME_HOME);
                     }
                     self.halted = true;
                 }
@@ -75,6 +95,16 @@ impl Rounds for Lcr {
     fn halted(&self) -> bool {
         self.halted
     }
+
+    /// `candidate: id 5` until the announcement, then `leader: id 9` or `lost: id 5, leader 9`.
+    fn view(&self, _: &Peers<'_>) -> View {
+        match (self.started, self.leader) {
+            (false, _) => View::new("asleep").with("id", self.me),
+            (true, None) => View::new("candidate").with("id", self.me),
+            (true, Some(leader)) if leader == self.me => View::new("leader").with("id", self.me),
+            (true, Some(leader)) => View::new("lost").with("id", self.me).with("leader", leader),
+        }
+    }
 }
 
 /// One process of LCR in synchronous rounds.
@@ -91,7 +121,20 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: true,
     params: &[],
-    rules: &[],
+    rules: &[
+        rounds::rule::INITIATE,
+        SEND_OWN,
+        rounds::rule::KEEP,
+        NOTHING,
+        FORWARD,
+        SWALLOW,
+        ELECTED,
+        PASS_ON,
+        CAME_HOME,
+        rounds::rule::JOIN,
+        rounds::rule::HALTED,
+        rounds::rule::AGAIN,
+    ],
     showcase: Showcase {
         initiators: Initiators::All,
         crash_strongest: false,
@@ -137,7 +180,7 @@ impl RoundAlgorithm for SyncLcr {
 #[cfg(test)]
 mod tests {
     use elect_core::{
-        Command, Cx, Effect, Instant, Message, Neighbor, NodeId, Prefer, Process, RingPorts, Shape, Span,
+        Command, Cx, Effect, Event, Instant, Message, Neighbor, NodeId, Prefer, Process, RingPorts, Shape, Span, driver,
     };
 
     use super::*;
@@ -341,6 +384,66 @@ mod tests {
         let token = RoundMsg { round: 1, msg: Msg::Token { id: rank(1) } };
         assert_eq!(effects[0], Effect::Send { to: Port(1), msg: token });
         assert_eq!(&*RoundMsg::<Msg>::kinds(), ["token", "elected"]);
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        let neighbors = [
+            Neighbor { port: Port(0), id: NodeId(2), rank: rank(2) },
+            Neighbor { port: Port(1), id: NodeId(3), rank: rank(3) },
+        ];
+        let setup = Setup {
+            id: NodeId(1),
+            rank: rank(1),
+            neighbors: &neighbors,
+            ring: Some(RingPorts { next: Port(1), prev: Port(0) }),
+            ring_order: &[],
+            shape: Shape::Ring,
+            delay_bound: Some(Duration::from_ticks(1000)),
+            diameter: None,
+            suspected: &[],
+        };
+        let peers = Peers(&neighbors);
+        let mut p = SyncLcr.build(&setup);
+        let mut effects = Vec::new();
+        let mut step = |p: &mut SyncLcrProcess, at: u64, event| {
+            effects.clear();
+            driver::handle(p, Instant::from_ticks(at), event, &mut effects)
+        };
+        let tick = || Event::Timer(RoundTimer::NextRound);
+        let from_prev = |round, msg| Event::Message { from: Port(0), msg: RoundMsg { round, msg } };
+        assert_eq!(p.view(&peers).to_string(), "asleep: id 1");
+        assert_eq!(step(&mut p, 400, Event::Command(Command::Initiate)), Some("initiate, wait for the round to begin"));
+        assert_eq!(step(&mut p, 1000, tick()), Some("send own token"));
+        assert_eq!(p.view(&peers).to_string(), "candidate: id 1, round 1");
+        assert_eq!(RoundMsg { round: 1, msg: Msg::Token { id: rank(3) } }.describe(), "round 1: token 3");
+        assert_eq!(
+            step(&mut p, 1500, from_prev(1, Msg::Token { id: rank(3) })),
+            Some("keep the message for the next round")
+        );
+        assert_eq!(step(&mut p, 2000, tick()), Some("forward a stronger token"));
+        assert_eq!(step(&mut p, 3000, tick()), Some("nothing arrived, wait"));
+        step(&mut p, 3500, from_prev(3, Msg::Elected { leader: rank(3) }));
+        assert_eq!(step(&mut p, 4000, tick()), Some("pass the announcement on, halt"));
+        assert_eq!(p.view(&peers).to_string(), "lost: id 1, leader 3, round 4");
+        assert_eq!(step(&mut p, 4500, from_prev(4, Msg::Token { id: rank(2) })), Some("halted, ignore the message"));
+        // A weaker token dies; the own token home elects.
+        let mut q = Lcr::new(rank(9), Port(0));
+        let mut effects = Vec::new();
+        let mut round = |q: &mut Lcr, r, inbox: &[(Port, Msg)]| {
+            effects.clear();
+            let mut cx = RoundCx::new(r, Instant::ZERO, &mut effects);
+            q.round(&mut cx, inbox);
+            cx.applied()
+        };
+        assert_eq!(round(&mut q, 1, &[]), Some("send own token"));
+        assert_eq!(round(&mut q, 2, &[(Port(1), Msg::Token { id: rank(4) })]), Some("swallow a weaker token"));
+        assert_eq!(round(&mut q, 3, &[(Port(1), Msg::Token { id: rank(9) })]), Some("own token returned, elected"));
+        assert_eq!(q.view(&peers).to_string(), "leader: id 9");
+        assert_eq!(
+            round(&mut q, 4, &[(Port(1), Msg::Elected { leader: rank(9) })]),
+            Some("announcement came home, halt")
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 #![doc = include_str!("../../../docs/reference/algorithms/timestamp-flooding.md")]
 
-use elect_core::{Check, Command, Cx, Duration, Instant, NodeId, Notice, Port, Process, Setup, Status, When, Winner};
+use elect_core::{
+    Check, Command, Cx, Duration, Instant, NodeId, Notice, Peers, Port, Process, Setup, Status, View, When, Winner,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
@@ -18,6 +20,13 @@ pub struct Key {
     pub time: Instant,
     /// The initiator.
     pub initiator: NodeId,
+}
+
+/// `(0, 12)`: the timestamp in ticks, then the initiator.
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {})", self.time.ticks(), self.initiator)
+    }
 }
 
 /// Timestamped-flooding messages.
@@ -54,7 +63,42 @@ elect_core::message_kinds!(Msg {
     AckSibling => "ack-sibling",
     Vote => "vote",
     Leader => "leader",
-});
+}, describe = Msg::text);
+
+impl Msg {
+    /// `cfl (0, 12)`, `ack-parent (0, 12)`, `vote`, `leader 12`.
+    fn text(&self) -> String {
+        match self {
+            Self::Cfl { key } => format!("cfl {key}"),
+            Self::AckParent { key } => format!("ack-parent {key}"),
+            Self::AckSibling { key } => format!("ack-sibling {key}"),
+            Self::Vote => "vote".to_owned(),
+            Self::Leader { id } => format!("leader {id}"),
+        }
+    }
+}
+
+// The rules a step names, in the words of the chapter ("Rules, step by step").
+const INITIATE: &str = "initiate, flood own campaign";
+const REACHED: &str = "already reached, do not initiate";
+const VISIT: &str = "first campaign, join it and flood";
+const SAME_SIBLING: &str = "same key, answer as a sibling";
+const SAME_PARENT: &str = "same key from the parent, ignore";
+const WORSE: &str = "worse key, answer with ours";
+const CHILD: &str = "ack-parent, a child";
+const SIBLING: &str = "ack-sibling, a sibling";
+const STALE: &str = "ignore a stale acknowledgement";
+const PARENT_BETTER: &str = "better key from the parent, pass it on";
+const REPARENT: &str = "better key, re-parent towards it";
+const VOTED_SIBLING: &str = "voted already, answer as a sibling";
+const COUNT_VOTE: &str = "count a child's vote";
+const VOTE: &str = "subtree done, vote to the parent";
+const ELECTED: &str = "every child voted, elected";
+const LEARN: &str = "learn the leader, pass it down";
+const AGAIN: &str = "ignore a repeated announcement";
+const GONE: &str = "ignore a neighbour that is gone";
+const LINK_DOWN: &str = "neighbour gone, stop waiting for it";
+const LINK_UP: &str = "ignore a link coming back";
 
 /// Every message names processes that exist.
 impl elect_core::Validate for Msg {
@@ -193,6 +237,7 @@ impl TimestampFloodingProcess {
     fn on_cfl(&mut self, cx: &mut Cx<'_, Self>, from: Port, c: Key) {
         let Some(cur) = self.cur else {
             // a1: first visit.
+            cx.rule(VISIT);
             self.adopt(cx, from, c);
             self.mark(from, 0, link::UNKNOWN);
             self.spread(cx, |_| true);
@@ -200,14 +245,17 @@ impl TimestampFloodingProcess {
         };
         if c < cur && self.parent == Some(from) {
             // E6: the parent brings a better campaign; only the key changes.
+            cx.rule(PARENT_BETTER);
             self.adopt(cx, from, c);
             self.spread_to_children(cx);
         } else if c < cur && self.voted {
             // E7: this subtree has reported already.
+            cx.rule(VOTED_SIBLING);
             cx.send(from, Msg::AckSibling { key: c });
             self.mark(from, link::SIBLING, link::UNKNOWN | link::CHILD);
         } else if c < cur {
             // a13 with E1 and E2: re-parent towards the better campaign; the old parent becomes a child.
+            cx.rule(REPARENT);
             let old = self.parent;
             self.adopt(cx, from, c);
             self.mark(from, 0, link::CHILD | link::SIBLING | link::UNKNOWN);
@@ -218,11 +266,15 @@ impl TimestampFloodingProcess {
         } else if c == cur {
             // a21 with E2, E3 and E5.
             if self.parent != Some(from) {
+                cx.rule(SAME_SIBLING);
                 cx.send(from, Msg::AckSibling { key: c });
                 self.mark(from, link::SIBLING, link::UNKNOWN | link::CHILD);
+            } else {
+                cx.rule(SAME_PARENT);
             }
         } else {
             // a27 with E5: answer a worse campaign with ours; the sender will become a child.
+            cx.rule(WORSE);
             self.send_cfl(cx, from);
             self.mark(from, link::CHILD, link::UNKNOWN | link::SIBLING);
         }
@@ -235,8 +287,12 @@ impl TimestampFloodingProcess {
         }
         self.voted = true;
         match self.parent {
-            Some(parent) => cx.send(parent, Msg::Vote),
+            Some(parent) => {
+                cx.rule(VOTE);
+                cx.send(parent, Msg::Vote);
+            }
             None => {
+                cx.rule(ELECTED);
                 self.leader = Some(self.me);
                 cx.notify(Notice::Elected { epoch: 0 });
                 self.announce(cx, self.me);
@@ -259,18 +315,28 @@ impl Process for TimestampFloodingProcess {
 
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
         if self.links[from.index()] & link::GONE != 0 {
-            return;
+            return cx.rule(GONE);
         }
         match msg {
             Msg::Cfl { key } => self.on_cfl(cx, from, key),
             // E8: the answer to an older campaign, when the current one has gone to the same neighbour too.
-            Msg::AckParent { key } | Msg::AckSibling { key } if self.is_stale(from, key) => {}
-            Msg::AckParent { .. } => self.mark(from, link::CHILD, link::UNKNOWN | link::SIBLING),
-            Msg::AckSibling { .. } => self.mark(from, link::SIBLING, link::UNKNOWN | link::CHILD),
-            Msg::Vote => self.mark(from, link::REPLIED, 0),
+            Msg::AckParent { key } | Msg::AckSibling { key } if self.is_stale(from, key) => cx.rule(STALE),
+            Msg::AckParent { .. } => {
+                cx.rule(CHILD);
+                self.mark(from, link::CHILD, link::UNKNOWN | link::SIBLING);
+            }
+            Msg::AckSibling { .. } => {
+                cx.rule(SIBLING);
+                self.mark(from, link::SIBLING, link::UNKNOWN | link::CHILD);
+            }
+            Msg::Vote => {
+                cx.rule(COUNT_VOTE);
+                self.mark(from, link::REPLIED, 0);
+            }
             // Passed on once: off its FIFO model, reordered acks can leave the children links in a cycle.
-            Msg::Leader { id } if self.leader == Some(id) => {}
+            Msg::Leader { id } if self.leader == Some(id) => cx.rule(AGAIN),
             Msg::Leader { id } => {
+                cx.rule(LEARN);
                 self.leader = Some(id);
                 self.announce(cx, id);
             }
@@ -280,7 +346,10 @@ impl Process for TimestampFloodingProcess {
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         // E0: a process already reached by a campaign does not start its own.
-        if cmd == Command::Initiate && self.cur.is_none() {
+        if cmd == Command::Initiate && self.cur.is_some() {
+            cx.rule(REACHED);
+        } else if cmd == Command::Initiate {
+            cx.rule(INITIATE);
             self.cur = Some(Key { time: cx.now(), initiator: self.me });
             self.parent = None;
             self.reset_sent(None);
@@ -293,9 +362,34 @@ impl Process for TimestampFloodingProcess {
     /// nobody waits for its answer or its vote, and no campaign is sent to it. A link coming back is ignored.
     fn on_link(&mut self, cx: &mut Cx<'_, Self>, port: Port, up: bool) {
         if !up {
+            cx.rule(LINK_DOWN);
             self.mark(port, link::GONE, link::UNKNOWN | link::CHILD | link::SIBLING);
             self.try_vote(cx);
+        } else {
+            cx.rule(LINK_UP);
         }
+    }
+
+    /// `not reached`, `campaigning: timestamp 0, candidate 12, parent 7, waiting for 3, 9`, `voted: ...`, then
+    /// `leader` or `follower: leader 12`.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let Some(cur) = self.cur else { return View::new("not reached") };
+        match self.leader {
+            Some(leader) if leader == self.me => return View::new("leader"),
+            Some(leader) => return View::new("follower").with("leader", leader),
+            None => {}
+        }
+        let blocking: Vec<Port> = self.ports_with(link::blocks).collect();
+        let waiting = (!blocking.is_empty()).then(|| peers.list(blocking));
+        View::new(if self.voted { "voted" } else { "campaigning" })
+            .with("timestamp", cur.time.ticks())
+            .with("candidate", cur.initiator)
+            .with_some("parent", self.parent.map(|p| peers.list([p])))
+            .with_some("waiting for", waiting)
+    }
+
+    fn describe_timer((): &()) -> String {
+        "no timer (it only waits for messages)".to_owned()
     }
 
     fn status(&self) -> Status {
@@ -322,7 +416,28 @@ static INFO: Info = Info {
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],
-    rules: &[],
+    rules: &[
+        INITIATE,
+        REACHED,
+        VISIT,
+        SAME_SIBLING,
+        SAME_PARENT,
+        WORSE,
+        CHILD,
+        SIBLING,
+        STALE,
+        PARENT_BETTER,
+        REPARENT,
+        VOTED_SIBLING,
+        COUNT_VOTE,
+        VOTE,
+        ELECTED,
+        LEARN,
+        AGAIN,
+        GONE,
+        LINK_DOWN,
+        LINK_UP,
+    ],
     showcase: Showcase {
         initiators: Initiators::NeighborsOfCrashed,
         crash_strongest: true,
@@ -406,7 +521,7 @@ impl Algorithm for TimestampFlooding {
 
 #[cfg(test)]
 mod tests {
-    use elect_core::{Effect, EffectOf, Message, Neighbor, Ranking, Shape};
+    use elect_core::{Effect, EffectOf, Event, Message, Neighbor, Ranking, Shape, driver};
 
     use super::*;
 
@@ -558,6 +673,49 @@ mod tests {
         assert_eq!(effects[0], Effect::Notify(Notice::Elected { epoch: 0 }));
         assert_eq!(sends(&effects), [(1, Msg::Leader { id: NodeId(2) })]);
         assert!(deliver(&mut p, 0, Msg::Cfl { key: key(0, 1) }).is_empty(), "nothing comes from a gone neighbour");
+    }
+
+    #[test]
+    fn it_describes_itself_in_its_own_words() {
+        let peers = |nbrs: &[u32]| -> Vec<Neighbor> {
+            let ranking = Ranking::default();
+            let id = |p: usize| NodeId(nbrs[p]);
+            (0..nbrs.len()).map(|p| Neighbor { port: Port(p as u32), id: id(p), rank: ranking.rank(id(p)) }).collect()
+        };
+        let mut effects = Vec::new();
+        let mut step = |p: &mut TimestampFloodingProcess, at: u64, event| {
+            effects.clear();
+            driver::handle(p, Instant::from_ticks(at), event, &mut effects)
+        };
+        let msg = |port, msg| Event::Message { from: Port(port), msg };
+        let (mut p, near) = (node(4, &[1, 2, 3]), peers(&[1, 2, 3]));
+        let view = |p: &TimestampFloodingProcess| p.view(&Peers(&near)).to_string();
+        assert_eq!(view(&p), "not reached");
+        assert_eq!(step(&mut p, 7, Event::Command(Command::Initiate)), Some("initiate, flood own campaign"));
+        assert_eq!(view(&p), "campaigning: timestamp 7, candidate 4, waiting for 1, 2, 3");
+        assert_eq!(Msg::Cfl { key: key(7, 4) }.describe(), "cfl (7, 4)");
+        assert_eq!(step(&mut p, 8, msg(0, Msg::AckParent { key: key(7, 4) })), Some("ack-parent, a child"));
+        assert_eq!(step(&mut p, 8, msg(1, Msg::AckSibling { key: key(7, 4) })), Some("ack-sibling, a sibling"));
+        assert_eq!(view(&p), "campaigning: timestamp 7, candidate 4, waiting for 1, 3");
+        assert_eq!(step(&mut p, 9, msg(2, Msg::Cfl { key: key(9, 3) })), Some("worse key, answer with ours"));
+        assert_eq!(step(&mut p, 9, msg(0, Msg::Vote)), Some("count a child's vote"));
+        assert_eq!(view(&p), "campaigning: timestamp 7, candidate 4, waiting for 3");
+        step(&mut p, 10, msg(2, Msg::AckParent { key: key(7, 4) }));
+        assert_eq!(step(&mut p, 11, msg(2, Msg::Vote)), Some("every child voted, elected"));
+        assert_eq!(view(&p), "leader");
+
+        let (mut q, near) = (node(6, &[1, 2]), peers(&[1, 2]));
+        let view = |q: &TimestampFloodingProcess| q.view(&Peers(&near)).to_string();
+        assert_eq!(step(&mut q, 5, msg(0, Msg::Cfl { key: key(0, 2) })), Some("first campaign, join it and flood"));
+        assert_eq!(view(&q), "campaigning: timestamp 0, candidate 2, parent 1, waiting for 2");
+        assert_eq!(step(&mut q, 5, msg(1, Msg::Cfl { key: key(0, 2) })), Some("subtree done, vote to the parent"));
+        assert_eq!(view(&q), "voted: timestamp 0, candidate 2, parent 1");
+        assert_eq!(step(&mut q, 5, Event::Command(Command::Initiate)), Some("already reached, do not initiate"));
+        assert_eq!(step(&mut q, 6, msg(0, Msg::Leader { id: NodeId(2) })), Some("learn the leader, pass it down"));
+        assert_eq!(view(&q), "follower: leader 2");
+        assert_eq!(step(&mut q, 7, msg(0, Msg::Leader { id: NodeId(2) })), Some("ignore a repeated announcement"));
+        assert_eq!(Msg::AckSibling { key: key(0, 2) }.describe(), "ack-sibling (0, 2)");
+        assert_eq!(Msg::Leader { id: NodeId(2) }.describe(), "leader 2");
     }
 
     #[test]

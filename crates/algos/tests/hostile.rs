@@ -194,3 +194,30 @@ fn no_script_of_an_adversary_breaks_a_member() {
         })
         .unwrap();
 }
+
+/// The inputs of the fuzz target `member` that once made a member hand a message to itself for ever (every other
+/// process taken for dead, a ring message that would never end its round: a forged token of a stronger process),
+/// so that one handler call never returned. Each runs as the fuzz target runs it, with the algorithm fixed.
+#[test]
+fn a_member_alone_on_its_ring_does_not_hand_itself_a_message_for_ever() {
+    for (algorithm, file) in [
+        ("ring-participant", "tests/fuzzed/ring-participant-alone-forever"),
+        ("hirschberg-sinclair", "tests/fuzzed/hirschberg-sinclair-alone-forever"),
+    ] {
+        let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        let run = std::thread::spawn(move || {
+            let mut u = arbitrary::Unstructured::new(&bytes);
+            // As fuzz/fuzz_targets/member.rs draws them, with one algorithm to choose from.
+            let _ = u.choose_index(1).unwrap();
+            let n = u.int_in_range(1..=5usize).unwrap();
+            let outcome = hostile::run(algorithm, n, &mut u).map(|_| ()).map_err(|e| e.to_string());
+            let _ = done.send(());
+            outcome
+        });
+        finished
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{algorithm}: {file} still runs after a minute"));
+        run.join().unwrap().unwrap_or_else(|e| panic!("{algorithm}: {file}: {e}"));
+    }
+}

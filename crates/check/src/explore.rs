@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use elect_algos::{Algorithm, Driver};
-use elect_core::{NodeId, Process, Status, When};
+use elect_core::{Message, Neighbor, NodeId, Peers, Process, Status, View, When};
 use elect_sim::{Scenario, Time};
 use serde::Serialize;
 
@@ -39,7 +39,9 @@ pub struct ProcessNow {
     pub id: NodeId,
     /// Its status ([`Status::DOWN`] while crashed).
     pub status: Status,
-    /// Its whole state, as its `Debug` form shows it (`None` while crashed).
+    /// The process as its algorithm describes it ([`Process::view`]; `down` while crashed).
+    pub view: View,
+    /// Its whole state, as its `Debug` form shows it, for developers (`None` while crashed).
     pub detail: Option<String>,
 }
 
@@ -50,8 +52,12 @@ pub struct LinkNow {
     pub from: NodeId,
     /// The receiver.
     pub to: NodeId,
-    /// The messages, as their `Debug` form shows them (oldest first on FIFO links).
+    /// The messages, each in a line in its algorithm's words (oldest first on FIFO links).
     pub messages: Vec<String>,
+    /// Their kinds, in the same order (what gives a message its colour).
+    pub kinds: Vec<&'static str>,
+    /// The same messages as their `Debug` form shows them, for developers.
+    pub raw: Vec<String>,
 }
 
 /// A promised property in the current state.
@@ -171,7 +177,8 @@ impl Driver for Building {
         algorithm.validate(&self.scenario.ids)?;
         let model = Model::new(algorithm, self.scenario, self.config)?;
         let state = model.initial();
-        Ok(Explorer(Box::new(Hand { at: At { model, state }, history: Vec::new() })))
+        let peers = (0..model.scenario.ids.len() as u32).map(|i| elect_sim::neighbors(&model.scenario, i)).collect();
+        Ok(Explorer(Box::new(Hand { at: At { model, state }, history: Vec::new(), peers })))
     }
 }
 
@@ -186,6 +193,7 @@ impl<A: Algorithm> At<A> {
     pub(crate) fn step(&mut self, action: Action) -> Replayed {
         let model = &self.model;
         let step = model.describe(&self.state, action);
+        let rule = model.rule(&self.state, action);
         let next = model.step(&self.state, action);
         let sent = model.sent(&self.state, action, &next);
         let changed = model
@@ -198,7 +206,7 @@ impl<A: Algorithm> At<A> {
             .collect();
         self.state = next;
         let violations = model.judge_all(&self.state, model.quiescent(&self.state));
-        Replayed { step, at: Time(self.state.now), sent, changed, violations }
+        Replayed { step, at: Time(self.state.now), rule, sent, changed, violations }
     }
 }
 
@@ -206,6 +214,8 @@ impl<A: Algorithm> At<A> {
 struct Hand<A: Algorithm> {
     at: At<A>,
     history: Vec<State<A::Process>>,
+    /// Who is at the far end of each port of each process, by position (what views name ports by).
+    peers: Vec<Vec<Neighbor>>,
 }
 
 impl<A: Algorithm> Hand<A> {
@@ -262,18 +272,24 @@ impl<A: Algorithm> Explore for Hand<A> {
             .procs
             .iter()
             .zip(ids)
-            .map(|(p, &id)| ProcessNow {
+            .zip(&self.peers)
+            .map(|((p, &id), peers)| ProcessNow {
                 id,
                 status: p.as_ref().map_or(Status::DOWN, Process::status),
+                view: p.as_ref().map_or_else(View::down, |p| p.view(&Peers(peers))),
                 detail: p.as_ref().map(|p| format!("{p:?}")),
             })
             .collect();
         let mut links: Vec<LinkNow> = Vec::new();
         for (slot, msg) in state.in_flight() {
             let (from, to) = (ids[model.sender(slot) as usize], ids[model.receiver(slot).0 as usize]);
-            match links.last_mut() {
-                Some(link) if link.from == from && link.to == to => link.messages.push(format!("{msg:?}")),
-                _ => links.push(LinkNow { from, to, messages: vec![format!("{msg:?}")] }),
+            if !links.last().is_some_and(|link| link.from == from && link.to == to) {
+                links.push(LinkNow { from, to, messages: Vec::new(), kinds: Vec::new(), raw: Vec::new() });
+            }
+            if let Some(link) = links.last_mut() {
+                link.messages.push(msg.describe());
+                link.kinds.push(msg.kind());
+                link.raw.push(format!("{msg:?}"));
             }
         }
         let settled = model.quiescent(state);

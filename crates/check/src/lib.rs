@@ -185,7 +185,7 @@ pub enum Step {
         from: NodeId,
         /// The receiver.
         to: NodeId,
-        /// The message, as its `Debug` form shows it.
+        /// The message in a line, in its algorithm's words ([`elect_core::Message::describe`]).
         msg: String,
     },
     /// A message arrived and a copy of it stays in flight.
@@ -194,7 +194,7 @@ pub enum Step {
         from: NodeId,
         /// The receiver.
         to: NodeId,
-        /// The message, as its `Debug` form shows it.
+        /// The message in a line, in its algorithm's words ([`elect_core::Message::describe`]).
         msg: String,
     },
     /// A message was lost, or reached a process that was down.
@@ -203,14 +203,14 @@ pub enum Step {
         from: NodeId,
         /// The receiver it was for.
         to: NodeId,
-        /// The message, as its `Debug` form shows it.
+        /// The message in a line, in its algorithm's words ([`elect_core::Message::describe`]).
         msg: String,
     },
     /// A timer fired.
     Timer {
         /// Its process.
         node: NodeId,
-        /// The timer, as its `Debug` form shows it.
+        /// The timer in a few words ([`elect_core::Process::describe_timer`]).
         timer: String,
     },
     /// A process crashed.
@@ -238,7 +238,7 @@ impl fmt::Display for Step {
                 write!(f, "{to} receives {msg} from {from}, and a copy stays in flight")
             }
             Self::Lose { from, to, msg } => write!(f, "{msg} from {from} to {to} is lost"),
-            Self::Timer { node, timer } => write!(f, "{node}'s timer {timer} fires"),
+            Self::Timer { node, timer } => write!(f, "{node}'s timer fires ({timer})"),
             Self::Crash { node } => write!(f, "{node} crashes"),
             Self::Recover { node } => write!(f, "{node} recovers"),
             Self::Wait { until } => write!(f, "time passes to {until}"),
@@ -401,7 +401,7 @@ pub struct Sent {
     pub to: NodeId,
     /// Its kind.
     pub kind: &'static str,
-    /// The message, as its `Debug` form shows it.
+    /// The message in a line, in its algorithm's words ([`elect_core::Message::describe`]).
     pub msg: String,
     /// The message as the simulator's trace writes it.
     #[serde(skip)]
@@ -415,6 +415,9 @@ pub struct Replayed {
     pub step: Step,
     /// The instant it happened at (timed runs; 0 otherwise).
     pub at: Time,
+    /// The rule of its algorithm the step applied, as the algorithm's chapter of the book names it (`None` for
+    /// steps no handler runs: a loss, a crash, time passing).
+    pub rule: Option<&'static str>,
     /// The messages it sent.
     pub sent: Vec<Sent>,
     /// The processes whose status it changed, with their new status.

@@ -604,6 +604,23 @@ impl<A: Algorithm> Model<A> {
         self.link_ends[slot as usize].0
     }
 
+    /// The rule of its algorithm the process that `action` steps applies ([`elect_core::Cx::rule`]): the same
+    /// event run on a copy of that process, so that the search's [`Self::step`] pays nothing for it.
+    pub(crate) fn rule(&self, state: &State<A::Process>, action: Action) -> Option<&'static str> {
+        let (node, event) = match action {
+            Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
+                let (to, port) = self.link_far[link as usize];
+                (to, Event::Message { from: Port(port), msg: state.msg(link, index).clone() })
+            }
+            Action::Fire { node, timer } => {
+                (node, Event::Timer(state.timers[state.node_timers(node).start + timer as usize].1))
+            }
+            Action::Lose { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => return None,
+        };
+        let mut p = state.procs[node as usize].clone()?;
+        driver::handle(&mut p, Instant::from_ticks(state.now), event, &mut Vec::new())
+    }
+
     /// The state after `action`.
     pub(crate) fn step(&self, state: &State<A::Process>, action: Action) -> State<A::Process> {
         let mut next = state.clone();
@@ -688,7 +705,7 @@ impl<A: Algorithm> Model<A> {
                         from: id(self.link_ends[*slot as usize].0),
                         to: id(self.link_far[*slot as usize].0),
                         kind: elect_core::Message::kind(&m.msg),
-                        msg: format!("{:?}", m.msg),
+                        msg: elect_core::Message::describe(&m.msg),
                         json: serde_json::to_value(&m.msg).unwrap_or_default(),
                     });
                 }
@@ -710,7 +727,7 @@ impl<A: Algorithm> Model<A> {
         match action {
             Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
                 let (from, to) = (self.link_ends[link as usize].0, self.link_far[link as usize].0);
-                let msg = format!("{:?}", state.msg(link, index));
+                let msg = elect_core::Message::describe(state.msg(link, index));
                 let (from, to) = (id(from), id(to));
                 match action {
                     Action::Lose { .. } => Step::Lose { from, to, msg },
@@ -720,7 +737,7 @@ impl<A: Algorithm> Model<A> {
             }
             Action::Fire { node, timer } => Step::Timer {
                 node: id(node),
-                timer: format!("{:?}", state.timers[state.node_timers(node).start + timer as usize].1),
+                timer: A::Process::describe_timer(&state.timers[state.node_timers(node).start + timer as usize].1),
             },
             Action::Crash { node } => Step::Crash { node: id(node) },
             Action::Recover { node } => Step::Recover { node: id(node) },
@@ -759,9 +776,10 @@ impl<A: Algorithm> Model<A> {
                 property: Property::Uniqueness,
                 node: Some(id(second)),
                 detail: format!(
-                    "nodes {} and {} both declared themselves leader in epoch {epoch}",
+                    "nodes {} and {} both declared themselves leader{}",
                     id(first),
-                    id(second)
+                    id(second),
+                    elect_core::epoch::within(epoch)
                 ),
             });
         }

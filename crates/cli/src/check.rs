@@ -472,7 +472,7 @@ pub(crate) fn viewer_html(config: &CheckConfig, r: &Replay, loop_start: Option<u
                     records[send]["at"] = json!(t);
                     let kind = records[send]["kind"].clone();
                     records
-                        .push(json!({"ev": "deliver", "t": t, "node": to.0, "from": from.0, "id": id, "kind": kind}));
+                        .push(json!({"ev": "deliver", "t": t, "node": to.0, "from": from.0, "id": id, "kind": kind, "text": msg}));
                 }
             }
             Step::Lose { from, to, msg } => {
@@ -482,15 +482,24 @@ pub(crate) fn viewer_html(config: &CheckConfig, r: &Replay, loop_start: Option<u
                         .push(json!({"ev": "drop", "t": t, "node": to.0, "from": from.0, "id": id, "reason": "loss"}));
                 }
             }
-            Step::Timer { node, timer } => records.push(json!({"ev": "timer", "t": t, "node": node.0, "timer": timer})),
+            Step::Timer { node, timer } => {
+                records.push(json!({"ev": "timer", "t": t, "node": node.0, "text": timer, "timer": timer}))
+            }
             Step::Crash { node } => records.push(json!({"ev": "crash", "t": t, "node": node.0})),
             Step::Recover { node } => records.push(json!({"ev": "recover", "t": t, "node": node.0})),
             Step::Wait { until } => {
                 records.push(json!({"ev": "note", "t": t, "note": format!("time passes to {until}")}))
             }
         }
+        if let (
+            Some(rule),
+            Step::Deliver { to: node, .. } | Step::Duplicate { to: node, .. } | Step::Timer { node, .. },
+        ) = (s.rule, &s.step)
+        {
+            records.push(json!({"ev": "rule", "t": t, "node": node.0, "rule": rule}));
+        }
         for m in &s.sent {
-            records.push(json!({"ev": "send", "t": t, "node": m.from.0, "to": m.to.0, "id": next_id, "at": last, "kind": m.kind, "msg": m.msg}));
+            records.push(json!({"ev": "send", "t": t, "node": m.from.0, "to": m.to.0, "id": next_id, "at": last, "kind": m.kind, "text": m.msg, "msg": m.json}));
             pending.push(((m.from.0, m.to.0, m.msg.clone()), records.len() - 1, next_id));
             next_id += 1;
         }

@@ -279,6 +279,7 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
             headers: Vec::new(),
         },
         (true, "/api/limits") => Answer::value(&api::limits_json(&caps, server.max_busy)),
+        (true, "/api/rules") => api::rules(&query),
         (true, "/api/sim") => compute(server, move || api::sim(&query, &caps, false)).await,
         (true, "/api/sim/view") => compute(server, move || api::sim(&query, &caps, true)).await,
         (true, "/api/check") => compute(server, move || api::check(&query, &caps, false)).await,
@@ -312,8 +313,8 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
         }
         (
             _,
-            p @ ("/" | "/index.html" | "/api/limits" | "/api/sim" | "/api/sim/view" | "/api/check" | "/api/check/view"
-            | "/api/sweep" | "/api/explore"),
+            p @ ("/" | "/index.html" | "/api/limits" | "/api/rules" | "/api/sim" | "/api/sim/view" | "/api/check"
+            | "/api/check/view" | "/api/sweep" | "/api/explore"),
         ) => Answer::error(StatusCode::METHOD_NOT_ALLOWED, format!("method not allowed: {method} {p}"))
             .with("allow", if p == "/api/explore" { "POST".into() } else { "GET".into() }),
         (_, p) => {

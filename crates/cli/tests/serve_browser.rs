@@ -134,6 +134,39 @@ fn the_page_runs_checks_explores_and_compares_in_chromium() {
         .iter()
         .map(|s| s.as_str().unwrap().to_owned())
         .collect();
+    // "Take the next step of the path" follows it to its end, each step with the rule it applied, in words.
+    for k in 0..steps.len() {
+        browser.eval("document.getElementById('explore-follow').click()");
+        browser.wait(&format!("document.body.dataset.exploreDepth === '{}'", k + 1));
+    }
+    assert_eq!(text(&mut browser, uniqueness), "violated");
+    assert_eq!(text(&mut browser, "String(document.getElementById('explore-follow').hidden)"), "true");
+    let rules = browser
+        .eval("[...document.querySelectorAll('#explore-history li .rule')].map((r) => r.textContent)")
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(rules > 0, "the steps taken show the rules they applied");
+    let rule = text(&mut browser, "document.getElementById('explore-rule-name').textContent");
+    let said = text(&mut browser, "document.getElementById('explore-rule-text').textContent");
+    assert!(!rule.is_empty() && said.len() > 10, "the last rule and its sentence from the book: {rule:?} {said:?}");
+    let views = text(
+        &mut browser,
+        "[...document.querySelectorAll('#explore-processes td.view')].map((c) => c.textContent).join(' | ')",
+    );
+    assert!(!views.contains('{') && !views.contains("Port("), "states read in the algorithm's words: {views}");
+    assert!(views.contains("coordinator") || views.contains("leader"), "{views}");
+    // The raw form is one click away, for developers.
+    browser.eval("document.getElementById('explore-raw').click()");
+    let raw = text(&mut browser, "document.querySelector('#explore-processes td.detail').textContent");
+    assert!(raw.contains('{'), "raw shows Rust's own form: {raw}");
+    browser.eval("document.getElementById('explore-raw').click()");
+    // A click on a step taken goes back to it; back goes on from there.
+    browser.eval("document.querySelector('#explore-history li[data-depth=\"1\"]').click()");
+    browser.wait("document.body.dataset.exploreDepth === '1'");
+    browser.eval("document.getElementById('explore-back').click()");
+    browser.wait("document.body.dataset.exploreDepth === '0'");
+    // The same path, clicked by hand among the enabled actions.
     for (k, step) in steps.iter().enumerate() {
         let clicked = browser.eval(&format!(
             "(() => {{ const b = [...document.querySelectorAll('#explore-actions button')].find((b) => b.textContent === {step:?});

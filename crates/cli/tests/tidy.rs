@@ -86,7 +86,7 @@ const GRAPH: [(&str, &[&str]); 8] = [
     ("crates/algos", &["elect-core"]),
     ("crates/sim", &["elect-algos", "elect-core"]),
     ("crates/check", &["elect-algos", "elect-core", "elect-sim"]),
-    ("crates/viz", &["elect-core", "elect-sim"]),
+    ("crates/viz", &["elect-algos", "elect-core", "elect-sim"]),
     ("crates/net", &["elect-algos", "elect-core"]),
     ("crates/cli", &["elect-algos", "elect-check", "elect-core", "elect-net", "elect-sim", "elect-viz"]),
     ("examples/fencing-store", &["elect-core", "elect-net"]),

@@ -133,6 +133,15 @@ pub mod epoch {
         Epoch::from_bits(e).to_string()
     }
 
+    /// " in epoch round.starter" for a message about epoch `e` (its bits), or nothing for epoch 0 (algorithms that
+    /// run one election have no epochs).
+    pub fn within(e: u64) -> String {
+        match e {
+            0 => String::new(),
+            e => format!(" in epoch {}", show(e)),
+        }
+    }
+
     #[cfg(test)]
     mod tests {
         use super::*;

@@ -11,8 +11,8 @@ use std::io::Write;
 use elect_algos::{Algorithm, Facts};
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{
-    Command, EffectOf, Event, EventOf, Instant, Message, Monitor, Neighbor, NodeId, Notice, Port, Process, Property,
-    Setup, Span, Status, StatusKey, Violation,
+    Command, EffectOf, Event, EventOf, Instant, Message, Monitor, Neighbor, NodeId, Notice, Peers, Port, Process,
+    Property, Setup, Span, Status, StatusKey, Violation,
 };
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -232,7 +232,14 @@ impl<A: Algorithm> Sim<A> {
 
     /// Writes a JSON-lines trace of the run to `out`.
     pub fn trace_to(&mut self, out: Box<dyn Write + Send>) {
-        self.trace = Some(Trace::new(out));
+        // Each process's view as built: a step traces the view only when it changes it.
+        let views = (0..self.scenario.ids.len() as u32)
+            .map(|i| {
+                let peers = neighbors(&self.scenario, i);
+                (self.procs[i as usize].view(&Peers(&peers)), peers)
+            })
+            .collect();
+        self.trace = Some(Trace::new(out, views));
     }
 
     /// Calls `f` every few million events while the run goes on.
@@ -557,6 +564,7 @@ impl<A: Algorithm> Sim<A> {
                         from,
                         id,
                         kind: msg.kind(),
+                        text: msg.describe(),
                         msg: &msg,
                     });
                 }
@@ -567,7 +575,10 @@ impl<A: Algorithm> Sim<A> {
                     return; // Cancelled or re-armed since.
                 }
                 self.count_event();
-                self.record(Record::Timer { t: self.t(), node: self.id(node), timer: &timer });
+                if self.trace.is_some() {
+                    let text = A::Process::describe_timer(&timer);
+                    self.record(Record::Timer { t: self.t(), node: self.id(node), text, timer: &timer });
+                }
                 self.handle_with(node, Event::Timer(timer), effects);
             }
             Ev::Command { node, cmd } => {
@@ -709,7 +720,10 @@ impl<A: Algorithm> Sim<A> {
     fn handle_with(&mut self, node: u32, event: EventOf<A::Process>, effects: &mut Vec<EffectOf<A::Process>>) {
         let before = self.procs[node as usize].status_key();
         let parent = self.trace.as_ref().map(|_| self.procs[node as usize].parent());
-        driver::handle(&mut self.procs[node as usize], Instant::from_ticks(self.now), event, effects);
+        let rule = driver::handle(&mut self.procs[node as usize], Instant::from_ticks(self.now), event, effects);
+        if self.trace.is_some() {
+            self.trace_step(node, rule);
+        }
         // Carrying out the effects leaves the process as it is, so its new status may be read first: the effects'
         // stores then have time to reach the cache before they are read back (a wider read than the handler's
         // writes waits for them otherwise).
@@ -725,6 +739,22 @@ impl<A: Algorithm> Sim<A> {
                 let parent = new.map(|port| self.id(self.scenario.graph.far_end(node, port.0).node));
                 self.record(Record::Parent { t: self.t(), node: self.id(node), parent });
             }
+        }
+    }
+
+    /// Traces the rule the step at `node` applied, and the process's view if the step changed it.
+    #[cold]
+    fn trace_step(&mut self, node: u32, rule: Option<&'static str>) {
+        let (t, id) = (self.t(), self.id(node));
+        if let Some(rule) = rule {
+            self.record(Record::Rule { t, node: id, rule });
+        }
+        let Some(trace) = &mut self.trace else { return };
+        let (last, peers) = &trace.views[node as usize];
+        let view = self.procs[node as usize].view(&Peers(peers));
+        if view != *last {
+            trace.record::<Msg<A>, TimerOf<A>>(&Record::View { t, node: id, view: &view });
+            trace.views[node as usize].0 = view;
         }
     }
 
@@ -761,7 +791,7 @@ impl<A: Algorithm> Sim<A> {
         let at = self.arrival(node, port);
         if self.trace.is_some() {
             let (t, from, to, at) = (self.t(), self.id(node), self.id(end.node), Time(at));
-            self.record(Record::Send { t, node: from, to, id, at, kind: msg.kind(), msg });
+            self.record(Record::Send { t, node: from, to, id, at, kind: msg.kind(), text: msg.describe(), msg });
         }
         match fate {
             Fate::Deliver => {}
@@ -985,12 +1015,7 @@ impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
 /// model checker builds its processes with it too, so both drivers hand processes the same [`Setup`].
 pub fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Process {
     let graph = &scenario.graph;
-    let neighbors: Vec<Neighbor> = (0..graph.degree(i))
-        .map(|p| {
-            let End { node, .. } = graph.far_end(i, p);
-            Neighbor { port: Port(p), id: scenario.ids[node as usize], rank: scenario.ranks[node as usize] }
-        })
-        .collect();
+    let neighbors = neighbors(scenario, i);
     let ring_order = graph.ring_order(i);
     algorithm.build(&Setup {
         id: scenario.ids[i as usize],
@@ -1003,6 +1028,18 @@ pub fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Pro
         diameter: scenario.known_diameter(),
         suspected: &[],
     })
+}
+
+/// The links of the process at position `i` of `scenario`, port by port: who is at the far end of each (what a
+/// process is built with, and what its [view](elect_core::Process::view) names ports by).
+pub fn neighbors(scenario: &Scenario, i: u32) -> Vec<Neighbor> {
+    let graph = &scenario.graph;
+    (0..graph.degree(i))
+        .map(|p| {
+            let End { node, .. } = graph.far_end(i, p);
+            Neighbor { port: Port(p), id: scenario.ids[node as usize], rank: scenario.ranks[node as usize] }
+        })
+        .collect()
 }
 
 /// The simulator's event loop with nothing in it: `events` deliveries through the same queue, of the same events,

@@ -42,7 +42,7 @@ use elect_algos::{Algorithm, Driver, dispatch, dispatch_synchronized};
 
 pub use config::{Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig};
 pub use elect_algos::params::{shorten, shorten_to};
-pub use engine::{Progress, ProgressFn, RunError, Sim, bare_event_loop, build as build_process};
+pub use engine::{Progress, ProgressFn, RunError, Sim, bare_event_loop, build as build_process, neighbors};
 pub use error::ConfigError;
 pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
 pub use mobility::MobilitySpec;

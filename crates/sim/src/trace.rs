@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use elect_core::{Command, NodeId, Notice, Property, Status};
+use elect_core::{Command, NodeId, Notice, Property, Status, View};
 use serde::Serialize;
 
 use crate::report::Time;
@@ -60,6 +60,7 @@ pub(crate) enum Record<'a, M, T> {
         id: u64,
         at: Time,
         kind: &'static str,
+        text: String,
         msg: &'a M,
     },
     Deliver {
@@ -68,6 +69,7 @@ pub(crate) enum Record<'a, M, T> {
         from: NodeId,
         id: u64,
         kind: &'static str,
+        text: String,
         msg: &'a M,
     },
     Drop {
@@ -80,7 +82,18 @@ pub(crate) enum Record<'a, M, T> {
     Timer {
         t: Time,
         node: NodeId,
+        text: String,
         timer: &'a T,
+    },
+    Rule {
+        t: Time,
+        node: NodeId,
+        rule: &'static str,
+    },
+    View {
+        t: Time,
+        node: NodeId,
+        view: &'a View,
     },
     Status {
         t: Time,
@@ -115,13 +128,15 @@ pub(crate) enum Record<'a, M, T> {
 
 /// Where trace lines go. The first write error stops tracing and is reported when the run ends.
 pub(crate) struct Trace {
+    /// Each process's view as last traced, by position, and who is at the far end of each of its ports.
+    pub(crate) views: Vec<(View, Vec<elect_core::Neighbor>)>,
     out: Box<dyn Write + Send>,
     error: Option<io::Error>,
 }
 
 impl Trace {
-    pub(crate) fn new(out: Box<dyn Write + Send>) -> Self {
-        Self { out, error: None }
+    pub(crate) fn new(out: Box<dyn Write + Send>, views: Vec<(View, Vec<elect_core::Neighbor>)>) -> Self {
+        Self { out, error: None, views }
     }
 
     pub(crate) fn record<M: Serialize, T: Serialize>(&mut self, record: &Record<'_, M, T>) {

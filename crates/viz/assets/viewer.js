@@ -14,26 +14,40 @@
   const ids = run.ids;
   const n = ids.length;
   const position = new Map(ids.map((id, i) => [id, i]));
-  const events = records.filter((r) => r.ev !== "run");
+  // A step of the viewer is one event (a delivery, a timer, a command, a start, a fault) with what followed from
+  // it: the rule it applied, the process's new view and status, what it sent. So the viewer counts what the
+  // run's summary counts as events, plus faults and losses.
+  const FOLLOWS = ["send", "status", "parent", "rule", "view", "notice", "violation"];
+  const events = [];
+  for (const r of records) {
+    if (r.ev === "run" || r.ev === "end") continue;
+    if (FOLLOWS.includes(r.ev) && events.length > 0) events[events.length - 1].push(r);
+    else events.push([r]);
+  }
   const kinds = [];
   for (const r of records) if (r.kind !== undefined && !kinds.includes(r.kind)) kinds.push(r.kind);
-  const colour = (kind) => PALETTE[kinds.indexOf(kind) % PALETTE.length];
+  // One colour per kind, the same in every picture (the page's data names it); the palette only for a kind it
+  // does not name.
+  const colour = (kind) => (data.colours && data.colours[kind]) || PALETTE[kinds.indexOf(kind) % PALETTE.length];
 
   // The state after `step` events: per node, and the messages in flight.
   function initial() {
     return {
       step: 0,
-      nodes: ids.map(() => ({ state: "normal", leader: null, epoch: 0, group: null, parent: null, last: "", changed: false })),
+      nodes: ids.map(() => ({ state: "normal", view: "", leader: null, epoch: 0, group: null, parent: null, last: "", rule: "", changed: false })),
       flight: new Map(),
       violations: [],
     };
   }
   function describe(r) {
     switch (r.ev) {
-      case "send": return "sent " + r.kind + " #" + r.id + " to " + r.to;
-      case "deliver": return "got " + r.kind + " #" + r.id + " from " + r.from;
+      case "send": return "sent " + (r.text || r.kind) + " to " + r.to;
+      case "deliver": return "got " + (r.text || r.kind) + " from " + r.from;
       case "drop": return "lost #" + r.id + " from " + r.from + " (" + r.reason + ")";
-      case "timer": return "timer " + JSON.stringify(r.timer);
+      case "timer": return "timer: " + (r.text || JSON.stringify(r.timer));
+      case "start": return "started";
+      case "crash": return "crashed";
+      case "recover": return "recovered";
       case "command": return "command " + r.cmd;
       case "notice": return r.notice === "elected" ? "declared itself leader" : r.notice;
       default: return r.ev;
@@ -45,18 +59,41 @@
     // A record about a node the run does not have changes nothing (the page replays any driver's records).
     if (!node && ["crash", "recover", "status", "parent"].includes(r.ev)) return;
     switch (r.ev) {
-      case "crash": node.state = "down"; node.leader = null; node.parent = null; break;
+      case "crash": node.state = "down"; node.view = "down"; node.leader = null; node.parent = null; break;
       case "recover": node.state = "normal"; node.leader = null; node.parent = null; break;
       case "status": node.state = r.state; node.leader = r.leader; node.epoch = r.epoch;
         node.group = r.group ? "(" + r.group.counter + ", " + r.group.creator + ")" : null; break;
       case "parent": node.parent = r.parent; break;
+      case "view": node.view = viewText(r.view); break;
+      case "rule": node.rule = r.rule; break;
       case "send": s.flight.set(r.id, r); break;
       case "deliver": case "drop": s.flight.delete(r.id); break;
       case "violation": s.violations.push(r); break;
       default: break;
     }
-    // A status, parent or violation record follows the event that caused it: keep that event as the node's last.
-    if (node && !["status", "parent", "violation"].includes(r.ev)) node.last = describe(r);
+    // What follows an event (its rule, view, status, sends) keeps that event as the node's last.
+    if (node && !FOLLOWS.includes(r.ev)) { node.last = describe(r); node.rule = ""; }
+  }
+  function viewText(v) {
+    return v.role + (v.values.length ? ": " + v.values.map((x) => x.name + " " + x.value).join(", ") : "");
+  }
+  // The step in a sentence: who did what, and the rule it applied.
+  function sentence(step) {
+    const r = step[0];
+    const rule = step.find((x) => x.ev === "rule");
+    const who = r.node !== undefined ? r.node + " " : "";
+    let text;
+    switch (r.ev) {
+      case "deliver": text = who + "receives " + (r.text || r.kind) + " from " + r.from; break;
+      case "timer": text = r.node + "'s timer fires: " + (r.text || JSON.stringify(r.timer)); break;
+      case "command": text = who + "is told to " + r.cmd; break;
+      case "link": text = "the link " + r.from + " → " + r.to + (r.up ? " comes back" : " breaks"); break;
+      case "partition": text = "partition " + r.partition + (r.healed ? " heals" : ""); break;
+      case "note": text = r.note; break;
+      default: text = who + describe(r);
+    }
+    const sent = step.filter((x) => x.ev === "send").map((x) => (x.text || x.kind) + " to " + x.to);
+    return text + (rule ? "\nrule: " + rule.rule : "") + (sent.length ? "\nsends: " + sent.join("; ") : "");
   }
   let current = initial();
   function goTo(step) {
@@ -64,11 +101,11 @@
     if (step < current.step) current = initial();
     for (const node of current.nodes) node.changed = false;
     const before = current.nodes.map((x) => x.state + "/" + x.leader + "/" + x.parent);
-    while (current.step < step) apply(current, events[current.step++]);
+    while (current.step < step) for (const r of events[current.step++]) apply(current, r);
     current.nodes.forEach((x, i) => { x.changed = before[i] !== x.state + "/" + x.leader + "/" + x.parent; });
     render();
   }
-  const now = () => (current.step > 0 ? events[current.step - 1].t : 0);
+  const now = () => (current.step > 0 ? events[current.step - 1][0].t : 0);
 
   // The topology.
   const topo = document.getElementById("topology");
@@ -129,7 +166,7 @@
       const p = point.matrixTransform(st.getScreenCTM().inverse());
       const t = +d.t0 + (p.x - +d.x0) * (+d.t1 - +d.t0) / (+d.x1 - +d.x0);
       let step = 0;
-      while (step < events.length && events[step].t <= t) step++;
+      while (step < events.length && events[step][0].t <= t) step++;
       stop();
       goTo(step);
     });
@@ -145,7 +182,7 @@
   const rows = ids.map((id) => {
     const tr = document.createElement("tr");
     tr.dataset.node = id;
-    for (let k = 0; k < 7; k++) tr.appendChild(document.createElement("td"));
+    for (let k = 0; k < 8; k++) tr.appendChild(document.createElement("td"));
     tr.cells[0].textContent = id;
     tbody.appendChild(tr);
     return tr;
@@ -160,11 +197,12 @@
   function render() {
     const t = now();
     document.body.dataset.step = current.step;
-    document.getElementById("position").textContent = "event " + current.step + " of " + events.length + ", t = " + t;
+    document.getElementById("position").textContent = "step " + current.step + " of " + events.length + ", t = " + t;
     slider.value = current.step;
     if (document.activeElement !== jump) jump.value = current.step;
-    const r = current.step > 0 ? events[current.step - 1] : null;
-    document.getElementById("event").textContent = r ? JSON.stringify(r, null, 1) : "(before the first event)";
+    const r = current.step > 0 ? events[current.step - 1][0] : null;
+    document.getElementById("event").textContent = r ? sentence(events[current.step - 1]) : "(before the first step)";
+    document.getElementById("event-raw").textContent = r ? events[current.step - 1].map((x) => JSON.stringify(x)).join("\n") : "";
     current.nodes.forEach((x, i) => {
       const leads = x.leader === ids[i];
       circles[i].setAttribute("fill", leads ? LEADER : STATE_COLOURS[x.state] || "#fff");
@@ -174,7 +212,7 @@
       tr.dataset.state = x.state;
       tr.dataset.leader = x.leader === null ? "" : x.leader;
       tr.className = (x.changed ? "changed " : "") + (leads ? "leader" : "");
-      const cells = [ids[i], x.state, x.leader === null ? "-" : x.leader, x.epoch, x.parent === null ? "-" : x.parent, x.group || "-", x.last];
+      const cells = [ids[i], x.state, x.view || "-", x.leader === null ? "-" : x.leader, x.epoch, x.parent === null ? "-" : x.parent, x.group || "-", x.last + (x.rule ? " (" + x.rule + ")" : "")];
       cells.forEach((v, k) => { tr.cells[k].textContent = v; });
       tr.cells[1].className = "state-" + x.state;
     });
@@ -211,6 +249,7 @@
   function motion(t) {
     flightLayer.replaceChildren();
     let inFlight = 0;
+    const labels = [];
     for (const m of current.flight.values()) {
       const a = position.get(m.node), b = position.get(m.to);
       if (a === undefined || b === undefined) continue;
@@ -223,7 +262,16 @@
       const [ex, ey] = [xy[b][0] - ux * radius, xy[b][1] - uy * radius];
       const x = sx + f * (ex - sx), y = sy + f * (ey - sy);
       const dot = el("circle", { cx: x, cy: y, r: Math.max(2.5, radius / 3), fill: colour(m.kind), stroke: "#222", "stroke-width": 0.5, class: "message" }, flightLayer);
-      el("title", {}, dot).textContent = m.kind + " #" + m.id + " " + m.node + " → " + m.to;
+      el("title", {}, dot).textContent = (m.text || m.kind) + ", " + m.node + " → " + m.to;
+      labels.push([x, y, m]);
+    }
+    // Each message's words beside it, while few enough are in flight to read them.
+    if (labels.length <= 24 && radius >= 6) {
+      for (const [x, y, m] of labels) {
+        const words = m.text || m.kind;
+        const t = el("text", { x: x + radius / 3 + 3, y: y - 3, "font-size": 11, fill: "#222", class: "chip", "pointer-events": "none" }, flightLayer);
+        t.textContent = words.length > 28 ? words.slice(0, 27) + "…" : words;
+      }
     }
     document.body.dataset.inFlight = inFlight;
     document.getElementById("flight").textContent = inFlight + " in flight";
@@ -253,7 +301,7 @@
       lastStep += steps * per;
     } else if (current.step < events.length) {
       const t = now();
-      motion(t + (events[current.step].t - t) * Math.max(0, ms - lastStep) / per);
+      motion(t + (events[current.step][0].t - t) * Math.max(0, ms - lastStep) / per);
     }
     timer = requestAnimationFrame(frame);
   }

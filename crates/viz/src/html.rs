@@ -3,7 +3,7 @@
 //!
 //! The page embeds everything it shows: its style and script (`assets/viewer.css`, `assets/viewer.js`), the
 //! space-time diagram as inline SVG, and, in a `<script type="application/json" id="elect-data">` element, the
-//! object `{"title", "truncated", "layout": Layout, "records": [trace records...]}`, where the records are the
+//! object `{"title", "truncated", "layout": Layout, "colours": {kind: colour}, "records": [trace records...]}`, where the records are the
 //! JSON-lines trace of `crates/sim/src/trace.rs`, one object per line, in order. Any driver that writes those
 //! records and a [`Layout`] can be viewed. A content security policy forbids every fetch, so the page works
 //! offline and reveals nothing to the network.
@@ -63,11 +63,14 @@ pub fn html_viewer(run: &Run, layout: &Layout) -> Result<String, HtmlError> {
 
 /// The page's data element: the title, whether the records are cut short, the layout and the trace records.
 fn data(run: &Run, layout: &Layout, title: &str) -> String {
+    let colours: serde_json::Map<String, serde_json::Value> =
+        run.kinds.iter().map(|k| (k.clone(), crate::kind_colour(k).into())).collect();
     let data = format!(
-        "{{\"title\":{},\"truncated\":{},\"layout\":{},\"records\":[{}]}}",
+        "{{\"title\":{},\"truncated\":{},\"layout\":{},\"colours\":{},\"records\":[{}]}}",
         serde_json::Value::String(title.to_owned()),
         run.lines_truncated,
         serde_json::to_string(layout).unwrap_or_else(|_| "null".to_owned()),
+        serde_json::Value::Object(colours),
         run.lines.join(",\n")
     );
     // `<` only occurs inside JSON strings, where `\u003c` means the same; escaped, no text of the trace can end the
@@ -97,17 +100,17 @@ fn page(title: &str, truncated: &str, svg: &str, data: &str) -> String {
 <button id="back" title="step back (←)">◀</button>
 <button id="play" title="play or pause (space)">▶ play</button>
 <button id="forward" title="step forward (→)">▶</button>
-<button id="last" title="last event">▶|</button>
+<button id="last" title="last step">▶|</button>
 <label>speed <select id="speed">
-<option value="1">1 event/s</option>
-<option value="2">2 events/s</option>
-<option value="5" selected>5 events/s</option>
-<option value="10">10 events/s</option>
-<option value="25">25 events/s</option>
-<option value="100">100 events/s</option>
+<option value="1">1 step/s</option>
+<option value="2">2 steps/s</option>
+<option value="5" selected>5 steps/s</option>
+<option value="10">10 steps/s</option>
+<option value="25">25 steps/s</option>
+<option value="100">100 steps/s</option>
 </select></label>
-<input id="slider" type="range" min="0" value="0" title="event">
-<label>event <input id="jump" type="number" min="0" value="0"></label>
+<input id="slider" type="range" min="0" value="0" title="step">
+<label>step <input id="jump" type="number" min="0" value="0"></label>
 <button id="go">go</button>
 <span id="position"></span>
 <span id="flight"></span>
@@ -122,10 +125,10 @@ fn page(title: &str, truncated: &str, svg: &str, data: &str) -> String {
 </section>
 </main>
 <section id="details">
-<pre class="pane" id="event"></pre>
+<div class="pane" id="event-pane"><pre id="event"></pre><details><summary>raw records</summary><pre id="event-raw"></pre></details></div>
 <div class="pane" id="nodes-pane">
 <table id="nodes">
-<thead><tr><th>id</th><th>state</th><th>leader</th><th>epoch</th><th>parent</th><th>group</th><th>last event</th></tr></thead>
+<thead><tr><th>id</th><th>state</th><th>in its algorithm's words</th><th>leader</th><th>epoch</th><th>parent</th><th>group</th><th>last event (rule)</th></tr></thead>
 <tbody></tbody>
 </table>
 </div>

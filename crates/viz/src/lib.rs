@@ -16,6 +16,7 @@
 //! assert!(space_time_svg(&run).starts_with("<svg"));
 //! ```
 
+pub mod colours;
 pub mod html;
 pub mod layout;
 pub mod plot;
@@ -25,6 +26,7 @@ mod svg;
 pub mod topology;
 pub mod trace;
 
+pub use colours::kind_colour;
 pub use html::{HtmlError, html_viewer};
 pub use layout::Layout;
 pub use plot::{Metric, PlotError, Point, complexity_plot, read_csv};

@@ -7,7 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::svg::{LEADER, STATE_COLOURS, Svg, kind_colour, num, ticks};
+use crate::colours::kind_colour;
+use crate::svg::{LEADER, STATE_COLOURS, Svg, num, ticks};
 use crate::trace::{Run, STATES, State, What, state_index};
 
 /// The most processes drawn one line each.
@@ -106,7 +107,7 @@ fn detailed(run: &Run) -> String {
     let axis = Axis { x0: LEFT, x1: WIDTH - RIGHT, t0: 0.0, t1, y0: TOP, y1: TOP + plot_h, row: Some(row) };
     let y = |node: u32| TOP + row * (node as f64 + 0.5);
     let mut svg = Svg::new(WIDTH, height, &axis.attributes());
-    svg.raw(&markers(run.kinds.len()));
+    svg.raw(&markers(&run.kinds));
     svg.text((LEFT, 24.0), 15.0, "start", "font-weight=\"bold\"", &title(run));
     svg.text(
         (LEFT, 42.0),
@@ -168,13 +169,13 @@ fn columns(run: &Run) -> usize {
 }
 
 /// One arrowhead per message kind, plus a grey one.
-fn markers(kinds: usize) -> String {
+fn markers(kinds: &[String]) -> String {
     let mut defs = String::from("<defs>\n");
-    for k in 0..kinds {
+    for (k, name) in kinds.iter().enumerate() {
         defs.push_str(&format!(
             "<marker id=\"a{k}\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" \
              orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"{}\"/></marker>\n",
-            kind_colour(k)
+            kind_colour(name)
         ));
     }
     defs.push_str("</defs>");
@@ -202,7 +203,7 @@ fn arrows(svg: &mut Svg, run: &Run, axis: &Axis, y: &impl Fn(u32) -> f64) {
     svg.raw("<g fill=\"none\">");
     for e in &run.events {
         let What::Send { to, id, at, kind } = e.what else { continue };
-        let colour = kind_colour(kind as usize);
+        let colour = kind_colour(&run.kinds[kind as usize]);
         let start = (axis.x(e.t), y(e.node));
         let ends = fates.get(&id).map_or(&[][..], Vec::as_slice);
         if ends.is_empty() {
@@ -263,7 +264,7 @@ fn legend(svg: &mut Svg, run: &Run, top: f64) {
     let column = (WIDTH - LEFT - RIGHT) / columns as f64;
     for (k, name) in run.kinds.iter().enumerate() {
         let (x, y) = (LEFT + column * (k % columns) as f64, top + 20.0 * (k / columns) as f64);
-        svg.line((x, y), (x + 24.0, y), &format!("stroke=\"{}\" stroke-width=\"2.5\"", kind_colour(k)));
+        svg.line((x, y), (x + 24.0, y), &format!("stroke=\"{}\" stroke-width=\"2.5\"", kind_colour(name)));
         svg.text((x + 30.0, y + 4.0), 11.0, "start", "", &format!("{name} ({})", counts[k]));
     }
     let y = top + 20.0 * run.kinds.len().div_ceil(columns) as f64;
@@ -365,7 +366,11 @@ fn sent_panel(svg: &mut Svg, run: &Run, axis: &Axis, p: &Panels) {
             }
             let h = panel * c as f64 / most as f64;
             base -= h;
-            svg.rect((axis.x0 + p.bar * b as f64, base), (p.bar * 0.9, h), &format!("fill=\"{}\"", kind_colour(k)));
+            svg.rect(
+                (axis.x0 + p.bar * b as f64, base),
+                (p.bar * 0.9, h),
+                &format!("fill=\"{}\"", kind_colour(&run.kinds[k])),
+            );
         }
     }
     svg.line((axis.x0, TOP + panel), (axis.x1, TOP + panel), "stroke=\"#333\" stroke-width=\"1\"");
@@ -429,7 +434,7 @@ fn summary_legend(svg: &mut Svg, run: &Run, top: f64) {
     for (k, name) in run.kinds.iter().enumerate() {
         let (lx, ly) = (LEFT + column * (k % columns) as f64, top + 20.0 * (k / columns) as f64);
         let total: u64 = run.sent_per_unit.values().map(|c| c[k]).sum();
-        svg.rect((lx, ly - 6.0), (20.0, 10.0), &format!("fill=\"{}\"", kind_colour(k)));
+        svg.rect((lx, ly - 6.0), (20.0, 10.0), &format!("fill=\"{}\"", kind_colour(name)));
         svg.text((lx + 26.0, ly + 3.0), 11.0, "start", "", &format!("{name} ({total})"));
     }
     let ly = top + 20.0 * run.kinds.len().div_ceil(columns) as f64;

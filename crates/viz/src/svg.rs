@@ -3,13 +3,6 @@
 
 use std::fmt::Write;
 
-/// The colour of message kind `k` (Tableau 10, then round again).
-pub(crate) fn kind_colour(k: usize) -> &'static str {
-    const PALETTE: [&str; 10] =
-        ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
-    PALETTE[k % PALETTE.len()]
-}
-
 /// Colours of the process states (normal, election, reorganization, down), by `trace::state_index`.
 pub(crate) const STATE_COLOURS: [&str; 4] = ["#9aa0a6", "#f2a900", "#8e6fd1", "#d0d0d0"];
 

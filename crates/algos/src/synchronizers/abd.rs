@@ -2,11 +2,11 @@
 
 use std::borrow::Cow;
 
-use elect_core::{Command, Cx, Duration, Message, Port, Process, Setup, Span, Status};
+use elect_core::{Command, Cx, Duration, Message, Peers, Port, Process, Setup, Span, Status, View};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{Pulses, kinds};
+use super::{DROP, FILE, IGNORE_INITIATE, Pulses, START_HEARD, describe_alg, kinds};
 use crate::rounds::{RoundTimer, Rounds};
 
 /// ABD's messages.
@@ -52,6 +52,14 @@ impl<M: Message> Message for AbdMsg<M> {
         match self {
             Self::Alg { msg, .. } => msg.kind(),
             Self::Start => OWN[0],
+        }
+    }
+
+    /// `pulse 3: max 9`, `start`.
+    fn describe(&self) -> String {
+        match self {
+            Self::Alg { pulse, msg } => describe_alg(*pulse, msg),
+            Self::Start => OWN[0].to_owned(),
         }
     }
 }
@@ -114,6 +122,12 @@ impl<R: Rounds> Process for AbdNode<R> {
     type Durable = ();
 
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
+        // Named first: a pulse this step takes names the algorithm's rule instead.
+        cx.rule(match msg {
+            AbdMsg::Start => START_HEARD,
+            AbdMsg::Alg { .. } if self.pulses.inner.halted() => DROP,
+            AbdMsg::Alg { .. } => FILE,
+        });
         if let AbdMsg::Start = msg {
             self.heard[from.index()] = true;
         }
@@ -136,10 +150,22 @@ impl<R: Rounds> Process for AbdNode<R> {
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate && !self.started {
             self.start(cx);
+        } else if cmd == Command::Initiate {
+            cx.rule(IGNORE_INITIATE);
         }
     }
 
     fn status(&self) -> Status {
         self.pulses.inner.status()
+    }
+
+    fn view(&self, peers: &Peers<'_>) -> View {
+        self.pulses.view(peers)
+    }
+
+    fn describe_timer(timer: &RoundTimer) -> String {
+        match timer {
+            RoundTimer::NextRound => "next pulse".to_owned(),
+        }
     }
 }

@@ -2,11 +2,13 @@
 
 use std::borrow::Cow;
 
-use elect_core::{Command, Cx, Message, Port, Process, Setup, Status};
+use elect_core::{Command, Cx, Message, Peers, Port, Process, Setup, Status, View};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{Heard, Pulses, kinds};
+use super::{
+    ACK, COUNT_ACK, HEARD_SAFE, Heard, IGNORE_INITIATE, Pulses, SAFE, describe_alg, describe_control, kinds, name,
+};
 use crate::rounds::{RoundTimer, Rounds};
 
 /// α's messages.
@@ -64,6 +66,15 @@ impl<M: Message> Message for AlphaMsg<M> {
             Self::Safe { .. } => OWN[1],
         }
     }
+
+    /// `pulse 3: max 9`, `ack`, `safe(3)`, `safe(3, last)`.
+    fn describe(&self) -> String {
+        match self {
+            Self::Alg { pulse, msg } => describe_alg(*pulse, msg),
+            Self::Ack => OWN[0].to_owned(),
+            Self::Safe { pulse, last } => describe_control(OWN[1], *pulse, &[(*last, "last")]),
+        }
+    }
 }
 
 /// One process of a round algorithm on the α synchronizer.
@@ -114,8 +125,8 @@ impl<R: Rounds> AlphaNode<R> {
     }
 
     /// Declares the current pulse safe once every own message is acknowledged, and takes the next pulses while
-    /// every neighbour is safe.
-    fn advance(&mut self, cx: &mut Cx<'_, Self>) {
+    /// every neighbour is safe. `before` is the pulse the step began in.
+    fn advance(&mut self, cx: &mut Cx<'_, Self>, before: u32) {
         while !self.done {
             let p = self.pulses.round;
             if self.safe < p {
@@ -123,6 +134,7 @@ impl<R: Rounds> AlphaNode<R> {
                     return;
                 }
                 let last = self.pulses.quiet();
+                name(cx, before, p, SAFE);
                 for (port, heard) in self.heard.iter().enumerate() {
                     if heard.needs(p) {
                         cx.send(Port(port as u32), AlphaMsg::Safe { pulse: p, last });
@@ -153,6 +165,13 @@ impl<R: Rounds> Process for AlphaNode<R> {
     type Durable = ();
 
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
+        // Named first: a pulse this step takes names the algorithm's rule instead.
+        cx.rule(match msg {
+            AlphaMsg::Alg { .. } => ACK,
+            AlphaMsg::Ack => COUNT_ACK,
+            AlphaMsg::Safe { .. } => HEARD_SAFE,
+        });
+        let before = self.pulses.round;
         if !self.started {
             self.start(cx);
         }
@@ -166,17 +185,28 @@ impl<R: Rounds> Process for AlphaNode<R> {
             AlphaMsg::Ack => self.unacked = self.unacked.saturating_sub(1),
             AlphaMsg::Safe { pulse, last } => self.heard[from.index()].safe(pulse, last),
         }
-        self.advance(cx);
+        self.advance(cx, before);
     }
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate && !self.started {
+            let before = self.pulses.round;
             self.start(cx);
-            self.advance(cx);
+            self.advance(cx, before);
+        } else if cmd == Command::Initiate {
+            cx.rule(IGNORE_INITIATE);
         }
     }
 
     fn status(&self) -> Status {
         self.pulses.inner.status()
+    }
+
+    fn view(&self, peers: &Peers<'_>) -> View {
+        self.pulses.view(peers)
+    }
+
+    fn describe_timer(_: &RoundTimer) -> String {
+        "no timer (a pulse follows the neighbours' safe)".to_owned()
     }
 }

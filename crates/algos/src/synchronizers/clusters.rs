@@ -3,11 +3,15 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use elect_core::{Command, Cx, Message, NodeId, Port, Process, Rank, Setup, Status};
+use elect_core::{Command, Cx, Message, NodeId, Peers, Port, Process, Rank, Setup, Status, View};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{Heard, Pulses, SyncSummary, kinds};
+use super::{
+    ACK, CHILD_READY, CHILD_SAFE, CLUSTER_SAFE, COUNT_ACK, ECHO, ECHO_UP, EXPLORED, HEAD, HELLO, Heard,
+    IGNORE_INITIATE, JOIN_CLUSTER, JOIN_TREE, LINKS, LINKS_UP, NEIGHBOUR_SAFE, NOT_ROOT, PASS_CLUSTER_SAFE, Pulses,
+    READY_UP, ROOT_EXPLORE, SAFE_UP, SyncSummary, describe_alg, describe_control, kinds, name,
+};
 use crate::rounds::{RoundTimer, Rounds};
 
 /// A link named by its two ends, `(rank, port)` each, the smaller first: both ends compute the same key.
@@ -154,6 +158,33 @@ impl<M: Message, const GAMMA: bool> Message for ClusterMsg<M, GAMMA> {
         match self {
             Self::Alg { msg, .. } => msg.kind(),
             other => other.own(),
+        }
+    }
+
+    /// `pulse 3: max 9`, `ack`, `safe(3, last)`, `cluster-safe(3)`, `ready(3)`, `pulse(4)`, `explore(depth 1)`,
+    /// `echo(open 2)`, `cluster(head 5, depth 1)`, `hello(cluster 5)`, `links(to 3, 8)`, `preferred(2 links)`.
+    fn describe(&self) -> String {
+        let own = self.own();
+        match self {
+            Self::Alg { pulse, msg } => describe_alg(*pulse, msg),
+            Self::Ack | Self::Start => own.to_owned(),
+            Self::Safe { pulse, last, halted } => {
+                describe_control(own, *pulse, &[(*last, "last"), (*halted, "halted")])
+            }
+            Self::ClusterSafe { pulse, last } | Self::Pulse { pulse, last } => {
+                describe_control(own, *pulse, &[(*last, "last")])
+            }
+            Self::Ready { pulse } => describe_control(own, *pulse, &[]),
+            Self::Explore { depth } => format!("{own}(depth {depth})"),
+            Self::Echo { open } => format!("{own}(open {open})"),
+            Self::Cluster { head, depth } => format!("{own}(head {head}, depth {depth})"),
+            Self::Hello { cluster, .. } => format!("{own}(cluster {cluster})"),
+            Self::Links { best } if best.is_empty() => format!("{own}(none)"),
+            Self::Links { best } => {
+                let to: Vec<String> = best.iter().map(|(cluster, _)| cluster.to_string()).collect();
+                format!("{own}(to {})", to.join(", "))
+            }
+            Self::Preferred { links } => format!("{own}({} links)", links.len()),
         }
     }
 }
@@ -318,12 +349,14 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
         let open = 1 + self.children.iter().map(|&(_, open)| open).sum::<u32>();
         self.head = self.root || open >= self.k;
         if let Some(parent) = self.parent {
+            cx.rule(ECHO_UP);
             cx.send(parent, ClusterMsg::Echo { open: if self.head { 0 } else { open } });
         }
         if !self.head {
             return;
         }
         if GAMMA {
+            cx.rule(HEAD);
             self.join(cx, self.me, 0);
         } else {
             self.to_cluster_children(cx, &ClusterMsg::Start);
@@ -370,6 +403,7 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
             self.to_cluster_children(cx, &ClusterMsg::Preferred { links });
             self.open(cx, 1, false);
         } else if let Some(parent) = self.parent {
+            cx.rule(LINKS_UP);
             cx.send(parent, ClusterMsg::Links { best: self.best.iter().map(|(&c, &k)| (c, k)).collect() });
         }
     }
@@ -394,9 +428,10 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
     }
 
     /// Moves the pulse on as far as what has arrived allows: `safe` and `ready` up the cluster, and at a head the
-    /// next pulses, in a loop (a head with nothing to wait for takes many pulses in one step).
-    fn advance(&mut self, cx: &mut Cx<'_, Self>) {
-        while let Some(last) = self.ready_for_next(cx) {
+    /// next pulses, in a loop (a head with nothing to wait for takes many pulses in one step). `before` is the
+    /// pulse the step began in.
+    fn advance(&mut self, cx: &mut Cx<'_, Self>, before: u32) {
+        while let Some(last) = self.ready_for_next(cx, before) {
             if self.now.halted {
                 // Every algorithm in the cluster has halted: no round is left to take.
                 self.done = true;
@@ -410,7 +445,7 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
 
     /// Sends what the current pulse allows; at a head whose cluster may take the next pulse, returns whether it
     /// is the cluster's last.
-    fn ready_for_next(&mut self, cx: &mut Cx<'_, Self>) -> Option<bool> {
+    fn ready_for_next(&mut self, cx: &mut Cx<'_, Self>, before: u32) -> Option<bool> {
         if !self.opened || self.done {
             return None;
         }
@@ -422,6 +457,7 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
             self.now.safe_sent = true;
             let (quiet, halted) = (self.now.quiet, self.now.halted);
             if !self.head {
+                name(cx, before, p, SAFE_UP);
                 let parent = self.parent.expect("a process that heads no cluster has a parent");
                 cx.send(parent, ClusterMsg::Safe { pulse: p, last: quiet, halted });
                 return None;
@@ -429,6 +465,7 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
             if !self.cluster_preferred {
                 return Some(quiet);
             }
+            name(cx, before, p, CLUSTER_SAFE);
             self.cluster_safe(cx, quiet);
         }
         let last = self.now.cluster_safe?;
@@ -442,6 +479,7 @@ impl<R: Rounds, const GAMMA: bool> ClusterNode<R, GAMMA> {
         if self.head {
             return Some(last);
         }
+        name(cx, before, p, READY_UP);
         let parent = self.parent.expect("a process that heads no cluster has a parent");
         cx.send(parent, ClusterMsg::Ready { pulse: p });
         None
@@ -466,40 +504,55 @@ impl<R: Rounds, const GAMMA: bool> Process for ClusterNode<R, GAMMA> {
     type Durable = ();
 
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
+        // Each branch names its rule first: a pulse this step takes names the algorithm's rule instead.
+        let before = self.pulses.round;
         match msg {
             ClusterMsg::Alg { pulse, msg } => {
+                cx.rule(ACK);
                 cx.send(from, ClusterMsg::Ack);
                 if !self.done {
                     self.pulses.file(pulse, from, msg);
                 }
             }
-            ClusterMsg::Ack => self.now.unacked = self.now.unacked.saturating_sub(1),
+            ClusterMsg::Ack => {
+                cx.rule(COUNT_ACK);
+                self.now.unacked = self.now.unacked.saturating_sub(1);
+            }
             ClusterMsg::Safe { last, halted, .. } => {
+                cx.rule(CHILD_SAFE);
                 self.now.safe_children += 1;
                 self.now.quiet &= last;
                 self.now.halted &= halted;
             }
             ClusterMsg::ClusterSafe { pulse, last } => {
                 if Some(from) == self.parent && !self.head {
+                    cx.rule(PASS_CLUSTER_SAFE);
                     self.cluster_safe(cx, last);
                 } else if let Some(heard) = self.across.get_mut(from.index()) {
+                    cx.rule(NEIGHBOUR_SAFE);
                     heard.safe(pulse, last);
                 }
             }
-            ClusterMsg::Ready { .. } => self.now.ready_children += 1,
+            ClusterMsg::Ready { .. } => {
+                cx.rule(CHILD_READY);
+                self.now.ready_children += 1;
+            }
             ClusterMsg::Pulse { pulse, last } => {
                 self.to_cluster_children(cx, &ClusterMsg::Pulse { pulse, last });
                 self.open(cx, pulse, last);
             }
             ClusterMsg::Explore { depth } => {
                 if self.explored {
+                    cx.rule(EXPLORED);
                     self.pending = self.pending.saturating_sub(1);
                     self.answered(cx);
                 } else {
+                    cx.rule(JOIN_TREE);
                     self.explore(cx, Some(from), depth + 1);
                 }
             }
             ClusterMsg::Echo { open } => {
+                cx.rule(ECHO);
                 self.children.push((from, open));
                 self.pending = self.pending.saturating_sub(1);
                 self.answered(cx);
@@ -508,14 +561,19 @@ impl<R: Rounds, const GAMMA: bool> Process for ClusterNode<R, GAMMA> {
                 self.to_cluster_children(cx, &ClusterMsg::Start);
                 self.open(cx, 1, false);
             }
-            ClusterMsg::Cluster { head, depth } => self.join(cx, head, depth + 1),
+            ClusterMsg::Cluster { head, depth } => {
+                cx.rule(JOIN_CLUSTER);
+                self.join(cx, head, depth + 1);
+            }
             ClusterMsg::Hello { cluster, port } => {
+                cx.rule(HELLO);
                 if let Some(slot) = self.hello.get_mut(from.index()) {
                     *slot = Some((cluster, port));
                 }
                 self.links_ready(cx);
             }
             ClusterMsg::Links { best } => {
+                cx.rule(LINKS);
                 for (cluster, key) in best {
                     let slot = self.best.entry(cluster).or_insert(key);
                     *slot = (*slot).min(key);
@@ -529,18 +587,32 @@ impl<R: Rounds, const GAMMA: bool> Process for ClusterNode<R, GAMMA> {
                 self.open(cx, 1, false);
             }
         }
-        self.advance(cx);
+        self.advance(cx, before);
     }
 
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
         if cmd == Command::Initiate && self.root && !self.explored {
+            cx.rule(ROOT_EXPLORE);
+            let before = self.pulses.round;
             self.explore(cx, None, 0);
-            self.advance(cx);
+            self.advance(cx, before);
+        } else if cmd == Command::Initiate && self.root {
+            cx.rule(IGNORE_INITIATE);
+        } else if cmd == Command::Initiate {
+            cx.rule(NOT_ROOT);
         }
     }
 
     fn status(&self) -> Status {
         self.pulses.inner.status()
+    }
+
+    fn view(&self, peers: &Peers<'_>) -> View {
+        self.pulses.view(peers)
+    }
+
+    fn describe_timer(_: &RoundTimer) -> String {
+        "no timer (a pulse follows the head's pulse message)".to_owned()
     }
 }
 

@@ -7,7 +7,7 @@ mod clusters;
 use std::fmt::{self, Debug};
 use std::str::FromStr;
 
-use elect_core::{Check, Duration, NodeId, Port, Process, Setup, Winner};
+use elect_core::{Check, Duration, NodeId, Peers, Port, Process, Setup, View, Winner};
 
 pub use abd::{AbdMsg, AbdNode};
 pub use alpha::{AlphaMsg, AlphaNode};
@@ -17,6 +17,68 @@ pub use crate::algorithm::SyncSummary;
 use crate::algorithm::{Algorithm, Bound, Driver, Facts, Info, Timing};
 use crate::params::{ParamError, Params};
 use crate::rounds::{RoundAlgorithm, RoundCx, RoundEffect, Rounds};
+
+// The rules a synchronizer names for its own steps, in the words of its chapter ("Rules, step by step"). A step
+// that takes a pulse names the rule of the algorithm's round instead, when the round names one.
+pub(crate) const TAKE_PULSE: &str = "take the next pulse";
+pub(crate) const IGNORE_INITIATE: &str = "already started, ignore the initiation";
+pub(crate) const START_HEARD: &str = "a neighbour started";
+pub(crate) const FILE: &str = "keep the message for its pulse";
+pub(crate) const DROP: &str = "halted, drop the message";
+pub(crate) const ACK: &str = "acknowledge an algorithm message";
+pub(crate) const COUNT_ACK: &str = "count an ack";
+pub(crate) const SAFE: &str = "all acked, send safe to the neighbours";
+pub(crate) const HEARD_SAFE: &str = "a neighbour is safe";
+pub(crate) const NOT_ROOT: &str = "not the root, ignore the initiation";
+pub(crate) const ROOT_EXPLORE: &str = "the root starts the tree";
+pub(crate) const JOIN_TREE: &str = "join the tree, explore onward";
+pub(crate) const EXPLORED: &str = "already in the tree, link answered";
+pub(crate) const ECHO: &str = "a child echoed its subtree";
+pub(crate) const ECHO_UP: &str = "subtree done, echo to the parent";
+pub(crate) const HEAD: &str = "head a cluster, say hello";
+pub(crate) const JOIN_CLUSTER: &str = "join the cluster, say hello";
+pub(crate) const HELLO: &str = "learn a neighbour's cluster";
+pub(crate) const LINKS: &str = "merge a child's best links";
+pub(crate) const LINKS_UP: &str = "send the best links up";
+pub(crate) const CHILD_SAFE: &str = "a cluster child is safe";
+pub(crate) const SAFE_UP: &str = "safe, tell the cluster parent";
+pub(crate) const CLUSTER_SAFE: &str = "the head finds its cluster safe";
+pub(crate) const PASS_CLUSTER_SAFE: &str = "cluster safe, pass it on";
+pub(crate) const NEIGHBOUR_SAFE: &str = "a neighbouring cluster is safe";
+pub(crate) const CHILD_READY: &str = "a cluster child is ready";
+pub(crate) const READY_UP: &str = "ready, tell the cluster parent";
+
+/// Every rule the synchronizers name for their own steps (ABD, α, then β and γ), in the order a run meets them;
+/// the synchronizers' chapter states each. A synchronized algorithm's [`Info::rules`] are the algorithm's.
+pub const RULES: &[&str] = &[
+    TAKE_PULSE,
+    IGNORE_INITIATE,
+    START_HEARD,
+    FILE,
+    DROP,
+    ACK,
+    COUNT_ACK,
+    SAFE,
+    HEARD_SAFE,
+    NOT_ROOT,
+    ROOT_EXPLORE,
+    JOIN_TREE,
+    EXPLORED,
+    ECHO,
+    ECHO_UP,
+    HEAD,
+    JOIN_CLUSTER,
+    HELLO,
+    LINKS,
+    LINKS_UP,
+    CHILD_SAFE,
+    SAFE_UP,
+    CLUSTER_SAFE,
+    PASS_CLUSTER_SAFE,
+    NEIGHBOUR_SAFE,
+    CHILD_READY,
+    READY_UP,
+];
 
 /// Which synchronizer, as `--synchronizer` names it: `abd`, `alpha`, `beta[@ROOT]`, `gamma[:K][@ROOT]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -296,6 +358,7 @@ impl<R: Rounds> Pulses<R> {
             _ => Vec::new(),
         };
         cx.notify(elect_core::Notice::Pulse { pulse: round });
+        cx.rule(TAKE_PULSE);
         if self.inner.halted() {
             return 0;
         }
@@ -322,6 +385,36 @@ impl<R: Rounds> Pulses<R> {
     /// Whether the algorithm sends nothing after the round just taken.
     pub(crate) fn quiet(&self) -> bool {
         self.inner.quiet_after(self.round)
+    }
+
+    /// The algorithm's view, with the last pulse taken (`flooding: max 9, pulse 3`).
+    pub(crate) fn view(&self, peers: &Peers<'_>) -> View {
+        let view = self.inner.view(peers);
+        if self.round == 0 { view } else { view.with("pulse", self.round) }
+    }
+}
+
+/// `pulse 3: max 9`: an algorithm message with the pulse that sent it.
+pub(crate) fn describe_alg<M: elect_core::Message>(pulse: u32, msg: &M) -> String {
+    format!("pulse {pulse}: {}", msg.describe())
+}
+
+/// `safe(3)`, `safe(3, last)`: a control message for pulse `pulse` with the flags that are set.
+pub(crate) fn describe_control(kind: &str, pulse: u32, flags: &[(bool, &str)]) -> String {
+    let mut out = format!("{kind}({pulse}");
+    for (_, flag) in flags.iter().filter(|(set, _)| *set) {
+        out.push_str(", ");
+        out.push_str(flag);
+    }
+    out.push(')');
+    out
+}
+
+/// Names `rule` unless the step has taken a pulse since the pulse `before`: the algorithm's round then names the
+/// step.
+pub(crate) fn name<P: Process>(cx: &mut elect_core::Cx<'_, P>, before: u32, now: u32, rule: &'static str) {
+    if now == before {
+        cx.rule(rule);
     }
 }
 
@@ -444,7 +537,97 @@ pub(crate) fn drive<A: RoundAlgorithm, D: Driver>(algorithm: A, choice: Choice, 
 
 #[cfg(test)]
 mod tests {
+    use elect_core::{Command, Event, Instant, Message, Neighbor, Prefer, Rank, Shape, driver};
+
     use super::*;
+    use crate::floodmax::{FloodMax, Msg};
+    use crate::rounds::RoundTimer;
+
+    /// Process `me` with one neighbour, `other`, on port 0, running FloodMax for two rounds.
+    fn with_one_neighbour<T>(me: u32, other: u32, build: impl FnOnce(&Setup<'_>) -> T) -> (T, Vec<Neighbor>) {
+        let rank = |id| Rank::new(Prefer::Highest, 0, NodeId(id));
+        let neighbors = vec![Neighbor { port: Port(0), id: NodeId(other), rank: rank(other) }];
+        let setup = Setup {
+            id: NodeId(me),
+            rank: rank(me),
+            neighbors: &neighbors,
+            ring: None,
+            ring_order: &[],
+            shape: Shape::Other,
+            delay_bound: Some(Duration::from_ticks(10)),
+            diameter: Some(2),
+            suspected: &[],
+        };
+        (build(&setup), neighbors)
+    }
+
+    fn step<P: Process>(p: &mut P, event: elect_core::EventOf<P>) -> Option<&'static str> {
+        driver::handle(p, Instant::ZERO, event, &mut Vec::new())
+    }
+
+    fn max(id: u32) -> Msg {
+        Msg::Max { uid: Rank::new(Prefer::Highest, 0, NodeId(id)) }
+    }
+
+    #[test]
+    fn they_describe_themselves_in_their_own_words() {
+        let flood = FloodMax { diameter: Some(2) };
+        // α: the algorithm's round names a step that takes a pulse, α's own rules the others.
+        let (mut p, neighbors) = with_one_neighbour(5, 9, |s| Alpha.node(flood.build_rounds(s), s));
+        let peers = Peers(&neighbors);
+        assert_eq!(p.view(&peers).to_string(), "asleep");
+        assert_eq!(step(&mut p, Event::Command(Command::Initiate)), Some("send own id on every link"));
+        assert_eq!(p.view(&peers).to_string(), "flooding: max 5, pulse 1");
+        assert_eq!(step(&mut p, Event::Message { from: Port(0), msg: AlphaMsg::Ack }), Some(SAFE));
+        let alg = AlphaMsg::Alg { pulse: 1, msg: max(9) };
+        assert_eq!(alg.describe(), "pulse 1: max 9");
+        assert_eq!(step(&mut p, Event::Message { from: Port(0), msg: alg }), Some(ACK));
+        let safe = AlphaMsg::Safe { pulse: 1, last: false };
+        assert_eq!(
+            step(&mut p, Event::Message { from: Port(0), msg: safe }),
+            Some("raise max to a stronger id, send it")
+        );
+        assert_eq!(p.view(&peers).to_string(), "flooding: max 9, pulse 2");
+        assert_eq!(step(&mut p, Event::Command(Command::Initiate)), Some(IGNORE_INITIATE));
+        assert_eq!(AlphaMsg::<Msg>::Safe { pulse: 3, last: true }.describe(), "safe(3, last)");
+        assert_eq!(AlphaMsg::<Msg>::Ack.describe(), "ack");
+
+        // ABD: a start wakes a process, which takes pulse 1 at once.
+        let (mut p, _) = with_one_neighbour(5, 9, |s| Abd.node(flood.build_rounds(s), s));
+        assert_eq!(
+            step(&mut p, Event::Message { from: Port(0), msg: AbdMsg::Start }),
+            Some("send own id on every link")
+        );
+        assert_eq!(step(&mut p, Event::Message { from: Port(0), msg: AbdMsg::Start }), Some(START_HEARD));
+        let alg = AbdMsg::Alg { pulse: 1, msg: max(9) };
+        assert_eq!(step(&mut p, Event::Message { from: Port(0), msg: alg }), Some(FILE));
+        assert_eq!(AbdNode::<crate::floodmax::Flooder>::describe_timer(&RoundTimer::NextRound), "next pulse");
+
+        // β: the set-up's echo, then pulse 1.
+        let beta = Beta { root: Some(NodeId(5)), cluster: u32::MAX };
+        let (mut root, _) = with_one_neighbour(5, 9, |s| beta.node(flood.build_rounds(s), s));
+        let (mut leaf, _) = with_one_neighbour(9, 5, |s| beta.node(flood.build_rounds(s), s));
+        assert_eq!(step(&mut leaf, Event::Command(Command::Initiate)), Some(NOT_ROOT));
+        assert_eq!(step(&mut root, Event::Command(Command::Initiate)), Some(ROOT_EXPLORE));
+        let explore = ClusterMsg::Explore { depth: 0 };
+        assert_eq!(explore.describe(), "explore(depth 0)");
+        assert_eq!(step(&mut leaf, Event::Message { from: Port(0), msg: explore }), Some(ECHO_UP));
+        let echo = ClusterMsg::Echo { open: 1 };
+        assert_eq!(echo.describe(), "echo(open 1)");
+        assert_eq!(step(&mut root, Event::Message { from: Port(0), msg: echo }), Some("send own id on every link"));
+        assert_eq!(step(&mut root, Event::Message { from: Port(0), msg: ClusterMsg::Ack }), Some(COUNT_ACK));
+        let safe = ClusterMsg::<Msg, false>::Safe { pulse: 1, last: false, halted: true };
+        assert_eq!(safe.describe(), "safe(1, halted)");
+        assert_eq!(ClusterMsg::<Msg, true>::Pulse { pulse: 4, last: true }.describe(), "pulse(4, last)");
+    }
+
+    #[test]
+    fn every_rule_is_listed_once() {
+        for (i, rule) in RULES.iter().enumerate() {
+            assert!(!RULES[..i].contains(rule), "{rule} twice");
+            assert!(rule.len() <= 40 && !rule.contains(':'), "{rule}");
+        }
+    }
 
     #[test]
     fn specs_parse_and_print_back() {

@@ -79,6 +79,22 @@ pub(crate) fn over_time(caps: &Caps) -> String {
     )
 }
 
+/// `GET /api/rules?algorithm=NAME`: the rules a run of the algorithm may name, each with the sentence of the book
+/// that states it and the chapter it is in (the chapters are compiled in).
+pub(crate) fn rules(query: &str) -> Answer {
+    let pairs = match query::pairs(query) {
+        Ok(pairs) => pairs,
+        Err(e) => return Answer::bad(e),
+    };
+    let Some((_, name)) = pairs.iter().find(|(k, _)| k == "algorithm") else {
+        return Answer::bad("rules: give ?algorithm=NAME");
+    };
+    match elect_algos::lookup(name) {
+        Ok(info) => Answer::value(&json!({ "algorithm": info.name, "rules": elect_algos::book::rules(info.name) })),
+        Err(e) => Answer::bad(format!("rules: {e}")),
+    }
+}
+
 /// The limits, for the page.
 pub(crate) fn limits_json(caps: &Caps, at_once: usize) -> Value {
     json!({

@@ -116,6 +116,7 @@ impl Sessions {
                 let mut out = with_session(id, state(&explorer));
                 out["step"] = json!({
                     "text": step.step.to_string(),
+                    "rule": step.rule,
                     "sent": step.sent,
                     "changed": step.changed,
                     "violations": step.violations.iter().map(ToString::to_string).collect::<Vec<_>>(),

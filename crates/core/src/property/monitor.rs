@@ -107,7 +107,8 @@ impl Monitor {
         let me = world.id(i);
         let first = *self.elected.entry(epoch).or_insert(me);
         if first != me && self.wants(Property::Uniqueness, When::Always) {
-            let detail = format!("nodes {first} and {me} both declared themselves leader in epoch {epoch}");
+            let detail =
+                format!("nodes {first} and {me} both declared themselves leader{}", crate::epoch::within(epoch));
             self.report(out, Property::Uniqueness, Some(me), detail);
         }
     }
