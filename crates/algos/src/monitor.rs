@@ -463,7 +463,9 @@ struct Poll {
     suspect: NodeId,
     /// The try, from 1 to [`PRE_VOTE_TRIES`].
     tries: u8,
-    /// Who answered this try that it hears the suspect, and who that it does not.
+    /// Who answered, at its latest answer in any try of this pre-vote, that it hears the suspect, and who that it
+    /// does not: an answer stays counted when the follower asks again, so that on a lossy network the tries add up
+    /// instead of each starting from nothing.
     yes: BTreeSet<Port>,
     no: BTreeSet<Port>,
 }
@@ -615,10 +617,11 @@ impl<A: Algorithm> Monitored<A> {
     }
 
     /// This follower suspects its leader `suspect`: it asks every other process whether it still hears it (try
-    /// `tries` of the pre-vote), and waits a round trip for the answers.
-    fn ask_about(&mut self, cx: &mut Cx<'_, Self>, suspect: NodeId, tries: u8) {
+    /// `tries` of the pre-vote, keeping the answers of the tries before it), and waits a round trip for the answers.
+    fn ask_about(&mut self, cx: &mut Cx<'_, Self>, suspect: NodeId, tries: u8, before: Option<Poll>) {
         cx.rule(if tries == 1 { rule::ASK } else { rule::ASK_AGAIN });
-        self.poll = Some(Poll { suspect, tries, yes: BTreeSet::new(), no: BTreeSet::new() });
+        let (yes, no) = before.map_or_else(Default::default, |p| (p.yes, p.no));
+        self.poll = Some(Poll { suspect, tries, yes, no });
         for k in 0..self.setup.neighbors.len() {
             cx.send(self.setup.neighbors[k].port, MonitorMsg::PreVote { epoch: self.epoch, leader: suspect });
         }
@@ -1257,7 +1260,7 @@ impl<A: Algorithm> Process for Monitored<A> {
                 self.watching = false;
                 match self.shown().leader {
                     Some(suspect) if self.setup.pre_vote && suspect != self.setup.id && self.poll.is_none() => {
-                        self.ask_about(cx, suspect, 1);
+                        self.ask_about(cx, suspect, 1, None);
                     }
                     suspect => self.depose(cx, suspect),
                 }
@@ -1269,7 +1272,7 @@ impl<A: Algorithm> Process for Monitored<A> {
             MonitorTimer::Poll => {
                 if let Some(poll) = self.poll.take() {
                     if poll.tries < PRE_VOTE_TRIES {
-                        self.ask_about(cx, poll.suspect, poll.tries + 1);
+                        self.ask_about(cx, poll.suspect, poll.tries + 1, Some(poll));
                     } else {
                         // Too few answers, a round trip apart, PRE_VOTE_TRIES times: nobody vouches for the leader.
                         self.nobody_hears(cx, poll.suspect);
@@ -1680,6 +1683,31 @@ mod tests {
         }
         step(&mut b, Event::Timer(MonitorTimer::Poll));
         assert_eq!((b.epoch(), b.status().leader), (Epoch::of(2, B), Some(B)));
+    }
+
+    #[test]
+    fn the_answers_of_every_try_of_a_pre_vote_add_up() {
+        // Five processes; 4 follows 5 and suspects it. A majority is three: 4's own word does not count, so two
+        // others who hear 5 keep it (with 5 vouched for), whichever try their answers came in.
+        let ids = [NodeId(1), NodeId(2), NodeId(3), NodeId(4), NodeId(5)];
+        let monitor = LeaderMonitor::new(Bully::from_params(&Params::default()).unwrap(), MonitorConfig::new(2, 1, 5));
+        let mut d: Node =
+            crate::testing::on_complete_graph(ids[3], &ids, Duration::from_ticks(1000), |setup| monitor.build(setup));
+        step(&mut d, Event::Start { restored: None });
+        step(&mut d, Event::Command(Command::Initiate));
+        let port = |d: &Node, id: NodeId| d.setup.neighbors.iter().find(|n| n.id == id).unwrap().port;
+        let (one, two, five) = (port(&d, ids[0]), port(&d, ids[1]), port(&d, ids[4]));
+        let beat = MonitorMsg::Heartbeat { epoch: Epoch::of(1, ids[4]), seq: 1, down: None };
+        step(&mut d, Event::Message { from: five, msg: beat });
+        let epoch = d.epoch();
+        step(&mut d, Event::Timer(MonitorTimer::Watch));
+        // 1 hears 5 on the first try; 2's answer to it is lost, and it answers the second.
+        step(&mut d, Event::Message { from: one, msg: MonitorMsg::PreVoteReply { epoch, hears: true } });
+        assert!(d.poll.is_some(), "one answer is no majority");
+        step(&mut d, Event::Timer(MonitorTimer::Poll));
+        step(&mut d, Event::Message { from: two, msg: MonitorMsg::PreVoteReply { epoch, hears: true } });
+        assert!(d.poll.is_none(), "1's answer to the first try and 2's to the second make a majority");
+        assert_eq!((d.epoch(), d.status().leader), (epoch, Some(ids[4])), "4 keeps following 5");
     }
 
     #[test]
