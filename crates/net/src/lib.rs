@@ -104,6 +104,7 @@ pub mod replay;
 mod resolve;
 mod runner;
 pub mod scripted;
+mod socket;
 mod stats;
 mod status;
 pub mod store;

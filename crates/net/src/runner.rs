@@ -28,7 +28,6 @@ use elect_core::driver::{self, Host};
 use elect_core::{Command, EffectOf, Event, EventOf, Instant, NodeId, Notice, Port, Process, Span};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant as Clock;
 use tracing::{debug, info, warn};
@@ -38,6 +37,7 @@ use crate::error::NodeError;
 use crate::fencing::LeaderEvent;
 use crate::mesh::Mesh;
 use crate::replay::{Admitted, Window};
+use crate::socket::Socket;
 use crate::stats::Counters;
 use crate::status::Board;
 use crate::store::{Store, Stored};
@@ -68,31 +68,6 @@ enum Op<A: Algorithm> {
     Save(Saved<Durable<A>>),
     /// Send a packet to the member at the port.
     Send(Port, Msg<A>),
-}
-
-/// Where packets go: a UDP socket, or the in-memory network of a runtime driven step by step
-/// ([`crate::scripted`]).
-pub(crate) enum Socket {
-    Udp(UdpSocket),
-    Memory(crate::scripted::Endpoint),
-}
-
-impl Socket {
-    async fn send_to(&self, bytes: &[u8], to: SocketAddr) -> std::io::Result<usize> {
-        match self {
-            Self::Udp(socket) => socket.send_to(bytes, to).await,
-            Self::Memory(endpoint) => Ok(endpoint.send_to(bytes, to)),
-        }
-    }
-
-    /// The next datagram. The in-memory network hands datagrams to a scripted runner one by one instead, so its
-    /// task loop never runs.
-    async fn recv_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, SocketAddr)> {
-        match self {
-            Self::Udp(socket) => socket.recv_from(buf).await,
-            Self::Memory(_) => std::future::pending().await,
-        }
-    }
 }
 
 /// How the member reaches its peers.

@@ -9,10 +9,6 @@
 //! member's start as a runtime's clock is. A crash is dropping the [`Member`]; a recovery is starting a new one on
 //! the same data directory.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError};
-
 use elect_algos::Algorithm;
 use elect_algos::member::Member as Process;
 use elect_core::{Command, Event, Instant, NodeId, Status};
@@ -21,74 +17,10 @@ use serde_json::Value;
 use crate::config::NodeConfig;
 use crate::error::StartError;
 use crate::node::{Built, Launch, Then};
-use crate::runner::{Runner, Socket};
+use crate::runner::Runner;
+pub use crate::socket::{Datagram, Net};
+use crate::socket::{Endpoint, Socket};
 use crate::wire;
-
-/// The in-memory network of scripted members: a mailbox of datagrams per address, and the datagrams sent in the
-/// current step. Member `id` is at `127.0.0.1:(10000 + id)` ([`Net::addr`]).
-#[derive(Clone, Default)]
-pub struct Net(Arc<Mutex<Wires>>);
-
-#[derive(Default)]
-struct Wires {
-    mailboxes: BTreeMap<SocketAddr, VecDeque<Datagram>>,
-    sent: Vec<(SocketAddr, Datagram)>,
-}
-
-/// A datagram on the in-memory network: its sender's address and its bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Datagram {
-    from: SocketAddr,
-    bytes: Vec<u8>,
-}
-
-impl Net {
-    /// An empty network.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The address of member `id`.
-    pub fn addr(id: NodeId) -> SocketAddr {
-        let port = u16::try_from(10_000 + id.0).expect("scripted members have ids below 55536");
-        SocketAddr::from((Ipv4Addr::LOCALHOST, port))
-    }
-
-    fn wires(&self) -> std::sync::MutexGuard<'_, Wires> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Takes `datagram` out of the mailbox of `to` without delivering it (lost, or sent to a member that is
-    /// down); whether it was there.
-    pub fn lose(&self, to: NodeId, datagram: &Datagram) -> bool {
-        self.take(Self::addr(to), datagram)
-    }
-
-    fn take(&self, to: SocketAddr, datagram: &Datagram) -> bool {
-        let mut wires = self.wires();
-        let Some(mailbox) = wires.mailboxes.get_mut(&to) else { return false };
-        match mailbox.iter().position(|d| d == datagram) {
-            Some(k) => mailbox.remove(k).is_some(),
-            None => false,
-        }
-    }
-}
-
-/// A member's end of the in-memory network.
-pub(crate) struct Endpoint {
-    net: Net,
-    me: SocketAddr,
-}
-
-impl Endpoint {
-    pub(crate) fn send_to(&self, bytes: &[u8], to: SocketAddr) -> usize {
-        let datagram = Datagram { from: self.me, bytes: bytes.to_vec() };
-        let mut wires = self.net.wires();
-        wires.mailboxes.entry(to).or_default().push_back(datagram.clone());
-        wires.sent.push((to, datagram));
-        bytes.len()
-    }
-}
 
 /// A message a step sent.
 #[derive(Clone, Debug)]
@@ -149,7 +81,7 @@ impl Member {
         for (&peer, a) in &mut config.peers {
             *a = Net::addr(peer);
         }
-        let socket = Socket::Memory(Endpoint { net: net.clone(), me: addr });
+        let socket = Socket::Memory(Endpoint::new(net.clone(), addr));
         // The script's clock starts at 0, and so does its wall clock: a member that lost its state starts as
         // incarnation 1, as in the simulator.
         let launch = runtime.block_on(Launch::prepare(config, socket, addr, None, 0))?;

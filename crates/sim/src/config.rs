@@ -376,62 +376,88 @@ impl SimConfig {
 
     /// The `elect sim` arguments that reproduce this run, seed included.
     pub fn command_line(&self) -> String {
-        let mut args =
-            vec!["elect sim".to_owned(), format!("--algorithm {}", self.algorithm), format!("--nodes {}", self.nodes)];
+        let mut line = "elect sim".to_owned();
+        for (flag, value) in self.flags() {
+            line.push_str(" --");
+            line.push_str(&flag);
+            if !value.is_empty() {
+                line.push(' ');
+                line.push_str(&shell_quote(&value));
+            }
+        }
+        line
+    }
+
+    /// The flags of `elect sim` that reproduce this run, seed included, as `(flag, value)` without the dashes (the
+    /// value empty for a flag that takes none): the command line's words, and the page's form fields.
+    pub fn flags(&self) -> Vec<(String, String)> {
+        let mut args: Vec<(String, String)> = Vec::new();
+        let mut push = |flag: &str, value: String| args.push((flag.to_owned(), value));
+        push("algorithm", self.algorithm.clone());
+        push("nodes", self.nodes.to_string());
         if let Some(t) = &self.topology {
-            args.push(format!("--topology {t}"));
+            push("topology", t.to_string());
         }
-        args.push(format!("--ids {}", self.ids));
-        args.push(format!("--initiators {}", self.initiators));
-        args.push(format!("--seed {}", self.seed));
+        push("ids", self.ids.to_string());
+        push("initiators", self.initiators.to_string());
+        push("seed", self.seed.to_string());
         if self.delay != Delay::default() {
-            args.push(format!("--delay {}", self.delay));
+            push("delay", self.delay.to_string());
         }
-        args.extend(self.crashes.iter().map(|c| format!("--crash {c}")));
-        args.extend(self.recoveries.iter().map(|c| format!("--recover {c}")));
-        args.extend(self.crash_leader_at.iter().map(|&t| format!("--crash-leader-at {}", format_time(t))));
-        args.extend(self.resigns.iter().map(|r| format!("--resign {r}")));
-        args.extend(self.losses.iter().map(|l| format!("--loss {l}")));
+        self.crashes.iter().for_each(|c| push("crash", c.to_string()));
+        self.recoveries.iter().for_each(|c| push("recover", c.to_string()));
+        self.crash_leader_at.iter().for_each(|&t| push("crash-leader-at", format_time(t)));
+        self.resigns.iter().for_each(|r| push("resign", r.to_string()));
+        self.losses.iter().for_each(|l| push("loss", l.to_string()));
         if !self.duplicate.is_never() {
-            args.push(format!("--duplicate {}", self.duplicate));
+            push("duplicate", self.duplicate.to_string());
         }
-        args.extend(self.link_downs.iter().map(|l| format!("--link-down {l}")));
-        args.extend(self.partitions.iter().map(|p| format!("--partition '{p}'")));
+        self.link_downs.iter().for_each(|l| push("link-down", l.to_string()));
+        self.partitions.iter().for_each(|p| push("partition", p.to_string()));
         if let Some(t) = self.until {
-            args.push(format!("--until {}", format_time(t)));
+            push("until", format_time(t));
         }
         if let Some(t) = self.delay_bound {
-            args.push(format!("--delay-bound {}", format_time(t)));
+            push("delay-bound", format_time(t));
         }
         if let Some(k) = self.monitor {
-            let flag = if self.bare_monitor { "--bare-monitor" } else { "--monitor" };
-            args.push(format!("{flag} --heartbeat {k}"));
+            push(if self.bare_monitor { "bare-monitor" } else { "monitor" }, String::new());
+            push("heartbeat", k.to_string());
         }
         if self.prefer == Prefer::Lowest {
-            args.push("--prefer lowest".to_owned());
+            push("prefer", "lowest".to_owned());
         }
         if self.attrs != Attrs::None {
-            args.push(format!("--attr {}", self.attrs));
+            push("attr", self.attrs.to_string());
         }
-        args.extend(self.params.iter().map(|(k, v)| format!("--param {}", shell_quote(&format!("{k}={v}")))));
+        self.params.iter().for_each(|(k, v)| push("param", format!("{k}={v}")));
         if let Some(s) = self.synchronizer {
-            args.push(format!("--synchronizer {s}"));
+            push("synchronizer", s.to_string());
         }
         if !self.fifo {
-            args.push("--links unordered".to_owned());
+            push("links", "unordered".to_owned());
         }
         if self.max_events != DEFAULT_MAX_EVENTS {
-            args.push(format!("--max-events {}", self.max_events));
+            push("max-events", self.max_events.to_string());
         }
         if let Some(m) = self.mobility {
-            args.push(format!("--mobility {m}"));
+            push("mobility", m.to_string());
         }
         if let Some(t) = self.mobility_until {
-            args.push(format!("--mobility-until {}", format_time(t)));
+            push("mobility-until", format_time(t));
         }
-        args.join(" ")
+        args
     }
 }
+
+/// The most pairs of nodes the moves of a mobile run may check (a move checks every pair, and the nodes move once
+/// per time unit): a few seconds of moving (the README's 300 nodes moving for 4000 units check 3.6·10^8).
+pub(crate) const MAX_MOBILITY_PAIRS: u64 = 4_000_000_000;
+
+/// The longest delay bound `T`, in ticks: 4 million time units (below 2^32 ticks), so that a period of up to
+/// [`elect_algos::params::MAX_MULTIPLE`] `T` (and the monitor's and the algorithms' sums of such periods, by the
+/// processes and hops they count) stays far inside virtual time.
+pub(crate) const MAX_DELAY_BOUND: u64 = 4_000_000 * crate::TICKS_PER_UNIT;
 
 /// `s` as one shell word: unchanged when it is plain, single-quoted otherwise.
 fn shell_quote(s: &str) -> String {

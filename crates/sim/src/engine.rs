@@ -19,12 +19,14 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::config::Delay;
 use crate::faults::Probability;
+use crate::finish::{Counters, Finished, PulseLog};
 use crate::judge::{Judge, View};
 use crate::mobility::{Mobile, MobilitySpec};
 use crate::network::{Fate, Network};
 use crate::queue::EventQueue;
-use crate::report::{Counters, Finished, PulseLog, Report, Time};
-use crate::scenario::{Scenario, Scheduled, Stream, rng};
+use crate::report::{Report, Time};
+use crate::rng::{Stream, rng};
+use crate::scenario::{Scenario, Scheduled};
 use crate::timers::Timers;
 use crate::topology::{End, Graph};
 use crate::trace::{Record, Trace};

@@ -54,7 +54,7 @@ pub enum ConfigError {
         "{n} nodes moving for {moves} time units would check {pairs:.1e} pairs of nodes (every pair, once a time \
          unit), more than the {max:.0e} a run may (a few seconds); stop them sooner with --mobility-until or \
          --until, or move fewer nodes",
-        pairs = *.moves as f64 * (*.n as f64).powi(2), max = crate::scenario::MAX_MOBILITY_PAIRS as f64
+        pairs = *.moves as f64 * (*.n as f64).powi(2), max = crate::config::MAX_MOBILITY_PAIRS as f64
     )]
     LongMobility {
         /// Moves: time units the nodes move for.
@@ -191,7 +191,7 @@ pub enum ConfigError {
     #[error(
         "the delay bound T = {0} time units is more than the {max} elect counts timeouts in (a timeout of up to a \
          million T must fit in virtual time); use shorter delays or --delay-bound",
-        max = crate::format_time(crate::scenario::MAX_DELAY_BOUND)
+        max = crate::format_time(crate::config::MAX_DELAY_BOUND)
     )]
     LongDelayBound(String),
     /// A logical ring over a complete graph of fewer than 3 processes.

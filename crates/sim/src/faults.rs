@@ -10,6 +10,7 @@
 //! | `--link-down` | `A-B@T`, `A>B@T..U` | the link (both ways, or one way) is down from `T` (until `U`) |
 //! | `--partition` | `1,2\|3,4@T..U`, `1,2>3,4@T..U` | processes in different groups cannot talk (or the first group cannot reach the second) |
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -285,6 +286,59 @@ pub(crate) fn check_recoveries(
         }
     }
     Ok(())
+}
+
+/// A link fault resolved to directed links between positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkFault {
+    /// `(from, to)` positions: one pair, or both directions.
+    pub directed: Vec<(u32, u32)>,
+    /// When.
+    pub window: Window,
+}
+
+/// A partition resolved to positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionFault {
+    /// The group of each position, from 1; 0 for processes in no group.
+    pub group_of: Vec<u16>,
+    /// Whether only group 1 → group 2 is cut.
+    pub one_way: bool,
+    /// When.
+    pub window: Window,
+}
+
+impl PartitionFault {
+    /// Whether this partition stops messages from position `from` to `to`.
+    pub fn cuts(&self, from: u32, to: u32) -> bool {
+        let (a, b) = (self.group_of[from as usize], self.group_of[to as usize]);
+        a != 0 && b != 0 && a != b && (!self.one_way || (a, b) == (1, 2))
+    }
+}
+
+/// Loss probabilities: on every link, and per directed link.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Losses {
+    /// On every link.
+    pub everywhere: Probability,
+    /// On particular directed links, between positions (overrides `everywhere`).
+    pub links: BTreeMap<(u32, u32), Probability>,
+}
+
+impl Losses {
+    /// The loss probability from position `from` to `to`.
+    pub fn on(&self, from: u32, to: u32) -> Probability {
+        if self.links.is_empty() {
+            self.everywhere
+        } else {
+            self.links.get(&(from, to)).copied().unwrap_or(self.everywhere)
+        }
+    }
+
+    /// Whether any message can be lost.
+    pub fn any(&self) -> bool {
+        !self.everywhere.is_never() || !self.links.is_empty()
+    }
 }
 
 #[cfg(test)]

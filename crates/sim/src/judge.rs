@@ -3,10 +3,10 @@
 
 use elect_core::{Monitor, NodeId, Process, Rank, Status, Violation, World};
 
+use crate::faults::PartitionFault;
 use crate::mobility::Mobile;
 use crate::network::Network;
 use crate::report::{Time, ViolationReport};
-use crate::scenario::PartitionFault;
 use crate::topology::Graph;
 use crate::trace::{Record, Trace};
 

@@ -10,7 +10,8 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::faults::Probability;
-use crate::scenario::{Losses, PartitionFault, Stream, rng};
+use crate::faults::{Losses, PartitionFault};
+use crate::rng::{Stream, rng};
 
 /// What happens to one message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,38 +7,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use elect_algos::{Info, Needs, Timing, lookup};
 use elect_core::{Duration, NodeId, Rank, Ranking};
+use rand::RngExt;
 use rand::seq::{SliceRandom, index};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
-use crate::config::{Attrs, Ids, InitiatorSpec, SimConfig};
+use crate::config::{Attrs, Ids, InitiatorSpec, MAX_DELAY_BOUND, MAX_MOBILITY_PAIRS, SimConfig};
 use crate::error::ConfigError;
-use crate::faults::{Link, NodeAt, Probability, Window};
+use crate::faults::{Link, LinkFault, Losses, NodeAt, PartitionFault};
+use crate::rng::{Stream, rng};
 use crate::topology::{Graph, TopologyKind};
 #[cfg(doc)]
 use elect_algos::monitor::MonitorConfig;
 use elect_algos::monitor::MonitorNetwork;
-
-/// Independent random streams of one root seed.
-#[derive(Clone, Copy, Debug)]
-#[repr(u64)]
-pub(crate) enum Stream {
-    Ids = 1,
-    Initiators = 2,
-    Attrs = 3,
-    Delays = 4,
-    Timers = 5,
-    Network = 6,
-    Topology = 7,
-    Mobility = 8,
-}
-
-/// The generator of `stream` under `seed`.
-pub(crate) fn rng(seed: u64, stream: Stream) -> ChaCha8Rng {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(stream as u64);
-    rng
-}
 
 /// A run ready to simulate.
 #[derive(Clone, Debug)]
@@ -95,59 +74,6 @@ pub enum Scheduled {
     Link(usize, bool),
     /// Partition `index` starts (`true`) or heals.
     Partition(usize, bool),
-}
-
-/// A link fault resolved to directed links between positions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LinkFault {
-    /// `(from, to)` positions: one pair, or both directions.
-    pub directed: Vec<(u32, u32)>,
-    /// When.
-    pub window: Window,
-}
-
-/// A partition resolved to positions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PartitionFault {
-    /// The group of each position, from 1; 0 for processes in no group.
-    pub group_of: Vec<u16>,
-    /// Whether only group 1 → group 2 is cut.
-    pub one_way: bool,
-    /// When.
-    pub window: Window,
-}
-
-impl PartitionFault {
-    /// Whether this partition stops messages from position `from` to `to`.
-    pub fn cuts(&self, from: u32, to: u32) -> bool {
-        let (a, b) = (self.group_of[from as usize], self.group_of[to as usize]);
-        a != 0 && b != 0 && a != b && (!self.one_way || (a, b) == (1, 2))
-    }
-}
-
-/// Loss probabilities: on every link, and per directed link.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Losses {
-    /// On every link.
-    pub everywhere: Probability,
-    /// On particular directed links, between positions (overrides `everywhere`).
-    pub links: BTreeMap<(u32, u32), Probability>,
-}
-
-impl Losses {
-    /// The loss probability from position `from` to `to`.
-    pub fn on(&self, from: u32, to: u32) -> Probability {
-        if self.links.is_empty() {
-            self.everywhere
-        } else {
-            self.links.get(&(from, to)).copied().unwrap_or(self.everywhere)
-        }
-    }
-
-    /// Whether any message can be lost.
-    pub fn any(&self) -> bool {
-        !self.everywhere.is_never() || !self.links.is_empty()
-    }
 }
 
 impl Scenario {
@@ -343,10 +269,6 @@ fn graph(config: &SimConfig, info: &Info) -> Result<Graph, ConfigError> {
     }
 }
 
-/// The most pairs of nodes the moves of a mobile run may check (a move checks every pair, and the nodes move once
-/// per time unit): a few seconds of moving (the README's 300 nodes moving for 4000 units check 3.6·10^8).
-pub(crate) const MAX_MOBILITY_PAIRS: u64 = 4_000_000_000;
-
 /// The position of each id of a run, to resolve the ids a configuration names.
 struct Positions<'a> {
     ids: &'a [NodeId],
@@ -472,11 +394,6 @@ fn first_fault_flag(config: &SimConfig) -> Option<&'static str> {
     ];
     faults.iter().find(|(given, _)| *given).map(|&(_, flag)| flag)
 }
-
-/// The longest delay bound `T`, in ticks: 4 million time units (below 2^32 ticks), so that a period of up to
-/// [`elect_algos::params::MAX_MULTIPLE`] `T` (and the monitor's and the algorithms' sums of such periods, by the
-/// processes and hops they count) stays far inside virtual time.
-pub(crate) const MAX_DELAY_BOUND: u64 = 4_000_000 * crate::TICKS_PER_UNIT;
 
 /// A synchronous algorithm (or synchronizer) needs a delay bound, and a given bound must be positive and at most
 /// [`MAX_DELAY_BOUND`].
