@@ -48,6 +48,9 @@ pub struct ProcessNow {
 /// The messages in flight on one directed link.
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkNow {
+    /// The link's slot, as an action that delivers, copies or loses one of its messages names it (`link`); the
+    /// message's place in [`Self::messages`] is that action's `index`.
+    pub slot: u32,
     /// The sender.
     pub from: NodeId,
     /// The receiver.
@@ -118,6 +121,7 @@ trait Explore {
     fn now(&self) -> Time;
     fn back(&mut self) -> bool;
     fn snapshot(&self) -> Snapshot;
+    fn scenario(&self) -> &Scenario;
     fn find(&self, goal: Goal, max_states: usize, max_time: Duration) -> Found;
 }
 
@@ -157,6 +161,11 @@ impl Explorer {
     /// The current state: processes, messages in flight, and each promised property's verdict.
     pub fn snapshot(&self) -> Snapshot {
         self.0.snapshot()
+    }
+
+    /// The scenario explored: its topology, and the id at each position.
+    pub fn scenario(&self) -> &Scenario {
+        self.0.scenario()
     }
 
     /// A shortest path from the current state to one `goal` names, searching breadth-first (with no reduction)
@@ -283,8 +292,8 @@ impl<A: Algorithm> Explore for Hand<A> {
         let mut links: Vec<LinkNow> = Vec::new();
         for (slot, msg) in state.in_flight() {
             let (from, to) = (ids[model.sender(slot) as usize], ids[model.receiver(slot).0 as usize]);
-            if !links.last().is_some_and(|link| link.from == from && link.to == to) {
-                links.push(LinkNow { from, to, messages: Vec::new(), kinds: Vec::new(), raw: Vec::new() });
+            if links.last().is_none_or(|link| link.slot != slot) {
+                links.push(LinkNow { slot, from, to, messages: Vec::new(), kinds: Vec::new(), raw: Vec::new() });
             }
             if let Some(link) = links.last_mut() {
                 link.messages.push(msg.describe());
@@ -324,6 +333,10 @@ impl<A: Algorithm> Explore for Hand<A> {
             }
         }
         Snapshot { now: Time(state.now), depth: self.history.len(), processes, links, properties, settled }
+    }
+
+    fn scenario(&self) -> &Scenario {
+        &self.at.model.scenario
     }
 
     fn find(&self, goal: Goal, max_states: usize, max_time: Duration) -> Found {

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{Args, CommandFactory, FromArgMatches, Parser};
+use clap::{Args, Parser};
 use elect_check::{CheckConfig, Counterexample, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Step};
 use elect_core::Prefer;
 use elect_sim::{
@@ -16,10 +16,11 @@ use crate::{BadInput, Outcome};
 
 #[derive(Args, Clone)]
 pub(crate) struct CheckArgs {
-    /// Check the run of this scenario file (see scenarios/): its algorithm, processes, delays and, with --timed,
-    /// its faults at their times. --algorithm, --nodes, --monitor, --bare-monitor and --heartbeat override the
-    /// file's, and --param adds to its parameters; the other scenario flags may not be given with it.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["topology", "ids", "initiators", "delay", "delay_bound", "prefer", "crash", "recover", "resign", "link_down", "partition", "synchronizer"])]
+    /// Check the run of this scenario file, or of the one of this name that ships with elect (`elect list
+    /// --scenarios`): its algorithm, processes, delays and, with --timed, its faults at their times. --algorithm,
+    /// --nodes, --monitor, --bare-monitor and --heartbeat override the file's, and --param adds to its parameters;
+    /// the other scenario flags may not be given with it.
+    #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["topology", "ids", "initiators", "delay", "delay_bound", "prefer", "crash", "recover", "resign", "link_down", "partition", "synchronizer"])]
     scenario: Option<PathBuf>,
     /// The algorithm (see `elect list`).
     #[arg(long, short, required_unless_present = "scenario")]
@@ -160,6 +161,8 @@ pub(crate) struct CheckArgs {
     /// space-time diagram side by side, one time unit per step.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) labels: crate::labels::LabelArgs,
 }
 
 impl CheckArgs {
@@ -173,7 +176,15 @@ impl CheckArgs {
         }
     }
 
-    fn config(&self) -> anyhow::Result<CheckConfig> {
+    /// These arguments with limits no higher than `limits`: a counterexample file's arguments may not raise the
+    /// limits of the command that reads it.
+    pub(crate) fn bounded_by(mut self, limits: &Limits) -> Self {
+        self.max_nodes = self.max_nodes.min(limits.check_nodes);
+        self.max_file_size = self.max_file_size.min(limits.file_bytes);
+        self
+    }
+
+    pub(crate) fn config(&self) -> anyhow::Result<CheckConfig> {
         let limits = self.limits();
         let mut sim = match &self.scenario {
             Some(path) => self.scenario_config(&limits, path)?,
@@ -206,7 +217,7 @@ impl CheckArgs {
     /// The run of the scenario file at `path`, with what --algorithm, --nodes, --param, --monitor, --bare-monitor and
     /// --heartbeat change in it.
     fn scenario_config(&self, limits: &Limits, path: &Path) -> anyhow::Result<SimConfig> {
-        let text = limits.read_file(path, "scenario file")?;
+        let text = crate::presets::read(limits, path)?;
         let mut sim =
             ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?.config;
         if let Some(algorithm) = &self.algorithm {
@@ -246,7 +257,7 @@ impl CheckArgs {
         sim.resigns = self.resign.clone();
         sim.link_downs = self.link_down.clone();
         sim.partitions = self.partition.clone();
-        sim.monitor = crate::sim::monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
+        sim.monitor = crate::scenario_flags::monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
         sim.bare_monitor = self.bare_monitor;
         sim.synchronizer = self.synchronizer;
         sim.prefer = match self.prefer.as_deref() {
@@ -267,6 +278,7 @@ pub(crate) fn config(args: &CheckArgs) -> anyhow::Result<CheckConfig> {
 
 pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> {
     let config = args.config()?;
+    let labels = args.labels.read()?;
     if args.every_arrangement {
         return every(&config, args.json);
     }
@@ -277,7 +289,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
     }
     if let (Some(path), Some(c)) = (&args.html, &outcome.counterexample) {
         let r = elect_check::replay(&config, &c.actions).map_err(|e| BadInput(e.to_string()))?;
-        viewer(path, &config, &r, c.loop_start)?;
+        viewer(path, &config, &r, c.loop_start, &labels)?;
     }
     let mut out = io::stdout().lock();
     if args.json {
@@ -425,22 +437,35 @@ fn counterexample(out: &mut impl Write, o: &Checked, c: &Counterexample, saved: 
     }
 }
 
+/// The check arguments of a counterexample file, parsed as `elect check` parses its own.
 #[derive(Parser)]
 #[command(no_binary_name = true)]
-struct Recheck {
+pub(crate) struct Recheck {
     #[command(flatten)]
-    args: CheckArgs,
+    pub(crate) args: CheckArgs,
 }
 
 /// Writes the HTML viewer of a replayed path to `path`.
-fn viewer(path: &Path, config: &CheckConfig, r: &Replay, loop_start: Option<usize>) -> anyhow::Result<()> {
-    let html = viewer_html(config, r, loop_start)?;
+pub(crate) fn viewer(
+    path: &Path,
+    config: &CheckConfig,
+    r: &Replay,
+    loop_start: Option<usize>,
+    labels: &elect_viz::Labels,
+) -> anyhow::Result<()> {
+    let html = viewer_html(config, r, loop_start, labels)?;
     limits::write_file(path, "viewer", html.as_bytes())?;
     Ok(())
 }
 
-/// The HTML viewer of a replayed path: its steps as trace records, one time unit per step.
-pub(crate) fn viewer_html(config: &CheckConfig, r: &Replay, loop_start: Option<usize>) -> anyhow::Result<String> {
+/// The HTML viewer of a replayed path: its steps as trace records, one time unit per step, with the `labels` a
+/// lecture gives message kinds and roles.
+pub(crate) fn viewer_html(
+    config: &CheckConfig,
+    r: &Replay,
+    loop_start: Option<usize>,
+    labels: &elect_viz::Labels,
+) -> anyhow::Result<String> {
     use serde_json::{Value, json};
     let scenario = elect_sim::Scenario::build(&config.sim).map_err(|e| BadInput(e.to_string()))?;
     let ids: Vec<u32> = scenario.ids.iter().map(|i| i.0).collect();
@@ -511,92 +536,10 @@ pub(crate) fn viewer_html(config: &CheckConfig, r: &Replay, loop_start: Option<u
     records
         .push(json!({"ev": "end", "t": last, "events": r.steps.len(), "messages": next_id, "terminated": r.settled}));
     let text: String = records.iter().map(|v| v.to_string() + "\n").collect();
-    let run =
+    let mut run =
         elect_viz::Run::parse(&text, elect_viz::Limits::default()).map_err(|e| BadInput(format!("--html: {e}")))?;
+    run.labels = labels.clone();
     let html = elect_viz::html_viewer(&run, &elect_viz::Layout::of(&scenario.graph))
         .map_err(|e| BadInput(format!("--html: {e}")))?;
     Ok(html)
-}
-
-/// `elect sim --replay FILE`: re-runs a saved counterexample step by step, judging every state.
-pub(crate) fn replay(path: &Path, json: bool, html: Option<&Path>, limits: &Limits) -> anyhow::Result<Outcome> {
-    let bad = |what: String| BadInput(format!("{}: {what}", path.display()));
-    let text = limits.read_file(path, "counterexample file")?;
-    let file = CounterexampleFile::parse(&text).map_err(|e| bad(e.to_string()))?;
-    let recheck = crate::hyphen_values(Recheck::command())
-        .try_get_matches_from(&file.check)
-        .and_then(|m| Recheck::from_arg_matches(&m))
-        .map_err(|e| {
-            // One line, whatever clap has to say (a `--help` among them would be the whole help).
-            let first = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    "--help and --version are not arguments of a check".to_owned()
-                }
-                _ => crate::usage_error(&e.to_string())
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .trim_start_matches("error: ")
-                    .to_owned(),
-            };
-            bad(format!("its check arguments: {first}"))
-        })?;
-    // The file is input like any other: its arguments may not raise the limits of the command that reads it.
-    let mut args = recheck.args;
-    args.max_nodes = args.max_nodes.min(limits.check_nodes);
-    args.max_file_size = args.max_file_size.min(limits.file_bytes);
-    let config = args.config()?;
-    let r = elect_check::replay(&config, &file.actions).map_err(|e| bad(e.to_string()))?;
-    if !r.properties.contains(&file.property.as_str()) {
-        return Err(bad(format!(
-            "its property: {} promises no property '{}' (it promises {})",
-            r.algorithm,
-            file.property,
-            r.properties.join(", ")
-        ))
-        .into());
-    }
-    if let Some(out) = html {
-        viewer(out, &config, &r, file.loop_start)?;
-    }
-    let mut out = io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut out, &r)?;
-        writeln!(out)?;
-    } else {
-        replay_text(&mut out, &r, &file)?;
-    }
-    let broken = !r.last.is_empty() || r.steps.iter().any(|s| !s.violations.is_empty());
-    Ok(if broken { Outcome::Violated } else { Outcome::Held })
-}
-
-fn replay_text(out: &mut impl Write, r: &Replay, file: &CounterexampleFile) -> io::Result<()> {
-    writeln!(out, "replaying   {} ({} steps): elect check {}", r.algorithm, r.steps.len(), file.check.join(" "))?;
-    let show = |s: &elect_core::Status| {
-        let leader = s.leader.map_or_else(|| "-".to_owned(), |l| l.to_string());
-        format!("{:?} leader {leader}", s.state).to_lowercase()
-    };
-    for (id, s) in &r.initial {
-        writeln!(out, "  start     {id}: {}", show(s))?;
-    }
-    for (i, s) in r.steps.iter().enumerate() {
-        if file.loop_start == Some(i) {
-            writeln!(out, "  --- the cycle, which can repeat for ever:")?;
-        }
-        writeln!(out, "  {:>3}. {}", i + 1, s.step)?;
-        for (id, st) in &s.changed {
-            writeln!(out, "         {id}: {}", show(st))?;
-        }
-        for v in &s.violations {
-            writeln!(out, "         VIOLATED {v}")?;
-        }
-    }
-    if r.last.is_empty() {
-        writeln!(out, "end         every promised property holds in the last state: the violation did not reproduce")?;
-    } else {
-        for v in &r.last {
-            writeln!(out, "end         VIOLATED {v}")?;
-        }
-    }
-    Ok(())
 }

@@ -1,4 +1,4 @@
-//! `elect list`: the algorithms.
+//! `elect list`: the algorithms, or the scenarios that ship with elect.
 
 use std::io::{self, Write};
 
@@ -13,9 +13,15 @@ pub(crate) struct ListArgs {
     /// Also show each algorithm's parameters.
     #[arg(long, short)]
     long: bool,
+    /// List the scenarios that ship with elect instead (run one with `elect sim --scenario NAME`).
+    #[arg(long, conflicts_with = "long")]
+    scenarios: bool,
 }
 
 pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
+    if args.scenarios {
+        return scenarios();
+    }
     let mut table = Table::new(vec!["ALGORITHM", "ALIASES", "TOPOLOGY", "TIMING", "SOURCES", "MODEL"]);
     for info in registry::all() {
         table.row(vec![
@@ -57,5 +63,17 @@ pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
+    Ok(Outcome::Held)
+}
+
+/// The scenarios that ship with elect, each with its description.
+fn scenarios() -> anyhow::Result<Outcome> {
+    let mut table = Table::new(vec!["SCENARIO", "WHAT IT SHOWS"]);
+    for preset in crate::presets::presets().into_iter().filter(|p| p.params[0].0 == "scenario") {
+        table.row(vec![preset.name, preset.title]);
+    }
+    let mut out = io::stdout().lock();
+    table.write(&mut out)?;
+    writeln!(out, "\nRun one with `elect sim --scenario NAME`, or check it with `elect check --scenario NAME`.")?;
     Ok(Outcome::Held)
 }

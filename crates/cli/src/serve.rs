@@ -3,7 +3,8 @@
 //! The HTTP API is the command line's contract: `GET /api/sim?FLAGS` and `GET /api/check?FLAGS` take the flags of
 //! `elect sim` and `elect check` as query parameters, parse them with the same clap definitions and run them through
 //! the same code, in this process, so the body is the object `--json` prints; `GET /api/sweep?FLAGS` runs a small
-//! sweep; `/api/explore` is the checker's model stepped by hand (`explore.rs`). The page (`serve/page.html`, embedded)
+//! sweep; `/api/explore` is the checker's model stepped by hand (`explore.rs`); `GET /api/presets` lists the runs
+//! the page offers by name (the scenarios that ship with elect, which need no `--allow-files`, and the tour's). The page (`serve/page.html`, embedded)
 //! is drawn from those answers.
 //!
 //! Safe to host for a class: every request runs under this server's limits (`Caps`, tighter than the command
@@ -280,6 +281,7 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
         },
         (true, "/api/limits") => Answer::value(&api::limits_json(&caps, server.max_busy)),
         (true, "/api/rules") => api::rules(&query),
+        (true, "/api/presets") => Answer::value(&serde_json::json!({ "presets": crate::presets::presets() })),
         (true, "/api/sim") => compute(server, move || api::sim(&query, &caps, false)).await,
         (true, "/api/sim/view") => compute(server, move || api::sim(&query, &caps, true)).await,
         (true, "/api/check") => compute(server, move || api::check(&query, &caps, false)).await,
@@ -313,8 +315,8 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
         }
         (
             _,
-            p @ ("/" | "/index.html" | "/api/limits" | "/api/rules" | "/api/sim" | "/api/sim/view" | "/api/check"
-            | "/api/check/view" | "/api/sweep" | "/api/explore"),
+            p @ ("/" | "/index.html" | "/api/limits" | "/api/rules" | "/api/presets" | "/api/sim" | "/api/sim/view"
+            | "/api/check" | "/api/check/view" | "/api/sweep" | "/api/explore"),
         ) => Answer::error(StatusCode::METHOD_NOT_ALLOWED, format!("method not allowed: {method} {p}"))
             .with("allow", if p == "/api/explore" { "POST".into() } else { "GET".into() }),
         (_, p) => {

@@ -18,9 +18,10 @@ use crate::{BadInput, Outcome, progress};
 
 #[derive(Args)]
 pub(crate) struct SimArgs {
-    /// Run the scenario in this TOML file (see scenarios/) and check the ending it documents; only --seed,
-    /// --json, --trace and the pictures (--svg, --topology-svg, --html, --shiviz) may be given with it.
-    #[arg(long, value_name = "FILE", conflicts_with_all = SCENARIO_CONFLICTS)]
+    /// Run the scenario in this TOML file, or the one of this name that ships with elect (`elect list
+    /// --scenarios`; a path has a / or ends in .toml), and check the ending it documents; only --seed, --json,
+    /// --trace and the pictures (--svg, --topology-svg, --html, --shiviz) may be given with it.
+    #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = SCENARIO_CONFLICTS)]
     scenario: Option<PathBuf>,
     /// Re-run a counterexample saved by `elect check --save FILE`, step by step, showing each status change and
     /// judging every state as the checker did; only --json and --html may be given with it.
@@ -142,6 +143,8 @@ pub(crate) struct SimArgs {
     /// side, stepping through the events (no network access; open it in any browser).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) labels: crate::labels::LabelArgs,
     /// Export the run to FILE in ShiViz's log format (every event with its vector clock; ShiViz's default
     /// parsing expression on the first line).
     #[arg(long, value_name = "FILE")]
@@ -213,7 +216,7 @@ impl SimArgs {
 
     fn config(&self) -> anyhow::Result<(SimConfig, Option<ScenarioFile>)> {
         if let Some(path) = &self.scenario {
-            let text = self.limits().read_file(path, "scenario file")?;
+            let text = crate::presets::read(&self.limits(), path)?;
             let mut file =
                 ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?;
             if let Some(seed) = self.seed {
@@ -254,7 +257,7 @@ impl SimArgs {
         cfg.partitions = self.partitions.clone();
         cfg.until = self.until;
         cfg.delay_bound = self.delay_bound;
-        cfg.monitor = monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
+        cfg.monitor = crate::scenario_flags::monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
         cfg.bare_monitor = self.bare_monitor;
         cfg.prefer = self.prefer;
         cfg.attrs = self.attr.clone().unwrap_or_default();
@@ -265,19 +268,6 @@ impl SimArgs {
         cfg.synchronizer = self.synchronizer;
         Ok((cfg, None))
     }
-}
-
-/// The leader monitor's heartbeat (`SimConfig::monitor`) that --monitor, --bare-monitor and --heartbeat ask for: 2
-/// unless --heartbeat says, and none without the monitor, which --heartbeat needs.
-pub(crate) fn monitor_heartbeat(
-    monitor: bool,
-    bare_monitor: bool,
-    heartbeat: Option<u64>,
-) -> Result<Option<u64>, BadInput> {
-    if heartbeat.is_some() && !(monitor || bare_monitor) {
-        return Err(BadInput("--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into()));
-    }
-    Ok((monitor || bare_monitor).then_some(heartbeat.unwrap_or(2)))
 }
 
 /// What a run needs besides its flags: a progress callback, and a trace sink of the caller's own (beside the
@@ -321,6 +311,7 @@ pub(crate) fn simulate(args: &SimArgs, hooks: Hooks) -> anyhow::Result<Simulated
         args.topology_svg.as_deref(),
         args.html.as_deref(),
         args.shiviz.as_deref(),
+        args.labels.read()?,
     );
     pictures.check(cfg.nodes)?;
     let trace = pictures.tee(trace);
@@ -336,7 +327,7 @@ pub(crate) fn simulate(args: &SimArgs, hooks: Hooks) -> anyhow::Result<Simulated
 
 pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = &args.replay {
-        return crate::check::replay(path, args.json, args.html.as_deref(), &args.limits());
+        return crate::replay::replay(path, args.json, args.html.as_deref(), &args.labels.read()?, &args.limits());
     }
     let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let spinner = progress::spinner();

@@ -32,6 +32,7 @@ const fn row(name: &'static str, args: &'static [&'static str], code: i32, says:
 }
 
 const MAX: &str = "18446744073709551615";
+const LONG_LABEL: &str = "ok=a-label-of-forty-one-characters-is-too-long";
 const MEMBER: [&str; 9] = ["node", "--id", "1", "--listen", "127.0.0.1:0", "--peer", "2=127.0.0.1:9", "-a", "bully"];
 
 /// The table. Rows of `elect node` stop once their standard input (empty) closes.
@@ -333,6 +334,13 @@ const ROWS: &[Row] = &[
         "more characters",
         5,
     ),
+    // Scenario names and label maps.
+    row("scenario-unknown-name", &["sim", "--scenario", "stoler"], 2, "no scenario of that name ships with elect", 5),
+    row("check-scenario-unknown-name", &["check", "--scenario", "nope"], 2, "no scenario of that name", 5),
+    row("labels-fifo", &["sim", "-a", "bully", "-n", "3", "--labels", "{dir}/fifo"], 2, "label file", 5),
+    row("labels-empty-key", &["sim", "-a", "bully", "-n", "3", "--label", "=x"], 2, "'' is not a message kind", 5),
+    row("labels-control", &["sim", "-a", "bully", "-n", "3", "--label", "ok=a\u{7}b"], 2, "printable", 5),
+    row("labels-long", &["check", "-a", "bully", "-n", "3", "--label", LONG_LABEL], 2, "1 to 40", 5),
 ];
 
 /// The long value of a row (`{long}`): 131,000 bytes.

@@ -123,3 +123,32 @@ fn the_viewer_shows_violations_crashes_and_partitions() {
     assert_eq!(start.rows.iter().find(|(id, ..)| id == "5").map(|r| r.1.as_str()), Some("down"), "5 crashed at 0");
     assert!(page(&faults, 1_000_000).step > 1, "every record replays to the end");
 }
+
+#[test]
+#[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+fn the_viewer_draws_broken_links_and_invitation_s_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let dom = |html: &Path, step: usize| {
+        let dom = headless(&format!("file://{}#step={step}", html.display()), &["--dump-dom"]);
+        dom[dom.find("<svg id=\"topology\"").expect("the topology")..].split("</svg>").next().unwrap().to_owned()
+    };
+    // A partition from the start, and a link down one way: red dashes between the sides, orange for 5 → 1.
+    let faults = dir.path().join("faults.html");
+    let run = ["-a", "bully", "-n", "5", "--partition", "1,2|3,4@0..8", "--link-down", "5>1@0..8", "--until", "20"];
+    viewer(&run, &faults, 0);
+    let during = dom(&faults, 6);
+    // Chromium writes `>` in an attribute as `&gt;`.
+    let broken = |value: &str| during.matches(&format!("data-broken=\"{value}\"")).count();
+    // Between {1, 2} and {3, 4}: 4 links cut both ways; 5 → 1 one way.
+    assert_eq!((broken("both"), broken("5&gt;1")), (4, 1), "{during}");
+    assert!(during.contains("5 → 1 is broken (one way)"));
+    let healed = dom(&faults, 1_000_000);
+    assert!(!healed.contains("data-broken=\"both\""), "the partition healed at 8: {healed}");
+
+    // Invitation's groups: every process ends in one group under 6, drawn as one hull around all six.
+    let merge = dir.path().join("merge.html");
+    viewer(&["--scenario", "invitation-merge"], &merge, 0);
+    let end = dom(&merge, 1_000_000);
+    assert_eq!(end.matches("class=\"group\"").count(), 1, "{end}");
+    assert!(end.contains(": 1, 2, 3, 4, 5, 6</title>"), "{end}");
+}

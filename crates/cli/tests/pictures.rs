@@ -94,3 +94,62 @@ fn help_describes_every_picture_flag() {
         assert!(help.contains(flag), "{flag} in:\n{help}");
     }
 }
+
+#[test]
+fn the_lecture_s_label_file_names_every_picture_s_kinds_as_the_notes_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = concat!(env!("CARGO_MANIFEST_DIR"), "/../../labels/s004.toml");
+    let map = elect_viz::Labels::parse(&std::fs::read_to_string(labels).unwrap()).unwrap();
+    let mut named = std::collections::BTreeSet::new();
+    for scenario in ["garcia-molina-typical", "invitation-merge"] {
+        let svg = dir.path().join(format!("{scenario}.svg"));
+        let html = dir.path().join(format!("{scenario}.html"));
+        let o = elect(&[
+            "sim",
+            "--scenario",
+            scenario,
+            "--labels",
+            labels,
+            "--svg",
+            &svg.display().to_string(),
+            "--html",
+            &html.display().to_string(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let svg = std::fs::read_to_string(svg).unwrap();
+        let html = std::fs::read_to_string(html).unwrap();
+        for (kind, label) in &map.messages {
+            if svg.contains(&format!(">{label} (")) {
+                named.insert(kind.clone());
+                assert!(!svg.contains(&format!(">{kind} (")), "{kind} is still named in {scenario}'s legend");
+                assert!(html.contains(&format!("\"{kind}\":\"{label}\"")), "the viewer of {scenario} gets the map");
+            }
+        }
+    }
+    let all: std::collections::BTreeSet<String> = map.messages.keys().cloned().collect();
+    assert_eq!(named, all, "every label of the file names a kind these runs send");
+    // The flag's words take precedence over the file's, and a bad word is refused before the run.
+    let svg = dir.path().join("own.svg");
+    let o = elect(&[
+        "sim",
+        "--scenario",
+        "garcia-molina-typical",
+        "--labels",
+        labels,
+        "--label",
+        "halt=STOP",
+        "--svg",
+        &svg.display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&svg).unwrap().contains(">STOP (6)<"));
+    for (flag, value, said) in [
+        ("--label", "Halt=x", "'Halt' is not a message kind"),
+        ("--label", "halt", "KIND=LABEL"),
+        ("--labels", "/nonexistent/labels.toml", "label file"),
+    ] {
+        let o = elect(&["sim", "-a", "bully", "-n", "3", flag, value]);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{flag} {value}: {}", stderr(&o));
+    }
+}

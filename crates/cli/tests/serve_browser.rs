@@ -1,6 +1,8 @@
 //! `elect serve`'s page in a real browser: headless Chromium, driven through the DevTools protocol, loads each
 //! view, fills its form, runs it, steps the viewer, and in Explore clicks its way to untimed Bully's two
-//! coordinators on three processes, where the uniqueness property turns red.
+//! coordinators on three processes, where the uniqueness property turns red. A second test steps Explore by its
+//! picture: the state cards, a message delivered by a click on its chip, back and forward, a timer fired from its
+//! card, at 1400×900 and at 1024×768.
 //!
 //! Chromium comes from Debian's packages (`scripts/install-chromium`), so this test is `#[ignore]`d under a plain
 //! `cargo test` and run by `scripts/test` with `--ignored`. Run alone: `scripts/install-chromium && cargo test -p
@@ -12,25 +14,15 @@
 mod cdp;
 #[path = "common/chromium.rs"]
 mod chromium;
+#[path = "common/page.rs"]
+mod page;
 #[path = "common/server.rs"]
 mod server;
 
-use std::path::PathBuf;
-
 use cdp::Browser;
+use page::{finished, shoot, text};
 use serde_json::Value;
 use server::Server;
-
-/// Where screenshots go: `ELECT_SCREENSHOTS`, or the test's scratch directory.
-fn shots() -> PathBuf {
-    std::env::var_os("ELECT_SCREENSHOTS").map_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")), PathBuf::from)
-}
-
-fn shoot(browser: &mut Browser, name: &str) {
-    let png = browser.screenshot();
-    assert!(png.len() > 10_000 && png.starts_with(b"\x89PNG"), "a screenshot of {name}");
-    std::fs::write(shots().join(name), png).unwrap();
-}
 
 /// Sets the field `name` of form `form` to `value` (a tick for `true`), as typing would.
 fn set(browser: &mut Browser, form: &str, name: &str, value: &str) {
@@ -39,19 +31,6 @@ fn set(browser: &mut Browser, form: &str, name: &str, value: &str) {
            if (el.type === 'checkbox') el.checked = {value:?} === 'true'; else el.value = {value:?};
            el.dispatchEvent(new Event('input', {{ bubbles: true }})); }})()"
     ));
-}
-
-fn text(browser: &mut Browser, expression: &str) -> String {
-    browser.eval(expression).as_str().unwrap_or_default().to_owned()
-}
-
-/// Waits for view `view`'s run to end, and returns its status line (failing on an error).
-fn finished(browser: &mut Browser, view: &str) -> String {
-    browser.wait(&format!("['done', 'error'].includes(document.getElementById('status-{view}').dataset.state)"));
-    let status = text(browser, &format!("document.getElementById('status-{view}').textContent"));
-    let state = text(browser, &format!("document.getElementById('status-{view}').dataset.state"));
-    assert_eq!(state, "done", "{view}: {status}");
-    status
 }
 
 /// Clicks `selector` in the viewer in iframe `frame` `times` times, and returns the step it shows.
@@ -205,4 +184,174 @@ fn the_page_runs_checks_explores_and_compares_in_chromium() {
     browser.eval("document.getElementById('run-sim').click()");
     browser.wait("document.getElementById('status-sim').dataset.state === 'error'");
     assert!(text(&mut browser, "document.getElementById('status-sim').textContent").contains("--max-nodes"));
+}
+
+/// The words Bully's processes describe themselves with (`view()` in `crates/algos/src/bully.rs`).
+const BULLY_ROLES: [&str; 5] = ["candidate", "waiting for the coordinator", "coordinator", "follower", "idle"];
+
+/// What Explore's picture and tables show now: the cards' text, the chips' and the processes table.
+fn explored(browser: &mut Browser) -> String {
+    text(
+        browser,
+        "[...document.querySelectorAll(
+             '#explore-canvas [data-card], #explore-canvas [data-chip], #explore-processes tr')]
+           .map((e) => e.textContent).join(' | ')",
+    )
+}
+
+/// Clicks the first chip that may arrive now, as a user would, and returns the step it names ("2 receives ... from
+/// 1").
+fn click_chip(browser: &mut Browser, depth: usize) -> String {
+    let chip = browser.eval(
+        "(() => { const c = document.querySelector('#explore-canvas [data-chip][data-deliverable=true]');
+           return c && { from: c.dataset.from, to: c.dataset.to, text: c.dataset.text, chip: c.dataset.chip }; })()",
+    );
+    assert!(chip.is_object(), "a chip that may arrive now");
+    let selector = format!("#explore-canvas [data-chip=\"{}\"]", chip["chip"].as_str().unwrap());
+    browser.eval(&format!(
+        "document.querySelector({selector:?}).dispatchEvent(new MouseEvent('click', {{ bubbles: true }}))"
+    ));
+    browser.wait(&format!("document.body.dataset.exploreDepth === '{depth}'"));
+    let (from, to, msg) =
+        (chip["from"].as_str().unwrap(), chip["to"].as_str().unwrap(), chip["text"].as_str().unwrap());
+    format!("{to} receives {msg} from {from}")
+}
+
+fn last_taken(browser: &mut Browser) -> String {
+    text(browser, "[...document.querySelectorAll('#explore-history li')].pop().textContent")
+}
+
+#[test]
+#[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+fn explore_draws_the_state_and_steps_by_its_picture() {
+    let server = Server::start(&[]);
+    let mut browser = Browser::open(&server.url("/"));
+    browser.wait("document.readyState === 'complete' && document.getElementById('limits').textContent !== ''");
+    browser.eval("document.getElementById('tab-explore').click()");
+    set(&mut browser, "explore", "algorithm", "bully");
+    set(&mut browser, "explore", "nodes", "3");
+    browser.eval("document.getElementById('run-explore').click()");
+    browser.wait("document.querySelectorAll('#explore-canvas [data-card]').length > 0");
+
+    // A state card per process, in position order, each in the algorithm's words; the picture comes first.
+    let cards = browser.eval(
+        "[...document.querySelectorAll('#explore-canvas [data-card]')].map((c) => [c.dataset.card, c.textContent])",
+    );
+    let cards = cards.as_array().unwrap();
+    assert_eq!(cards.len(), 3, "{cards:?}");
+    for (k, card) in cards.iter().enumerate() {
+        let (id, said) = (card[0].as_str().unwrap(), card[1].as_str().unwrap());
+        assert_eq!(id, (k + 1).to_string());
+        assert!(BULLY_ROLES.iter().any(|r| said.contains(r)), "card {id} in Bully's words: {said}");
+        assert!(!said.contains('{'), "card {id} is not the Debug form: {said}");
+    }
+    let first = text(
+        &mut browser,
+        "document.getElementById('explore-canvas')
+           .compareDocumentPosition(document.getElementById('explore-actions')) & 4 ? 'canvas' : 'tables'",
+    );
+    assert_eq!(first, "canvas", "the picture comes before the tables");
+    // The topology's links, and each message in flight a chip coloured as its kind is everywhere else.
+    let links = browser
+        .eval(
+            "new Set([...document.querySelectorAll('#explore-canvas [data-link], #explore-canvas [data-flow]')]
+               .map((l) => (l.dataset.link || l.dataset.flow).split('-').sort().join('-'))).size",
+        )
+        .as_u64()
+        .unwrap();
+    assert_eq!(links, 3, "the complete graph's three links, as lines or as the arrows of the messages on them");
+    let flight = browser
+        .eval(
+            "[...document.querySelectorAll('#explore-links td.mono')]
+               .reduce((n, t) => n + t.innerHTML.split('<br>').length, 0)",
+        )
+        .as_u64()
+        .unwrap();
+    let chips = browser.eval("document.querySelectorAll('#explore-canvas [data-chip]').length").as_u64().unwrap();
+    assert!(chips > 0 && chips == flight, "a chip per message in flight: {chips} chips, {flight} messages");
+    let coloured = browser.eval(
+        "[...document.querySelectorAll('#explore-canvas [data-chip]')].every((c) =>
+           c.querySelector('rect').getAttribute('fill') === lastOut.colours[c.dataset.kind])",
+    );
+    assert_eq!(coloured, Value::Bool(true), "chips take their kind's colour");
+    // Untimed, every armed timer may fire: a clock badge for each, on its process's card.
+    let fires = browser
+        .eval(
+            "[...document.querySelectorAll('#explore-actions button')]
+               .filter((b) => b.textContent.includes('timer fires')).length",
+        )
+        .as_u64()
+        .unwrap();
+    let clocks =
+        browser.eval("document.querySelectorAll('#explore-canvas [data-card] [data-timer]').length").as_u64().unwrap();
+    assert_eq!(clocks, fires, "a clock badge per timer that may fire");
+    assert_eq!(text(&mut browser, "String(document.getElementById('explore-forward').disabled)"), "true");
+
+    // A click on a chip delivers that message.
+    let delivered = click_chip(&mut browser, 1);
+    let taken = last_taken(&mut browser);
+    assert!(taken.starts_with(&delivered), "the history names the delivery: {taken:?}, not {delivered:?}");
+    let one = explored(&mut browser);
+    let second = click_chip(&mut browser, 2);
+    assert!(last_taken(&mut browser).starts_with(&second));
+    let two = explored(&mut browser);
+
+    // Back twice, forward twice: the same states again, the same history.
+    browser.eval("document.getElementById('explore-back').click()");
+    browser.wait("document.body.dataset.exploreDepth === '1'");
+    assert_eq!(explored(&mut browser), one);
+    browser.eval("document.getElementById('explore-back').click()");
+    browser.wait("document.body.dataset.exploreDepth === '0'");
+    assert_eq!(text(&mut browser, "String(document.getElementById('explore-forward').disabled)"), "false");
+    browser.eval("document.getElementById('explore-forward').click()");
+    browser.wait("document.body.dataset.exploreDepth === '1'");
+    assert_eq!(explored(&mut browser), one, "forward comes back to the state after the first delivery");
+    assert!(last_taken(&mut browser).starts_with(&delivered));
+    browser.eval("document.getElementById('explore-forward').click()");
+    browser.wait("document.body.dataset.exploreDepth === '2'");
+    assert_eq!(explored(&mut browser), two, "and to the state after the second");
+    assert!(last_taken(&mut browser).starts_with(&second));
+    assert_eq!(text(&mut browser, "String(document.getElementById('explore-forward').disabled)"), "true");
+
+    // The history goes back several steps at once, and forward takes them again.
+    browser.eval("document.querySelector('#explore-history li[data-depth=\"1\"]').click()");
+    browser.wait("document.body.dataset.exploreDepth === '1'");
+    browser.eval("document.getElementById('explore-forward').click()");
+    browser.wait("document.body.dataset.exploreDepth === '2'");
+    assert_eq!(explored(&mut browser), two);
+
+    // A clock badge fires its timer; a different step forgets what forward would have taken again.
+    browser.eval("document.getElementById('explore-back').click()");
+    browser.wait("document.body.dataset.exploreDepth === '1' && !document.getElementById('explore-forward').disabled");
+    let clock = browser.eval(
+        "(() => { const t = document.querySelector('#explore-canvas [data-timer]');
+           if (t) t.dispatchEvent(new MouseEvent('click', { bubbles: true })); return !!t; })()",
+    );
+    assert_eq!(clock, Value::Bool(true), "a timer may fire");
+    browser.wait("document.body.dataset.exploreDepth === '2'");
+    let fired = last_taken(&mut browser);
+    assert!(fired.contains("'s timer fires ("), "{fired}");
+    assert_eq!(text(&mut browser, "String(document.getElementById('explore-forward').disabled)"), "true");
+
+    // Raw: the Debug forms, in the cards and the chips.
+    browser.eval("document.getElementById('explore-raw').click()");
+    let raw = text(&mut browser, "document.querySelector('#explore-canvas [data-card]').textContent");
+    assert!(raw.contains('{'), "raw cards show Rust's own form: {raw}");
+    browser.eval("document.getElementById('explore-raw').click()");
+
+    // Readable at both sizes, with no horizontal scrollbar.
+    browser.eval("document.getElementById('explore').scrollIntoView()");
+    shoot(&mut browser, "serve-explore-canvas.png");
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({ "width": 1024, "height": 768, "deviceScaleFactor": 1, "mobile": false }),
+    );
+    browser.wait("window.innerWidth === 1024");
+    let fits = browser.eval(
+        "document.documentElement.scrollWidth <= window.innerWidth &&
+           document.querySelector('#explore-canvas svg').getBoundingClientRect().right <= window.innerWidth",
+    );
+    assert_eq!(fits, Value::Bool(true), "no horizontal scrollbar at 1024×768");
+    browser.eval("document.getElementById('explore').scrollIntoView()");
+    shoot(&mut browser, "serve-explore-canvas-1024.png");
 }

@@ -29,6 +29,15 @@
   // One colour per kind, the same in every picture (the page's data names it); the palette only for a kind it
   // does not name.
   const colour = (kind) => (data.colours && data.colours[kind]) || PALETTE[kinds.indexOf(kind) % PALETTE.length];
+  // A lecture's names for kinds and roles (`--labels FILE`), where the run was given some.
+  const labels = data.labels || {};
+  const kindLabel = (kind) => (labels.messages && labels.messages[kind]) || kind;
+  // A message in words: its line (which starts with its kind) with the kind's label in its place.
+  function words(r) {
+    const text = r.text || r.kind;
+    const label = labels.messages && labels.messages[r.kind];
+    return label && text.startsWith(r.kind) ? label + text.slice(r.kind.length) : text;
+  }
 
   // The state after `step` events: per node, and the messages in flight.
   function initial() {
@@ -37,12 +46,15 @@
       nodes: ids.map(() => ({ state: "normal", view: "", leader: null, epoch: 0, group: null, parent: null, last: "", rule: "", changed: false })),
       flight: new Map(),
       violations: [],
+      // Directed links broken on their own ("a>b"), and the partitions in force (their groups of ids).
+      broken: new Set(),
+      partitions: new Map(),
     };
   }
   function describe(r) {
     switch (r.ev) {
-      case "send": return "sent " + (r.text || r.kind) + " to " + r.to;
-      case "deliver": return "got " + (r.text || r.kind) + " from " + r.from;
+      case "send": return "sent " + words(r) + " to " + r.to;
+      case "deliver": return "got " + words(r) + " from " + r.from;
       case "drop": return "lost #" + r.id + " from " + r.from + " (" + r.reason + ")";
       case "timer": return "timer: " + (r.text || JSON.stringify(r.timer));
       case "start": return "started";
@@ -69,13 +81,28 @@
       case "send": s.flight.set(r.id, r); break;
       case "deliver": case "drop": s.flight.delete(r.id); break;
       case "violation": s.violations.push(r); break;
+      case "link":
+        for (const key of r.both_ways ? [r.from + ">" + r.to, r.to + ">" + r.from] : [r.from + ">" + r.to]) {
+          if (r.up) s.broken.delete(key); else s.broken.add(key);
+        }
+        break;
+      case "partition":
+        if (r.healed) s.partitions.delete(r.partition);
+        else {
+          // `1,2|3,4`: the groups cannot talk; `1,2>3,4`: the first cannot reach the second.
+          const spec = r.partition.split("@")[0];
+          const oneWay = spec.includes(">");
+          s.partitions.set(r.partition, { oneWay, groups: spec.split(oneWay ? ">" : "|").map((g) => g.split(",").map(Number)) });
+        }
+        break;
       default: break;
     }
     // What follows an event (its rule, view, status, sends) keeps that event as the node's last.
     if (node && !FOLLOWS.includes(r.ev)) { node.last = describe(r); node.rule = ""; }
   }
   function viewText(v) {
-    return v.role + (v.values.length ? ": " + v.values.map((x) => x.name + " " + x.value).join(", ") : "");
+    const role = (labels.roles && labels.roles[v.role]) || v.role;
+    return role + (v.values.length ? ": " + v.values.map((x) => x.name + " " + x.value).join(", ") : "");
   }
   // The step in a sentence: who did what, and the rule it applied.
   function sentence(step) {
@@ -84,7 +111,7 @@
     const who = r.node !== undefined ? r.node + " " : "";
     let text;
     switch (r.ev) {
-      case "deliver": text = who + "receives " + (r.text || r.kind) + " from " + r.from; break;
+      case "deliver": text = who + "receives " + words(r) + " from " + r.from; break;
       case "timer": text = r.node + "'s timer fires: " + (r.text || JSON.stringify(r.timer)); break;
       case "command": text = who + "is told to " + r.cmd; break;
       case "link": text = "the link " + r.from + " → " + r.to + (r.up ? " comes back" : " breaks"); break;
@@ -92,7 +119,7 @@
       case "note": text = r.note; break;
       default: text = who + describe(r);
     }
-    const sent = step.filter((x) => x.ev === "send").map((x) => (x.text || x.kind) + " to " + x.to);
+    const sent = step.filter((x) => x.ev === "send").map((x) => words(x) + " to " + x.to);
     return text + (rule ? "\nrule: " + rule.rule : "") + (sent.length ? "\nsends: " + sent.join("; ") : "");
   }
   let current = initial();
@@ -131,10 +158,14 @@
   const defs = el("defs", {}, topo);
   const marker = el("marker", { id: "to-parent", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto" }, defs);
   el("path", { d: "M0,0 L10,5 L0,10 z", fill: PARENT }, marker);
+  // Invitation's groups, as hulls behind everything else.
+  const hullLayer = el("g", {}, topo);
   const linkLayer = el("g", {}, topo);
-  for (const [a, b] of data.layout.links) {
-    el("line", { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1], stroke: "#c8c8c8", "stroke-width": 1 }, linkLayer);
-  }
+  const linkLines = data.layout.links.map(([a, b]) => {
+    const line = el("line", { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1], stroke: "#c8c8c8", "stroke-width": 1 }, linkLayer);
+    el("title", {}, line);
+    return line;
+  });
   const parentLayer = el("g", {}, topo);
   const nodeLayer = el("g", {}, topo);
   const circles = xy.map(([x, y], i) => {
@@ -197,6 +228,7 @@
   function render() {
     const t = now();
     document.body.dataset.step = current.step;
+    tell({ elect: "step", step: current.step });
     document.getElementById("position").textContent = "step " + current.step + " of " + events.length + ", t = " + t;
     slider.value = current.step;
     if (document.activeElement !== jump) jump.value = current.step;
@@ -216,6 +248,8 @@
       cells.forEach((v, k) => { tr.cells[k].textContent = v; });
       tr.cells[1].className = "state-" + x.state;
     });
+    drawLinks();
+    drawGroups();
     parentLayer.replaceChildren();
     current.nodes.forEach((x, i) => {
       const p = position.get(x.parent);
@@ -244,6 +278,64 @@
     }
   }
 
+  // A link broken in both directions is drawn red and dashed, one broken one way orange and dashed, with a
+  // tooltip that says which way.
+  function down(a, b) {
+    if (current.broken.has(a + ">" + b)) return true;
+    for (const { oneWay, groups } of current.partitions.values()) {
+      const ga = groups.findIndex((g) => g.includes(a)), gb = groups.findIndex((g) => g.includes(b));
+      if (oneWay ? ga === 0 && gb === 1 : ga !== gb && ga >= 0 && gb >= 0) return true;
+    }
+    return false;
+  }
+  function drawLinks() {
+    data.layout.links.forEach(([i, j], k) => {
+      const [a, b] = [ids[i], ids[j]];
+      const [ab, ba] = [down(a, b), down(b, a)];
+      const line = linkLines[k];
+      line.setAttribute("stroke", ab && ba ? "#d32f2f" : ab || ba ? "#ef6c00" : "#c8c8c8");
+      line.setAttribute("stroke-width", ab || ba ? 2 : 1);
+      line.setAttribute("stroke-dasharray", ab || ba ? "6 4" : "none");
+      line.dataset.broken = ab && ba ? "both" : ab ? a + ">" + b : ba ? b + ">" + a : "";
+      line.firstChild.textContent = ab && ba ? a + " and " + b + " cannot talk" : ab ? a + " → " + b + " is broken (one way)" : ba ? b + " → " + a + " is broken (one way)" : "";
+    });
+  }
+  // Each group of two or more live processes (Invitation's) as a translucent hull around its members.
+  function drawGroups() {
+    hullLayer.replaceChildren();
+    const groups = new Map();
+    current.nodes.forEach((x, i) => {
+      if (x.group === null || x.state === "down") return;
+      if (!groups.has(x.group)) groups.set(x.group, []);
+      groups.get(x.group).push(i);
+    });
+    let k = 0;
+    for (const [name, members] of groups) {
+      if (members.length < 2) continue;
+      const pad = radius + 8;
+      const points = [];
+      for (const i of members) for (let a = 0; a < 12; a++) points.push([xy[i][0] + pad * Math.cos(a * Math.PI / 6), xy[i][1] + pad * Math.sin(a * Math.PI / 6)]);
+      const c = PALETTE[(k++ * 3 + 2) % PALETTE.length];
+      const hull = el("polygon", { points: convexHull(points).map((p) => p.join(",")).join(" "), fill: c, "fill-opacity": 0.13, stroke: c, "stroke-opacity": 0.6, "stroke-width": 1.5, class: "group", "data-group": name }, hullLayer);
+      el("title", {}, hull).textContent = "group " + name + ": " + members.map((i) => ids[i]).join(", ");
+    }
+  }
+  // Andrew's monotone chain.
+  function convexHull(points) {
+    const p = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+    const half = (list) => {
+      const out = [];
+      for (const q of list) {
+        while (out.length >= 2 && cross(out[out.length - 2], out[out.length - 1], q) <= 0) out.pop();
+        out.push(q);
+      }
+      out.pop();
+      return out;
+    };
+    return half(p).concat(half(p.slice().reverse()));
+  }
+
   // What moves with time: the messages in flight on the topology and the cursor on the diagram, drawn at time `t`
   // (between two events while playing).
   function motion(t) {
@@ -262,15 +354,15 @@
       const [ex, ey] = [xy[b][0] - ux * radius, xy[b][1] - uy * radius];
       const x = sx + f * (ex - sx), y = sy + f * (ey - sy);
       const dot = el("circle", { cx: x, cy: y, r: Math.max(2.5, radius / 3), fill: colour(m.kind), stroke: "#222", "stroke-width": 0.5, class: "message" }, flightLayer);
-      el("title", {}, dot).textContent = (m.text || m.kind) + ", " + m.node + " → " + m.to;
+      el("title", {}, dot).textContent = words(m) + ", " + m.node + " → " + m.to;
       labels.push([x, y, m]);
     }
     // Each message's words beside it, while few enough are in flight to read them.
     if (labels.length <= 24 && radius >= 6) {
       for (const [x, y, m] of labels) {
-        const words = m.text || m.kind;
+        const said = words(m);
         const t = el("text", { x: x + radius / 3 + 3, y: y - 3, "font-size": 11, fill: "#222", class: "chip", "pointer-events": "none" }, flightLayer);
-        t.textContent = words.length > 28 ? words.slice(0, 27) + "…" : words;
+        t.textContent = said.length > 28 ? said.slice(0, 27) + "…" : said;
       }
     }
     document.body.dataset.inFlight = inFlight;
@@ -327,6 +419,72 @@
     if (e.key === "ArrowRight") { stop(); forward(); }
     else if (e.key === "ArrowLeft") { stop(); back(); }
     else if (e.key === " ") { e.preventDefault(); play.onclick(); }
+  });
+
+  // Inside elect serve's page the viewer tells the page its step and height (so that a share link keeps the step
+  // and the frame shows the whole viewer), and goes to a step the page asks for. Standalone, the address keeps
+  // the step instead.
+  const framed = window.parent !== window;
+  let told = "";
+  function tell(message) {
+    if (framed) {
+      message.height = document.documentElement.scrollHeight;
+      const said = JSON.stringify(message);
+      if (said !== told) window.parent.postMessage(message, "*");
+      told = said;
+    } else if (message.step !== undefined) {
+      try { history.replaceState(null, "", "#step=" + message.step); } catch (e) { /* a file the browser will not let change its address */ }
+    }
+  }
+  window.addEventListener("message", (e) => {
+    if (e.source !== window.parent || !e.data) return;
+    if (e.data.elect === "goto") { stop(); goTo(+e.data.step || 0); }
+    if (e.data.elect === "screen" && e.data.height > 0) document.documentElement.style.setProperty("--screen-h", Math.min(+e.data.height, 10000) + "px");
+  });
+  new ResizeObserver(() => tell({ elect: "size" })).observe(document.body);
+
+  // The picture as a file: the topology with its messages at this step, as SVG or PNG.
+  function pictureSvg() {
+    const copy = topo.cloneNode(true);
+    copy.setAttribute("xmlns", SVG);
+    copy.setAttribute("font-family", "DejaVu Sans, Verdana, sans-serif");
+    copy.insertBefore(el("rect", { width: "100%", height: "100%", fill: "#fff" }, null), copy.firstChild);
+    return new XMLSerializer().serializeToString(copy);
+  }
+  function save(name, blob) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+  const fileName = (ext) => (run.algorithm || "run") + "-step-" + current.step + "." + ext;
+  document.getElementById("save-svg").onclick = () => save(fileName("svg"), new Blob([pictureSvg()], { type: "image/svg+xml" }));
+  document.getElementById("save-png").onclick = () => {
+    const image = new Image();
+    image.onload = () => {
+      const canvas = document.createElement("canvas");
+      canvas.width = side * 2;
+      canvas.height = side * 2;
+      const g = canvas.getContext("2d");
+      g.drawImage(image, 0, 0, canvas.width, canvas.height);
+      canvas.toBlob((blob) => save(fileName("png"), blob), "image/png");
+    };
+    image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(pictureSvg());
+  };
+
+  // Presentation: large type and a large picture, for a projector; fullscreen where the browser allows it.
+  const present = document.getElementById("present");
+  present.onclick = () => {
+    const on = document.body.classList.toggle("present");
+    present.setAttribute("aria-pressed", on);
+    if (on && document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
+    if (!on && document.fullscreenElement) document.exitFullscreen().catch(() => {});
+  };
+  document.addEventListener("fullscreenchange", () => {
+    if (!document.fullscreenElement && document.body.classList.contains("present")) present.onclick();
   });
 
   // `#step=N` in the address steps forward N events on loading, as N clicks on the step button would.

@@ -3,14 +3,18 @@
 //!
 //! The page embeds everything it shows: its style and script (`assets/viewer.css`, `assets/viewer.js`), the
 //! space-time diagram as inline SVG, and, in a `<script type="application/json" id="elect-data">` element, the
-//! object `{"title", "truncated", "layout": Layout, "colours": {kind: colour}, "records": [trace records...]}`, where the records are the
+//! object `{"title", "truncated", "layout": Layout, "colours": {kind: colour}, "labels": Labels, "records": [trace
+//! records...]}`, where the records are the
 //! JSON-lines trace of `crates/sim/src/trace.rs`, one object per line, in order. Any driver that writes those
 //! records and a [`Layout`] can be viewed. A content security policy forbids every fetch, so the page works
 //! offline and reveals nothing to the network.
 //!
 //! In the page: step forward and back (buttons or arrow keys), play and pause (space) at a chosen speed, jump to
 //! an event by number, with the slider or by clicking the diagram at its time; `#step=N` in the address opens it
-//! at event `N`. The topology shows
+//! at event `N` (and follows the step, so the address is a link to it); save the picture at this step as SVG or
+//! PNG (drawn in the page: the policy lets images come only from `data:` addresses); present it on a projector
+//! (large type, fullscreen). Inside `elect serve`'s page it reports its step and height to the page and goes to the
+//! step the page asks for (`postMessage`). The topology shows
 //! each node's state (the leader in green), its parent in its algorithm's tree, and the messages in flight as
 //! dots moving along their links; the table lists each node's state, leader, epoch, parent, group and last event.
 
@@ -66,11 +70,12 @@ fn data(run: &Run, layout: &Layout, title: &str) -> String {
     let colours: serde_json::Map<String, serde_json::Value> =
         run.kinds.iter().map(|k| (k.clone(), crate::kind_colour(k).into())).collect();
     let data = format!(
-        "{{\"title\":{},\"truncated\":{},\"layout\":{},\"colours\":{},\"records\":[{}]}}",
+        "{{\"title\":{},\"truncated\":{},\"layout\":{},\"colours\":{},\"labels\":{},\"records\":[{}]}}",
         serde_json::Value::String(title.to_owned()),
         run.lines_truncated,
         serde_json::to_string(layout).unwrap_or_else(|_| "null".to_owned()),
         serde_json::Value::Object(colours),
+        serde_json::to_string(&run.labels).unwrap_or_else(|_| "{}".to_owned()),
         run.lines.join(",\n")
     );
     // `<` only occurs inside JSON strings, where `\u003c` means the same; escaped, no text of the trace can end the
@@ -86,7 +91,7 @@ fn page(title: &str, truncated: &str, svg: &str, data: &str) -> String {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>elect: {title}</title>
 <style>
@@ -115,6 +120,9 @@ fn page(title: &str, truncated: &str, svg: &str, data: &str) -> String {
 <span id="position"></span>
 <span id="flight"></span>
 <span id="violations"></span>
+<span id="tools"><button id="save-svg" title="save the picture at this step as SVG">SVG</button>
+<button id="save-png" title="save the picture at this step as PNG">PNG</button>
+<button id="present" title="large type and a large picture, for a projector" aria-pressed="false">present</button></span>
 {truncated}
 </div>
 </header>

@@ -18,6 +18,7 @@
 
 pub mod colours;
 pub mod html;
+pub mod labels;
 pub mod layout;
 pub mod plot;
 pub mod shiviz;
@@ -28,6 +29,7 @@ pub mod trace;
 
 pub use colours::kind_colour;
 pub use html::{HtmlError, html_viewer};
+pub use labels::{Labels, LabelsError};
 pub use layout::Layout;
 pub use plot::{Metric, PlotError, Point, complexity_plot, read_csv};
 pub use shiviz::{SHIVIZ_REGEX, Truncated, shiviz_log};

@@ -164,7 +164,7 @@ fn detailed(run: &Run) -> String {
 
 /// Legend columns: as many as the longest entry ("kind (count)") leaves room for, at most five.
 fn columns(run: &Run) -> usize {
-    let longest = run.kinds.iter().map(|k| k.len() + 9).max().unwrap_or(0) as f64;
+    let longest = run.kinds.iter().map(|k| run.labels.message(k).chars().count() + 9).max().unwrap_or(0) as f64;
     (((WIDTH - LEFT - RIGHT) / (36.0 + 6.3 * longest)) as usize).clamp(1, 5)
 }
 
@@ -265,7 +265,7 @@ fn legend(svg: &mut Svg, run: &Run, top: f64) {
     for (k, name) in run.kinds.iter().enumerate() {
         let (x, y) = (LEFT + column * (k % columns) as f64, top + 20.0 * (k / columns) as f64);
         svg.line((x, y), (x + 24.0, y), &format!("stroke=\"{}\" stroke-width=\"2.5\"", kind_colour(name)));
-        svg.text((x + 30.0, y + 4.0), 11.0, "start", "", &format!("{name} ({})", counts[k]));
+        svg.text((x + 30.0, y + 4.0), 11.0, "start", "", &format!("{} ({})", run.labels.message(name), counts[k]));
     }
     let y = top + 20.0 * run.kinds.len().div_ceil(columns) as f64;
     let mut x = LEFT;
@@ -435,7 +435,7 @@ fn summary_legend(svg: &mut Svg, run: &Run, top: f64) {
         let (lx, ly) = (LEFT + column * (k % columns) as f64, top + 20.0 * (k / columns) as f64);
         let total: u64 = run.sent_per_unit.values().map(|c| c[k]).sum();
         svg.rect((lx, ly - 6.0), (20.0, 10.0), &format!("fill=\"{}\"", kind_colour(name)));
-        svg.text((lx + 26.0, ly + 3.0), 11.0, "start", "", &format!("{name} ({total})"));
+        svg.text((lx + 26.0, ly + 3.0), 11.0, "start", "", &format!("{} ({total})", run.labels.message(name)));
     }
     let ly = top + 20.0 * run.kinds.len().div_ceil(columns) as f64;
     for (i, s) in STATES.into_iter().enumerate() {

@@ -167,6 +167,8 @@ pub struct Run {
     pub elections: Vec<(f64, u32)>,
     /// Violations: time and text.
     pub violations: Vec<(f64, String)>,
+    /// A lecture's names for message kinds and roles, used wherever a picture names one (empty: elect's own).
+    pub labels: crate::Labels,
 }
 
 impl Run {

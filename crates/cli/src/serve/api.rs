@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
 use elect_sim::{DEFAULT_MAX_EVENTS, Ids, InitiatorSpec, Report, Row, SimConfig, SimError, Sizes, Streamed, Sweep};
+use elect_viz::Labels;
 use serde_json::{Value, json};
 
 use super::query::{self, given};
@@ -224,21 +225,25 @@ fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
             body.push('\n');
             Answer::json(body)
         }
-        Some(collector) => Answer::value(&pictures(&done.cfg, &report, &collector)),
+        Some(collector) => {
+            let labels = request.args.labels.read().map_err(|e| Answer::bad(format!("error: {}", e.0)))?;
+            Answer::value(&pictures(&done.cfg, &report, &collector, labels))
+        }
     };
     Ok(answer.with("x-elect-outcome", outcome.into()))
 }
 
 /// The report and the pictures of a run, for the page.
-fn pictures(cfg: &SimConfig, report: &Report, collector: &elect_viz::SharedCollector) -> Value {
+fn pictures(cfg: &SimConfig, report: &Report, collector: &elect_viz::SharedCollector, labels: Labels) -> Value {
     let mut out = json!({ "report": report });
-    let run = match collector.finish() {
+    let mut run = match collector.finish() {
         Ok(run) => run,
         Err(e) => {
             out["pictures_error"] = json!(format!("no pictures: {e}"));
             return out;
         }
     };
+    run.labels = labels;
     out["spacetime"] = json!(elect_viz::space_time_svg(&run));
     match elect_sim::Scenario::build(cfg) {
         Ok(scenario) => {
@@ -269,6 +274,8 @@ pub(crate) struct Checking {
     capped_states: bool,
     capped_time: bool,
     capped_memory: bool,
+    /// The names the request gives message kinds and roles in the viewer.
+    labels: Labels,
 }
 
 pub(crate) fn checking(pairs: &[(String, String)], caps: &Caps) -> Result<Checking, Answer> {
@@ -306,7 +313,8 @@ pub(crate) fn checking(pairs: &[(String, String)], caps: &Caps) -> Result<Checki
     config.cancel = super::cancel_flag();
     let capped_memory = config.max_memory.is_none_or(|m| m > caps.memory);
     config.max_memory = Some(config.max_memory.map_or(caps.memory, |m| m.min(caps.memory)));
-    Ok(Checking { config, matches, argv, capped_states, capped_time, capped_memory })
+    let labels = request.args.labels.read().map_err(|e| Answer::bad(format!("error: {}", e.0)))?;
+    Ok(Checking { config, matches, argv, capped_states, capped_time, capped_memory, labels })
 }
 
 impl Checking {
@@ -372,7 +380,7 @@ fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
             })?;
         }
         if let Some(path) = matches.get_one::<std::path::PathBuf>("html") {
-            let html = viewer(&checking.config, c)?;
+            let html = viewer(&checking.config, c, &checking.labels)?;
             std::fs::write(path, html)
                 .map_err(|e| Answer::bad(format!("error: cannot write {}: {e}", path.display())))?;
         }
@@ -380,7 +388,7 @@ fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     let outcome = if body.ok() { "held" } else { "violated" };
     if view {
         let viewer = match &body.counterexample {
-            Some(c) => Some(viewer(&checking.config, c)?),
+            Some(c) => Some(viewer(&checking.config, c, &checking.labels)?),
             None => None,
         };
         return Ok(Answer::value(&json!({ "outcome": body, "viewer": viewer })).with("x-elect-outcome", outcome.into()));
@@ -389,9 +397,13 @@ fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
 }
 
 /// A counterexample in the viewer, as `elect check --html` draws it.
-fn viewer(config: &elect_check::CheckConfig, c: &elect_check::Counterexample) -> Result<String, Answer> {
+fn viewer(
+    config: &elect_check::CheckConfig,
+    c: &elect_check::Counterexample,
+    labels: &Labels,
+) -> Result<String, Answer> {
     let r = elect_check::replay(config, &c.actions).map_err(|e| Answer::bad(format!("error: {e}")))?;
-    check::viewer_html(config, &r, c.loop_start).map_err(|e| cli_error(&e))
+    check::viewer_html(config, &r, c.loop_start, labels).map_err(|e| cli_error(&e))
 }
 
 /// `value` as `elect check --json` prints it.

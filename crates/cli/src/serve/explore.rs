@@ -1,11 +1,13 @@
 //! The explorer: the checker's model stepped by hand, one session per user.
 //!
 //! `POST /api/explore` with a check configuration (a JSON object of `elect check` flags, `{"algorithm": "bully",
-//! "nodes": 3}`) opens a session: `{session, state, actions}`. Then, under `/api/explore/{session}`: `GET` the
-//! state and actions again; `POST .../step` with `{"action": INDEX}` (an index into `actions`, or the action's own
-//! object) takes it; `POST .../back` undoes the last step; `POST .../find` with `{"goal": "violation"}` or
-//! `{"goal": "leader"}` searches breadth-first from the current state for a shortest path to a state that breaks a
-//! property (or where every live process follows one leader), within the server's limits, and answers the path.
+//! "nodes": 3}`) opens a session: `{session, state, actions, layout, colours}` (the last two, the topology's
+//! drawing and the colour of each message kind, are for the page's picture, and come with every answer). Then,
+//! under `/api/explore/{session}`: `GET` the state and actions again; `POST .../step` with `{"action": INDEX}` (an
+//! index into `actions`, or the action's own object) takes it; `POST .../back` undoes the last step;
+//! `POST .../find` with `{"goal": "violation"}` or `{"goal": "leader"}` searches breadth-first from the current
+//! state for a shortest path to a state that breaks a property (or where every live process follows one leader),
+//! within the server's limits, and answers the path.
 //!
 //! Sessions are kept in memory, at most `--max-sessions` (a new one beyond that ends the oldest), each at most
 //! [`MAX_STEPS`] steps deep. Their ids are random, so that one user cannot step another's session by guessing.
@@ -144,7 +146,9 @@ impl Sessions {
     }
 }
 
-/// The current state and the actions enabled in it.
+/// The current state and the actions enabled in it, with what the page needs to draw them: the topology's
+/// layout (where each position sits and its links, as the trace viewer draws them) and the colour of each kind of
+/// message the algorithm sends or that is in flight (the colours of every other picture).
 fn state(explorer: &Explorer) -> Value {
     let actions: Vec<Value> = explorer
         .choices()
@@ -152,7 +156,18 @@ fn state(explorer: &Explorer) -> Value {
         .enumerate()
         .map(|(i, c)| json!({ "index": i, "text": c.step.to_string(), "action": c.action, "step": c.step }))
         .collect();
-    json!({ "state": explorer.snapshot(), "actions": actions })
+    let snapshot = explorer.snapshot();
+    let scenario = explorer.scenario();
+    let mut kinds = elect_algos::kinds(scenario.info.name).unwrap_or_default();
+    kinds.extend(snapshot.links.iter().flat_map(|l| l.kinds.iter().copied()));
+    let colours: serde_json::Map<String, Value> =
+        kinds.into_iter().map(|k| (k.to_owned(), elect_viz::kind_colour(k).into())).collect();
+    json!({
+        "state": snapshot,
+        "actions": actions,
+        "layout": elect_viz::Layout::of(&scenario.graph),
+        "colours": colours,
+    })
 }
 
 fn with_session(id: &str, mut value: Value) -> Value {

@@ -83,7 +83,9 @@ pub(crate) fn argv(command: &Command, pairs: &[(String, String)], allow_files: b
             ));
         }
         let arg = command.get_arguments().find(|a| a.get_long() == Some(key.as_str()));
-        let files = arg.is_some_and(names_a_file) || (key == "topology" && file_topology(value));
+        // A scenario that ships with elect is named, not read from a file.
+        let shipped = key == "scenario" && crate::presets::is_name(value);
+        let files = (arg.is_some_and(names_a_file) && !shipped) || (key == "topology" && file_topology(value));
         if files && !allow_files {
             return Err(format!(
                 "--{key} reads or writes a file, and this server takes no file names (elect serve --allow-files \
@@ -151,5 +153,10 @@ mod tests {
         assert_eq!(argv(&sim, &p("monitor", ""), false).unwrap(), ["--monitor"]);
         assert!(argv(&sim, &p("monitor", "false"), false).unwrap().is_empty());
         assert!(argv(&sim, &p("--nodes", "3"), false).is_err());
+        // A scenario that ships with elect is a name, not a path: the page may ask for it.
+        assert_eq!(argv(&sim, &p("scenario", "stoller"), false).unwrap(), ["--scenario=stoller"]);
+        for path in ["scenarios/stoller.toml", "stoller.toml", "/etc/passwd", "..\\x"] {
+            assert!(argv(&sim, &p("scenario", path), false).unwrap_err().contains("--allow-files"), "{path}");
+        }
     }
 }

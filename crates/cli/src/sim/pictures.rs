@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use elect_sim::{Scenario, SimConfig};
-use elect_viz::{Layout, Limits, SharedCollector};
+use elect_viz::{Labels, Layout, Limits, SharedCollector};
 
 use crate::BadInput;
 
@@ -15,17 +15,25 @@ pub(crate) struct Pictures {
     topology: Option<PathBuf>,
     html: Option<PathBuf>,
     shiviz: Option<PathBuf>,
+    labels: Labels,
     collector: Option<SharedCollector>,
 }
 
 impl Pictures {
-    pub(crate) fn new(svg: Option<&Path>, topology: Option<&Path>, html: Option<&Path>, shiviz: Option<&Path>) -> Self {
+    pub(crate) fn new(
+        svg: Option<&Path>,
+        topology: Option<&Path>,
+        html: Option<&Path>,
+        shiviz: Option<&Path>,
+        labels: Labels,
+    ) -> Self {
         let any = svg.is_some() || topology.is_some() || html.is_some() || shiviz.is_some();
         Self {
             svg: svg.map(Path::to_path_buf),
             topology: topology.map(Path::to_path_buf),
             html: html.map(Path::to_path_buf),
             shiviz: shiviz.map(Path::to_path_buf),
+            labels,
             collector: any.then(|| SharedCollector::new(Limits::default())),
         }
     }
@@ -60,7 +68,8 @@ impl Pictures {
     /// Draws the pictures of the run just simulated from `cfg`.
     pub(crate) fn write(&self, cfg: &SimConfig) -> anyhow::Result<()> {
         let Some(collector) = &self.collector else { return Ok(()) };
-        let run = collector.finish().context("cannot read the run's trace")?;
+        let mut run = collector.finish().context("cannot read the run's trace")?;
+        run.labels = self.labels.clone();
         if let Some(path) = &self.svg {
             save(path, &elect_viz::space_time_svg(&run))?;
         }
