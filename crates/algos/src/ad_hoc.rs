@@ -7,7 +7,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::params::{ParamError, ParamInfo, Params};
 
 const HEARTBEAT: ParamInfo = ParamInfo {
@@ -490,6 +492,7 @@ static INFO: Info = Info {
     seed: "S000 (Vasudevan, Kurose, Towsley, ICNP 2004)",
     needs: Needs::Connected,
     timing: Timing::Synchronous,
+    links: LinkOrder::Any,
     elects: Elects::PerComponent,
     lockstep: false,
     params: &[HEARTBEAT],

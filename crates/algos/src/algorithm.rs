@@ -78,6 +78,15 @@ pub struct Showcase {
     pub describe: &'static str,
 }
 
+/// The order an algorithm needs its links to keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkOrder {
+    /// Any order: a message may overtake another on the same link.
+    Any,
+    /// First in, first out on every link: its model assumes it, and it may go wrong without it.
+    Fifo,
+}
+
 /// What `elect list` and the drivers know about an algorithm.
 #[derive(Debug)]
 pub struct Info {
@@ -95,6 +104,8 @@ pub struct Info {
     pub needs: Needs,
     /// Whether it relies on a delay bound.
     pub timing: Timing,
+    /// The order its links must keep for it to be correct.
+    pub links: LinkOrder,
     /// One leader, or one coordinator per group.
     pub elects: Elects,
     /// Whether it runs in lock-step rounds that every process starts together at time 0 (synchronous

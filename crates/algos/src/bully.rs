@@ -9,7 +9,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
 
@@ -382,6 +384,7 @@ static INFO: Info = Info {
     seed: "S000, S001, S003",
     needs: Needs::Complete,
     timing: Timing::Synchronous,
+    links: LinkOrder::Any,
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[VARIANT, KNOWN_DEAD],

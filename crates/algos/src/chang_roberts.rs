@@ -7,7 +7,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::params::{ParamError, ParamInfo, Params};
 use crate::{Learned, election_checks, ring_ports};
 
@@ -203,6 +205,7 @@ static INFO: Info = Info {
     seed: "S003 (Lynch's LCR)",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    links: LinkOrder::Any,
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[BUG],

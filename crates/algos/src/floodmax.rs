@@ -3,7 +3,9 @@
 use elect_core::{Check, Duration, Notice, Peers, Port, Rank, Setup, Status, View, When};
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
 use crate::rounds::{self, RoundAlgorithm, RoundCx, Rounds, Synchronous};
@@ -165,6 +167,7 @@ const FLOODMAX: Info = Info {
     seed: "S003 (Lynch ch. 4)",
     needs: Needs::Connected,
     timing: Timing::Synchronous,
+    links: LinkOrder::Any,
     elects: Elects::OneLeader,
     lockstep: true,
     params: &[DIAMETER],

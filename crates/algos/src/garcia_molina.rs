@@ -8,7 +8,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
 
@@ -1015,6 +1017,7 @@ static INFO: Info = Info {
     seed: "S004 (Garcia-Molina 1982)",
     needs: Needs::Complete,
     timing: Timing::Synchronous,
+    links: LinkOrder::Any,
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[READY, CHECK, TIMEOUT, RETRIES, REJOIN],

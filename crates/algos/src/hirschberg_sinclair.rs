@@ -5,7 +5,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::params::{ParamError, Params};
 use crate::{Learned, ceil_lg, election_checks, ring_ports};
 
@@ -243,6 +245,7 @@ static INFO: Info = Info {
     seed: "S000 (Lynch's HS)",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    links: LinkOrder::Any,
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],

@@ -8,7 +8,7 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Needs, Showcase, Timing};
 use crate::params::{ParamError, ParamInfo, Params};
 
 const CHECK: ParamInfo = ParamInfo {
@@ -627,6 +627,7 @@ static INFO: Info = Info {
     seed: "S004",
     needs: Needs::Complete,
     timing: Timing::Synchronous,
+    links: LinkOrder::Any,
     elects: Elects::PerGroup,
     lockstep: false,
     params: &[CHECK, TIMEOUT, MERGE, RETRIES],

@@ -8,7 +8,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::params::{ParamError, Params};
 use crate::{Learned, election_checks, ring_ports};
 
@@ -355,6 +357,7 @@ static INFO: Info = Info {
     seed: "S000",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    links: LinkOrder::Any,
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],

@@ -28,7 +28,9 @@ pub mod sync_lcr;
 pub mod synchronizers;
 pub mod timestamp_flooding;
 
-pub use algorithm::{Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+pub use algorithm::{
+    Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 pub use params::{ParamError, ParamInfo, Params};
 pub use registry::{RegistryError, dispatch, dispatch_synchronized, kinds, lookup, runs_on_synchronizers};
 

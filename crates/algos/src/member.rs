@@ -1049,23 +1049,31 @@ pub fn deployable_algorithms() -> impl Iterator<Item = &'static Info> {
     crate::registry::all().iter().copied().filter(|info| deployable(info).is_ok())
 }
 
+/// Why a member cannot run an algorithm ([`deployable`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotDeployable {
+    /// It elects a leader per connected component of a mobile network.
+    #[error("{0} elects a leader per connected component of a mobile network; members form a full mesh")]
+    PerComponent(&'static str),
+    /// It floods a general graph.
+    #[error("{0} floods a general graph; members form a full mesh, where the complete-graph and ring algorithms run")]
+    GeneralGraph(&'static str),
+    /// It runs in lock-step rounds from time 0.
+    #[error("{0} runs in lock-step rounds from time 0; members start and restart apart")]
+    Lockstep(&'static str),
+}
+
 /// Whether a member can run `info`'s algorithm: on a full mesh, an algorithm for a complete graph or a ring (over
 /// the members' logical ring), electing one leader or one per group. `Err` says why not.
-pub fn deployable(info: &Info) -> Result<(), String> {
+pub fn deployable(info: &Info) -> Result<(), NotDeployable> {
     if info.elects == Elects::PerComponent {
-        return Err(format!(
-            "{} elects a leader per connected component of a mobile network; members form a full mesh",
-            info.name
-        ));
+        return Err(NotDeployable::PerComponent(info.name));
     }
     if info.needs == Needs::Connected {
-        return Err(format!(
-            "{} floods a general graph; members form a full mesh, where the complete-graph and ring algorithms run",
-            info.name
-        ));
+        return Err(NotDeployable::GeneralGraph(info.name));
     }
     if info.lockstep {
-        return Err(format!("{} runs in lock-step rounds from time 0; members start and restart apart", info.name));
+        return Err(NotDeployable::Lockstep(info.name));
     }
     Ok(())
 }
@@ -1171,6 +1179,7 @@ mod tests {
         seed: "none",
         needs: Needs::Complete,
         timing: crate::algorithm::Timing::Synchronous,
+        links: crate::algorithm::LinkOrder::Any,
         elects: Elects::OneLeader,
         lockstep: false,
         params: &[],

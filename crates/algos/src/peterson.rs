@@ -5,7 +5,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::params::{ParamError, Params};
 use crate::{Learned, election_checks, floor_lg, ring_ports};
 
@@ -197,6 +199,7 @@ static INFO: Info = Info {
     seed: "S003",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    links: LinkOrder::Fifo,
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],

@@ -3,7 +3,9 @@
 use elect_core::{Check, Command, Cx, Duration, Notice, Peers, Port, Process, Rank, Setup, Status, View, When};
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::params::{ParamError, Params};
 use crate::{election_checks, ring_ports};
 
@@ -150,6 +152,7 @@ static INFO: Info = Info {
     seed: "S001",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    links: LinkOrder::Fifo,
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],

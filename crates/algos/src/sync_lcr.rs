@@ -2,7 +2,7 @@
 
 use elect_core::{Check, Duration, Notice, Peers, Port, Rank, Setup, Status, View, When};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Needs, Showcase, Timing};
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
 use crate::rounds::{self, RoundAlgorithm, RoundCx, Rounds, Synchronous};
 use crate::{election_checks, ring_ports};
@@ -118,6 +118,7 @@ static INFO: Info = Info {
     seed: "S003 (Lynch ch. 3)",
     needs: Needs::Ring,
     timing: Timing::Synchronous,
+    links: LinkOrder::Any,
     elects: Elects::OneLeader,
     lockstep: true,
     params: &[],

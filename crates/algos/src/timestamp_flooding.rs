@@ -5,7 +5,9 @@ use elect_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, Measure, Needs, Showcase, Timing};
+use crate::algorithm::{
+    Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+};
 use crate::election_checks;
 use crate::params::{ParamError, Params};
 
@@ -413,6 +415,7 @@ static INFO: Info = Info {
     seed: "S002",
     needs: Needs::Connected,
     timing: Timing::Asynchronous,
+    links: LinkOrder::Fifo,
     elects: Elects::OneLeader,
     lockstep: false,
     params: &[],

@@ -383,6 +383,7 @@ static CAROUSEL: Info = Info {
     seed: "none",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    links: elect_algos::LinkOrder::Any,
     elects: elect_algos::Elects::OneLeader,
     lockstep: false,
     params: &[],

@@ -2,15 +2,16 @@
 //! algorithms (timeouts from a delay bound, lock-step rounds) timed, asynchronous ones untimed on the links they
 //! assume. Safety holds on every interleaving and a leader is elected on some.
 
-use elect_algos::{Timing, registry};
+use elect_algos::{Info, LinkOrder, Timing, registry};
 use elect_check::{CheckConfig, Network, check};
 use elect_sim::{Ids, SimConfig, TopologyKind};
 
-/// The links an asynchronous algorithm assumes (FIFO when its model says so; reordering otherwise).
-fn network(name: &str) -> Network {
-    match name {
-        "ring-participant" | "franklin" | "peterson" | "timestamp-flooding" => Network::Fifo,
-        _ => Network::Unordered,
+/// The links an asynchronous algorithm assumes, as its metadata says: FIFO when its model needs it, reordering
+/// otherwise.
+fn network(info: &Info) -> Network {
+    match info.links {
+        LinkOrder::Fifo => Network::Fifo,
+        LinkOrder::Any => Network::Unordered,
     }
 }
 
@@ -28,7 +29,7 @@ fn every_algorithm_holds_on_three_and_four_processes() {
             let mut config = CheckConfig::new(sim);
             config.timed = info.timing == Timing::Synchronous || info.lockstep;
             if !config.timed {
-                config.network = network(info.name);
+                config.network = network(info);
             }
             config.keep_going = true;
             let o = check(&config).unwrap_or_else(|e| panic!("{} n={n}: {e}", info.name));

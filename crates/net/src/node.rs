@@ -587,6 +587,7 @@ mod tests {
         seed: "none",
         needs: Needs::Complete,
         timing: Timing::Asynchronous,
+        links: elect_algos::LinkOrder::Any,
         elects: Elects::PerGroup,
         lockstep: false,
         params: &[],

@@ -30,7 +30,7 @@ pub enum ConfigError {
     BareMonitor(String),
     /// `--monitor` runs a member, and no member runs this algorithm.
     #[error("--monitor: {0}")]
-    NotDeployable(String),
+    NotDeployable(#[from] elect_algos::member::NotDeployable),
     /// `--nodes 0`.
     #[error("--nodes must be at least 1")]
     NoNodes,

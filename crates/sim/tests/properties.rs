@@ -65,6 +65,7 @@ static INFO: Info = Info {
     seed: "none",
     needs: Needs::Ring,
     timing: Timing::Asynchronous,
+    links: elect_algos::LinkOrder::Any,
     elects: elect_algos::Elects::OneLeader,
     lockstep: false,
     params: &[],
