@@ -653,6 +653,13 @@ impl GarciaMolinaProcess {
     /// A batch's `2T + ε` ran out with answers missing: those callees are crashed.
     fn calls_timed_out(&mut self, cx: &mut Cx<'_, Self>) {
         match self.doing {
+            // Under the leader monitor a stronger process it does not suspect is alive but for a lost packet,
+            // likelier than not: ask it again before taking its place (the one the monitor suspects is not waited
+            // for, so a failover pays nothing for this).
+            Doing::Probing if self.monitored && self.resent < self.retries => {
+                cx.rule(RESEND);
+                self.resend(cx);
+            }
             Doing::Probing => {
                 cx.rule(HALT_WEAKER);
                 self.halt_weaker(cx);
@@ -693,6 +700,7 @@ impl GarciaMolinaProcess {
             let port = Port(p as u32);
             if self.pending.contains(port) {
                 let msg = match self.doing {
+                    Doing::Probing => Msg::AreYouThere { call },
                     Doing::Appointing => Msg::NewCoordinator { call, epoch: grant },
                     _ => Msg::Ready { call, epoch: grant },
                 };
@@ -1376,6 +1384,24 @@ mod tests {
         assert_eq!(handled(&mut q, Event::Message { from: Port(1), msg: appoint }).0, Some(ACCEPT));
         assert_eq!(q.view(&Peers(&n1)).to_string(), "reorganization: coordinator 3");
         assert_eq!(GarciaMolinaProcess::describe_timer(&Timer::Wait), "waiting to be halted");
+    }
+
+    #[test]
+    fn inside_the_monitor_a_silent_stronger_process_is_asked_again_before_its_place_is_taken() {
+        for monitored in [false, true] {
+            let config = if monitored { GarciaMolina::default().monitored() } else { GarciaMolina::default() };
+            let mut p = process(2, config);
+            step(&mut p, |p, cx| p.on_start(cx, None));
+            step(&mut p, |p, cx| p.on_command(cx, Command::Initiate));
+            // 3 (port 1) does not answer the are-you-there within 2T + ε.
+            let out = sent(&step(&mut p, |p, cx| p.on_timer(cx, Timer::Rpc)));
+            if monitored {
+                assert!(matches!(out.as_slice(), [(Port(1), Msg::AreYouThere { .. })]), "{out:?}");
+            } else {
+                // GM's links are reliable: no answer means a crash, and 2 halts the weaker 1 at once.
+                assert!(matches!(out.as_slice(), [(Port(0), Msg::Halt { .. })]), "{out:?}");
+            }
+        }
     }
 
     #[test]
