@@ -481,7 +481,7 @@ impl Algorithm for Bully {
 
 #[cfg(test)]
 mod tests {
-    use elect_core::{Effect, EffectOf, Event, EventOf, Instant, Message, Ranking, driver};
+    use elect_core::{Event, Message, Ranking};
 
     use super::*;
     use crate::testing::on_complete_graph;
@@ -498,16 +498,7 @@ mod tests {
             .map(|(port, i)| Neighbor { port: Port(port as u32), id: NodeId(i), rank: ranking.rank(NodeId(i)) })
             .collect();
         let peers = Peers(&neighbors);
-        let mut effects: Vec<EffectOf<BullyProcess>> = Vec::new();
-        let mut step = |p: &mut BullyProcess, event: EventOf<BullyProcess>| {
-            effects.clear();
-            let rule = driver::handle(p, Instant::ZERO, event, &mut effects);
-            let sent = effects.iter().filter_map(|e| match e {
-                Effect::Send { msg, .. } => Some(msg.describe()),
-                _ => None,
-            });
-            (rule, sent.collect::<Vec<_>>())
-        };
+        let step = crate::testing::step_in_words;
 
         step(&mut p, Event::Start { restored: None });
         assert_eq!(p.view(&peers).to_string(), "idle");

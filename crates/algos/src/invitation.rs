@@ -770,7 +770,7 @@ mod tests {
 
     #[test]
     fn it_describes_itself_in_its_own_words() {
-        use elect_core::{Effect, EffectOf, Event, EventOf, Instant, Message, Neighbor, Ranking, driver};
+        use elect_core::{Event, Message, Neighbor, Ranking};
         // Process 2 of 1 to 3: port 0 leads to 1, port 1 to 3.
         let members = [NodeId(1), NodeId(2), NodeId(3)];
         let t = Duration::from_ticks(10);
@@ -780,16 +780,7 @@ mod tests {
         let neighbors: Vec<Neighbor> =
             neighbors.iter().enumerate().map(|(k, &(id, rank))| Neighbor { port: Port(k as u32), id, rank }).collect();
         let view = |p: &InvitationProcess| p.view(&Peers(&neighbors)).to_string();
-        let mut effects: Vec<EffectOf<InvitationProcess>> = Vec::new();
-        let mut step = |p: &mut InvitationProcess, event: EventOf<InvitationProcess>| {
-            effects.clear();
-            let rule = driver::handle(p, Instant::ZERO, event, &mut effects);
-            let sent = effects.iter().filter_map(|e| match e {
-                Effect::Send { msg, .. } => Some(msg.describe()),
-                _ => None,
-            });
-            (rule, sent.collect::<Vec<_>>())
-        };
+        let step = crate::testing::step_in_words;
 
         assert_eq!(step(&mut p, Event::Start { restored: None }).0, Some(RECOVER));
         assert_eq!(view(&p), "coordinator: group (1, 2)");

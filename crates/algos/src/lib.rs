@@ -90,7 +90,20 @@ pub fn ceil_lg(n: u64) -> u64 {
 /// Set-ups for the unit tests of process wrappers.
 #[cfg(test)]
 pub(crate) mod testing {
-    use elect_core::{Duration, Neighbor, NodeId, Port, Ranking, Setup, Shape};
+    use elect_core::{
+        Duration, Effect, EventOf, Instant, Message, Neighbor, NodeId, Port, Process, Ranking, Setup, Shape,
+    };
+
+    /// One step of `p` at time zero: the rule it applied and what it sent, each message in its own words.
+    pub(crate) fn step_in_words<P: Process>(p: &mut P, event: EventOf<P>) -> (Option<&'static str>, Vec<String>) {
+        let mut effects = Vec::new();
+        let rule = elect_core::driver::handle(p, Instant::ZERO, event, &mut effects);
+        let sent = effects.iter().filter_map(|e| match e {
+            Effect::Send { msg, .. } => Some(msg.describe()),
+            _ => None,
+        });
+        (rule, sent.collect())
+    }
 
     /// What `build` makes of process `me` of the complete graph on `members` (ids from 1 up, in order; its ports
     /// lead to the others in the order of their ids), with the delay bound `t`.
