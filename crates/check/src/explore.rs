@@ -30,6 +30,8 @@ pub struct Snapshot {
     pub properties: Vec<PropertyNow>,
     /// Whether nothing is left to happen but faults a run need not suffer ("at end" properties are judged then).
     pub settled: bool,
+    /// The directed links a scheduled link fault or partition cuts now, as (sender, receiver).
+    pub broken: Vec<(NodeId, NodeId)>,
 }
 
 /// One process in the current state.
@@ -332,7 +334,11 @@ impl<A: Algorithm> Explore for Hand<A> {
                 });
             }
         }
-        Snapshot { now: Time(state.now), depth: self.history.len(), processes, links, properties, settled }
+        let broken = (0..model.slots())
+            .filter(|&slot| model.blocked(state, slot))
+            .map(|slot| (ids[model.sender(slot as u32) as usize], ids[model.receiver(slot as u32).0 as usize]))
+            .collect();
+        Snapshot { now: Time(state.now), depth: self.history.len(), processes, links, properties, settled, broken }
     }
 
     fn scenario(&self) -> &Scenario {

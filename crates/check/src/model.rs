@@ -360,7 +360,7 @@ impl<A: Algorithm> Model<A> {
     }
 
     /// Whether a scheduled link fault or partition stops messages on link slot `slot` now.
-    fn blocked(&self, state: &State<A::Process>, slot: usize) -> bool {
+    pub(crate) fn blocked(&self, state: &State<A::Process>, slot: usize) -> bool {
         if state.links_down == 0 && state.partitions_on == 0 {
             return false;
         }
@@ -597,6 +597,11 @@ impl<A: Algorithm> Model<A> {
         let mut effects = Vec::new();
         driver::handle(p, Instant::ZERO, Event::Message { from: Port(port), msg }, &mut effects);
         effects
+    }
+
+    /// How many directed link slots the topology has.
+    pub(crate) fn slots(&self) -> usize {
+        self.link_ends.len()
     }
 
     /// The sender of link slot `slot`.

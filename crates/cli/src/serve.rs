@@ -279,6 +279,12 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
             body: PAGE.into(),
             headers: Vec::new(),
         },
+        (true, "/canvas.js") => Answer {
+            status: StatusCode::OK,
+            content_type: "text/javascript; charset=utf-8",
+            body: elect_viz::CANVAS_JS.into(),
+            headers: Vec::new(),
+        },
         (true, "/api/limits") => Answer::value(&api::limits_json(&caps, server.max_busy)),
         (true, "/api/rules") => api::rules(&query),
         (true, "/api/presets") => Answer::value(&serde_json::json!({ "presets": crate::presets::presets() })),
@@ -315,8 +321,8 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
         }
         (
             _,
-            p @ ("/" | "/index.html" | "/api/limits" | "/api/rules" | "/api/presets" | "/api/sim" | "/api/sim/view"
-            | "/api/check" | "/api/check/view" | "/api/sweep" | "/api/explore"),
+            p @ ("/" | "/index.html" | "/canvas.js" | "/api/limits" | "/api/rules" | "/api/presets" | "/api/sim"
+            | "/api/sim/view" | "/api/check" | "/api/check/view" | "/api/sweep" | "/api/explore"),
         ) => Answer::error(StatusCode::METHOD_NOT_ALLOWED, format!("method not allowed: {method} {p}"))
             .with("allow", if p == "/api/explore" { "POST".into() } else { "GET".into() }),
         (_, p) => {

@@ -101,6 +101,16 @@ fn the_viewer_steps_through_a_run_in_chromium() {
     assert!(end.rows.iter().all(|(_, state, leader)| state == "normal" && leader == "8"), "{:?}", end.rows);
     assert_eq!((start.violations, end.violations), (0, 0));
 
+    // Each process a state card in Chang-Roberts's words, each message in flight a chip with its words on it.
+    let dom = headless(&format!("file://{}#step=12", html.display()), &["--dump-dom"]);
+    let topology = &dom[dom.find("<svg id=\"topology\"").expect("the topology")..];
+    let topology = topology.split("</svg>").next().unwrap();
+    assert_eq!(topology.matches("class=\"state-card").count(), 8, "{topology}");
+    assert!(topology.contains(">candidate<") && !topology.contains('{'), "cards in the algorithm's words: {topology}");
+    let chips = topology.matches("class=\"message chip\"").count();
+    assert_eq!(chips, early.in_flight, "a chip per message in flight: {topology}");
+    assert!(topology.contains(">election(") || topology.contains(">token"), "chips say what they carry: {topology}");
+
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer.png");
     let _ = std::fs::remove_file(&shot);
     headless(&format!("file://{}#step=30", html.display()), &[&format!("--screenshot={}", shot.display())]);

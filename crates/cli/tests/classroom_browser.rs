@@ -17,16 +17,9 @@ mod page;
 mod server;
 
 use cdp::Browser;
-use page::{finished, shoot, text};
+use page::{finished, shoot, text, viewport};
 use serde_json::json;
 use server::Server;
-
-fn viewport(browser: &mut Browser, width: u32, height: u32) {
-    browser.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
-    );
-}
 
 const SIM_VIEWER: &str = "document.getElementById('viewer-sim').contentDocument";
 

@@ -289,3 +289,38 @@ fn the_explorer_steps_untimed_bully_into_two_coordinators() {
     }
     assert_eq!(server.get(&format!("/api/explore/{session}")).status, 404);
 }
+
+/// The explorer's state names the links a scheduled fault cuts now, as the pictures draw them: a partition from
+/// the start cuts both ways between its sides, a link down one way only that way; once they heal, none.
+#[test]
+fn the_explorer_says_which_links_a_fault_cuts() {
+    let server = Server::start(&[]);
+    let body = json!({
+        "algorithm": "bully", "nodes": 3, "timed": true, "initiators": "1",
+        "partition": "1|2,3@0..3", "link-down": "3>2@0..3",
+    });
+    let open = server.post("/api/explore", &body.to_string());
+    assert_eq!(open.status, 200, "{}", open.body);
+    let start = open.json();
+    let mut broken: Vec<(u64, u64)> = start["state"]["broken"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l[0].as_u64().unwrap(), l[1].as_u64().unwrap()))
+        .collect();
+    broken.sort_unstable();
+    assert_eq!(broken, [(1, 2), (1, 3), (2, 1), (3, 1), (3, 2)], "{}", start["state"]);
+    // Time passes until both heal at 3 (a wait is the last action listed while one is enabled).
+    let session = start["session"].as_str().unwrap().to_owned();
+    let mut now = start;
+    for _ in 0..200 {
+        if now["state"]["now"].as_f64().unwrap_or(0.0) >= 3.0 {
+            break;
+        }
+        let actions = now["actions"].as_array().unwrap();
+        let wait = actions.iter().position(|a| a["action"]["do"] == "wait").unwrap_or(0);
+        now = step(&server, &session, &json!(wait));
+    }
+    assert!(now["state"]["now"].as_f64().unwrap() >= 3.0, "{}", now["state"]);
+    assert_eq!(now["state"]["broken"], json!([]), "healed at 3: {}", now["state"]);
+}

@@ -20,7 +20,7 @@ mod page;
 mod server;
 
 use cdp::Browser;
-use page::{finished, shoot, text};
+use page::{finished, shoot, shoot_at_1024, text};
 use serde_json::Value;
 use server::Server;
 
@@ -64,6 +64,7 @@ fn the_page_runs_checks_explores_and_compares_in_chromium() {
     let hash = text(&mut browser, "location.hash");
     assert!(hash.contains("view=sim") && hash.contains("ids=descending"), "{hash}");
     shoot(&mut browser, "serve-simulate.png");
+    shoot_at_1024(&mut browser, "viewer-sim", "serve-simulate-1024.png");
 
     // The same address in a fresh page gives the same run, without a click.
     browser.navigate("about:blank");
@@ -89,6 +90,7 @@ fn the_page_runs_checks_explores_and_compares_in_chromium() {
     assert!(text(&mut browser, "document.getElementById('check-verdicts').textContent").contains("violated"));
     assert!(step_viewer(&mut browser, "viewer-check", 3) == 3, "the counterexample steps in the viewer");
     shoot(&mut browser, "serve-check.png");
+    shoot_at_1024(&mut browser, "result-check", "serve-check-1024.png");
 
     // Explore: untimed Bully on 3, clicked step by step to two coordinators.
     browser.eval("document.getElementById('tab-explore').click()");
@@ -217,8 +219,9 @@ fn click_chip(browser: &mut Browser, depth: usize) -> String {
     format!("{to} receives {msg} from {from}")
 }
 
+/// The step that led to the state shown now, as the history says it (the history also lists the steps ahead).
 fn last_taken(browser: &mut Browser) -> String {
-    text(browser, "[...document.querySelectorAll('#explore-history li')].pop().textContent")
+    text(browser, "document.querySelector('#explore-history li.here').textContent")
 }
 
 #[test]
@@ -354,4 +357,91 @@ fn explore_draws_the_state_and_steps_by_its_picture() {
     assert_eq!(fits, Value::Bool(true), "no horizontal scrollbar at 1024×768");
     browser.eval("document.getElementById('explore').scrollIntoView()");
     shoot(&mut browser, "serve-explore-canvas-1024.png");
+}
+
+/// The depth Explore shows, once it has settled at `depth`.
+fn at_depth(browser: &mut Browser, depth: usize) {
+    browser.wait(&format!("document.body.dataset.exploreDepth === '{depth}'"));
+}
+
+#[test]
+#[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+fn explore_keeps_every_branch_draws_its_steps_and_goes_to_any_of_them() {
+    let server = Server::start(&[]);
+    let mut browser = Browser::open(&server.url("/"));
+    browser.wait("document.readyState === 'complete' && document.getElementById('limits').textContent !== ''");
+    browser.eval("document.getElementById('tab-explore').click()");
+    set(&mut browser, "explore", "algorithm", "bully");
+    set(&mut browser, "explore", "nodes", "3");
+    browser.eval("document.getElementById('run-explore').click()");
+    browser.wait("document.querySelectorAll('#explore-canvas [data-card]').length === 3");
+    assert_eq!(text(&mut browser, "String(document.getElementById('explore-lanes').hidden)"), "true", "no step yet");
+
+    // Two deliveries: the space-time diagram has a lane per process, a mark per step, an arrow per arrival.
+    let first = click_chip(&mut browser, 1);
+    let second = click_chip(&mut browser, 2);
+    let two = explored(&mut browser);
+    let lanes = browser.eval(
+        "(() => { const d = document.getElementById('explore-lanes');
+           return [d.querySelectorAll('.lane-step').length, d.querySelectorAll('.lane-message').length,
+                   d.querySelectorAll('.column').length, d.querySelector('.cursor').getAttribute('x1')]; })()",
+    );
+    assert_eq!(lanes[0], 2, "a mark per step: {lanes}");
+    assert_eq!(lanes[1], 2, "an arrow per message that arrived: {lanes}");
+    assert_eq!(lanes[2], 3, "a column for the start and for each step: {lanes}");
+    let cursor_at_two = lanes[3].as_str().unwrap().to_owned();
+
+    // A click on the diagram's first step goes back to it; the diagram keeps the step ahead, pale, and its cursor moves.
+    browser.eval(
+        "document.querySelector('#explore-lanes .column[data-step=\"1\"]').dispatchEvent(new MouseEvent('click', { bubbles: true }))",
+    );
+    at_depth(&mut browser, 1);
+    let cursor = text(&mut browser, "document.querySelector('#explore-lanes .cursor').getAttribute('x1')");
+    assert_ne!(cursor, cursor_at_two, "the cursor follows the step shown");
+    let ahead = browser.eval("document.querySelectorAll('#explore-history li.ahead').length");
+    assert_eq!(ahead, 1, "the step ahead stays in the history, for forward");
+
+    // Another step from here starts a branch; the old one stays, under the step it leaves from.
+    let other = browser.eval(&format!(
+        "(() => {{ const b = [...document.querySelectorAll('#explore-actions button')]
+             .find((b) => !b.textContent.startsWith({second:?}));
+           if (b) b.click(); return b ? b.textContent : null; }})()"
+    ));
+    let other = other.as_str().expect("another enabled action").to_owned();
+    at_depth(&mut browser, 2);
+    assert!(last_taken(&mut browser).starts_with(&other), "the new branch is the path shown");
+    let branches =
+        browser.eval("[...document.querySelectorAll('#explore-history li.branch')].map((li) => li.textContent)");
+    let branches = branches.as_array().unwrap();
+    assert_eq!(branches.len(), 1, "{branches:?}");
+    assert!(branches[0].as_str().unwrap().starts_with(&second), "the old branch, by its first step: {branches:?}");
+
+    // A click on the old branch goes back to its state; the first step is the same on both.
+    browser.eval("document.querySelector('#explore-history li.branch').click()");
+    browser.wait(&format!(
+        "document.body.dataset.exploreDepth === '2' && [...document.querySelectorAll('#explore-history li[data-depth]')].pop().textContent.startsWith({second:?})"
+    ));
+    assert_eq!(explored(&mut browser), two, "the state at the end of the old branch");
+    let path = text(
+        &mut browser,
+        "[...document.querySelectorAll('#explore-history li[data-depth]')].map((li) => li.textContent).join(' | ')",
+    );
+    assert!(path.starts_with(&first), "{path}");
+
+    // A found path: a click on its third step goes there, from wherever the page is.
+    browser.eval("document.getElementById('explore-back').click()");
+    at_depth(&mut browser, 1);
+    browser.eval("document.getElementById('explore-find-leader').click()");
+    browser.wait("document.querySelectorAll('#explore-path li').length > 0");
+    let steps = browser.eval("document.querySelectorAll('#explore-path li').length").as_u64().unwrap() as usize;
+    let k = steps.min(3);
+    browser.eval(&format!("document.querySelector('#explore-path li[data-k=\"{}\"]').click()", k - 1));
+    at_depth(&mut browser, 1 + k);
+    let done = browser.eval("document.querySelectorAll('#explore-path li.done').length").as_u64().unwrap() as usize;
+    assert_eq!(done, k, "the path's steps up to the one clicked are taken");
+    let said =
+        text(&mut browser, &format!("document.querySelector('#explore-path li[data-k=\"{}\"]').textContent", k - 1));
+    assert!(last_taken(&mut browser).starts_with(&said), "{said}");
+    browser.eval("document.getElementById('explore').scrollIntoView()");
+    shoot(&mut browser, "serve-explore-branches.png");
 }

@@ -43,7 +43,7 @@
   function initial() {
     return {
       step: 0,
-      nodes: ids.map(() => ({ state: "normal", view: "", leader: null, epoch: 0, group: null, parent: null, last: "", rule: "", changed: false })),
+      nodes: ids.map(() => ({ state: "normal", view: "", seen: null, leader: null, epoch: 0, group: null, parent: null, last: "", rule: "", changed: false })),
       flight: new Map(),
       violations: [],
       // Directed links broken on their own ("a>b"), and the partitions in force (their groups of ids).
@@ -71,12 +71,12 @@
     // A record about a node the run does not have changes nothing (the page replays any driver's records).
     if (!node && ["crash", "recover", "status", "parent"].includes(r.ev)) return;
     switch (r.ev) {
-      case "crash": node.state = "down"; node.view = "down"; node.leader = null; node.parent = null; break;
+      case "crash": node.state = "down"; node.view = "down"; node.seen = null; node.leader = null; node.parent = null; break;
       case "recover": node.state = "normal"; node.leader = null; node.parent = null; break;
       case "status": node.state = r.state; node.leader = r.leader; node.epoch = r.epoch;
         node.group = r.group ? "(" + r.group.counter + ", " + r.group.creator + ")" : null; break;
       case "parent": node.parent = r.parent; break;
-      case "view": node.view = viewText(r.view); break;
+      case "view": node.view = viewText(r.view); node.seen = r.view; break;
       case "rule": node.rule = r.rule; break;
       case "send": s.flight.set(r.id, r); break;
       case "deliver": case "drop": s.flight.delete(r.id); break;
@@ -100,10 +100,8 @@
     // What follows an event (its rule, view, status, sends) keeps that event as the node's last.
     if (node && !FOLLOWS.includes(r.ev)) { node.last = describe(r); node.rule = ""; }
   }
-  function viewText(v) {
-    const role = (labels.roles && labels.roles[v.role]) || v.role;
-    return role + (v.values.length ? ": " + v.values.map((x) => x.name + " " + x.value).join(", ") : "");
-  }
+  const roleLabel = (role) => (labels.roles && labels.roles[role]) || role;
+  const viewText = (v) => ElectCanvas.viewText(v, roleLabel);
   // The step in a sentence: who did what, and the rule it applied.
   function sentence(step) {
     const r = step[0];
@@ -134,8 +132,15 @@
   }
   const now = () => (current.step > 0 ? events[current.step - 1][0].t : 0);
 
-  // The topology.
-  const topo = document.getElementById("topology");
+  // The topology: each process a state card (canvas.js, the picture every view of elect draws) when the layout
+  // leaves room for the cards, a circle coloured by its state otherwise (many processes).
+  const cards = ElectCanvas.fits(data.layout, n);
+  document.body.classList.toggle("cards", cards);
+  const coloursOf = Object.fromEntries(kinds.map((k) => [k, colour(k)]));
+  // Room on every card for the most lines any view of the run has, so that the picture keeps its size as it plays.
+  const cardLines = 1 + Math.min(4, Math.max(0, ...records.filter((r) => r.ev === "view").map((r) => r.view.values.length)));
+  let topo = document.getElementById("topology");
+  let geometry = null;
   // Node radius as in the topology SVG: small enough that linked nodes do not touch.
   const side = 560;
   let shortest = Infinity;
@@ -237,9 +242,6 @@
     document.getElementById("event-raw").textContent = r ? events[current.step - 1].map((x) => JSON.stringify(x)).join("\n") : "";
     current.nodes.forEach((x, i) => {
       const leads = x.leader === ids[i];
-      circles[i].setAttribute("fill", leads ? LEADER : STATE_COLOURS[x.state] || "#fff");
-      circles[i].setAttribute("stroke-width", leads ? 3 : r && r.node === ids[i] ? 2.5 : 1);
-      circles[i].setAttribute("stroke", r && r.node === ids[i] ? "#d50000" : "#444");
       const tr = rows[i];
       tr.dataset.state = x.state;
       tr.dataset.leader = x.leader === null ? "" : x.leader;
@@ -247,19 +249,13 @@
       const cells = [ids[i], x.state, x.view || "-", x.leader === null ? "-" : x.leader, x.epoch, x.parent === null ? "-" : x.parent, x.group || "-", x.last + (x.rule ? " (" + x.rule + ")" : "")];
       cells.forEach((v, k) => { tr.cells[k].textContent = v; });
       tr.cells[1].className = "state-" + x.state;
+      if (cards) return;
+      circles[i].setAttribute("fill", leads ? LEADER : STATE_COLOURS[x.state] || "#fff");
+      circles[i].setAttribute("stroke-width", leads ? 3 : r && r.node === ids[i] ? 2.5 : 1);
+      circles[i].setAttribute("stroke", r && r.node === ids[i] ? "#d50000" : "#444");
     });
-    drawLinks();
-    drawGroups();
-    parentLayer.replaceChildren();
-    current.nodes.forEach((x, i) => {
-      const p = position.get(x.parent);
-      if (p === undefined) return;
-      const [x1, y1] = xy[i], [x2, y2] = xy[p];
-      const d = Math.hypot(x2 - x1, y2 - y1);
-      if (d <= 2 * radius) return;
-      const [ux, uy] = [(x2 - x1) / d, (y2 - y1) / d];
-      el("line", { x1: x1 + ux * radius, y1: y1 + uy * radius, x2: x2 - ux * (radius + 1), y2: y2 - uy * (radius + 1), stroke: PARENT, "stroke-width": 2, "marker-end": "url(#to-parent)" }, parentLayer);
-    });
+    if (cards) drawCards(r);
+    else drawCircles();
     motion(t);
     const v = current.violations;
     document.body.dataset.violations = v.length;
@@ -276,6 +272,46 @@
         mark.setAttribute("visibility", "hidden");
       }
     }
+  }
+
+  // The circles' picture: links, groups and each node's pointer to its parent.
+  function drawCircles() {
+    drawLinks();
+    drawGroups();
+    parentLayer.replaceChildren();
+    current.nodes.forEach((x, i) => {
+      const p = position.get(x.parent);
+      if (p === undefined) return;
+      const [x1, y1] = xy[i], [x2, y2] = xy[p];
+      const d = Math.hypot(x2 - x1, y2 - y1);
+      if (d <= 2 * radius) return;
+      const [ux, uy] = [(x2 - x1) / d, (y2 - y1) / d];
+      el("line", { x1: x1 + ux * radius, y1: y1 + uy * radius, x2: x2 - ux * (radius + 1), y2: y2 - uy * (radius + 1), stroke: PARENT, "stroke-width": 2, "marker-end": "url(#to-parent)" }, parentLayer);
+    });
+  }
+  // The cards' picture, drawn whole at each step (the messages move on its overlay, `#moving`): each process's
+  // card in its algorithm's words, the one that took the step outlined in red.
+  function drawCards(r) {
+    const groups = new Map();
+    current.nodes.forEach((x, i) => {
+      if (x.group === null || x.state === "down") return;
+      if (!groups.has(x.group)) groups.set(x.group, []);
+      groups.get(x.group).push(i);
+    });
+    const drawn = ElectCanvas.draw({
+      id: "viewer", attrs: 'id="topology"', layout: data.layout, lines: cardLines, colours: coloursOf, role: roleLabel,
+      procs: current.nodes.map((x, i) => ({
+        id: ids[i], state: x.state, leads: x.leader === ids[i], acting: !!r && r.node === ids[i], changed: x.changed, view: x.seen,
+        title: "leader " + (x.leader === null ? "none" : x.leader) + ", epoch " + x.epoch + (x.last ? "\nlast: " + x.last : ""),
+      })),
+      broken: down,
+      groups: [...groups].map(([name, members]) => ({ name, members })),
+      parents: current.nodes.map((x, i) => [i, position.get(x.parent)]).filter(([, p]) => p !== undefined),
+      overlay: '<g id="moving"></g>',
+    });
+    topo.outerHTML = drawn.svg;
+    topo = document.getElementById("topology");
+    geometry = drawn.geometry;
   }
 
   // A link broken in both directions is drawn red and dashed, one broken one way orange and dashed, with a
@@ -316,38 +352,26 @@
       const points = [];
       for (const i of members) for (let a = 0; a < 12; a++) points.push([xy[i][0] + pad * Math.cos(a * Math.PI / 6), xy[i][1] + pad * Math.sin(a * Math.PI / 6)]);
       const c = PALETTE[(k++ * 3 + 2) % PALETTE.length];
-      const hull = el("polygon", { points: convexHull(points).map((p) => p.join(",")).join(" "), fill: c, "fill-opacity": 0.13, stroke: c, "stroke-opacity": 0.6, "stroke-width": 1.5, class: "group", "data-group": name }, hullLayer);
+      const hull = el("polygon", { points: ElectCanvas.convexHull(points).map((p) => p.join(",")).join(" "), fill: c, "fill-opacity": 0.13, stroke: c, "stroke-opacity": 0.6, "stroke-width": 1.5, class: "group", "data-group": name }, hullLayer);
       el("title", {}, hull).textContent = "group " + name + ": " + members.map((i) => ids[i]).join(", ");
     }
   }
-  // Andrew's monotone chain.
-  function convexHull(points) {
-    const p = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-    const half = (list) => {
-      const out = [];
-      for (const q of list) {
-        while (out.length >= 2 && cross(out[out.length - 2], out[out.length - 1], q) <= 0) out.pop();
-        out.push(q);
-      }
-      out.pop();
-      return out;
-    };
-    return half(p).concat(half(p.slice().reverse()));
-  }
-
   // What moves with time: the messages in flight on the topology and the cursor on the diagram, drawn at time `t`
   // (between two events while playing).
   function motion(t) {
-    flightLayer.replaceChildren();
     let inFlight = 0;
-    const labels = [];
+    const labels = [], moving = [];
+    if (!cards) flightLayer.replaceChildren();
     for (const m of current.flight.values()) {
       const a = position.get(m.node), b = position.get(m.to);
       if (a === undefined || b === undefined) continue;
       inFlight++;
       // From the rim of the sender to the rim of the receiver, in proportion to the time spent on the way.
       const f = m.at > m.t ? Math.max(0, Math.min(1, (t - m.t) / (m.at - m.t))) : 1;
+      if (cards) {
+        moving.push({ from: a, to: b, f, kind: m.kind, text: words(m), title: words(m) + ", " + m.node + " → " + m.to });
+        continue;
+      }
       const d = Math.hypot(xy[b][0] - xy[a][0], xy[b][1] - xy[a][1]);
       const [ux, uy] = d > 2 * radius ? [(xy[b][0] - xy[a][0]) / d, (xy[b][1] - xy[a][1]) / d] : [0, 0];
       const [sx, sy] = [xy[a][0] + ux * radius, xy[a][1] + uy * radius];
@@ -356,6 +380,10 @@
       const dot = el("circle", { cx: x, cy: y, r: Math.max(2.5, radius / 3), fill: colour(m.kind), stroke: "#222", "stroke-width": 0.5, class: "message" }, flightLayer);
       el("title", {}, dot).textContent = words(m) + ", " + m.node + " → " + m.to;
       labels.push([x, y, m]);
+    }
+    if (cards) {
+      const layer = document.getElementById("moving");
+      if (layer) layer.innerHTML = ElectCanvas.movingChips(geometry, moving, coloursOf);
     }
     // Each message's words beside it, while few enough are in flight to read them.
     if (labels.length <= 24 && radius >= 6) {
@@ -466,8 +494,10 @@
     const image = new Image();
     image.onload = () => {
       const canvas = document.createElement("canvas");
-      canvas.width = side * 2;
-      canvas.height = side * 2;
+      const [, , w, h] = topo.getAttribute("viewBox").split(" ").map(Number);
+      const scale = Math.min(2, 2400 / Math.max(w, h));
+      canvas.width = Math.round(w * scale);
+      canvas.height = Math.round(h * scale);
       const g = canvas.getContext("2d");
       g.drawImage(image, 0, 0, canvas.width, canvas.height);
       canvas.toBlob((blob) => save(fileName("png"), blob), "image/png");
@@ -486,6 +516,9 @@
   document.addEventListener("fullscreenchange", () => {
     if (!document.fullscreenElement && document.body.classList.contains("present")) present.onclick();
   });
+
+  // With cards, the table of every process is one click away.
+  if (cards) document.getElementById("nodes-details").open = false;
 
   // `#step=N` in the address steps forward N events on loading, as N clicks on the step button would.
   const wanted = /step=(\d+)/.exec(location.hash);

@@ -14,9 +14,12 @@
 //! at event `N` (and follows the step, so the address is a link to it); save the picture at this step as SVG or
 //! PNG (drawn in the page: the policy lets images come only from `data:` addresses); present it on a projector
 //! (large type, fullscreen). Inside `elect serve`'s page it reports its step and height to the page and goes to the
-//! step the page asks for (`postMessage`). The topology shows
-//! each node's state (the leader in green), its parent in its algorithm's tree, and the messages in flight as
-//! dots moving along their links; the table lists each node's state, leader, epoch, parent, group and last event.
+//! step the page asks for (`postMessage`). The topology (`assets/canvas.js`, the picture Explore draws too) shows
+//! each process as a state card in its algorithm's words (the leader marked, the process that took the step
+//! outlined in red), its parent in its algorithm's tree, broken links, Invitation's groups, and the messages in
+//! flight as labelled chips moving along their links; when the layout leaves no room for cards (many processes)
+//! each is a circle coloured by its state and the messages dots. A table, folded under the picture when cards are
+//! shown, lists each node's state, leader, epoch, parent, group and last event.
 
 use crate::layout::Layout;
 use crate::spacetime::space_time_svg;
@@ -43,6 +46,9 @@ pub enum HtmlError {
 }
 
 const CSS: &str = include_str!("../assets/viewer.css");
+/// The picture of a state every view draws (`assets/canvas.js`): state cards, links, groups and message chips,
+/// and a path's space-time diagram. The viewer embeds it; `elect serve` serves it to its page.
+pub const CANVAS_JS: &str = include_str!("../assets/canvas.js");
 const JS: &str = include_str!("../assets/viewer.js");
 
 /// The viewer of `run` on `layout`, as one HTML document.
@@ -135,13 +141,17 @@ fn page(title: &str, truncated: &str, svg: &str, data: &str) -> String {
 <section id="details">
 <div class="pane" id="event-pane"><pre id="event"></pre><details><summary>raw records</summary><pre id="event-raw"></pre></details></div>
 <div class="pane" id="nodes-pane">
+<details id="nodes-details" open><summary>every process in a table: state, leader, epoch, parent, group, last event</summary>
 <table id="nodes">
 <thead><tr><th>id</th><th>state</th><th>in its algorithm's words</th><th>leader</th><th>epoch</th><th>parent</th><th>group</th><th>last event (rule)</th></tr></thead>
 <tbody></tbody>
 </table>
+</details>
 </div>
 </section>
 <script type="application/json" id="elect-data">{data}</script>
+<script>
+{CANVAS_JS}</script>
 <script>
 {JS}</script>
 </body>

@@ -28,7 +28,7 @@ pub mod topology;
 pub mod trace;
 
 pub use colours::kind_colour;
-pub use html::{HtmlError, html_viewer};
+pub use html::{CANVAS_JS, HtmlError, html_viewer};
 pub use labels::{Labels, LabelsError};
 pub use layout::Layout;
 pub use plot::{Metric, PlotError, Point, complexity_plot, read_csv};

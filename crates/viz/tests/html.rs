@@ -79,6 +79,6 @@ fn trace_text_cannot_end_the_script_early() {
     let layout = Layout { topology: "ring".into(), xy: vec![[0.5, 0.5]], links: vec![], links_omitted: false };
     let html = html_viewer(&run, &layout).unwrap();
     assert!(!html.contains("<script>alert"));
-    assert_eq!(html.matches("</script>").count(), 2, "the data element's and the code's");
+    assert_eq!(html.matches("</script>").count(), 3, "the data element's, the picture's code and the viewer's");
     assert_eq!(data(&html)["records"][1]["note"], "</SCRIPT></script>");
 }

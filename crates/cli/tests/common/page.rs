@@ -1,4 +1,6 @@
 //! What the browser tests of `elect serve`'s page share: screenshots, reading the page, waiting for a run.
+// Each test file uses the helpers it needs.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 
@@ -29,4 +31,25 @@ pub(crate) fn finished(browser: &mut Browser, view: &str) -> String {
     let state = text(browser, &format!("document.getElementById('status-{view}').dataset.state"));
     assert_eq!(state, "done", "{view}: {status}");
     status
+}
+
+/// Sets the window's size to `width`×`height` pixels, as a smaller screen or a projector would have it.
+pub(crate) fn viewport(browser: &mut Browser, width: u32, height: u32) {
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+    );
+    browser.wait(&format!("window.innerWidth === {width}"));
+}
+
+/// At 1024×768: the page fits the width (no horizontal scrollbar), and a screenshot of `element` scrolled into view
+/// is saved as `name`; then back to 1400×900.
+pub(crate) fn shoot_at_1024(browser: &mut Browser, element: &str, name: &str) {
+    viewport(browser, 1024, 768);
+    let fits = browser.eval("document.documentElement.scrollWidth <= window.innerWidth");
+    assert_eq!(fits, serde_json::Value::Bool(true), "{name}: no horizontal scrollbar at 1024×768");
+    browser.eval(&format!("document.getElementById('{element}').scrollIntoView()"));
+    shoot(browser, name);
+    viewport(browser, 1400, 900);
+    browser.eval("window.scrollTo(0, 0)");
 }
