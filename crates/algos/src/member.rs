@@ -27,7 +27,7 @@ use crate::params::Params;
 /// monitor's timing depends on besides the algorithm and the network), how long a member that resigned sits out,
 /// and a planted flaw, if any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timing {
+pub struct DeployTiming {
     /// The leader's heartbeat period, in multiples of `T`.
     pub heartbeat: u64,
     /// How long a member that resigned sits out.
@@ -36,7 +36,7 @@ pub struct Timing {
     pub bug: Option<Bug>,
 }
 
-impl Timing {
+impl DeployTiming {
     /// Heartbeats every `heartbeat·T`, a resign hold of `resign_hold`, no planted flaw.
     pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
         Self { heartbeat, resign_hold, bug: None }
@@ -70,7 +70,7 @@ pub struct Deploy<D> {
     /// The driver.
     pub driver: D,
     /// The members' timing.
-    pub timing: Timing,
+    pub timing: DeployTiming,
     /// The network the members form, for the leader monitor's timing.
     pub network: MonitorNetwork,
 }
@@ -98,7 +98,7 @@ impl<D: MemberDriver> Driver for Deploy<D> {
 pub fn dispatch<D: Driver>(
     name: &str,
     params: &Params,
-    timing: Timing,
+    timing: DeployTiming,
     network: MonitorNetwork,
     driver: D,
 ) -> Result<D::Output, crate::RegistryError> {
@@ -109,12 +109,12 @@ pub fn dispatch<D: Driver>(
 pub fn dispatch_member<D: MemberDriver>(
     name: &str,
     params: &Params,
-    timing: Timing,
+    timing: DeployTiming,
     network: MonitorNetwork,
     driver: D,
 ) -> Result<D::Output, crate::RegistryError> {
     let (bug, params) = Bug::take(params)?;
-    crate::registry::dispatch(name, &params, Deploy { driver, timing: Timing { bug, ..timing }, network })
+    crate::registry::dispatch(name, &params, Deploy { driver, timing: DeployTiming { bug, ..timing }, network })
 }
 
 /// How long a member of a simulated or model-checked cluster sits out after it resigns, in multiples of `T`.

@@ -210,8 +210,8 @@ fn splitmix(x: u64) -> u64 {
 }
 
 /// How a member's leader monitor and member are timed: heartbeats every `heartbeat·T`, and the resign hold.
-fn timing(config: &NodeConfig) -> member::Timing {
-    member::Timing::new(config.heartbeat, elect_core::Duration::from_ticks(micros(config.resign_hold)))
+fn timing(config: &NodeConfig) -> member::DeployTiming {
+    member::DeployTiming::new(config.heartbeat, elect_core::Duration::from_ticks(micros(config.resign_hold)))
 }
 
 /// The mesh the members form, for the leader monitor's timing: a complete graph, one hop for a heartbeat, and a
