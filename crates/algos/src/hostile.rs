@@ -27,7 +27,7 @@ use elect_core::{
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::algorithm::{Algorithm, Facts, Needs};
-use crate::member::{Deployed, Member, MemberDriver, Packet, Timing};
+use crate::member::{DeployTiming, Deployed, Member, MemberDriver, Packet};
 use crate::monitor::MonitorNetwork;
 use crate::params::Params;
 
@@ -76,7 +76,7 @@ pub fn run(algorithm: &str, n: usize, u: &mut Unstructured<'_>) -> Result<Outcom
         logical_ring: info.needs == Needs::Ring,
         delay_bound: Duration::from_ticks(T),
     };
-    let timing = Timing::new(2, Duration::from_ticks(10 * T));
+    let timing = DeployTiming::new(2, Duration::from_ticks(10 * T));
     let harness = Harness { n, u };
     crate::member::dispatch_member(algorithm, &Params::default(), timing, network, harness).expect("a known algorithm")
 }

@@ -13,6 +13,7 @@ pub mod floodmax;
 pub mod franklin;
 pub mod garcia_molina;
 pub mod hirschberg_sinclair;
+mod hosted;
 #[cfg(feature = "hostile")]
 pub mod hostile;
 pub mod invitation;

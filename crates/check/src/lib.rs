@@ -373,7 +373,7 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
         (None, Some(heartbeat)) => {
             let network = scenario.monitor_network();
             let hold = network.delay_bound * member::RESIGN_HOLD;
-            member::dispatch(&sim.algorithm, &sim.params, member::Timing::new(heartbeat, hold), network, driver)?
+            member::dispatch(&sim.algorithm, &sim.params, member::DeployTiming::new(heartbeat, hold), network, driver)?
         }
         (None, None) => elect_algos::dispatch(&sim.algorithm, &sim.params, driver)?,
     }

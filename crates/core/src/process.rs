@@ -111,6 +111,62 @@ pub struct Setup<'a> {
     pub suspected: &'a [NodeId],
 }
 
+/// A [`Setup`] a process owns: what a process that runs another one keeps for its whole life (the leader monitor,
+/// the deployed member), so that it can build a fresh instance of the algorithm it runs whenever it needs one.
+/// It keeps everything but the suspects, which each build names for itself.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OwnedSetup {
+    /// Own id.
+    pub id: NodeId,
+    /// Own rank.
+    pub rank: Rank,
+    /// Every link, indexed by [`Port`].
+    pub neighbors: Vec<Neighbor>,
+    /// The ring orientation, if any.
+    pub ring: Option<RingPorts>,
+    /// The other processes in ring order, on a logical ring over a complete graph.
+    pub ring_order: Vec<Port>,
+    /// The shape of the network.
+    pub shape: Shape,
+    /// The delay bound `T`, if the network model has one.
+    pub delay_bound: Option<Duration>,
+    /// The network's diameter, if the driver knows it.
+    pub diameter: Option<u32>,
+}
+
+impl Setup<'_> {
+    /// This setup, owned (without its suspects).
+    pub fn to_owned(&self) -> OwnedSetup {
+        OwnedSetup {
+            id: self.id,
+            rank: self.rank,
+            neighbors: self.neighbors.to_vec(),
+            ring: self.ring,
+            ring_order: self.ring_order.to_vec(),
+            shape: self.shape,
+            delay_bound: self.delay_bound,
+            diameter: self.diameter,
+        }
+    }
+}
+
+impl OwnedSetup {
+    /// The setup to build a process with, suspecting nobody.
+    pub fn setup(&self) -> Setup<'_> {
+        Setup {
+            id: self.id,
+            rank: self.rank,
+            neighbors: &self.neighbors,
+            ring: self.ring,
+            ring_order: &self.ring_order,
+            shape: self.shape,
+            delay_bound: self.delay_bound,
+            diameter: self.diameter,
+            suspected: &[],
+        }
+    }
+}
+
 /// A local request from outside the algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -210,8 +210,8 @@ fn splitmix(x: u64) -> u64 {
 }
 
 /// How a member's leader monitor and member are timed: heartbeats every `heartbeat·T`, and the resign hold.
-fn timing(config: &NodeConfig) -> member::Timing {
-    member::Timing::new(config.heartbeat, elect_core::Duration::from_ticks(micros(config.resign_hold)))
+fn timing(config: &NodeConfig) -> member::DeployTiming {
+    member::DeployTiming::new(config.heartbeat, elect_core::Duration::from_ticks(micros(config.resign_hold)))
 }
 
 /// The mesh the members form, for the leader monitor's timing: a complete graph, one hop for a heartbeat, and a
@@ -274,6 +274,13 @@ pub(crate) struct Built<A: Algorithm> {
 /// What becomes of a built member: a task ([`Spawn`]), or a runner driven by a script ([`crate::scripted`]).
 pub(crate) trait Then {
     type Output;
+
+    /// Starts the built runner's member from `restored`: the whole recovery of every driver ([`Runner::recover`]),
+    /// unless what drives the runner runs its steps itself.
+    fn start<A: Algorithm>(&self, runner: &mut Runner<A>, restored: Saved<<A::Process as Process>::Durable>) {
+        runner.recover(restored);
+    }
+
     fn then<A: Algorithm>(self, built: Built<A>) -> Result<Self::Output, StartError>;
 }
 
@@ -378,7 +385,7 @@ impl Launch {
         Saved { incarnation: self.floor, seen: Epoch::from_bits(self.stored.seen), inner }
     }
 
-    fn build<A: Algorithm>(self, member: Deployed<A>) -> Result<Built<A>, StartError> {
+    fn build<A: Algorithm, T: Then>(self, member: Deployed<A>, then: &T) -> Result<Built<A>, StartError> {
         member.validate(&self.config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
         let restored = self.restored::<A>();
         let Self { config, socket, local_addr, http, store, stored, seed, .. } = self;
@@ -435,7 +442,7 @@ impl Launch {
         let mut runner = Runner::new(process, mesh, transport, (store, stored), outlets, rng);
         // The process starts here, so that the handle knows its incarnation; the task writes it before anything
         // else.
-        runner.start(Some(restored));
+        then.start(&mut runner, restored);
         let incarnation = runner.process.incarnation();
         counters.set_incarnation(incarnation);
         board.set_incarnation(incarnation);
@@ -452,7 +459,8 @@ impl<T: Then> MemberDriver for Building<T> {
     type Output = Result<T::Output, StartError>;
 
     fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
-        self.then.then(self.launch.build(member)?)
+        let built = self.launch.build(member, &self.then)?;
+        self.then.then(built)
     }
 }
 
@@ -635,7 +643,8 @@ mod tests {
         let socket = UdpSocket::from_std(socket).unwrap();
         let launch =
             Launch { config, socket: Socket::Udp(socket), local_addr, http: None, store, stored, floor: 1, seed: 1 };
-        let built = launch.build(Deployed::new(Pinger, member::MemberConfig::new(2, elect_core::Duration::ZERO)));
+        let built =
+            launch.build(Deployed::new(Pinger, member::MemberConfig::new(2, elect_core::Duration::ZERO)), &Spawn);
         let node = Spawn.then(built.unwrap()).unwrap();
         let state = dir.path().join("state");
         let got = tokio::task::spawn_blocking(move || {

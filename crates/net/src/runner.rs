@@ -8,7 +8,9 @@
 //! generator); sends and state writes are queued as operations and then performed in order, so that a `Persist` is
 //! written to the state file before any later send of the same step leaves (a step that persists twice writes
 //! once, before its next send or at its end). After every step the runtime hands the member's leadership notices
-//! to the application and publishes its status.
+//! to the application and publishes its status. The member starts (or restarts) in the order every driver follows,
+//! [`elect_core::driver::recover`], before the task is spawned; the task's first act is that start's writes and
+//! sends, the new incarnation first.
 //!
 //! A datagram is accepted only if it passes, in order: the wire's checks (version, tag, shape, cluster, recipient;
 //! [`crate::wire::decode`]), a known sender other than this member, in a keyless cluster a source address that is
@@ -24,7 +26,7 @@ use std::sync::Arc;
 
 use elect_algos::Algorithm;
 use elect_algos::member::{Leadership, Member, Saved};
-use elect_core::driver::{self, Host};
+use elect_core::driver::{self, Host, Restart};
 use elect_core::{Command, EffectOf, Event, EventOf, Instant, NodeId, Notice, Port, Process, Span};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -181,19 +183,24 @@ impl<A: Algorithm> Runner<A> {
         Instant::from_ticks(u64::try_from(self.origin.elapsed().as_micros()).unwrap_or(u64::MAX))
     }
 
-    /// The first half of a start: the process starts from what it last made durable (a new incarnation, which the
-    /// task writes before anything else). Called before the task is spawned, so that the handle knows the
-    /// incarnation.
-    pub(crate) fn start(&mut self, restored: Option<Saved<Durable<A>>>) {
-        // Time 0 is the start: a process that starts with no durable state at time 0 is a first start, not a late
-        // joiner.
-        self.step_at(Instant::ZERO, Event::Start { restored });
+    /// Starts the member as every driver starts or recovers a process ([`driver::recover`]): it starts from what it
+    /// last made durable (a new incarnation), is told of no link (a member hears none: its peers learn of it from
+    /// its packets), and initiates. Called before the task is spawned, so that the handle knows the incarnation;
+    /// the task performs the steps' writes and sends when it starts ([`Self::run`]), in order, the new incarnation
+    /// first.
+    pub(crate) fn recover(&mut self, restored: Saved<Durable<A>>) {
+        driver::recover(&mut Recovery(self), Some(restored), []);
+    }
+
+    /// Only the first step of [`Self::recover`], for a runner whose script runs the rest of the recovery itself,
+    /// one step at a time, as the simulator's trace records it ([`crate::scripted`]).
+    pub(crate) fn start(&mut self, restored: Saved<Durable<A>>) {
+        Recovery(self).run(Event::Start { restored: Some(restored) });
     }
 
     /// Runs the member until it is shut down (`Ok`) or cannot go on safely (a failed state write).
     pub(crate) async fn run(mut self) -> Result<(), NodeError> {
         self.settle().await?;
-        self.step(Event::Command(Command::Initiate)).await?;
         loop {
             let deadline = self.timers.values().map(|d| d.at).min();
             tokio::select! {
@@ -468,6 +475,25 @@ impl<A: Algorithm> Runner<A> {
         }
         self.outlets.leadership.send_if_modified(|l| std::mem::replace(l, shown) != shown);
     }
+}
+
+/// The runner as the driver of its member's (re)start ([`driver::recover`]). Time 0 is the start: a process that
+/// starts with no durable state at time 0 is a first start, not a late joiner, and every step of the recovery runs
+/// then. Each step's effects are carried out through the shell, and a state it records is queued for writing at
+/// its end, as [`Runner::settle`] would write it: a step's write comes before the next step's sends.
+struct Recovery<'r, A: Algorithm>(&'r mut Runner<A>);
+
+impl<A: Algorithm> Restart<Member<A>> for Recovery<'_, A> {
+    fn run(&mut self, event: EventOf<Member<A>>) {
+        let runner = &mut *self.0;
+        runner.step_at(Instant::ZERO, event);
+        if let Some(saved) = runner.pending.take() {
+            runner.ops.push(Op::Save(saved));
+        }
+    }
+
+    /// Nothing reports links on a real network: the peers learn of the member from its packets.
+    fn tell_neighbors(&mut self) {}
 }
 
 /// The next new address of a member given by name; never, if none was.

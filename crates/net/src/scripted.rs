@@ -92,7 +92,8 @@ impl Member {
         Ok((member, stepped))
     }
 
-    /// Runs a local command (`Initiate` as the runtime does after starting, `Resign`, `Leave`) at `now`.
+    /// Runs a local command (`Initiate`, the rest of a start's recovery as the runtime runs it, `Resign`, `Leave`)
+    /// at `now`.
     pub fn command(&mut self, now: u64, cmd: Command) -> Result<Stepped, ScriptError> {
         let now = self.local(now)?;
         self.runner.step(&self.runtime, now, Input::Command(cmd))?;
@@ -161,6 +162,16 @@ struct Scripting;
 
 impl Then for Scripting {
     type Output = Box<dyn Drive>;
+
+    /// Only the start: the script runs the rest of the recovery ([`elect_core::driver::recover`]) itself, one step
+    /// at a time, as the simulator's trace records it (the `Initiate` that follows is a [`Member::command`]).
+    fn start<A: Algorithm>(
+        &self,
+        runner: &mut Runner<A>,
+        restored: elect_algos::member::Saved<<A::Process as elect_core::Process>::Durable>,
+    ) {
+        runner.start(restored);
+    }
 
     fn then<A: Algorithm>(self, built: Built<A>) -> Result<Box<dyn Drive>, StartError> {
         // The application's end of the leadership events stays open, as an application's would.

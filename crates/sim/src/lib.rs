@@ -151,8 +151,14 @@ pub fn simulate_with(config: &SimConfig, observers: Observers) -> Result<Report,
         (None, Some(heartbeat)) => {
             let network = run.scenario.monitor_network();
             let hold = network.delay_bound * member::RESIGN_HOLD;
-            member::dispatch(&config.algorithm, &config.params, member::Timing::new(heartbeat, hold), network, run)
-                .map_err(ConfigError::from)?
+            member::dispatch(
+                &config.algorithm,
+                &config.params,
+                member::DeployTiming::new(heartbeat, hold),
+                network,
+                run,
+            )
+            .map_err(ConfigError::from)?
         }
         (None, None) => dispatch(&config.algorithm, &config.params, run).map_err(ConfigError::from)?,
     }

@@ -1,0 +1,105 @@
+//! The member's timing and its planted flaws. A member waits multiples of the delay bound `T`: a rival's claim
+//! lives as long as the leader monitor's suspicion time after its claimer's last packet, the algorithm must keep a
+//! member leader for the settling wait before it grants itself an epoch, and a member that starts knowing no epoch
+//! waits a round trip for the answers to its question. A flaw is planted only on request
+//! (`--param monitor-bug=...`), to show that the checker and the simulator find it.
+
+use elect_core::{Duration, OwnedSetup, Setup};
+
+use crate::params::{ParamError, ParamInfo, Params};
+
+/// The member's timing, in multiples of the delay bound `T`, and the resign hold. (A member that starts knowing no
+/// epoch asks for a round trip, `2T + ε`: see the module documentation.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberConfig {
+    /// A claim stays live this many `T` after its claimer's last packet: the leader monitor's suspicion time,
+    /// `heartbeat + 2`.
+    pub claim_ttl: u64,
+    /// The algorithm must keep this member leader this many `T` before it grants itself an epoch.
+    pub settle: u64,
+    /// How long a member that resigned sits out before it takes part in elections again.
+    pub resign_hold: Duration,
+    /// A flaw planted on purpose, to show that the checker and the simulator find it (`--param monitor-bug=...`).
+    pub bug: Option<Bug>,
+}
+
+impl MemberConfig {
+    /// The timing of a member whose leader monitor beats every `heartbeat·T`.
+    pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
+        Self { claim_ttl: heartbeat + 2, settle: 1, resign_hold, bug: None }
+    }
+}
+
+/// A flaw planted in the deployed process on purpose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// `same-epoch`: a new grant reuses the highest epoch the member has seen (the grant it replaces) instead of
+    /// the one after it, so a new leader may hold the epoch of the old one.
+    SameEpoch,
+    /// `deaf-leaders`: two leaders of one of the leader monitor's epochs ignore each other's heartbeats instead of
+    /// settling which one leads: after a one-way fault the cluster may never agree again.
+    DeafLeaders,
+}
+
+/// The parameter that plants a [`Bug`]. It belongs to the member, not to the algorithm, so drivers take it out of
+/// the algorithm's parameters ([`Bug::take`]) before they look the algorithm up.
+pub const BUG_PARAM: ParamInfo = ParamInfo {
+    name: "monitor-bug",
+    values: "same-epoch or deaf-leaders",
+    default: "none",
+    help: "plant a flaw in the deployed member (only with --monitor): same-epoch makes a new leadership grant \
+           reuse the epoch it replaces; deaf-leaders makes two leaders of one monitor epoch ignore each other",
+};
+
+impl Bug {
+    /// Takes `monitor-bug` out of `params`: the flaw it names, if any, and the algorithm's own parameters.
+    pub fn take(params: &Params) -> Result<(Option<Self>, Params), ParamError> {
+        let (value, rest) = params.without(BUG_PARAM.name);
+        let bug = match value.as_deref() {
+            None | Some("none") => None,
+            Some("same-epoch") => Some(Self::SameEpoch),
+            Some("deaf-leaders") => Some(Self::DeafLeaders),
+            Some(other) => {
+                return Err(ParamError::Invalid {
+                    key: BUG_PARAM.name,
+                    value: other.to_owned(),
+                    reason: format!("expected one of: {}", BUG_PARAM.values),
+                });
+            }
+        };
+        Ok((bug, rest))
+    }
+}
+
+/// What a member keeps for its whole life: its setup (to rebuild its algorithm after it resigned) and its timing in
+/// ticks.
+#[derive(Debug)]
+pub(super) struct Fixed {
+    pub(super) setup: OwnedSetup,
+    pub(super) claim_ttl: Duration,
+    pub(super) settle: Duration,
+    /// How long a member that starts knowing no epoch waits for answers: a round trip, `2T + ε`.
+    pub(super) ask: Duration,
+    /// How many other members a member that starts knowing no epoch must have heard from before it grants
+    /// anything: with itself, a majority of the members, `⌊n/2⌋`.
+    pub(super) quorum: usize,
+    pub(super) resign_hold: Duration,
+    pub(super) bug: Option<Bug>,
+}
+
+impl Fixed {
+    /// The fixed part of a member built from `setup` and timed by `config`.
+    pub(super) fn new(config: &MemberConfig, setup: &Setup<'_>) -> Self {
+        let t = setup.delay_bound.expect("a member needs a delay bound; drivers check it");
+        Self {
+            setup: setup.to_owned(),
+            claim_ttl: t * config.claim_ttl,
+            settle: t * config.settle,
+            ask: t * 2 + Duration::TICK,
+            // With itself, a majority of the `n` members: `⌊n/2⌋` others, `⌈(n − 1)/2⌉`.
+            quorum: setup.neighbors.len().div_ceil(2),
+            resign_hold: config.resign_hold,
+            bug: config.bug,
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The deployed process as an [`Algorithm`]: [`Deployed`] builds members, and says what a member promises and
+//! how long it takes. A member's grants are unique to one epoch at every moment (P-Unique on its grants); once a
+//! run has settled, the algorithm's own end-of-run properties hold and, for single-leader algorithms, every live
+//! member shows one live leader. Closed-form bounds of one election leave out the member's own packets (and the
+//! leader monitor's).
+
+use elect_core::{Check, Duration, NodeId, Property, Setup, Shape, When, Winner};
+
+use super::config::{Fixed, MemberConfig};
+use super::packet::{MEMBER_AND_MONITOR_KINDS, MEMBER_KINDS};
+use super::process::Member;
+use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Measure};
+use crate::params::{ParamError, Params};
+
+/// The algorithm a member runs, wrapped in everything a member decides besides (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Deployed<A> {
+    /// The algorithm (the leader monitor around a single-leader algorithm, or the Invitation algorithm).
+    pub inner: A,
+    /// The member's timing.
+    pub config: MemberConfig,
+}
+
+impl<A: Algorithm> Deployed<A> {
+    /// `inner`, run as a member with `config`'s timing.
+    pub fn new(inner: A, config: MemberConfig) -> Self {
+        Self { inner, config }
+    }
+}
+
+impl<A: Algorithm> Algorithm for Deployed<A> {
+    type Process = Member<A>;
+    const INFO: &'static Info = A::INFO;
+
+    fn from_params(params: &Params) -> Result<Self, ParamError> {
+        Ok(Self::new(A::from_params(params)?, MemberConfig::new(2, Duration::ZERO)))
+    }
+
+    fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {
+        self.inner.validate(ids)
+    }
+
+    fn build(&self, setup: &Setup<'_>) -> Member<A> {
+        debug_assert!(setup.shape == Shape::Complete, "members form a full mesh; drivers check it");
+        Member::new(self.inner.clone(), Fixed::new(&self.config, setup))
+    }
+
+    /// What a member promises: fencing epochs unique to one grant (P-Unique on the member's grants) always, and
+    /// once the run has settled, the algorithm's own end-of-run properties and, for single-leader algorithms, every
+    /// live member showing one live leader.
+    fn checks(&self) -> Vec<Check> {
+        let mut checks = vec![Check::always(Property::Uniqueness)];
+        checks.extend(self.inner.checks().into_iter().filter(|c| c.when == When::AtEnd));
+        if A::INFO.elects == Elects::OneLeader {
+            for property in [Property::Agreement, Property::LiveLeader] {
+                if !checks.contains(&Check::at_end(property)) {
+                    checks.push(Check::at_end(property));
+                }
+            }
+        }
+        checks
+    }
+
+    fn winner(&self) -> Winner {
+        self.inner.winner()
+    }
+
+    /// One election, then the settling wait before the grant (no earlier than the end of a first start's
+    /// question, a round trip) and the grant's announcement.
+    fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+        let grant = (self.inner.election_time(facts, t) + t * self.config.settle).max(t * 2 + Duration::TICK);
+        grant + t
+    }
+
+    /// The algorithm's settling time, then a rival's claim may live out its life, then the settling wait and the
+    /// grant's announcement.
+    fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
+        let t = delay_bound?;
+        let inner = self.inner.settle_time(facts, delay_bound)?;
+        Some(inner + t * (self.config.claim_ttl + self.config.settle + 2) + Duration::TICK)
+    }
+
+    /// The algorithm's bounds, not counting the member's own packets (nor the leader monitor's).
+    fn bounds(&self, facts: &Facts) -> Vec<Bound> {
+        let mut bounds = self.inner.bounds(facts);
+        for bound in &mut bounds {
+            bound.measure = match bound.measure {
+                Measure::Messages => Measure::AllBut(MEMBER_KINDS),
+                Measure::AllBut(_) => Measure::AllBut(MEMBER_AND_MONITOR_KINDS),
+                kinds @ Measure::Kinds(_) => kinds,
+            };
+        }
+        bounds
+    }
+}

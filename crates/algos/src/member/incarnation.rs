@@ -1,0 +1,59 @@
+//! Incarnations and stale packets. A member's incarnation is one more than the one its driver restores, and is
+//! durable before its first packet; a packet of an older incarnation of its sender than one already heard was sent
+//! before the sender restarted, and is dropped unread. A packet stamped with an older epoch than one this member
+//! knows (a lower `seen`, or a grant below an epoch it has seen) is answered with an `announce` of its own `seen`
+//! (and grant): a straggler catches up at once instead of acting on what it missed.
+
+use elect_core::{Cx, Epoch, Event, NodeId};
+
+use super::asking::Asking;
+use super::away::Away;
+use super::fencing::Leadership;
+use super::packet::Saved;
+use super::process::{Durable, Member};
+use super::rule;
+use crate::algorithm::Algorithm;
+
+impl<A: Algorithm> Member<A> {
+    /// A new incarnation, durable before the first packet; `seen` and the algorithm's state as they were saved. A
+    /// member that knows no epoch asks the others before anything else.
+    pub(super) fn start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Saved<Durable<A>>>) {
+        let saved = restored.unwrap_or(Saved { incarnation: 0, seen: Epoch::ZERO, inner: None });
+        // The driver restores at most a state file's incarnation or the time in milliseconds, far below the top.
+        self.incarnation = saved.incarnation.saturating_add(1);
+        self.seen = saved.seen;
+        self.published = Leadership { leader: None, epoch: saved.seen.bits() };
+        self.durable = saved.inner.clone();
+        self.persist(cx);
+        if self.seen == Epoch::ZERO {
+            // It knows no epoch: it asks, and grants nothing until the answers had time to come back.
+            self.asking = Asking::Waiting;
+            self.ask(cx);
+        }
+        self.run(cx, Event::Start { restored: saved.inner });
+        self.decide(cx);
+    }
+
+    /// A packet of `incarnation` arrived from `peer`: whether its sender has restarted since it sent it (and it
+    /// is dropped). Otherwise its incarnation is the latest heard from `peer`.
+    pub(super) fn sent_before_a_restart(&mut self, cx: &mut Cx<'_, Self>, peer: NodeId, incarnation: u64) -> bool {
+        match self.heard.get(&peer) {
+            Some(&latest) if incarnation < latest => {
+                cx.rule(rule::OLD_INCARNATION);
+                true
+            }
+            Some(&latest) if incarnation == latest => false,
+            _ => {
+                self.heard.insert(peer, incarnation);
+                false
+            }
+        }
+    }
+
+    /// Whether the sender of a packet stamped `seen` is behind this member (now that its header was heard): it
+    /// leads under a grant older than an epoch this member knows (`stale_lead`), or, while this member takes
+    /// part, it has seen less. A member sitting out corrects only a leader's stale grant.
+    pub(super) fn behind(&self, stale_lead: bool, seen: Epoch) -> bool {
+        stale_lead || (self.away == Away::Present && seen < self.seen)
+    }
+}

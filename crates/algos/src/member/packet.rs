@@ -1,0 +1,162 @@
+//! What members say to each other. Every packet carries a header (the sender's incarnation, `seen`, the highest
+//! fencing epoch it knows, and `lead`, its own grant if it leads) and a body: a message of the algorithm, or one of
+//! the member's own (`announce`, `leaving`, `ask`), counted as kinds of their own after the algorithm's (and the
+//! leader monitor's). A packet from outside is valid only if its header holds epochs a member may accept (a grant
+//! its sender started itself, in a round it has seen) and its algorithm message is valid for the algorithm; a
+//! driver checks it ([`Member::validate`]) before the member reads it.
+
+use std::borrow::Cow;
+
+use elect_core::{Cx, Epoch, Invalid, Message, Port, Roster, Validate};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::process::{Member, Msg};
+use crate::algorithm::Algorithm;
+
+/// A member's packet: its header, and an algorithm message or one of the member's own.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound = "M: Serialize + DeserializeOwned")]
+pub struct Packet<M> {
+    /// The sender's incarnation.
+    pub incarnation: u64,
+    /// The highest fencing epoch the sender knows.
+    pub seen: Epoch,
+    /// The fencing epoch of the sender's current grant, if it leads.
+    pub lead: Option<Epoch>,
+    /// The payload.
+    pub body: Body<M>,
+}
+
+/// What a packet carries besides its header.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", bound = "M: Serialize + DeserializeOwned")]
+pub enum Body<M> {
+    /// A message of the election algorithm.
+    Algorithm(M),
+    /// Only the header matters: a new grant (`lead`), or a correction (`seen`).
+    Announce,
+    /// The sender is leaving (it resigned or shuts down): if it was your leader, elect another now.
+    Leaving,
+    /// The sender started knowing no epoch and asks for the highest each member knows: it is answered with an
+    /// `announce` (see the module documentation).
+    Ask,
+}
+
+impl<M: Message> Message for Packet<M> {
+    fn kinds() -> Cow<'static, [&'static str]> {
+        let mut kinds = M::kinds().into_owned();
+        kinds.extend_from_slice(MEMBER_KINDS);
+        Cow::Owned(kinds)
+    }
+
+    fn kind_index(&self) -> usize {
+        match &self.body {
+            Body::Algorithm(msg) => msg.kind_index(),
+            Body::Announce => M::kinds().len(),
+            Body::Leaving => M::kinds().len() + 1,
+            Body::Ask => M::kinds().len() + 2,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match &self.body {
+            Body::Algorithm(msg) => msg.kind(),
+            Body::Announce => "announce",
+            Body::Leaving => "leaving",
+            Body::Ask => "ask",
+        }
+    }
+
+    fn describe(&self) -> String {
+        match (&self.body, self.lead) {
+            (Body::Algorithm(msg), _) => msg.describe(),
+            (Body::Announce, Some(lead)) => format!("announce: I lead under grant {lead}"),
+            (Body::Announce, None) => format!("announce: I have seen epoch {}", self.seen),
+            (Body::Leaving, _) => "leaving".to_owned(),
+            (Body::Ask, _) => "ask: which epochs do you know?".to_owned(),
+        }
+    }
+}
+
+/// A packet's header holds epochs a member may accept: what the sender has seen, and its grant, which it started
+/// itself, in a round it has seen; an algorithm message is valid for the algorithm.
+impl<M: Message> Validate for Packet<M> {
+    fn validate(&self, roster: &Roster<'_>) -> Result<(), Invalid> {
+        roster.epoch(self.seen, "seen is beyond the last round")?;
+        if let Some(lead) = self.lead {
+            roster.ensure(lead <= self.seen, "the grant is above the epochs its sender has seen")?;
+            roster.ensure(lead.round() >= 1 && lead.starter() == roster.from, "the grant is not its sender's own")?;
+        }
+        match &self.body {
+            Body::Algorithm(msg) => msg.validate(roster),
+            Body::Announce | Body::Leaving | Body::Ask => Ok(()),
+        }
+    }
+}
+
+/// A member's timers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemberTimer<T> {
+    /// The algorithm's timer, armed by its instance `life` (a resignation restarts the algorithm; the timers of
+    /// its earlier instance are then ignored).
+    Inner {
+        /// The instance that armed it.
+        life: u32,
+        /// The algorithm's timer.
+        timer: T,
+    },
+    /// The claim of the member at this port has expired: it was silent for the claim's life.
+    Claim(Port),
+    /// The algorithm has kept this member leader for the settling wait.
+    Settle,
+    /// The resign hold is over.
+    Wake,
+    /// A member that started knowing no epoch has waited a round trip for the answers to its question.
+    Asked,
+}
+
+/// What a member keeps on stable storage.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound = "D: Serialize + DeserializeOwned")]
+pub struct Saved<D> {
+    /// Its incarnation.
+    pub incarnation: u64,
+    /// The highest fencing epoch it has heard of or granted.
+    pub seen: Epoch,
+    /// The algorithm's durable state.
+    pub inner: Option<D>,
+}
+
+/// The member's own message kinds, after the algorithm's (in the order of [`Packet::kind_index`]), which
+/// closed-form bounds of one election leave out.
+pub(super) const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask"];
+/// The kinds of the messages the leader monitor and the member add around an algorithm's: the monitor's
+/// (`heartbeat`, `join`, `hop-ack`, `pre-vote`, `pre-vote-reply`) then the member's own (spelled out, as a bound's
+/// measure is a static list; a test checks that it is their concatenation).
+pub const MEMBER_AND_MONITOR_KINDS: &[&str] =
+    &["heartbeat", "join", "hop-ack", "pre-vote", "pre-vote-reply", "announce", "leaving", "ask"];
+
+impl<A: Algorithm> Member<A> {
+    /// Checks a packet that arrived on `from` from outside, as every driver that receives packets from a network
+    /// must before it hands one over (see [`elect_core::Validate`]): `Err` says what is wrong with it, and the
+    /// packet must then be dropped unread.
+    pub fn validate(&self, from: Port, packet: &Packet<Msg<A>>) -> Result<(), Invalid> {
+        let setup = &self.fixed.setup;
+        let sender = setup.neighbors.get(from.index()).ok_or(Invalid("no member is at the port it came from"))?;
+        packet.validate(&Roster { me: setup.id, rank: setup.rank, neighbors: &setup.neighbors, from: sender.id })
+    }
+
+    /// A packet with this member's header.
+    pub(super) fn packet(&self, body: Body<Msg<A>>) -> Packet<Msg<A>> {
+        Packet { incarnation: self.incarnation, seen: self.seen, lead: self.grant, body }
+    }
+
+    /// Sends `body` to every other member.
+    pub(super) fn broadcast(&self, cx: &mut Cx<'_, Self>, body: Body<Msg<A>>) {
+        for n in &self.fixed.setup.neighbors {
+            cx.send(n.port, self.packet(body.clone()));
+        }
+    }
+}

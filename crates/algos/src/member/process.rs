@@ -1,0 +1,329 @@
+//! One member, [`Member`], and the [`Process`] impl that hands each input to the rule it belongs to and ends every
+//! step in [`Member::decide`]. The member drives its algorithm as any driver drives a process ([`Hosted`]), through
+//! [`Outer`]: every message leaves with the member's header, timers are tagged with the algorithm's instance (a
+//! resignation restarts the algorithm, and the timers of its earlier instance are then ignored), durable state is
+//! saved with the member's own, and the algorithm's "I am the leader" notices give way to the member's grants.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use elect_core::driver::Host;
+use elect_core::{Command, Cx, Epoch, Event, EventOf, NodeId, Notice, Peers, Port, Process, Span, Status, View};
+
+use super::asking::Asking;
+use super::away::Away;
+use super::config::Fixed;
+use super::fencing::Leadership;
+use super::packet::{Body, MemberTimer, Packet, Saved};
+use super::rule;
+use crate::algorithm::Algorithm;
+use crate::hosted::Hosted;
+
+/// The algorithm's message, timer and durable state types.
+pub(super) type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
+type Timer<A> = <<A as Algorithm>::Process as Process>::Timer;
+pub(super) type Durable<A> = <<A as Algorithm>::Process as Process>::Durable;
+
+/// One member.
+#[derive(Clone, Debug)]
+pub struct Member<A: Algorithm> {
+    /// The algorithm's instance.
+    pub(super) inner: Hosted<A>,
+    pub(super) fixed: Arc<Fixed>,
+    /// The algorithm's instance: one more after each restart of it.
+    pub(super) life: u32,
+    pub(super) incarnation: u64,
+    /// The highest fencing epoch it has heard of or granted.
+    pub(super) seen: Epoch,
+    /// The `seen` last made durable.
+    pub(super) saved_seen: Epoch,
+    /// Its grant, while it leads.
+    pub(super) grant: Option<Epoch>,
+    /// The latest claim of each other member that leads, and whether it is live (its claimer was heard from
+    /// within the claim's life).
+    pub(super) claims: BTreeMap<NodeId, (Epoch, bool)>,
+    /// The latest incarnation heard from each member.
+    pub(super) heard: BTreeMap<NodeId, u64>,
+    /// The algorithm names this member leader; `settled` once it has for the settling wait.
+    pub(super) leading: bool,
+    pub(super) settled: bool,
+    /// Whether it started knowing no epoch and still waits for the answers to its question before it grants
+    /// anything.
+    pub(super) asking: Asking,
+    pub(super) published: Leadership,
+    pub(super) away: Away,
+    /// The algorithm's last durable state.
+    pub(super) durable: Option<Durable<A>>,
+}
+
+impl<A: Algorithm> Member<A> {
+    /// A member running `algorithm`, with `fixed` for its whole life, not started yet.
+    pub(super) fn new(algorithm: A, fixed: Fixed) -> Self {
+        Self {
+            inner: Hosted::new(algorithm, &fixed.setup.setup()),
+            fixed: Arc::new(fixed),
+            life: 0,
+            incarnation: 0,
+            seen: Epoch::ZERO,
+            saved_seen: Epoch::ZERO,
+            grant: None,
+            claims: BTreeMap::new(),
+            heard: BTreeMap::new(),
+            leading: false,
+            settled: false,
+            asking: Asking::Answered,
+            published: Leadership { leader: None, epoch: 0 },
+            away: Away::Present,
+            durable: None,
+        }
+    }
+
+    /// The state members are compared and hashed by: everything but the fixed configuration and scratch space.
+    #[allow(clippy::type_complexity)]
+    fn key(
+        &self,
+    ) -> (
+        &A::Process,
+        (u32, u64, Epoch, Epoch, Option<Epoch>),
+        (&BTreeMap<NodeId, (Epoch, bool)>, &BTreeMap<NodeId, u64>),
+        (bool, bool, Asking, Leadership, Away),
+        &Option<Durable<A>>,
+    ) {
+        (
+            self.inner.key(),
+            (self.life, self.incarnation, self.seen, self.saved_seen, self.grant),
+            (&self.claims, &self.heard),
+            (self.leading, self.settled, self.asking, self.published, self.away),
+            &self.durable,
+        )
+    }
+
+    /// The algorithm's process.
+    pub fn inner(&self) -> &A::Process {
+        self.inner.process()
+    }
+
+    /// This member's incarnation (0 before it started).
+    pub fn incarnation(&self) -> u64 {
+        self.incarnation
+    }
+
+    /// The highest fencing epoch it has heard of or granted.
+    pub fn seen(&self) -> Epoch {
+        self.seen
+    }
+
+    /// Its current grant, if it leads.
+    pub fn grant(&self) -> Option<Epoch> {
+        self.grant
+    }
+
+    /// The leadership it shows.
+    pub fn leadership(&self) -> Leadership {
+        self.published
+    }
+
+    /// The member at the far end of `port`.
+    pub(super) fn peer(&self, port: Port) -> NodeId {
+        self.fixed.setup.neighbors[port.index()].id
+    }
+
+    /// Whether member `peer` is stronger than this one.
+    pub(super) fn stronger(&self, peer: NodeId) -> bool {
+        let setup = &self.fixed.setup;
+        setup.neighbors.iter().any(|n| n.id == peer && n.rank > setup.rank)
+    }
+
+    /// Makes the member's state durable: its incarnation, `seen` and the algorithm's last durable state.
+    pub(super) fn persist(&mut self, cx: &mut Cx<'_, Self>) {
+        self.saved_seen = self.seen;
+        cx.persist(Saved { incarnation: self.incarnation, seen: self.seen, inner: self.durable.clone() });
+    }
+
+    /// Runs one event at the algorithm and carries its effects out through the member ([`Outer`]).
+    pub(super) fn run(&mut self, cx: &mut Cx<'_, Self>, event: EventOf<A::Process>) {
+        let now = cx.now();
+        let mut outer = Outer {
+            cx: &mut *cx,
+            life: self.life,
+            header: (self.incarnation, self.seen, self.grant),
+            durable: &mut self.durable,
+            saved_seen: &mut self.saved_seen,
+        };
+        if let Some(rule) = self.inner.step(now, event, &mut outer) {
+            cx.rule(rule);
+        }
+    }
+}
+
+/// The member as the host of its algorithm (see the module documentation).
+struct Outer<'a, 'b, 'c, A: Algorithm> {
+    cx: &'a mut Cx<'b, Member<A>>,
+    life: u32,
+    header: (u64, Epoch, Option<Epoch>),
+    durable: &'c mut Option<Durable<A>>,
+    saved_seen: &'c mut Epoch,
+}
+
+impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
+    fn send(&mut self, to: Port, msg: Cow<'_, Msg<A>>) {
+        let (incarnation, seen, lead) = self.header;
+        self.cx.send(to, Packet { incarnation, seen, lead, body: Body::Algorithm(msg.into_owned()) });
+    }
+
+    fn set_timer(&mut self, timer: Timer<A>, after: Span) {
+        self.cx.set_timer(MemberTimer::Inner { life: self.life, timer }, after);
+    }
+
+    fn cancel_timer(&mut self, timer: Timer<A>) {
+        self.cx.cancel_timer(MemberTimer::Inner { life: self.life, timer });
+    }
+
+    fn persist(&mut self, durable: Durable<A>) {
+        let (incarnation, seen, _) = self.header;
+        *self.durable = Some(durable);
+        *self.saved_seen = seen;
+        self.cx.persist(Saved { incarnation, seen, inner: self.durable.clone() });
+    }
+
+    fn notify(&mut self, notice: Notice) {
+        if !matches!(notice, Notice::Elected { .. }) {
+            self.cx.notify(notice);
+        }
+    }
+}
+
+impl<A: Algorithm> PartialEq for Member<A> {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl<A: Algorithm> Eq for Member<A> {}
+
+impl<A: Algorithm> Hash for Member<A> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
+    }
+}
+
+impl<A: Algorithm> Process for Member<A> {
+    type Msg = Packet<Msg<A>>;
+    type Timer = MemberTimer<Timer<A>>;
+    type Durable = Saved<Durable<A>>;
+
+    /// A member learns of a peer's crash from the leader monitor's timeouts and of its restart from its packets:
+    /// the network it runs on reports no links.
+    const HEARS_LINKS: bool = false;
+
+    /// A new incarnation, durable before the first packet; `seen` and the algorithm's state as they were saved.
+    fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Self::Durable>) {
+        self.start(cx, restored);
+    }
+
+    fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, packet: Self::Msg) {
+        let peer = self.peer(from);
+        if self.sent_before_a_restart(cx, peer, packet.incarnation) {
+            return;
+        }
+        let stale_lead = self.hear(cx, from, packet.seen, packet.lead);
+        let behind = self.behind(stale_lead, packet.seen);
+        let present = self.away == Away::Present;
+        let asked = matches!(packet.body, Body::Ask) && self.answers_questions();
+        cx.rule(match &packet.body {
+            Body::Algorithm(_) | Body::Leaving if !present => rule::AWAY,
+            Body::Algorithm(_) | Body::Leaving => rule::PASS,
+            Body::Announce => rule::ANNOUNCE,
+            Body::Ask => rule::ANSWER,
+        });
+        match packet.body {
+            Body::Algorithm(msg) if present => self.run(cx, Event::Message { from, msg }),
+            Body::Leaving if present && self.inner().status().leader == Some(peer) => {
+                self.run(cx, Event::Command(Command::Initiate));
+            }
+            _ => {}
+        }
+        self.decide(cx);
+        if behind || asked {
+            // Tell the sender about the newer epoch this member knows: a straggler catches up, a leader under an
+            // older grant makes itself a newer one, an asker hears one more member.
+            cx.send(from, self.packet(Body::Announce));
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Self::Timer) {
+        match timer {
+            MemberTimer::Inner { life, timer } if life == self.life && self.away == Away::Present => {
+                self.run(cx, Event::Timer(timer));
+            }
+            MemberTimer::Inner { .. } => return cx.rule(rule::OLD_TIMER), // Of an earlier instance, or sitting out.
+            MemberTimer::Claim(port) => {
+                cx.rule(rule::CLAIM);
+                self.claim_expired(port);
+            }
+            MemberTimer::Settle => {
+                cx.rule(rule::SETTLE);
+                self.settled = self.leading;
+            }
+            MemberTimer::Asked if self.asking != Asking::Answered => self.on_asked(cx),
+            MemberTimer::Asked => {}
+            MemberTimer::Wake if self.away == Away::Resigned => {
+                cx.rule(rule::WAKE);
+                return self.rejoin(cx);
+            }
+            MemberTimer::Wake => return,
+        }
+        self.decide(cx);
+    }
+
+    fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+        match cmd {
+            Command::Initiate if self.away == Away::Present => {
+                self.run(cx, Event::Command(Command::Initiate));
+                self.decide(cx);
+            }
+            Command::Initiate => {}
+            Command::Resign => self.resign(cx),
+            Command::Leave => self.leave(cx),
+        }
+    }
+
+    fn on_link(&mut self, cx: &mut Cx<'_, Self>, port: Port, up: bool) {
+        self.run(cx, Event::Link { port, up });
+        self.decide(cx);
+    }
+
+    /// The algorithm's state, with the leadership the member shows: the leader whose grant it vouches for, and
+    /// that grant's fencing epoch.
+    fn status(&self) -> Status {
+        let inner = self.inner().status();
+        Status { leader: self.published.leader, epoch: self.published.epoch, ..inner }
+    }
+
+    fn parent(&self) -> Option<Port> {
+        self.inner().parent()
+    }
+
+    /// The algorithm's view (inside the leader monitor), with the member's own part: the fencing epoch of its
+    /// grant when it leads, and whether it sits out.
+    fn view(&self, peers: &Peers<'_>) -> View {
+        let view = match self.away {
+            Away::Present => self.inner().view(peers),
+            Away::Resigned => View::new("sitting out (resigned)"),
+            Away::Left => View::new("left"),
+        };
+        view.with_some("grant", self.grant)
+    }
+
+    fn describe_timer(timer: &Self::Timer) -> String {
+        match timer {
+            MemberTimer::Inner { timer, .. } => A::Process::describe_timer(timer),
+            MemberTimer::Claim(_) => "a claim's life".to_owned(),
+            MemberTimer::Settle => "settling wait".to_owned(),
+            MemberTimer::Wake => "end of the resign hold".to_owned(),
+            MemberTimer::Asked => "answers to the question due".to_owned(),
+        }
+    }
+}

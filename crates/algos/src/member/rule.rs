@@ -1,0 +1,27 @@
+//! The rules the member names as it applies them ([`elect_core::Cx::rule`]), each stated in the member's chapter of
+//! the book ("Rules, step by step"), in the same order. A packet of the election shows the rule of the monitor or the
+//! algorithm that handled it.
+
+/// A packet its sender sent before it last restarted is dropped: what it says is out of date.
+pub const OLD_INCARNATION: &str = "drop a packet from before a restart";
+/// A packet of the election (or a leader's notice that it leaves) goes to the leader monitor and the algorithm, which name their own rules; a member whose leader leaves elects again at once.
+pub const PASS: &str = "hand the packet to the monitor";
+/// A member that resigned or left takes no part in elections; it still corrects a stale grant and answers questions.
+pub const AWAY: &str = "sitting out, take no part";
+/// An announcement tells this member of a newer epoch, or of a leader's new grant; a member that knows a newer epoch than the sender tells it so.
+pub const ANNOUNCE: &str = "hear a newer epoch or grant";
+/// A member that started knowing no epoch asks the others; each answers with the highest epoch it knows.
+pub const ANSWER: &str = "answer a question about epochs";
+/// A timer armed before the algorithm was restarted, or while sitting out, does nothing.
+pub const OLD_TIMER: &str = "ignore a timer of an earlier instance";
+/// Another member's claim to lead was not renewed within its life: this member no longer counts it.
+pub const CLAIM: &str = "a claim expired";
+/// The algorithm kept this member leader for the settling wait: it makes itself a fencing grant and announces it.
+pub const SETTLE: &str = "leadership settled, grant it";
+/// The answers to a starting member's question did not reach a majority in a round trip: it asks again.
+pub const ASKED: &str = "too few answers, ask again";
+/// A member that resigned has sat out its hold: it takes part in elections again.
+pub const WAKE: &str = "resign hold over, rejoin";
+
+/// Every rule, in the order the chapter lists them.
+pub const ALL: &[&str] = &[OLD_INCARNATION, PASS, AWAY, ANNOUNCE, ANSWER, OLD_TIMER, CLAIM, SETTLE, ASKED, WAKE];
