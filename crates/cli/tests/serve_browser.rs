@@ -224,9 +224,8 @@ fn last_taken(browser: &mut Browser) -> String {
     text(browser, "document.querySelector('#explore-history li.here').textContent")
 }
 
-#[test]
-#[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
-fn explore_draws_the_state_and_steps_by_its_picture() {
+/// A server, and a page on it with Explore started on untimed Bully with three processes, its cards drawn.
+fn explore_bully_on_three() -> (Server, Browser) {
     let server = Server::start(&[]);
     let mut browser = Browser::open(&server.url("/"));
     browser.wait("document.readyState === 'complete' && document.getElementById('limits').textContent !== ''");
@@ -234,7 +233,14 @@ fn explore_draws_the_state_and_steps_by_its_picture() {
     set(&mut browser, "explore", "algorithm", "bully");
     set(&mut browser, "explore", "nodes", "3");
     browser.eval("document.getElementById('run-explore').click()");
-    browser.wait("document.querySelectorAll('#explore-canvas [data-card]').length > 0");
+    browser.wait("document.querySelectorAll('#explore-canvas [data-card]').length === 3");
+    (server, browser)
+}
+
+#[test]
+#[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+fn explore_draws_the_state_and_steps_by_its_picture() {
+    let (_server, mut browser) = explore_bully_on_three();
 
     // A state card per process, in position order, each in the algorithm's words; the picture comes first.
     let cards = browser.eval(
@@ -367,14 +373,7 @@ fn at_depth(browser: &mut Browser, depth: usize) {
 #[test]
 #[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
 fn explore_keeps_every_branch_draws_its_steps_and_goes_to_any_of_them() {
-    let server = Server::start(&[]);
-    let mut browser = Browser::open(&server.url("/"));
-    browser.wait("document.readyState === 'complete' && document.getElementById('limits').textContent !== ''");
-    browser.eval("document.getElementById('tab-explore').click()");
-    set(&mut browser, "explore", "algorithm", "bully");
-    set(&mut browser, "explore", "nodes", "3");
-    browser.eval("document.getElementById('run-explore').click()");
-    browser.wait("document.querySelectorAll('#explore-canvas [data-card]').length === 3");
+    let (_server, mut browser) = explore_bully_on_three();
     assert_eq!(text(&mut browser, "String(document.getElementById('explore-lanes').hidden)"), "true", "no step yet");
 
     // Two deliveries: the space-time diagram has a lane per process, a mark per step, an arrow per arrival.
