@@ -137,6 +137,24 @@ impl<A: Algorithm> Monitored<A> {
 
     /// A message of the algorithm of `epoch` arrived on `from` (this process is not the one the epoch names): it
     /// goes to this epoch's instance, entering a newer epoch first; one of an older epoch is stale.
+    /// Meets the epoch of an algorithm's message from `from`: a message of an older epoch is answered with this
+    /// one, a newer epoch is caught up with (while catching up) or entered. Whether the message is then for this
+    /// epoch's algorithm.
+    pub(super) fn meet_epoch(&mut self, cx: &mut Cx<'_, Self>, from: Port, epoch: Epoch, down: Option<NodeId>) -> bool {
+        if epoch < self.epoch {
+            self.answer_stale(cx, from);
+            return false;
+        }
+        if epoch > self.epoch && self.catching_up {
+            self.catch_up(cx, epoch);
+            return false;
+        }
+        if epoch > self.epoch {
+            self.start_epoch(cx, epoch, down);
+        }
+        true
+    }
+
     pub(super) fn on_inner(
         &mut self,
         cx: &mut Cx<'_, Self>,
@@ -145,14 +163,8 @@ impl<A: Algorithm> Monitored<A> {
         down: Option<NodeId>,
         msg: Msg<A>,
     ) {
-        if epoch < self.epoch {
-            return self.answer_stale(cx, from);
-        }
-        if epoch > self.epoch && self.catching_up {
-            return self.catch_up(cx, epoch);
-        }
-        if epoch > self.epoch {
-            self.start_epoch(cx, epoch, down);
+        if !self.meet_epoch(cx, from, epoch, down) {
+            return;
         }
         cx.rule(rule::DELIVER);
         let from = self.ring.incoming(&self.fixed, from);

@@ -149,14 +149,8 @@ impl<A: Algorithm> Monitored<A> {
         if self.named_down(epoch, down) {
             return self.disown(cx, epoch);
         }
-        if epoch < self.epoch {
-            return self.answer_stale(cx, from);
-        }
-        if epoch > self.epoch && self.catching_up {
-            return self.catch_up(cx, epoch);
-        }
-        if epoch > self.epoch {
-            self.start_epoch(cx, epoch, down);
+        if !self.meet_epoch(cx, from, epoch, down) {
+            return;
         }
         let from = self.ring.arrived_round(&self.fixed, from, forward);
         self.run(cx, Event::Message { from, msg });
