@@ -17,8 +17,8 @@ pub enum CheckError {
     #[error(transparent)]
     Param(#[from] ParamError),
     /// The leader monitor alone cannot run this algorithm.
-    #[error("{0}")]
-    BareMonitor(String),
+    #[error(transparent)]
+    BareMonitor(#[from] elect_algos::ElectsEarliest),
     /// `--mobility`.
     #[error(
         "the checker cannot drive moving nodes: links that come and go with positions are drawn from a seed, step \

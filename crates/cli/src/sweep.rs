@@ -97,7 +97,7 @@ impl From<MetricArg> for Metric {
     }
 }
 
-fn parse_synchronizer(s: &str) -> Result<Option<Spec>, String> {
+fn parse_synchronizer(s: &str) -> Result<Option<Spec>, elect_algos::synchronizers::SyncError> {
     if matches!(s.trim(), "lockstep" | "none") { Ok(None) } else { s.parse().map(Some) }
 }
 

@@ -894,7 +894,7 @@ impl<A: Algorithm> Sim<A> {
         let settled = (self.terminated || self.stopped).then(|| self.settled());
         let max_events = self.scenario.config.max_events;
         self.judge(|monitor, world, found| match settled {
-            Some(settled) => monitor.at_end(world, settled, found),
+            Some(settled) => monitor.at_end(world, settled.err(), found),
             None if monitor.checks().iter().any(|c| c.property == Property::Liveness) => {
                 let detail = format!("the run did not terminate within {max_events} events");
                 found.push(Violation { property: Property::Liveness, node: None, detail });

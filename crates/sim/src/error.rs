@@ -23,11 +23,11 @@ pub enum ConfigError {
     #[error("{0}")]
     Topology(String),
     /// The synchronizer cannot be set up as asked.
-    #[error("{0}")]
-    Synchronizer(String),
+    #[error(transparent)]
+    Synchronizer(#[from] elect_algos::synchronizers::SyncError),
     /// The leader monitor alone cannot run this algorithm.
-    #[error("{0}")]
-    BareMonitor(String),
+    #[error(transparent)]
+    BareMonitor(#[from] elect_algos::ElectsEarliest),
     /// `--monitor` runs a member, and no member runs this algorithm.
     #[error("--monitor: {0}")]
     NotDeployable(#[from] elect_algos::member::NotDeployable),

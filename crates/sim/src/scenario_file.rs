@@ -495,7 +495,7 @@ impl<'a> Building<'a> {
             })?;
         }
         if let Some(v) = &raw.synchronizer {
-            self.cfg.synchronizer = Some(r.parse(v, |s| s.parse::<elect_algos::synchronizers::Spec>())?);
+            self.cfg.synchronizer = Some(r.parse(v, |s| s.parse::<elect_algos::synchronizers::Spec>().map_err(|e| e.to_string()))?);
             self.field(v.span(), |from, to| to.synchronizer = from.synchronizer);
         }
         if let Some(v) = &raw.loss {
