@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser};
 use elect_check::{CheckConfig, Counterexample, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Step};
 use elect_core::Prefer;
-use elect_sim::{
+use elect_scenario::{
     Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, ScenarioFile, SimConfig, TopologyKind, parse_time,
 };
 
@@ -467,7 +467,7 @@ pub(crate) fn viewer_html(
     labels: &elect_viz::Labels,
 ) -> anyhow::Result<String> {
     use serde_json::{Value, json};
-    let scenario = elect_sim::Scenario::build(&config.sim).map_err(|e| BadInput(e.to_string()))?;
+    let scenario = elect_scenario::Scenario::build(&config.sim).map_err(|e| BadInput(e.to_string()))?;
     let ids: Vec<u32> = scenario.ids.iter().map(|i| i.0).collect();
     let mut records: Vec<Value> = vec![json!({
         "ev": "run",
