@@ -483,8 +483,8 @@ mod tests {
     fn reads_records_and_counts() {
         let text = r#"{"ev":"run","algorithm":"x","topology":"ring","nodes":2,"seed":3,"delay":"1","ids":[5,6],"initiators":[5]}
 {"ev":"start","t":0,"node":5}
-{"ev":"send","t":0,"node":5,"to":6,"id":1,"at":1,"kind":"token","msg":{"Token":5}}
-{"ev":"deliver","t":1,"node":6,"from":5,"id":1,"kind":"token","msg":{"Token":5}}
+{"ev":"send","t":0,"node":5,"to":6,"id":1,"at":1,"kind":"token","text":"token 5","msg":{"Token":5}}
+{"ev":"deliver","t":1,"node":6,"from":5,"id":1,"kind":"token","text":"token 5","msg":{"Token":5}}
 {"ev":"status","t":1,"node":6,"state":"election","leader":null,"epoch":0}
 {"ev":"status","t":1.5,"node":6,"state":"normal","leader":5,"epoch":0}
 {"ev":"status","t":1.5,"node":5,"state":"normal","leader":5,"epoch":0}
