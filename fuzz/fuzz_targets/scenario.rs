@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use elect_sim::ScenarioFile;
+use elect_scenario::ScenarioFile;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,9 +12,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = file.config.command_line();
         // What a small file describes, the simulator's own checks judge without panicking either (the size limits
         // that keep large ones from taking the memory are the command line's).
-        let fixed = file.config.topology.as_ref().and_then(elect_sim::TopologyKind::fixed_size);
+        let fixed = file.config.topology.as_ref().and_then(elect_scenario::TopologyKind::fixed_size);
         if file.config.nodes <= 64 && fixed.is_none_or(|n| n <= 64) {
-            let _ = elect_sim::Scenario::check(&file.config);
+            let _ = elect_scenario::Scenario::check(&file.config);
         }
     }
 });

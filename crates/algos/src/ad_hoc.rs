@@ -544,7 +544,7 @@ impl Algorithm for AdHoc {
             Some(k) => Some(
                 k.parse::<u64>()
                     .map_err(|_| "expected auto or a whole number of delay bounds T".to_owned())
-                    .and_then(crate::params::check_multiple)
+                    .and_then(|k| crate::params::check_multiple(k).map_err(|e| e.to_string()))
                     .map_err(|reason| ParamError::Invalid { key: HEARTBEAT.name, value: k.to_owned(), reason })?,
             ),
         };

@@ -280,3 +280,12 @@ pub trait Driver {
     /// Runs algorithm `algorithm`.
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output;
 }
+
+/// Why the leader monitor alone (`monitor::Bare`) cannot run an algorithm: it elects the earliest initiator, not
+/// the strongest process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0} elects the earliest initiator, not the strongest process, so the monitor's epochs (one initiator each) \
+     cannot be judged; its own re-election starts from the neighbours of a crashed leader: --crash ID@0"
+)]
+pub struct ElectsEarliest(pub &'static str);

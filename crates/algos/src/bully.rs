@@ -40,13 +40,18 @@ pub enum Variant {
     S000,
 }
 
+/// A `variant=` that names no variant.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown variant '{0}'")]
+pub struct UnknownVariant(pub String);
+
 impl FromStr for Variant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownVariant;
+    fn from_str(s: &str) -> Result<Self, UnknownVariant> {
         match s {
             "s001" => Ok(Self::S001),
             "s000" => Ok(Self::S000),
-            _ => Err(format!("unknown variant '{s}'")),
+            _ => Err(UnknownVariant(s.to_owned())),
         }
     }
 }

@@ -30,7 +30,8 @@ pub mod synchronizers;
 pub mod timestamp_flooding;
 
 pub use algorithm::{
-    Algorithm, Bound, Driver, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
+    Algorithm, Bound, Driver, Elects, ElectsEarliest, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase,
+    Timing,
 };
 pub use params::{ParamError, ParamInfo, Params};
 pub use registry::{RegistryError, dispatch, dispatch_synchronized, kinds, lookup, runs_on_synchronizers};

@@ -46,16 +46,11 @@ pub struct Bare<D> {
 }
 
 impl<D: Driver> Driver for Bare<D> {
-    type Output = Result<D::Output, String>;
+    type Output = Result<D::Output, crate::algorithm::ElectsEarliest>;
 
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         if algorithm.winner() == Winner::EarliestInitiator {
-            return Err(format!(
-                "{} elects the earliest initiator, not the strongest process, so the monitor's epochs (one \
-                 initiator each) cannot be judged; its own re-election starts from the neighbours of a crashed \
-                 leader: --crash ID@0",
-                A::INFO.name
-            ));
+            return Err(crate::algorithm::ElectsEarliest(A::INFO.name));
         }
         let config = MonitorConfig::for_network(&algorithm, &self.network, self.heartbeat);
         Ok(self.driver.drive(LeaderMonitor::new(algorithm, config)))

@@ -161,7 +161,7 @@ impl Params {
             let min = if min == 1 { "one".to_owned() } else { min.to_string() };
             return Err(invalid(format!("a period must be at least {min} T")));
         }
-        check_multiple(k).map_err(invalid)
+        check_multiple(k).map_err(|e| invalid(e.to_string()))
     }
 
     /// The value of `info`'s key as a comma-separated list of ids (empty by default).
@@ -181,10 +181,15 @@ impl Params {
     }
 }
 
+/// A multiple of `T` above [`MAX_MULTIPLE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("at most {MAX_MULTIPLE} (a million times the delay bound T)")]
+pub struct TooLong;
+
 /// Refuses a multiple of `T` above [`MAX_MULTIPLE`], saying why.
-pub fn check_multiple(k: u64) -> Result<u64, String> {
+pub fn check_multiple(k: u64) -> Result<u64, TooLong> {
     if k > MAX_MULTIPLE {
-        return Err(format!("at most {MAX_MULTIPLE} (a million times the delay bound T)"));
+        return Err(TooLong);
     }
     Ok(k)
 }

@@ -1,8 +1,8 @@
-//! Why a check could not run: a scenario the simulator refuses, or one the checker cannot explore, one variant per
+//! Why a check could not run: a scenario every driver refuses, or one the checker cannot explore, one variant per
 //! problem. Each message names the problem in one line, for an error and exit status 2.
 
-use elect_algos::{ParamError, RegistryError};
-use elect_sim::ConfigError;
+use elect_algos::{ElectsEarliest, ParamError, RegistryError};
+use elect_scenario::ConfigError;
 
 /// Why a check could not run (every variant is bad input).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -17,8 +17,8 @@ pub enum CheckError {
     #[error(transparent)]
     Param(#[from] ParamError),
     /// The leader monitor alone cannot run this algorithm.
-    #[error("{0}")]
-    BareMonitor(String),
+    #[error(transparent)]
+    BareMonitor(#[from] ElectsEarliest),
     /// `--mobility`.
     #[error(
         "the checker cannot drive moving nodes: links that come and go with positions are drawn from a seed, step \

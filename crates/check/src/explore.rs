@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use elect_algos::{Algorithm, Driver};
 use elect_core::{Message, Neighbor, NodeId, Peers, Process, Status, View, When};
-use elect_sim::{Scenario, Time};
+use elect_scenario::{Scenario, Time};
 use serde::Serialize;
 
 use crate::model::{self, Action, Model, State};
@@ -188,7 +188,8 @@ impl Driver for Building {
         algorithm.validate(&self.scenario.ids)?;
         let model = Model::new(algorithm, self.scenario, self.config)?;
         let state = model.initial();
-        let peers = (0..model.scenario.ids.len() as u32).map(|i| elect_sim::neighbors(&model.scenario, i)).collect();
+        let peers =
+            (0..model.scenario.ids.len() as u32).map(|i| elect_scenario::neighbors(&model.scenario, i)).collect();
         Ok(Explorer(Box::new(Hand { at: At { model, state }, history: Vec::new(), peers })))
     }
 }

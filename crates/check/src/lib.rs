@@ -54,7 +54,7 @@ use elect_algos::member;
 use elect_algos::monitor::Bare;
 use elect_algos::{Algorithm, Driver};
 use elect_core::{NodeId, Status, Violation};
-use elect_sim::{Scenario, SimConfig, Time};
+use elect_scenario::{Scenario, SimConfig, Time};
 use serde::Serialize;
 
 pub use commute::Commutation;
@@ -80,15 +80,20 @@ pub enum Network {
     Duplicating,
 }
 
+/// A `--network` that names no network.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown network '{0}' (fifo, unordered, lossy or duplicating)")]
+pub struct UnknownNetwork(pub String);
+
 impl std::str::FromStr for Network {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownNetwork;
+    fn from_str(s: &str) -> Result<Self, UnknownNetwork> {
         match s {
             "fifo" => Ok(Self::Fifo),
             "unordered" => Ok(Self::Unordered),
             "lossy" => Ok(Self::Lossy),
             "duplicating" => Ok(Self::Duplicating),
-            other => Err(format!("unknown network '{other}' (fifo, unordered, lossy or duplicating)")),
+            other => Err(UnknownNetwork(other.to_owned())),
         }
     }
 }

@@ -11,7 +11,7 @@ use elect_core::{
     Check, Command, EffectOf, Event, EventOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank, Span,
     Status, Violation, Winner, World,
 };
-use elect_sim::{Delay, Scenario, Scheduled};
+use elect_scenario::{Delay, Scenario, Scheduled};
 use serde::{Deserialize, Serialize};
 
 use crate::{CheckConfig, CheckError, Network, Step};
@@ -338,7 +338,7 @@ impl<A: Algorithm> Model<A> {
             now: 0,
         };
         for i in 0..n as u32 {
-            let p = elect_sim::build_process(&self.algorithm, &self.scenario, i);
+            let p = elect_scenario::build_process(&self.algorithm, &self.scenario, i);
             state.procs.push(Some(p));
             self.handle(&mut state, i, Event::Start { restored: None });
         }
@@ -435,7 +435,7 @@ impl<A: Algorithm> Model<A> {
         if state.procs[i].is_some() {
             return;
         }
-        state.procs[i] = Some(elect_sim::build_process(&self.algorithm, &self.scenario, node));
+        state.procs[i] = Some(elect_scenario::build_process(&self.algorithm, &self.scenario, node));
         let restored = state.durable.get(i).cloned().flatten();
         driver::recover(&mut Recovering { model: self, state, node }, restored, []);
     }
@@ -748,7 +748,7 @@ impl<A: Algorithm> Model<A> {
             Action::Recover { node } => Step::Recover { node: id(node) },
             Action::Wait => {
                 let dt = self.next_instant(state).unwrap_or(0);
-                Step::Wait { until: elect_sim::Time(state.now + dt) }
+                Step::Wait { until: elect_scenario::Time(state.now + dt) }
             }
         }
     }

@@ -11,7 +11,7 @@
 //! arrangement (a test shows the rotation classes' outcomes equal on rings).
 
 use elect_core::NodeId;
-use elect_sim::{Ids, InitiatorSpec, Scenario, TopologyKind};
+use elect_scenario::{Ids, InitiatorSpec, Scenario, TopologyKind};
 use serde::Serialize;
 
 use crate::{CheckConfig, CheckError, Outcome, check, scenario};

@@ -7,7 +7,7 @@ use elect_check::{
     CheckConfig, Network, Order, Outcome, Step, check, check_algorithm, check_every_arrangement, replay,
 };
 use elect_core::{Check, Command, Cx, Message, Port, Process, Property, Setup, Status};
-use elect_sim::{Ids, SimConfig};
+use elect_scenario::{Ids, SimConfig};
 use serde::{Deserialize, Serialize};
 
 fn run(algorithm: &str, n: usize, ids: Ids, network: Network) -> Outcome {
@@ -131,7 +131,7 @@ fn a_recovering_bully_process_is_elected_again() {
 #[test]
 fn stollers_scenario_breaks_assertion_4_and_keeps_4_prime() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/stoller.toml")).unwrap();
-    let sim = elect_sim::ScenarioFile::parse("stoller.toml", &text).unwrap().config;
+    let sim = elect_scenario::ScenarioFile::parse("stoller.toml", &text).unwrap().config;
     let mut config = CheckConfig::new(sim);
     config.timed = true;
     config.keep_going = true;
@@ -293,7 +293,7 @@ fn bad_scenarios_are_refused() {
         check(&CheckConfig::new(SimConfig::new("paxos", 3))).unwrap_err().to_string().contains("unknown algorithm")
     );
     let mut sim = SimConfig::new("chang-roberts", 3);
-    sim.delay = elect_sim::Delay::Exp(1000);
+    sim.delay = elect_scenario::Delay::Exp(1000);
     assert!(check(&CheckConfig::new(sim)).unwrap_err().to_string().contains("bounded delays"));
 }
 
@@ -559,7 +559,7 @@ fn rotating_the_ring_with_its_ids_changes_no_outcome() {
     // The broken Franklin fails in the class of 1,3,2,4, which the classes' representatives include.
     let mut config = CheckConfig::new(SimConfig::new("franklin", 4));
     config.sim.params = Params::parse(["bug=forget-buffered"]).unwrap();
-    config.sim.topology = Some(elect_sim::TopologyKind::Ring);
+    config.sim.topology = Some(elect_scenario::TopologyKind::Ring);
     let every = check_every_arrangement(&config).unwrap();
     assert!(!every.ok());
     assert!(

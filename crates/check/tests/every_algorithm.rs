@@ -4,7 +4,7 @@
 
 use elect_algos::{Info, LinkOrder, Timing, registry};
 use elect_check::{CheckConfig, Network, check};
-use elect_sim::{Ids, SimConfig, TopologyKind};
+use elect_scenario::{Ids, SimConfig, TopologyKind};
 
 /// The links an asynchronous algorithm assumes, as its metadata says: FIFO when its model needs it, reordering
 /// otherwise.

@@ -9,7 +9,7 @@ use elect_algos::synchronizers::{Spec, Synchronized};
 use elect_algos::{Algorithm, Bound, Facts, Info, ParamError, Params};
 use elect_check::{CheckConfig, Network, Outcome, Step, check, check_algorithm, replay};
 use elect_core::{Check, Duration, NodeId, Port, Setup, Status};
-use elect_sim::{ScenarioFile, SimConfig, TopologyKind};
+use elect_scenario::{ScenarioFile, SimConfig, TopologyKind};
 
 fn member(algorithm: &str, n: usize, f: impl FnOnce(&mut CheckConfig)) -> Outcome {
     let mut sim = SimConfig::new(algorithm, n);
@@ -242,9 +242,9 @@ fn every_interleaving_of_a_synchronized_run_goes_through_the_lock_step_round_sta
     let floodmax = elect_algos::floodmax::FloodMax::default();
     let mut sim = SimConfig::new("floodmax", 3);
     sim.topology = Some(TopologyKind::Ring);
-    sim.ids = elect_sim::Ids::List(vec![NodeId(2), NodeId(3), NodeId(1)]);
+    sim.ids = elect_scenario::Ids::List(vec![NodeId(2), NodeId(3), NodeId(1)]);
     // The lock-step run, recorded.
-    let scenario = elect_sim::Scenario::build(&sim).unwrap();
+    let scenario = elect_scenario::Scenario::build(&sim).unwrap();
     let recording = Rounded { algorithm: floodmax, expected: Arc::default() };
     let mut lockstep = elect_sim::Sim::new(recording, scenario.clone());
     lockstep.run().unwrap();

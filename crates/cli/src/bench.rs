@@ -17,7 +17,8 @@ use std::time::Instant;
 use clap::Args;
 use elect_check::{CheckConfig, Network};
 use elect_core::NodeId;
-use elect_sim::{Ids, InitiatorSpec, NodeAt, SimConfig, SimError, Sweep};
+use elect_scenario::{Ids, InitiatorSpec, NodeAt, SimConfig};
+use elect_sim::{SimError, Sweep};
 use serde::Serialize;
 
 use crate::table::Table;

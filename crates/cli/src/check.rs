@@ -5,10 +5,13 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser};
-use elect_check::{CheckConfig, Counterexample, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Step};
-use elect_core::Prefer;
-use elect_sim::{
-    Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, ScenarioFile, SimConfig, TopologyKind, parse_time,
+use elect_check::{
+    CheckConfig, Counterexample, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Sent, Step,
+};
+use elect_core::{NodeId, Prefer, Status};
+use elect_scenario::{
+    Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, Record, Scenario, ScenarioFile, SimConfig, TICKS_PER_UNIT,
+    Time, TopologyKind, parse_time,
 };
 
 use crate::limits::{self, Limits};
@@ -458,6 +461,119 @@ pub(crate) fn viewer(
     Ok(())
 }
 
+/// A trace line of a checked path: messages as the simulator's trace writes them, timers in their words.
+type Line = Record<'static, serde_json::Value, String, ()>;
+
+/// The steps of a replayed path as trace records, one time unit per step.
+struct PathTrace {
+    records: Vec<Line>,
+    /// Messages in flight: (from, to, msg) → (record index of the send, id), oldest first.
+    pending: Vec<((NodeId, NodeId, String), usize, u64)>,
+    next_id: u64,
+}
+
+/// Step `k` of a path as a time.
+fn unit(k: usize) -> Time {
+    Time(k as u64 * TICKS_PER_UNIT)
+}
+
+impl PathTrace {
+    /// The records of path `r` of `config`'s `scenario` (a cycle from `loop_start`, if any).
+    fn of(config: &CheckConfig, scenario: &Scenario, r: &Replay, loop_start: Option<usize>) -> Vec<Line> {
+        let cycle = if loop_start.is_some() { ", a cycle" } else { "" };
+        let run = Record::Run {
+            algorithm: r.algorithm.into(),
+            topology: format!("{} (checker path{cycle})", scenario.graph.kind()).into(),
+            nodes: scenario.ids.len(),
+            seed: config.sim.seed,
+            delay: None,
+            ids: scenario.ids.clone().into(),
+            initiators: None,
+        };
+        let mut path = Self { records: vec![run], pending: Vec::new(), next_id: 0 };
+        path.statuses(0, &r.initial);
+        let last = r.steps.len() + 1;
+        for (k, s) in r.steps.iter().enumerate() {
+            let t = k + 1;
+            path.step(t, &s.step);
+            if let (
+                Some(rule),
+                Step::Deliver { to: node, .. } | Step::Duplicate { to: node, .. } | Step::Timer { node, .. },
+            ) = (s.rule, &s.step)
+            {
+                path.records.push(Record::Rule { t: unit(t), node: *node, rule: rule.into() });
+            }
+            for m in &s.sent {
+                path.send(t, last, m);
+            }
+            path.statuses(t, &s.changed);
+            for v in &s.violations {
+                let (property, node, detail) = (v.property, v.node, v.detail.clone().into());
+                path.records.push(Record::Violation { t: unit(t), property, node, detail });
+            }
+        }
+        let (events, messages) = (r.steps.len() as u64, path.next_id);
+        path.records.push(Record::End { t: unit(last), events, messages, terminated: r.settled });
+        path.records
+    }
+
+    fn statuses(&mut self, t: usize, changed: &[(NodeId, Status)]) {
+        self.records.extend(changed.iter().map(|&(node, s)| Record::Status {
+            t: unit(t),
+            node,
+            state: s.state,
+            leader: s.leader,
+            epoch: s.epoch,
+            group: None,
+        }));
+    }
+
+    /// The send of `from` to `to` of `msg` in flight (left in flight if `keep`), now known to arrive at `t`.
+    fn take(&mut self, from: NodeId, to: NodeId, msg: &str, keep: bool, t: usize) -> Option<(usize, u64)> {
+        let key = (from, to, msg.to_owned());
+        let at = self.pending.iter().position(|(k, ..)| *k == key)?;
+        let (_, send, id) = if keep { self.pending[at].clone() } else { self.pending.remove(at) };
+        if let Record::Send { at, .. } = &mut self.records[send] {
+            *at = unit(t);
+        }
+        Some((send, id))
+    }
+
+    fn step(&mut self, t: usize, step: &Step) {
+        let record = match step {
+            Step::Deliver { from, to, msg } | Step::Duplicate { from, to, msg } => {
+                let Some((send, id)) = self.take(*from, *to, msg, matches!(step, Step::Duplicate { .. }), t) else {
+                    return;
+                };
+                let Record::Send { kind, .. } = &self.records[send] else { unreachable!("a send is pending") };
+                let (kind, text) = (kind.clone(), msg.clone().into());
+                Record::Deliver { t: unit(t), node: *to, from: *from, id, kind, text, msg: None }
+            }
+            Step::Lose { from, to, msg } => {
+                let Some((_, id)) = self.take(*from, *to, msg, false, t) else { return };
+                Record::Drop { t: unit(t), node: *to, from: *from, id, reason: "loss".into() }
+            }
+            Step::Timer { node, timer } => {
+                Record::Timer { t: unit(t), node: *node, text: timer.clone().into(), timer: timer.clone() }
+            }
+            Step::Crash { node } => Record::Crash { t: unit(t), node: *node },
+            Step::Recover { node } => Record::Recover { t: unit(t), node: *node },
+            Step::Wait { until } => Record::Note { t: unit(t), note: format!("time passes to {until}").into() },
+        };
+        self.records.push(record);
+    }
+
+    fn send(&mut self, t: usize, last: usize, m: &Sent) {
+        let id = self.next_id;
+        let (kind, text) = (m.kind.into(), m.msg.clone().into());
+        let send =
+            Record::Send { t: unit(t), node: m.from, to: m.to, id, at: unit(last), kind, text, msg: m.json.clone() };
+        self.records.push(send);
+        self.pending.push(((m.from, m.to, m.msg.clone()), self.records.len() - 1, id));
+        self.next_id += 1;
+    }
+}
+
 /// The HTML viewer of a replayed path: its steps as trace records, one time unit per step, with the `labels` a
 /// lecture gives message kinds and roles.
 pub(crate) fn viewer_html(
@@ -466,76 +582,13 @@ pub(crate) fn viewer_html(
     loop_start: Option<usize>,
     labels: &elect_viz::Labels,
 ) -> anyhow::Result<String> {
-    use serde_json::{Value, json};
-    let scenario = elect_sim::Scenario::build(&config.sim).map_err(|e| BadInput(e.to_string()))?;
-    let ids: Vec<u32> = scenario.ids.iter().map(|i| i.0).collect();
-    let mut records: Vec<Value> = vec![json!({
-        "ev": "run",
-        "algorithm": r.algorithm,
-        "topology": format!("{} (checker path{})", scenario.graph.kind(), if loop_start.is_some() { ", a cycle" } else { "" }),
-        "nodes": ids.len(),
-        "seed": config.sim.seed,
-        "ids": ids,
-    })];
-    let status = |t: usize, id: elect_core::NodeId, s: &elect_core::Status| json!({"ev": "status", "t": t, "node": id.0, "state": s.state, "leader": s.leader.map(|l| l.0), "epoch": s.epoch});
-    records.extend(r.initial.iter().map(|(id, s)| status(0, *id, s)));
-    // Messages in flight: (from, to, msg) → (record index of the send, id), oldest first.
-    let mut pending: Vec<((u32, u32, String), usize, u64)> = Vec::new();
-    let mut next_id = 0;
-    let last = r.steps.len() + 1;
-    for (k, s) in r.steps.iter().enumerate() {
-        let t = k + 1;
-        let mut take = |from: elect_core::NodeId, to: elect_core::NodeId, msg: &str, keep: bool| {
-            let key = (from.0, to.0, msg.to_owned());
-            let at = pending.iter().position(|(k, ..)| *k == key)?;
-            let (_, send, id) = if keep { pending[at].clone() } else { pending.remove(at) };
-            Some((send, id))
-        };
-        match &s.step {
-            Step::Deliver { from, to, msg } | Step::Duplicate { from, to, msg } => {
-                if let Some((send, id)) = take(*from, *to, msg, matches!(s.step, Step::Duplicate { .. })) {
-                    records[send]["at"] = json!(t);
-                    let kind = records[send]["kind"].clone();
-                    records
-                        .push(json!({"ev": "deliver", "t": t, "node": to.0, "from": from.0, "id": id, "kind": kind, "text": msg}));
-                }
-            }
-            Step::Lose { from, to, msg } => {
-                if let Some((send, id)) = take(*from, *to, msg, false) {
-                    records[send]["at"] = json!(t);
-                    records
-                        .push(json!({"ev": "drop", "t": t, "node": to.0, "from": from.0, "id": id, "reason": "loss"}));
-                }
-            }
-            Step::Timer { node, timer } => {
-                records.push(json!({"ev": "timer", "t": t, "node": node.0, "text": timer, "timer": timer}))
-            }
-            Step::Crash { node } => records.push(json!({"ev": "crash", "t": t, "node": node.0})),
-            Step::Recover { node } => records.push(json!({"ev": "recover", "t": t, "node": node.0})),
-            Step::Wait { until } => {
-                records.push(json!({"ev": "note", "t": t, "note": format!("time passes to {until}")}))
-            }
-        }
-        if let (
-            Some(rule),
-            Step::Deliver { to: node, .. } | Step::Duplicate { to: node, .. } | Step::Timer { node, .. },
-        ) = (s.rule, &s.step)
-        {
-            records.push(json!({"ev": "rule", "t": t, "node": node.0, "rule": rule}));
-        }
-        for m in &s.sent {
-            records.push(json!({"ev": "send", "t": t, "node": m.from.0, "to": m.to.0, "id": next_id, "at": last, "kind": m.kind, "text": m.msg, "msg": m.json}));
-            pending.push(((m.from.0, m.to.0, m.msg.clone()), records.len() - 1, next_id));
-            next_id += 1;
-        }
-        records.extend(s.changed.iter().map(|(id, st)| status(t, *id, st)));
-        for v in &s.violations {
-            records.push(json!({"ev": "violation", "t": t, "property": v.property, "node": v.node.map(|n| n.0), "detail": v.detail}));
-        }
+    let scenario = Scenario::build(&config.sim).map_err(|e| BadInput(e.to_string()))?;
+    // Each line through `serde_json::Value`, whose keys are in alphabetical order, as these pages have them.
+    let mut text = String::new();
+    for record in PathTrace::of(config, &scenario, r, loop_start) {
+        text.push_str(&serde_json::to_value(&record)?.to_string());
+        text.push('\n');
     }
-    records
-        .push(json!({"ev": "end", "t": last, "events": r.steps.len(), "messages": next_id, "terminated": r.settled}));
-    let text: String = records.iter().map(|v| v.to_string() + "\n").collect();
     let mut run =
         elect_viz::Run::parse(&text, elect_viz::Limits::default()).map_err(|e| BadInput(format!("--html: {e}")))?;
     run.labels = labels.clone();

@@ -4,8 +4,8 @@
 //! [`Limits::cli`] holds the command line's defaults; each is documented in the `--help` of the flag that
 //! raises it (`--max-nodes`, `--max-runs`, `--max-file-size`, `--max-memory`) and in the README. A service that
 //! embeds elect would start from tighter ones. Two limits live beside the code they protect, because that code
-//! reads its input itself: the size of a topology file (`elect_sim::EdgeFile::MAX_BYTES`) and the caps per
-//! topology (`elect_sim::topology`: complete graphs, stored graphs, geometric graphs by their expected links).
+//! reads its input itself: the size of a topology file (`elect_scenario::EdgeFile::MAX_BYTES`) and the caps per
+//! topology (`elect_scenario`'s topology caps: complete graphs, stored graphs, geometric graphs by their expected links).
 
 use std::io::Read;
 use std::path::Path;

@@ -120,11 +120,11 @@ pub(crate) fn hyphen_values(command: Command) -> Command {
         .mut_subcommands(hyphen_values)
 }
 
-/// A line of an error message as it is printed: every word longer than [`elect_sim::shorten`] keeps cut, and the
+/// A line of an error message as it is printed: every word longer than [`elect_scenario::shorten`] keeps cut, and the
 /// whole line at most a few hundred characters, so that no input is repeated back at length.
 pub(crate) fn short_line(line: &str) -> String {
-    let words: Vec<String> = line.split(' ').map(|w| elect_sim::shorten(w).into_owned()).collect();
-    elect_sim::shorten_to(&words.join(" "), 400).into_owned()
+    let words: Vec<String> = line.split(' ').map(|w| elect_scenario::shorten(w).into_owned()).collect();
+    elect_scenario::shorten_to(&words.join(" "), 400).into_owned()
 }
 
 fn main() -> ExitCode {

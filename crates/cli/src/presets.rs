@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use elect_algos::registry;
-use elect_sim::SimConfig;
+use elect_scenario::SimConfig;
 
 use crate::BadInput;
 use crate::limits::Limits;
@@ -97,7 +97,7 @@ pub(crate) fn presets() -> Vec<Preset> {
 
 /// A scenario file's `description`, read with the file's own parser.
 fn description(text: &str) -> Option<String> {
-    elect_sim::ScenarioFile::parse("preset", text).ok().and_then(|f| f.description)
+    elect_scenario::ScenarioFile::parse("preset", text).ok().and_then(|f| f.description)
 }
 
 #[cfg(test)]
@@ -117,7 +117,7 @@ mod tests {
         let shipped: Vec<&str> = SCENARIOS.iter().map(|(n, _)| *n).collect();
         assert_eq!(files, shipped, "add the new scenario to SCENARIOS (in name order)");
         for (name, text) in SCENARIOS {
-            assert!(elect_sim::ScenarioFile::parse(name, text).is_ok(), "{name} does not parse");
+            assert!(elect_scenario::ScenarioFile::parse(name, text).is_ok(), "{name} does not parse");
         }
     }
 

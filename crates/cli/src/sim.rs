@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use elect_algos::Params;
 use elect_core::Prefer;
-use elect_sim::{
-    Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, Judgement, LinkDown, Loss, NodeAt, Partition, Probability,
-    Report, ScenarioFile, SimConfig, SimError, SyncReport, TopologyKind, parse_time,
+use elect_scenario::{
+    Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, LinkDown, Loss, NodeAt, Partition, Probability, ScenarioFile,
+    SimConfig, TopologyKind, parse_time,
 };
+use elect_sim::{Judgement, Report, SimError, SyncReport};
 
 use crate::limits::{self, Limits};
 use crate::{BadInput, Outcome, progress};
@@ -115,7 +116,7 @@ pub(crate) struct SimArgs {
     /// Move the nodes of a geometric:R topology by the random-waypoint model: waypoint:SPEED (distance per time
     /// unit in the unit square), or waypoint:SPEED:PAUSE; links follow the radio range R.
     #[arg(long, value_name = "MODEL")]
-    mobility: Option<elect_sim::MobilitySpec>,
+    mobility: Option<elect_scenario::MobilitySpec>,
     /// With --mobility: the nodes stop moving at time T (then the run settles and is judged).
     #[arg(long, value_name = "T", value_parser = parse_time, requires = "mobility")]
     mobility_until: Option<u64>,
@@ -347,7 +348,7 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     }
     let judgements =
         match file.as_ref().and_then(|f| f.expect.as_ref()) {
-            Some(expect) => Some(expect.judge(&report).map_err(|e| {
+            Some(expect) => Some(elect_sim::judge(expect, &report).map_err(|e| {
                 BadInput(format!("{}: {e}", args.scenario.as_deref().unwrap_or(Path::new("")).display()))
             })?),
             None => None,

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use elect_algos::synchronizers::Spec;
-use elect_sim::{CsvWriter, Delay, Ids, InitiatorSpec, Row, Shard, SimConfig, SimError, Sizes, Streamed, Sweep};
+use elect_scenario::{Delay, Ids, InitiatorSpec, SimConfig};
+use elect_sim::{CsvWriter, Row, Shard, SimError, Sizes, Streamed, Sweep};
 use elect_viz::{Metric, Point, complexity_plot};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -28,7 +29,7 @@ pub(crate) struct SweepArgs {
     /// A topology that scales with n: ring, complete, line, star, random-regular:K, chordal:K, tree or
     /// geometric:R [default: each algorithm's own].
     #[arg(long, short)]
-    topology: Option<elect_sim::TopologyKind>,
+    topology: Option<elect_scenario::TopologyKind>,
     /// ascending, descending or random (a list of ids cannot fit every size).
     #[arg(long, default_value = "random")]
     ids: Ids,
@@ -97,7 +98,7 @@ impl From<MetricArg> for Metric {
     }
 }
 
-fn parse_synchronizer(s: &str) -> Result<Option<Spec>, String> {
+fn parse_synchronizer(s: &str) -> Result<Option<Spec>, elect_algos::synchronizers::SyncError> {
     if matches!(s.trim(), "lockstep" | "none") { Ok(None) } else { s.parse().map(Some) }
 }
 
@@ -155,7 +156,7 @@ fn check_flags(args: &SweepArgs) -> anyhow::Result<Option<usize>> {
         return Err(BadInput("a sweep needs ascending, descending or random ids, not a list".into()).into());
     }
     let threads = Limits::cli().threads(args.threads)?;
-    if let Some(size) = args.topology.as_ref().and_then(elect_sim::TopologyKind::fixed_size) {
+    if let Some(size) = args.topology.as_ref().and_then(elect_scenario::TopologyKind::fixed_size) {
         return Err(BadInput(format!(
             "a {} topology has {size} nodes whatever --nodes says; a sweep needs one that scales with n",
             args.topology.as_ref().expect("checked")
@@ -269,6 +270,19 @@ fn total_runs(sweep: &Sweep) -> anyhow::Result<u64> {
     Ok(sweep.runs().map_err(|e| BadInput(e.to_string()))?.expect("checked by plan"))
 }
 
+/// The plot's view of a sweep row.
+fn point(row: &Row, metric: Metric) -> Point {
+    let (measured, bound) = match metric {
+        Metric::Election => (
+            row.bound_measured.unwrap_or(row.messages) as f64,
+            row.bound.clone().zip(row.bound_value.map(|v| v as f64)),
+        ),
+        Metric::Messages => (row.messages as f64, None),
+        Metric::Time => (row.elected_at.unwrap_or(row.end_time).units(), None),
+    };
+    Point::new(row.algorithm, row.synchronizer.as_deref(), row.n, measured, bound)
+}
+
 /// What a sweep keeps of its rows as they stream by: how many there were, the first that violated a property, and
 /// with --plot a point per row.
 #[derive(Default)]
@@ -283,7 +297,7 @@ impl Seen {
     fn add(&mut self, row: Row, metric: Option<MetricArg>) {
         self.rows += 1;
         if let Some(metric) = metric {
-            self.points.push(Point::from_row(&row, metric.into()));
+            self.points.push(point(&row, metric.into()));
         }
         if !row.ok {
             self.bad += 1;

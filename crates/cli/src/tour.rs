@@ -4,7 +4,8 @@ use std::io::{self, Write};
 
 use clap::Args;
 use elect_algos::{Info, registry};
-use elect_sim::{Report, SimConfig, SimError};
+use elect_scenario::SimConfig;
+use elect_sim::{Report, SimError};
 
 use crate::table::Table;
 use crate::{BadInput, Outcome};
@@ -50,7 +51,7 @@ fn showcases(args: &TourArgs) -> anyhow::Result<(Vec<Showcase>, Vec<&'static str
     let mut reports = Vec::new();
     let mut skipped = Vec::new();
     for info in registry::all() {
-        if info.needs == elect_algos::Needs::Complete && args.nodes > elect_sim::MAX_COMPLETE_NODES {
+        if info.needs == elect_algos::Needs::Complete && args.nodes > elect_scenario::MAX_COMPLETE_NODES {
             skipped.push(info.name);
             continue;
         }
@@ -102,7 +103,7 @@ fn write_text(
         synchronizer_table(reports, synced).write(out)?;
     }
     if !skipped.is_empty() {
-        let max = elect_sim::MAX_COMPLETE_NODES;
+        let max = elect_scenario::MAX_COMPLETE_NODES;
         writeln!(out, "\nskipped (complete graphs go up to {max} nodes): {}", skipped.join(", "))?;
     }
     writeln!(out, "\nseed {}; times in message-delay units; `elect sim --help` runs any of these your way.", args.seed)

@@ -12,7 +12,7 @@ use elect_check::{CheckConfig, Explorer, Step};
 use elect_core::{Command, NodeId, Status};
 use elect_net::NodeConfig;
 use elect_net::scripted::{Datagram, Member, Net, Stepped};
-use elect_sim::{Delay, NodeAt, SimConfig, TICKS_PER_UNIT, TopologyKind};
+use elect_scenario::{Delay, NodeAt, SimConfig, TICKS_PER_UNIT, TopologyKind};
 use serde_json::Value;
 
 /// The simulator's trace, written to memory.

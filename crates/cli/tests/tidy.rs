@@ -46,10 +46,10 @@ fn code_lines(krate: &str) -> Vec<(String, usize, String)> {
 }
 
 /// The crates that are libraries: everything but the `elect` binary.
-const LIBRARIES: [&str; 6] = ["core", "algos", "sim", "check", "viz", "net"];
+const LIBRARIES: [&str; 7] = ["core", "algos", "scenario", "sim", "check", "viz", "net"];
 
 /// The drivers' and the pictures' crates, whose results repeat for one input, and the crates they are built on.
-const DETERMINISTIC: [&str; 5] = ["core", "algos", "sim", "check", "viz"];
+const DETERMINISTIC: [&str; 6] = ["core", "algos", "scenario", "sim", "check", "viz"];
 
 /// The dependencies of a manifest (`[dependencies]` and every `[target.'…'.dependencies]`, not dev-dependencies),
 /// by name.
@@ -81,14 +81,18 @@ fn crate_dependencies(krate: &str) -> BTreeSet<String> {
 }
 
 /// The graph `ARCHITECTURE.md` draws: each workspace crate's directory and the elect crates it depends on.
-const GRAPH: [(&str, &[&str]); 8] = [
+const GRAPH: [(&str, &[&str]); 9] = [
     ("crates/core", &[]),
     ("crates/algos", &["elect-core"]),
-    ("crates/sim", &["elect-algos", "elect-core"]),
-    ("crates/check", &["elect-algos", "elect-core", "elect-sim"]),
-    ("crates/viz", &["elect-algos", "elect-core", "elect-sim"]),
+    ("crates/scenario", &["elect-algos", "elect-core"]),
+    ("crates/sim", &["elect-algos", "elect-core", "elect-scenario"]),
+    ("crates/check", &["elect-algos", "elect-core", "elect-scenario"]),
+    ("crates/viz", &["elect-algos", "elect-core", "elect-scenario"]),
     ("crates/net", &["elect-algos", "elect-core"]),
-    ("crates/cli", &["elect-algos", "elect-check", "elect-core", "elect-net", "elect-sim", "elect-viz"]),
+    (
+        "crates/cli",
+        &["elect-algos", "elect-check", "elect-core", "elect-net", "elect-scenario", "elect-sim", "elect-viz"],
+    ),
     ("examples/fencing-store", &["elect-core", "elect-net"]),
 ];
 
@@ -192,7 +196,7 @@ fn every_random_generator_is_seeded() {
         "ChaCha20",
         "getrandom",
     ];
-    let mut dirs: Vec<PathBuf> = ["core", "algos", "sim", "check", "viz", "net", "cli"]
+    let mut dirs: Vec<PathBuf> = ["core", "algos", "scenario", "sim", "check", "viz", "net", "cli"]
         .iter()
         .map(|k| root().join("crates").join(k).join("src"))
         .collect();
@@ -216,7 +220,7 @@ fn every_random_generator_is_seeded() {
 
 /// Where the deterministic crates hold hashed collections, and under which names: each is only looked into.
 const HASHED: [(&str, &[&str]); 3] = [
-    ("crates/sim/src/topology.rs", &["linked"]),
+    ("crates/scenario/src/draw.rs", &["linked"]),
     ("crates/check/src/search.rs", &["seen"]),
     ("crates/check/src/commute.rs", &["known_states", "known_msgs"]),
 ];
@@ -271,11 +275,16 @@ fn hashed_collections_are_only_looked_into_where_runs_must_repeat() {
 }
 
 #[test]
-fn pictures_take_from_the_simulator_only_topologies_and_sweep_rows() {
-    let allowed = ["Graph", "TopologyKind", "Row"];
+fn pictures_take_from_the_scenarios_only_topologies_and_trace_records() {
+    let allowed = ["Graph", "TopologyKind", "Record"];
     for file in rust_files(&root().join("crates/viz/src")) {
         let text: String = fs::read_to_string(&file).unwrap().lines().map(|l| format!("{}\n", code(l))).collect();
-        for after in text.split("elect_sim::").skip(1) {
+        assert!(
+            !text.contains("elect_sim"),
+            "{}: pictures are drawn from traces, not from a simulation",
+            file.display()
+        );
+        for after in text.split("elect_scenario::").skip(1) {
             let names: Vec<&str> = match after.strip_prefix('{') {
                 Some(list) => list.split('}').next().unwrap().split(',').map(str::trim).collect(),
                 None => vec![after.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap()],
@@ -283,7 +292,7 @@ fn pictures_take_from_the_simulator_only_topologies_and_sweep_rows() {
             for name in names.into_iter().filter(|n| !n.is_empty()) {
                 assert!(
                     allowed.contains(&name),
-                    "{}: `elect_sim::{name}`: pictures are drawn from traces, not from a simulation",
+                    "{}: `elect_scenario::{name}`: pictures are drawn from traces, not from a simulation",
                     file.display()
                 );
             }
@@ -506,7 +515,7 @@ fn every_citation_the_tool_prints_names_a_heading_of_the_book() {
     }
     // Any other citation in the code: a string naming a page of the book, with or without its anchor.
     let mut broken = Vec::new();
-    for krate in ["core", "algos", "sim", "check", "net", "viz", "cli"] {
+    for krate in ["core", "algos", "scenario", "sim", "check", "net", "viz", "cli"] {
         for file in rust_files(&root().join("crates").join(krate).join("src")) {
             let text = fs::read_to_string(&file).unwrap();
             let name = file.strip_prefix(root()).unwrap().display().to_string();

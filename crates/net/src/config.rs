@@ -162,19 +162,36 @@ pub enum Peer {
     Name(HostPort),
 }
 
+/// Why a peer's address does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PeerError {
+    /// No `:PORT`.
+    #[error("'{0}' has no port")]
+    NoPort(String),
+    /// A port that is not a number.
+    #[error("port '{0}' is not a number from 0 to 65535")]
+    Port(String),
+    /// An IP address that does not parse with its port.
+    #[error("'{0}' is not an address with a port (IPv6 addresses go in brackets)")]
+    Address(String),
+    /// A host that is neither a name nor an address.
+    #[error("'{0}' is not a host name or an IP address")]
+    Host(String),
+}
+
 impl std::str::FromStr for Peer {
-    type Err = String;
+    type Err = PeerError;
 
     /// `IP:PORT`, `[IPv6]:PORT` or `HOST:PORT`, with a host name of letters, digits, hyphens and dots (RFC 1123);
     /// `Err` says what is wrong.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, PeerError> {
         if let Ok(addr) = s.parse::<SocketAddr>() {
             return Ok(Self::Addr(addr));
         }
-        let (host, port) = s.rsplit_once(':').ok_or_else(|| format!("'{s}' has no port"))?;
-        let port = port.parse::<u16>().map_err(|_| format!("port '{port}' is not a number from 0 to 65535"))?;
+        let (host, port) = s.rsplit_once(':').ok_or_else(|| PeerError::NoPort(s.to_owned()))?;
+        let port = port.parse::<u16>().map_err(|_| PeerError::Port(port.to_owned()))?;
         if host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[') {
-            return Err(format!("'{host}' is not an address with a port (IPv6 addresses go in brackets)"));
+            return Err(PeerError::Address(host.to_owned()));
         }
         let label_ok = |l: &str| {
             !l.is_empty()
@@ -185,7 +202,7 @@ impl std::str::FromStr for Peer {
         };
         let name = host.strip_suffix('.').unwrap_or(host);
         if name.is_empty() || name.len() > 253 || !name.split('.').all(label_ok) {
-            return Err(format!("'{host}' is not a host name or an IP address"));
+            return Err(PeerError::Host(host.to_owned()));
         }
         Ok(Self::Name(HostPort { host: host.to_owned(), port }))
     }
@@ -196,7 +213,7 @@ pub fn parse_peer_spec(s: &str) -> Result<(NodeId, Peer), ConfigError> {
     let bad = |reason: String| ConfigError::PeerSpec { peer: s.to_owned(), reason };
     let (id, at) = s.split_once('=').ok_or_else(|| bad("no '='".to_owned()))?;
     let id = id.trim().parse::<u32>().map_err(|_| bad(format!("'{}' is not a member id", id.trim())))?;
-    let peer = at.trim().parse::<Peer>().map_err(bad)?;
+    let peer = at.trim().parse::<Peer>().map_err(|e| bad(e.to_string()))?;
     Ok((NodeId(id), peer))
 }
 

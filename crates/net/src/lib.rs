@@ -111,7 +111,9 @@ pub mod store;
 pub mod wire;
 
 pub use auth::{ClusterKey, KeyError};
-pub use config::{ConfigError, DEFAULT_DELAY_BOUND, HostPort, NodeConfig, Peer, parse_peer, parse_peer_spec};
+pub use config::{
+    ConfigError, DEFAULT_DELAY_BOUND, HostPort, NodeConfig, Peer, PeerError, parse_peer, parse_peer_spec,
+};
 pub use error::{NodeError, StartError};
 pub use fencing::{LeaderEvent, Leadership};
 pub use http::{Limits as HttpLimits, serve_bounded as serve_http};

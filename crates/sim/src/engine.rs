@@ -11,25 +11,23 @@ use std::io::Write;
 use elect_algos::{Algorithm, Facts};
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{
-    Command, EffectOf, Event, EventOf, Instant, Message, Monitor, Neighbor, NodeId, Notice, Peers, Port, Process,
-    Property, Setup, Span, Status, StatusKey, Violation,
+    Command, EffectOf, Event, EventOf, Instant, Message, Monitor, NodeId, Notice, Peers, Port, Process, Property, Span,
+    Status, StatusKey, Violation,
 };
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::Delay;
-use crate::faults::Probability;
+use elect_scenario::rng::{Stream, rng};
+use elect_scenario::{Delay, End, Graph, MobilitySpec, Probability, Record, Scenario, Scheduled, Time, build_process};
+
 use crate::finish::{Counters, Finished, PulseLog};
 use crate::judge::{Judge, View};
-use crate::mobility::{Mobile, MobilitySpec};
+use crate::mobility::Mobile;
 use crate::network::{Fate, Network};
 use crate::queue::EventQueue;
-use crate::report::{Report, Time};
-use crate::rng::{Stream, rng};
-use crate::scenario::{Scenario, Scheduled};
+use crate::report::Report;
 use crate::timers::Timers;
-use crate::topology::{End, Graph};
-use crate::trace::{Record, Trace};
+use crate::trace::Trace;
 
 /// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,
 /// commands come next, then messages, and timers last (a reply arriving exactly at a deadline beats it).
@@ -83,6 +81,8 @@ impl From<Scheduled> for Fault {
 type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
 type TimerOf<A> = <<A as Algorithm>::Process as Process>::Timer;
 type DurableOf<A> = <<A as Algorithm>::Process as Process>::Durable;
+/// A trace line of a run of `A`, which borrows its message, timer and view.
+type Line<'a, A> = Record<'a, &'a Msg<A>, &'a TimerOf<A>, &'a elect_core::View>;
 
 /// How far ahead the event queue's wheel should reach: twice the longest likely delay.
 fn horizon(delay: Delay) -> u64 {
@@ -190,7 +190,7 @@ impl<A: Algorithm> Sim<A> {
     /// Builds every process of `scenario` (none has started yet).
     pub fn new(algorithm: A, scenario: Scenario) -> Self {
         let n = scenario.len();
-        let procs: Vec<A::Process> = (0..n as u32).map(|i| build(&algorithm, &scenario, i)).collect();
+        let procs: Vec<A::Process> = (0..n as u32).map(|i| build_process(&algorithm, &scenario, i)).collect();
         let link_clock = if scenario.config.fifo && scenario.config.delay.is_random() {
             vec![0; scenario.graph.link_slots()]
         } else {
@@ -237,7 +237,7 @@ impl<A: Algorithm> Sim<A> {
         // Each process's view as built: a step traces the view only when it changes it.
         let views = (0..self.scenario.ids.len() as u32)
             .map(|i| {
-                let peers = neighbors(&self.scenario, i);
+                let peers = elect_scenario::neighbors(&self.scenario, i);
                 (self.procs[i as usize].view(&Peers(&peers)), peers)
             })
             .collect();
@@ -270,7 +270,7 @@ impl<A: Algorithm> Sim<A> {
         &self.durable
     }
 
-    fn record(&mut self, record: Record<'_, Msg<A>, TimerOf<A>>) {
+    fn record(&mut self, record: Line<'_, A>) {
         if let Some(trace) = &mut self.trace {
             trace.record(&record);
         }
@@ -420,17 +420,17 @@ impl<A: Algorithm> Sim<A> {
         self.refresh_express();
         let sc = &self.scenario;
         let initiators: Vec<NodeId> = (0..sc.len()).filter(|&i| sc.initiators[i]).map(|i| sc.ids[i]).collect();
-        let header = Record::Run {
-            algorithm: sc.info.name,
-            topology: sc.graph.kind().to_string(),
+        let header: Line<'_, A> = Record::Run {
+            algorithm: sc.info.name.into(),
+            topology: sc.graph.kind().to_string().into(),
             nodes: sc.len(),
             seed: sc.config.seed,
-            delay: sc.config.delay.to_string(),
-            ids: &sc.ids,
-            initiators,
+            delay: Some(sc.config.delay.to_string().into()),
+            ids: sc.ids.as_slice().into(),
+            initiators: Some(initiators),
         };
         if let Some(trace) = &mut self.trace {
-            trace.record::<Msg<A>, TimerOf<A>>(&header);
+            trace.record(&header);
         }
         self.judge(|monitor, world, found| monitor.reset(world, found));
         // Faults at time 0 take effect before anything else, processes' start included.
@@ -545,7 +545,7 @@ impl<A: Algorithm> Sim<A> {
                 let sender = |sim: &Self| sim.id(sim.scenario.graph.far_end(to, port).node);
                 if !self.up[to as usize] {
                     let from = sender(self);
-                    self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "down" });
+                    self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "down".into() });
                     return;
                 }
                 if let Some(m) = &self.mobile
@@ -553,7 +553,13 @@ impl<A: Algorithm> Sim<A> {
                 {
                     self.counters.lost += 1;
                     let from = sender(self);
-                    self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "out of range" });
+                    self.record(Record::Drop {
+                        t: self.t(),
+                        node: self.id(to),
+                        from,
+                        id,
+                        reason: "out of range".into(),
+                    });
                     return;
                 }
                 self.count_event();
@@ -565,9 +571,9 @@ impl<A: Algorithm> Sim<A> {
                         node: self.id(to),
                         from,
                         id,
-                        kind: msg.kind(),
-                        text: msg.describe(),
-                        msg: &msg,
+                        kind: msg.kind().into(),
+                        text: msg.describe().into(),
+                        msg: Some(&msg),
                     });
                 }
                 self.handle_with(to, Event::Message { from: Port(port), msg }, effects);
@@ -579,7 +585,7 @@ impl<A: Algorithm> Sim<A> {
                 self.count_event();
                 if self.trace.is_some() {
                     let text = A::Process::describe_timer(&timer);
-                    self.record(Record::Timer { t: self.t(), node: self.id(node), text, timer: &timer });
+                    self.record(Record::Timer { t: self.t(), node: self.id(node), text: text.into(), timer: &timer });
                 }
                 self.handle_with(node, Event::Timer(timer), effects);
             }
@@ -620,7 +626,7 @@ impl<A: Algorithm> Sim<A> {
             }
             Fault::CrashLeader => match self.current_leader() {
                 Some(node) => self.crash(node),
-                None => self.record(Record::Note { t: self.t(), note: "crash-leader: no process leads now" }),
+                None => self.record(Record::Note { t: self.t(), note: "crash-leader: no process leads now".into() }),
             },
             Fault::Link(k, down) => {
                 let directed = self.scenario.link_faults[k].directed.clone();
@@ -638,7 +644,7 @@ impl<A: Algorithm> Sim<A> {
                 self.refresh_express();
                 self.count_event();
                 let groups = self.scenario.config.partitions[k].to_string();
-                self.record(Record::Partition { t: self.t(), partition: groups, healed: !on });
+                self.record(Record::Partition { t: self.t(), partition: groups.into(), healed: !on });
                 self.recheck();
             }
         }
@@ -675,7 +681,7 @@ impl<A: Algorithm> Sim<A> {
             return;
         }
         self.count_event();
-        self.procs[i] = build(&self.algorithm, &self.scenario, node);
+        self.procs[i] = build_process(&self.algorithm, &self.scenario, node);
         self.up[i] = true;
         self.record(Record::Recover { t: self.t(), node: self.id(node) });
         let restored = self.durable[i].clone();
@@ -749,13 +755,14 @@ impl<A: Algorithm> Sim<A> {
     fn trace_step(&mut self, node: u32, rule: Option<&'static str>) {
         let (t, id) = (self.t(), self.id(node));
         if let Some(rule) = rule {
-            self.record(Record::Rule { t, node: id, rule });
+            self.record(Record::Rule { t, node: id, rule: rule.into() });
         }
         let Some(trace) = &mut self.trace else { return };
         let (last, peers) = &trace.views[node as usize];
         let view = self.procs[node as usize].view(&Peers(peers));
         if view != *last {
-            trace.record::<Msg<A>, TimerOf<A>>(&Record::View { t, node: id, view: &view });
+            let line: Line<'_, A> = Record::View { t, node: id, view: &view };
+            trace.record(&line);
             trace.views[node as usize].0 = view;
         }
     }
@@ -793,7 +800,8 @@ impl<A: Algorithm> Sim<A> {
         let at = self.arrival(node, port);
         if self.trace.is_some() {
             let (t, from, to, at) = (self.t(), self.id(node), self.id(end.node), Time(at));
-            self.record(Record::Send { t, node: from, to, id, at, kind: msg.kind(), text: msg.describe(), msg });
+            let (kind, text) = (msg.kind().into(), msg.describe().into());
+            self.record(Record::Send { t, node: from, to, id, at, kind, text, msg });
         }
         match fate {
             Fate::Deliver => {}
@@ -805,7 +813,7 @@ impl<A: Algorithm> Sim<A> {
             Fate::Lost(reason) => {
                 self.counters.lost += 1;
                 let (t, from, to) = (self.t(), self.id(node), self.id(end.node));
-                self.record(Record::Drop { t, node: to, from, id, reason });
+                self.record(Record::Drop { t, node: to, from, id, reason: reason.into() });
                 return;
             }
         }
@@ -881,7 +889,8 @@ impl<A: Algorithm> Sim<A> {
                 m.follow(i, &self.procs, &self.up, &self.scenario.ids, self.now);
             }
         }
-        self.record(Record::Status { t: self.t(), node: self.id(node), status: new });
+        let Status { state, leader, epoch, group } = new;
+        self.record(Record::Status { t: self.t(), node: self.id(node), state, leader, epoch, group });
         if self.judge.on {
             self.judge(|monitor, world, found| monitor.on_change(world, i, old, new, found));
         }
@@ -894,7 +903,7 @@ impl<A: Algorithm> Sim<A> {
         let settled = (self.terminated || self.stopped).then(|| self.settled());
         let max_events = self.scenario.config.max_events;
         self.judge(|monitor, world, found| match settled {
-            Some(settled) => monitor.at_end(world, settled, found),
+            Some(settled) => monitor.at_end(world, settled.err(), found),
             None if monitor.checks().iter().any(|c| c.property == Property::Liveness) => {
                 let detail = format!("the run did not terminate within {max_events} events");
                 found.push(Violation { property: Property::Liveness, node: None, detail });
@@ -1011,37 +1020,6 @@ impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
         self.sim.refresh_availability();
         self.sim.recheck();
     }
-}
-
-/// Builds the process at position `i` of `scenario`: what `new` does for everyone, and a recovery for one. The
-/// model checker builds its processes with it too, so both drivers hand processes the same [`Setup`].
-pub fn build<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Process {
-    let graph = &scenario.graph;
-    let neighbors = neighbors(scenario, i);
-    let ring_order = graph.ring_order(i);
-    algorithm.build(&Setup {
-        id: scenario.ids[i as usize],
-        rank: scenario.ranks[i as usize],
-        neighbors: &neighbors,
-        ring: graph.ring_ports(i),
-        ring_order: &ring_order,
-        shape: graph.shape(),
-        delay_bound: scenario.delay_bound,
-        diameter: scenario.known_diameter(),
-        suspected: &[],
-    })
-}
-
-/// The links of the process at position `i` of `scenario`, port by port: who is at the far end of each (what a
-/// process is built with, and what its [view](elect_core::Process::view) names ports by).
-pub fn neighbors(scenario: &Scenario, i: u32) -> Vec<Neighbor> {
-    let graph = &scenario.graph;
-    (0..graph.degree(i))
-        .map(|p| {
-            let End { node, .. } = graph.far_end(i, p);
-            Neighbor { port: Port(p), id: scenario.ids[node as usize], rank: scenario.ranks[node as usize] }
-        })
-        .collect()
 }
 
 /// The simulator's event loop with nothing in it: `events` deliveries through the same queue, of the same events,

@@ -6,8 +6,9 @@ use elect_core::property::Class;
 use elect_core::{Message, Process};
 
 use crate::judge::Judge;
-use crate::report::{BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict};
-use crate::scenario::Scenario;
+use elect_scenario::{Scenario, Time};
+
+use crate::report::{BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Verdict};
 
 /// What a run counts as it goes.
 #[derive(Clone, Debug, Default)]

@@ -3,12 +3,12 @@
 
 use elect_core::{Monitor, NodeId, Process, Rank, Status, Violation, World};
 
-use crate::faults::PartitionFault;
+use elect_scenario::{Graph, PartitionFault, Record, Time};
+
 use crate::mobility::Mobile;
 use crate::network::Network;
-use crate::report::{Time, ViolationReport};
-use crate::topology::Graph;
-use crate::trace::{Record, Trace};
+use crate::report::ViolationReport;
+use crate::trace::Trace;
 
 /// The read-only view of all processes that properties evaluate.
 pub(crate) struct View<'a, P> {
@@ -84,8 +84,10 @@ impl Judge {
         judge(&mut self.monitor, world, &mut self.found);
         for v in self.found.drain(..) {
             if let Some(trace) = trace {
-                let record = Record::Violation { t: Time(now), property: v.property, node: v.node, detail: &v.detail };
-                trace.record::<(), ()>(&record);
+                let detail = v.detail.as_str().into();
+                let record: Record<'_, (), (), ()> =
+                    Record::Violation { t: Time(now), property: v.property, node: v.node, detail };
+                trace.record(&record);
             }
             self.violations.push(ViolationReport::new(now, v));
         }

@@ -6,8 +6,11 @@
 //! equal times; links are FIFO; every random choice comes from one root seed, split into independent ChaCha8
 //! streams. The same configuration gives the same trace, bit for bit.
 //!
+//! The scenario itself (configuration, topologies, faults, scenario files, the trace schema) is `elect_scenario`'s.
+//!
 //! ```
-//! use elect_sim::{SimConfig, Ids, simulate};
+//! use elect_scenario::{Ids, SimConfig};
+//! use elect_sim::simulate;
 //!
 //! let mut cfg = SimConfig::new("chang-roberts", 8);
 //! cfg.ids = Ids::Descending;
@@ -17,23 +20,16 @@
 //! assert!(report.ok());
 //! ```
 
-mod config;
 mod engine;
-mod error;
-mod faults;
+mod expect;
 mod finish;
 mod judge;
 mod mobility;
 mod network;
 mod queue;
 mod report;
-mod rng;
-mod scenario;
-mod scenario_file;
 mod sweep;
-mod time;
 mod timers;
-mod topology;
 mod trace;
 
 use std::io::Write;
@@ -41,23 +37,15 @@ use std::io::Write;
 use elect_algos::member;
 use elect_algos::monitor::Bare;
 use elect_algos::{Algorithm, Driver, dispatch, dispatch_synchronized};
+use elect_scenario::{ConfigError, Scenario, SimConfig, Time};
 
-pub use config::{Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig};
-pub use elect_algos::params::{shorten, shorten_to};
-pub use engine::{Progress, ProgressFn, RunError, Sim, bare_event_loop, build as build_process, neighbors};
-pub use error::ConfigError;
-pub use faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
-pub use mobility::MobilitySpec;
-pub use report::{
-    BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Time, Verdict, ViolationReport,
-};
-pub use scenario::{Scenario, Scheduled};
-pub use scenario_file::{Expect, FileError, Judgement, ScenarioFile};
+pub use engine::{Progress, ProgressFn, RunError, Sim, bare_event_loop};
+pub use expect::{JudgeError, Judgement, judge};
+pub use report::{BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Verdict, ViolationReport};
 pub use sweep::{
-    COLUMNS_FIRST, COLUMNS_LAST, CsvWriter, Row, Shard, Sizes, Streamed, Sweep, SweepProgress, kind_column, write_csv,
+    COLUMNS_FIRST, COLUMNS_LAST, CsvWriter, Row, Shard, SizeError, Sizes, Streamed, Sweep, SweepProgress, kind_column,
+    write_csv,
 };
-pub use time::{TICKS_PER_UNIT, format_time, parse_time};
-pub use topology::{EdgeFile, End, Graph, MAX_COMPLETE_NODES, MAX_GEOMETRIC_LINKS, MAX_NODES, Radius, TopologyKind};
 
 /// Why a run could not produce a report.
 #[derive(Debug, thiserror::Error)]

@@ -9,60 +9,13 @@
 //! followed the strongest live node of its connected component.
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::str::FromStr;
 
 use elect_core::{NodeId, Port, Process, Rank};
+use elect_scenario::{End, Graph, MobilitySpec, TICKS_PER_UNIT, TopologyKind};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use crate::report::MobilityReport;
-use crate::time::{TICKS_PER_UNIT, format_time, parse_time};
-use crate::topology::{End, Graph, TopologyKind};
-
-/// How nodes move, as `--mobility waypoint:SPEED[:PAUSE]` writes it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MobilitySpec {
-    /// Distance per time unit, in the unit square.
-    pub speed: f64,
-    /// Ticks a node waits at each destination.
-    pub pause: u64,
-}
-
-impl Eq for MobilitySpec {}
-
-impl FromStr for MobilitySpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let rest = s.trim().strip_prefix("waypoint:").ok_or_else(|| {
-            format!(
-                "unknown mobility model '{s}': use waypoint:SPEED or waypoint:SPEED:PAUSE (random waypoint)",
-                s = crate::shorten(s)
-            )
-        })?;
-        let (speed, pause) = rest.split_once(':').unwrap_or((rest, "0"));
-        let speed: f64 = speed.trim().parse().map_err(|_| {
-            format!(
-                "waypoint:SPEED needs a speed (distance per time unit), not '{speed}'",
-                speed = crate::shorten(speed)
-            )
-        })?;
-        if !(speed > 0.0 && speed <= 1.0) {
-            return Err(format!("the waypoint speed must be in (0, 1] (the unit square per time unit), not {speed}"));
-        }
-        Ok(Self { speed, pause: parse_time(pause)? })
-    }
-}
-
-impl fmt::Display for MobilitySpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "waypoint:{}", self.speed)?;
-        if self.pause > 0 {
-            write!(f, ":{}", format_time(self.pause))?;
-        }
-        Ok(())
-    }
-}
 
 /// The interval between two moves, in ticks.
 const STEP: u64 = TICKS_PER_UNIT;
@@ -318,16 +271,6 @@ impl Mobile {
 mod tests {
     use super::*;
     use rand::SeedableRng;
-
-    #[test]
-    fn specs_parse_and_print_back() {
-        for s in ["waypoint:0.01", "waypoint:0.5:2"] {
-            assert_eq!(s.parse::<MobilitySpec>().unwrap().to_string(), s);
-        }
-        assert!("brownian".parse::<MobilitySpec>().unwrap_err().contains("unknown mobility model"));
-        assert!("waypoint:3".parse::<MobilitySpec>().unwrap_err().contains("(0, 1]"));
-        assert!("waypoint:x".parse::<MobilitySpec>().unwrap_err().contains("needs a speed"));
-    }
 
     #[test]
     fn nodes_move_at_their_speed_and_links_follow_the_range() {

@@ -9,9 +9,8 @@ use std::collections::BTreeMap;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-use crate::faults::Probability;
-use crate::faults::{Losses, PartitionFault};
-use crate::rng::{Stream, rng};
+use elect_scenario::rng::{Stream, rng};
+use elect_scenario::{Losses, PartitionFault, Probability};
 
 /// What happens to one message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,7 +125,7 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::faults::Window;
+    use elect_scenario::Window;
 
     fn partition(groups: &[u16], one_way: bool) -> PartitionFault {
         PartitionFault { group_of: groups.to_vec(), one_way, window: Window { from: 0, until: None } }

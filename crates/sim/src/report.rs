@@ -5,39 +5,7 @@ use serde::{Serialize, Serializer};
 
 use elect_core::{NodeId, Property, Skipped, Violation, When};
 
-use crate::time::{TICKS_PER_UNIT, format_time};
-
-/// A virtual time, shown in time units: an integer when whole (`16`), a decimal otherwise (`4.001`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Time(pub u64);
-
-impl Time {
-    /// The time in ticks.
-    pub fn ticks(self) -> u64 {
-        self.0
-    }
-
-    /// The time in units, as a float.
-    pub fn units(self) -> f64 {
-        self.0 as f64 / TICKS_PER_UNIT as f64
-    }
-}
-
-impl std::fmt::Display for Time {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&format_time(self.0))
-    }
-}
-
-impl Serialize for Time {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.0 % TICKS_PER_UNIT == 0 {
-            s.serialize_u64(self.0 / TICKS_PER_UNIT)
-        } else {
-            s.serialize_f64(self.units())
-        }
-    }
-}
+use elect_scenario::Time;
 
 /// Message counts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

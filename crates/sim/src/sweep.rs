@@ -10,31 +10,53 @@ use elect_algos::synchronizers::Spec;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::error::ConfigError;
-use crate::report::{Report, Time};
-use crate::topology::MAX_NODES;
-use crate::{SimConfig, SimError, simulate};
+use elect_scenario::{ConfigError, MAX_NODES, Scenario, SimConfig, Time};
+
+use crate::report::Report;
+use crate::{SimError, simulate};
 
 /// Process counts: a list of sizes and doubling ranges, e.g. `8..1048576` (8, 16, ..., 1048576) or `10,100,1000`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sizes(pub Vec<usize>);
 
+/// Process counts that do not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// A part that is not a process count.
+    #[error("malformed sizes '{text}': '{part}' is not a process count between 1 and {MAX_NODES}")]
+    NotACount {
+        /// The sizes.
+        text: String,
+        /// The part.
+        part: String,
+    },
+    /// A range whose end is below its start.
+    #[error("malformed sizes '{text}': the range {part} is empty")]
+    EmptyRange {
+        /// The sizes.
+        text: String,
+        /// The range.
+        part: String,
+    },
+}
+
 impl FromStr for Sizes {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let number =
-            |v: &str| {
-                v.trim().parse::<usize>().ok().filter(|&n| (1..=MAX_NODES).contains(&n)).ok_or_else(|| {
-                    format!("malformed sizes '{s}': '{v}' is not a process count between 1 and {MAX_NODES}")
-                })
-            };
+    type Err = SizeError;
+    fn from_str(s: &str) -> Result<Self, SizeError> {
+        let number = |v: &str| {
+            v.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| (1..=MAX_NODES).contains(&n))
+                .ok_or_else(|| SizeError::NotACount { text: s.to_owned(), part: v.to_owned() })
+        };
         let mut sizes = Vec::new();
         for part in s.split(',') {
             match part.split_once("..") {
                 Some((from, to)) => {
                     let (mut n, to) = (number(from)?, number(to)?);
                     if n > to {
-                        return Err(format!("malformed sizes '{s}': the range {part} is empty"));
+                        return Err(SizeError::EmptyRange { text: s.to_owned(), part: part.to_owned() });
                     }
                     while n <= to {
                         sizes.push(n);
@@ -243,7 +265,7 @@ impl Sweep {
         let groups = self.groups()?;
         for g in 0..groups.len() {
             for s in 0..self.sizes.0.len() {
-                crate::Scenario::check(&self.config(&groups, g, s, 1))?;
+                Scenario::check(&self.config(&groups, g, s, 1))?;
             }
         }
         Ok(())
@@ -452,15 +474,15 @@ impl<W: Write> CsvWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Ids;
+    use elect_scenario::Ids;
 
     #[test]
     fn sizes_are_lists_and_doubling_ranges() {
         assert_eq!("8..64".parse::<Sizes>().unwrap(), Sizes(vec![8, 16, 32, 64]));
         assert_eq!("10,3..12,10".parse::<Sizes>().unwrap(), Sizes(vec![3, 6, 10, 12]));
-        assert!("64..8".parse::<Sizes>().unwrap_err().contains("empty"));
-        assert!("0..8".parse::<Sizes>().unwrap_err().contains("'0' is not a process count"));
-        assert!("8..x".parse::<Sizes>().unwrap_err().contains("'x'"));
+        assert!("64..8".parse::<Sizes>().unwrap_err().to_string().contains("empty"));
+        assert!("0..8".parse::<Sizes>().unwrap_err().to_string().contains("'0' is not a process count"));
+        assert!("8..x".parse::<Sizes>().unwrap_err().to_string().contains("'x'"));
     }
 
     #[test]

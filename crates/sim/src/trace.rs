@@ -1,130 +1,10 @@
-#![doc = include_str!("../../../docs/reference/trace.md")]
+//! The JSON-lines trace of a run: one [`Record`](elect_scenario::Record) a line (the schema, and its legend, is
+//! `elect_scenario::Record`'s).
 
 use std::io::{self, Write};
 
-use elect_core::{Command, NodeId, Notice, Property, Status, View};
+use elect_core::View;
 use serde::Serialize;
-
-use crate::report::Time;
-
-/// One trace line.
-#[derive(Serialize)]
-#[serde(tag = "ev", rename_all = "kebab-case")]
-pub(crate) enum Record<'a, M, T> {
-    Run {
-        algorithm: &'static str,
-        topology: String,
-        nodes: usize,
-        seed: u64,
-        delay: String,
-        ids: &'a [NodeId],
-        initiators: Vec<NodeId>,
-    },
-    Crash {
-        t: Time,
-        node: NodeId,
-    },
-    Recover {
-        t: Time,
-        node: NodeId,
-    },
-    Link {
-        t: Time,
-        from: NodeId,
-        to: NodeId,
-        both_ways: bool,
-        up: bool,
-    },
-    Partition {
-        t: Time,
-        partition: String,
-        healed: bool,
-    },
-    Note {
-        t: Time,
-        note: &'static str,
-    },
-    Start {
-        t: Time,
-        node: NodeId,
-    },
-    Command {
-        t: Time,
-        node: NodeId,
-        cmd: Command,
-    },
-    Send {
-        t: Time,
-        node: NodeId,
-        to: NodeId,
-        id: u64,
-        at: Time,
-        kind: &'static str,
-        text: String,
-        msg: &'a M,
-    },
-    Deliver {
-        t: Time,
-        node: NodeId,
-        from: NodeId,
-        id: u64,
-        kind: &'static str,
-        text: String,
-        msg: &'a M,
-    },
-    Drop {
-        t: Time,
-        node: NodeId,
-        from: NodeId,
-        id: u64,
-        reason: &'static str,
-    },
-    Timer {
-        t: Time,
-        node: NodeId,
-        text: String,
-        timer: &'a T,
-    },
-    Rule {
-        t: Time,
-        node: NodeId,
-        rule: &'static str,
-    },
-    View {
-        t: Time,
-        node: NodeId,
-        view: &'a View,
-    },
-    Status {
-        t: Time,
-        node: NodeId,
-        #[serde(flatten)]
-        status: Status,
-    },
-    Notice {
-        t: Time,
-        node: NodeId,
-        #[serde(flatten)]
-        notice: Notice,
-    },
-    Parent {
-        t: Time,
-        node: NodeId,
-        parent: Option<NodeId>,
-    },
-    Violation {
-        t: Time,
-        property: Property,
-        node: Option<NodeId>,
-        detail: &'a str,
-    },
-    End {
-        t: Time,
-        events: u64,
-        messages: u64,
-        terminated: bool,
-    },
-}
 
 /// Where trace lines go. The first write error stops tracing and is reported when the run ends.
 pub(crate) struct Trace {
@@ -139,7 +19,8 @@ impl Trace {
         Self { out, error: None, views }
     }
 
-    pub(crate) fn record<M: Serialize, T: Serialize>(&mut self, record: &Record<'_, M, T>) {
+    /// Writes one record as a line.
+    pub(crate) fn record(&mut self, record: &impl Serialize) {
         if self.error.is_some() {
             return;
         }

@@ -7,7 +7,8 @@ mod common;
 use common::{config, run, run_ok, units};
 use elect_algos::Params;
 use elect_core::{NodeId, Property};
-use elect_sim::{Delay, Ids, InitiatorSpec, MobilitySpec, NodeAt, Radius, SimConfig, TopologyKind, simulate};
+use elect_scenario::{Delay, Ids, InitiatorSpec, MobilitySpec, NodeAt, Radius, SimConfig, TopologyKind};
+use elect_sim::simulate;
 use proptest::prelude::*;
 
 fn topologies() -> Vec<(TopologyKind, usize)> {
@@ -64,7 +65,7 @@ fn one_computation_ends_within_3_ecc_plus_2_under_unit_delay() {
                 c.seed = seed;
                 c.initiators = InitiatorSpec::Random(1);
             });
-            let scenario = elect_sim::Scenario::build(&cfg).unwrap();
+            let scenario = elect_scenario::Scenario::build(&cfg).unwrap();
             let root = scenario.initiators.iter().position(|&b| b).unwrap() as u32;
             let ecc = scenario.graph.eccentricity(root);
             let r = run_ok(&cfg);

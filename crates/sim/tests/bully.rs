@@ -7,7 +7,8 @@ mod common;
 use common::{config, initiators, run_ok, units};
 use elect_algos::Params;
 use elect_core::NodeId;
-use elect_sim::{Delay, NodeAt, Report, SimConfig};
+use elect_scenario::{Delay, NodeAt, SimConfig};
+use elect_sim::Report;
 use proptest::prelude::*;
 
 const N: usize = 8;
@@ -173,9 +174,9 @@ fn concurrent_initiators_agree_on_the_strongest_live_process() {
         let n = 10;
         let r = run_ok(&config("bully", n, |c| {
             c.seed = seed;
-            c.ids = elect_sim::Ids::Random;
+            c.ids = elect_scenario::Ids::Random;
             c.crashes.push(crash_at_start(10));
-            c.initiators = elect_sim::InitiatorSpec::Random(1 + seed as usize % 9);
+            c.initiators = elect_scenario::InitiatorSpec::Random(1 + seed as usize % 9);
             c.delay = Delay::Uniform(units(1) / 2, units(1));
         }));
         assert_eq!(r.leader, Some(NodeId(9)), "{}", r.reproduce);

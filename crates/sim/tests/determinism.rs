@@ -4,7 +4,8 @@ mod common;
 
 use common::{SharedBuf, config, units};
 use elect_core::NodeId;
-use elect_sim::{Delay, Ids, InitiatorSpec, NodeAt, SimConfig, simulate};
+use elect_scenario::{Delay, Ids, InitiatorSpec, NodeAt, SimConfig};
+use elect_sim::simulate;
 
 fn digest(cfg: &SimConfig) -> [u8; 32] {
     let buf = SharedBuf::default();

@@ -6,7 +6,8 @@ mod common;
 use common::{SharedBuf, config, initiators, run, run_ok, units};
 use elect_algos::bully::Bully;
 use elect_core::{NodeId, Process, epoch};
-use elect_sim::{Delay, NodeAt, Report, Scenario, Sim, SimConfig, simulate};
+use elect_scenario::{Delay, NodeAt, Scenario, SimConfig};
+use elect_sim::{Report, Sim, simulate};
 
 fn at(id: u32, time: u64) -> NodeAt {
     NodeAt { id: NodeId(id), at: units(time) }

@@ -6,7 +6,8 @@ mod common;
 use common::{config, ids, run_ok, units};
 use elect_algos::Params;
 use elect_core::{NodeId, Prefer};
-use elect_sim::{Ids, Report, Scenario, SimConfig, TopologyKind, simulate};
+use elect_scenario::{Ids, Scenario, SimConfig, TopologyKind};
+use elect_sim::{Report, simulate};
 
 /// The topologies of the exact-count tests, with their sizes.
 fn topologies() -> Vec<(TopologyKind, usize)> {

@@ -10,7 +10,8 @@ use common::{config, initiators, run, run_ok, units};
 use elect_algos::garcia_molina::{ELECTION_KINDS, GarciaMolina};
 use elect_algos::{Algorithm, Params};
 use elect_core::{Duration, NodeId, Process, State, epoch};
-use elect_sim::{Delay, Ids, InitiatorSpec, NodeAt, Report, Scenario, Sim, SimConfig, simulate};
+use elect_scenario::{Delay, Ids, InitiatorSpec, NodeAt, Scenario, SimConfig};
+use elect_sim::{Report, Sim, simulate};
 use proptest::prelude::*;
 
 /// Long enough after the last fault for the default settling time (about 43 T) to have passed.

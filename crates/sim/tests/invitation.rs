@@ -7,7 +7,8 @@ use common::{config, run, units};
 use elect_algos::Algorithm;
 use elect_algos::invitation::Invitation;
 use elect_core::{NodeId, Property};
-use elect_sim::{Delay, Link, LinkDown, Loss, NodeAt, Partition, Probability, Report, SimConfig, Window};
+use elect_scenario::{Delay, Link, LinkDown, Loss, NodeAt, Partition, Probability, SimConfig, Window};
+use elect_sim::Report;
 use proptest::prelude::*;
 
 /// τ of Assertion 4′ for `n` processes and unit delays, in ticks.
@@ -63,7 +64,7 @@ fn stoller(f: impl FnOnce(&mut SimConfig)) -> SimConfig {
 #[test]
 fn stollers_counterexample_breaks_assertion_4_but_not_4_prime() {
     let cfg = stoller(|_| {});
-    let scenario = elect_sim::Scenario::build(&cfg).unwrap();
+    let scenario = elect_scenario::Scenario::build(&cfg).unwrap();
     let mut sim = elect_sim::Sim::new(Invitation::default(), scenario);
     sim.run().unwrap();
     let r = sim.report();

@@ -7,7 +7,8 @@ use common::{config, ids, initiators, run, run_ok, units};
 use elect_algos::lelann::LeLann;
 use elect_algos::{Algorithm, Facts};
 use elect_core::{Duration, NodeId};
-use elect_sim::{Delay, Ids, InitiatorSpec, NodeAt, Report, Scenario, Sim, SimConfig, TopologyKind};
+use elect_scenario::{Delay, Ids, InitiatorSpec, NodeAt, Scenario, SimConfig, TopologyKind};
+use elect_sim::{Report, Sim};
 use proptest::prelude::*;
 
 fn crash(id: u32, at: u64) -> NodeAt {

@@ -5,7 +5,8 @@ mod common;
 
 use common::{SharedBuf, config, run, run_ok, units};
 use elect_core::{NodeId, epoch};
-use elect_sim::{Delay, Ids, NodeAt, SimConfig, TopologyKind, simulate};
+use elect_scenario::{Delay, Ids, NodeAt, SimConfig, TopologyKind};
+use elect_sim::simulate;
 use proptest::prelude::*;
 
 /// `algorithm` as a member runs it.
@@ -265,7 +266,7 @@ fn epochs_name_who_started_them_and_grow() {
         c.crash_leader_at = vec![units(50)];
         c.until = Some(units(300));
     });
-    let scenario = elect_sim::Scenario::build(&cfg).unwrap();
+    let scenario = elect_scenario::Scenario::build(&cfg).unwrap();
     let mut sim = elect_sim::Sim::new(
         elect_algos::monitor::LeaderMonitor::new(
             elect_algos::franklin::Franklin::default(),
@@ -299,7 +300,7 @@ fn without_links_around_the_dead_leader_a_ring_cannot_be_repaired() {
 #[test]
 fn heartbeats_do_not_count_against_the_bounds_of_one_election() {
     let r = run_ok(&monitored("lelann", 1, |c| {
-        c.initiators = elect_sim::InitiatorSpec::Random(1);
+        c.initiators = elect_scenario::InitiatorSpec::Random(1);
         c.until = Some(units(100));
     }));
     let bound = &r.bounds[0];
@@ -332,7 +333,7 @@ fn the_members_own_packets_do_not_count_against_the_bounds_of_one_election() {
     // Bully's bound covers every kind of its own; the member's questions and announcements, and the monitor's
     // heartbeats and joins, are left out of it.
     let r = run_ok(&monitored("bully", 1, |c| {
-        c.initiators = elect_sim::InitiatorSpec::Random(1);
+        c.initiators = elect_scenario::InitiatorSpec::Random(1);
         c.until = Some(units(120));
     }));
     let own = ["heartbeat", "join", "announce", "leaving", "ask"].map(|k| r.messages.kind(k)).iter().sum::<u64>();

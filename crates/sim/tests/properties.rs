@@ -4,7 +4,8 @@ mod common;
 
 use elect_algos::{Algorithm, Bound, Facts, Info, Initiators, Needs, ParamError, Params, Showcase, Timing};
 use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Property, Rank, Setup, Status};
-use elect_sim::{Scenario, Sim, SimConfig};
+use elect_scenario::{Scenario, SimConfig};
+use elect_sim::Sim;
 use serde::{Deserialize, Serialize};
 
 /// A ring algorithm that is deliberately wrong: every initiator declares itself leader and tells its successor,

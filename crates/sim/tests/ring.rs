@@ -6,7 +6,8 @@ use common::{config, ids, ids_of, initiators, permutations, run_ok, units};
 use elect_algos::chang_roberts::ChangRoberts;
 use elect_algos::lelann::LeLann;
 use elect_core::NodeId;
-use elect_sim::{Attrs, Delay, Ids, InitiatorSpec, Scenario, Sim};
+use elect_scenario::{Attrs, Delay, Ids, InitiatorSpec, Scenario};
+use elect_sim::Sim;
 
 /// Hops from position `p`, clockwise, to the first id in `competitors` stronger than `ids[p]`.
 fn dist(ids: &[NodeId], p: usize, competes: impl Fn(usize) -> bool) -> u64 {

@@ -5,7 +5,8 @@ mod common;
 use common::{config, ids, ids_of, permutations, run, run_ok, units};
 use elect_algos::{Params, ceil_lg, floor_lg};
 use elect_core::NodeId;
-use elect_sim::{Delay, Ids, Report, SimConfig};
+use elect_scenario::{Delay, Ids, SimConfig};
+use elect_sim::Report;
 
 const HS: &str = "hirschberg-sinclair";
 
@@ -258,7 +259,7 @@ fn processes_that_did_not_initiate_wake_up_and_compete() {
             let r = on(algorithm, 30, |c| {
                 c.ids = Ids::Random;
                 c.seed = seed;
-                c.initiators = elect_sim::InitiatorSpec::Random(1 + seed as usize % 4);
+                c.initiators = elect_scenario::InitiatorSpec::Random(1 + seed as usize % 4);
             });
             assert!(r.ok());
         }

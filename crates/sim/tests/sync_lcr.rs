@@ -6,7 +6,8 @@ mod common;
 
 use common::{config, ids, ids_of, permutations, run_ok, units};
 use elect_core::{NodeId, Prefer};
-use elect_sim::{Ids, InitiatorSpec, Report, SimConfig, simulate};
+use elect_scenario::{Ids, InitiatorSpec, SimConfig};
+use elect_sim::{Report, simulate};
 
 /// Sync-LCR on a ring of `n` with every process initiating, adjusted by `f`.
 fn lcr(n: usize, f: impl FnOnce(&mut SimConfig)) -> SimConfig {

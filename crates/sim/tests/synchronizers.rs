@@ -13,7 +13,8 @@ use elect_algos::sync_lcr::SyncLcr;
 use elect_algos::synchronizers::{Abd, Alpha, Beta, Gamma, Spec, Synchronized};
 use elect_algos::{Algorithm, Bound, Facts, Info, ParamError, Params};
 use elect_core::{Check, Duration, NodeId, Port, Setup, Status};
-use elect_sim::{Delay, InitiatorSpec, Report, Scenario, Sim, SimConfig, TopologyKind, simulate};
+use elect_scenario::{Delay, InitiatorSpec, Scenario, SimConfig, TopologyKind};
+use elect_sim::{Report, Sim, simulate};
 
 /// Graphs of several shapes, with their sizes.
 fn topologies() -> Vec<(TopologyKind, usize)> {
@@ -35,7 +36,7 @@ fn topologies() -> Vec<(TopologyKind, usize)> {
 fn synced(algorithm: &str, sync: &str, topology: &TopologyKind, n: usize, seed: u64) -> SimConfig {
     config(algorithm, n, |c| {
         c.topology = Some(topology.clone());
-        c.ids = elect_sim::Ids::Random;
+        c.ids = elect_scenario::Ids::Random;
         c.seed = seed;
         c.synchronizer = Some(sync.parse().unwrap());
     })
@@ -282,7 +283,7 @@ fn same_rounds_as_lockstep<A: RoundAlgorithm + Copy>(
     for seed in 1..=seeds {
         let lockstep = config(name, n, |c| {
             c.topology = Some(topology.clone());
-            c.ids = elect_sim::Ids::Random;
+            c.ids = elect_scenario::Ids::Random;
             c.seed = seed;
         });
         let reference = histories(Record(algorithm), &lockstep, |p| states(&p.inner().history));
@@ -344,7 +345,7 @@ fn lcr_in_rounds_halts_process_by_process_and_still_keeps_its_lockstep_rounds() 
         same_rounds_as_lockstep(SyncLcr, "sync-lcr", &TopologyKind::Ring, n, 20);
     }
     // The counts are the algorithm's: the same tokens and announcement on every synchronizer.
-    let lockstep = run_ok(&config("sync-lcr", 24, |c| c.ids = elect_sim::Ids::Random));
+    let lockstep = run_ok(&config("sync-lcr", 24, |c| c.ids = elect_scenario::Ids::Random));
     for sync in ["abd", "alpha", "beta", "gamma:4"] {
         let r = run_ok(&synced("sync-lcr", sync, &TopologyKind::Ring, 24, 1));
         assert_eq!(r.bounds, lockstep.bounds, "{}", r.reproduce);

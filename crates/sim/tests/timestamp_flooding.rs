@@ -10,9 +10,10 @@ use common::{config, ids, initiators, run_ok, units};
 use elect_algos::timestamp_flooding::{TimestampFlooding, TimestampFloodingProcess};
 use elect_algos::{Algorithm, Facts};
 use elect_core::{Duration, NodeId, Prefer};
-use elect_sim::{
-    Delay, EdgeFile, Ids, InitiatorSpec, NodeAt, Radius, Report, Scenario, Sim, SimConfig, TICKS_PER_UNIT, TopologyKind,
+use elect_scenario::{
+    Delay, EdgeFile, Ids, InitiatorSpec, NodeAt, Radius, Scenario, SimConfig, TICKS_PER_UNIT, TopologyKind,
 };
+use elect_sim::{Report, Sim};
 use proptest::prelude::*;
 
 const NAME: &str = "timestamp-flooding";

@@ -6,7 +6,8 @@ mod common;
 
 use common::{SharedBuf, config, units};
 use elect_algos::book;
-use elect_sim::{Delay, Ids, SimConfig, TopologyKind, simulate};
+use elect_scenario::{Delay, Ids, SimConfig, TopologyKind};
+use elect_sim::simulate;
 use serde_json::Value;
 
 /// The trace of a run, one JSON object per line.

@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::f64::consts::PI;
 
-use elect_sim::{Graph, TopologyKind};
+use elect_scenario::{Graph, TopologyKind};
 use serde::Serialize;
 
 /// Links beyond this many are not drawn (a complete graph of a few hundred nodes is a grey disc).

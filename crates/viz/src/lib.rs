@@ -8,7 +8,7 @@
 //! ```
 //! use elect_viz::{Limits, SharedCollector, space_time_svg};
 //!
-//! let cfg = elect_sim::SimConfig::new("chang-roberts", 4);
+//! let cfg = elect_scenario::SimConfig::new("chang-roberts", 4);
 //! let collector = SharedCollector::new(Limits::default());
 //! elect_sim::simulate(&cfg, Some(Box::new(collector.clone()))).unwrap();
 //! let run = collector.finish().unwrap();

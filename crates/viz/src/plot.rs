@@ -6,7 +6,6 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Once;
 
-use elect_sim::Row;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -84,17 +83,16 @@ fn series_name(algorithm: &str, synchronizer: Option<&str>) -> String {
 }
 
 impl Point {
-    /// The plot's view of a sweep row.
-    pub fn from_row(row: &Row, metric: Metric) -> Self {
-        let (measured, bound) = match metric {
-            Metric::Election => (
-                row.bound_measured.unwrap_or(row.messages) as f64,
-                row.bound.clone().zip(row.bound_value.map(|v| v as f64)),
-            ),
-            Metric::Messages => (row.messages as f64, None),
-            Metric::Time => (row.elected_at.unwrap_or(row.end_time).units(), None),
-        };
-        Self { algorithm: series_name(row.algorithm, row.synchronizer.as_deref()), n: row.n, measured, bound }
+    /// A run of `algorithm` (on `synchronizer`, if any) on `n` processes that measured `measured`, with its
+    /// headline bound's formula and value.
+    pub fn new(
+        algorithm: &str,
+        synchronizer: Option<&str>,
+        n: usize,
+        measured: f64,
+        bound: Option<(String, f64)>,
+    ) -> Self {
+        Self { algorithm: series_name(algorithm, synchronizer), n, measured, bound }
     }
 }
 

@@ -86,9 +86,9 @@ mod tests {
     fn clocks_merge_on_delivery() {
         let text = r#"{"ev":"run","algorithm":"x","topology":"ring","ids":[1,2]}
 {"ev":"start","t":0,"node":1}
-{"ev":"send","t":0,"node":1,"to":2,"id":1,"at":1,"kind":"token"}
+{"ev":"send","t":0,"node":1,"to":2,"id":1,"at":1,"kind":"token","text":"token 1"}
 {"ev":"start","t":0,"node":2}
-{"ev":"deliver","t":1,"node":2,"from":1,"id":1,"kind":"token"}
+{"ev":"deliver","t":1,"node":2,"from":1,"id":1,"kind":"token","text":"token 1"}
 {"ev":"drop","t":1,"node":2,"from":1,"id":1,"reason":"down"}
 "#;
         let run = Run::parse(text, Limits::default()).unwrap();

@@ -1,5 +1,5 @@
-//! Runs as the pictures see them: the simulator's JSON-lines trace (`crates/sim/src/trace.rs`), read line by
-//! line into a compact [`Run`].
+//! Runs as the pictures see them: a JSON-lines trace of [`Record`]s (the simulator's, or the model checker's
+//! counterexample), read line by line into a compact [`Run`].
 //!
 //! Pictures depend on these records only, never on the simulator's internals, so any driver that writes the same
 //! records (the model checker's counterexamples, for one) can be drawn. A [`Collector`] is a [`Write`] sink:
@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::Deserialize;
+use elect_core::{Command, Notice};
+use elect_scenario::Record;
 
 /// Why a trace could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -53,11 +54,6 @@ pub const STATES: [State; 4] = [State::Normal, State::Election, State::Reorganiz
 /// A state's place in [`STATES`].
 pub fn state_index(state: State) -> usize {
     STATES.iter().position(|&s| s == state).expect("STATES lists every state")
-}
-
-/// The state the trace names `name`.
-fn parse_state(name: &str) -> Option<State> {
-    STATES.into_iter().find(|s| s.name() == name)
 }
 
 /// What happened, at a time, at a node (a position: see [`Run::ids`]).
@@ -199,91 +195,6 @@ impl Run {
     }
 }
 
-/// One trace line, as far as pictures read it; other fields are ignored, unknown records skipped.
-#[derive(Deserialize)]
-#[serde(tag = "ev", rename_all = "kebab-case")]
-enum Line {
-    Run {
-        algorithm: String,
-        topology: String,
-        #[serde(default)]
-        seed: u64,
-        ids: Vec<u32>,
-    },
-    Crash {
-        t: f64,
-        node: u32,
-    },
-    Recover {
-        t: f64,
-        node: u32,
-    },
-    Start {
-        t: f64,
-        node: u32,
-    },
-    Command {
-        t: f64,
-        node: u32,
-        cmd: String,
-    },
-    Send {
-        t: f64,
-        node: u32,
-        to: u32,
-        id: u64,
-        at: f64,
-        kind: String,
-    },
-    Deliver {
-        t: f64,
-        node: u32,
-        from: u32,
-        id: u64,
-        kind: String,
-    },
-    Drop {
-        t: f64,
-        node: u32,
-        from: u32,
-        id: u64,
-        reason: String,
-    },
-    Timer {
-        t: f64,
-        node: u32,
-    },
-    Status {
-        t: f64,
-        node: u32,
-        state: String,
-        leader: Option<u32>,
-        #[serde(default)]
-        epoch: u64,
-    },
-    Notice {
-        t: f64,
-        node: u32,
-        notice: String,
-    },
-    Parent {
-        t: f64,
-        node: u32,
-        parent: Option<u32>,
-    },
-    Violation {
-        t: f64,
-        property: String,
-        node: Option<u32>,
-        detail: String,
-    },
-    End {
-        t: f64,
-    },
-    #[serde(other)]
-    Other,
-}
-
 /// Reads trace lines as they are written, into a [`Run`].
 pub struct Collector {
     limits: Limits,
@@ -333,7 +244,7 @@ impl Collector {
         if self.error.is_some() || bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let parsed: Line = match serde_json::from_slice(bytes) {
+        let parsed: Record<'_> = match serde_json::from_slice(bytes) {
             Ok(line) => line,
             Err(e) => {
                 self.error = Some(TraceError::Line { line: self.line, message: e.to_string() });
@@ -371,7 +282,7 @@ impl Collector {
         k
     }
 
-    fn record(&mut self, line: Line) -> Result<(), String> {
+    fn record(&mut self, line: Record<'_>) -> Result<(), String> {
         let Some((t, node, what)) = self.event(line)? else { return Ok(()) };
         if !t.is_finite() || t < 0.0 {
             return Err(format!("time {t} is not a time"));
@@ -414,63 +325,67 @@ impl Collector {
     }
 
     /// The event `line` records, at a time and a position, or `None` for a record that is not one (the run record,
-    /// a notice other than `elected`, the end), once what it says is taken in. A send is counted here.
-    fn event(&mut self, line: Line) -> Result<Option<(f64, u32, What)>, String> {
+    /// a notice other than `elected`, the end, and records pictures do not draw), once what it says is taken in. A
+    /// send is counted here.
+    fn event(&mut self, line: Record<'_>) -> Result<Option<(f64, u32, What)>, String> {
         Ok(Some(match line {
-            Line::Run { algorithm, topology, seed, ids } => {
-                self.start(algorithm, topology, seed, ids)?;
+            Record::Run { algorithm, topology, seed, ids, .. } => {
+                let ids = ids.iter().map(|id| id.0).collect();
+                self.start(algorithm.into_owned(), topology.into_owned(), seed, ids)?;
                 return Ok(None);
             }
-            Line::Crash { t, node } => (t, self.pos(node)?, What::Crash),
-            Line::Recover { t, node } => (t, self.pos(node)?, What::Recover),
-            Line::Start { t, node } => (t, self.pos(node)?, What::Start),
-            Line::Command { t, node, cmd } => (t, self.pos(node)?, What::Command(cmd)),
-            Line::Send { t, node, to, id, at, kind } => {
-                let (node, to, kind) = (self.pos(node)?, self.pos(to)?, self.kind(kind));
+            Record::Crash { t, node } => (t.units(), self.pos(node.0)?, What::Crash),
+            Record::Recover { t, node } => (t.units(), self.pos(node.0)?, What::Recover),
+            Record::Start { t, node } => (t.units(), self.pos(node.0)?, What::Start),
+            Record::Command { t, node, cmd } => (t.units(), self.pos(node.0)?, What::Command(command(cmd).to_owned())),
+            Record::Send { t, node, to, id, at, kind, .. } => {
+                let (node, to, kind) = (self.pos(node.0)?, self.pos(to.0)?, self.kind(kind.into_owned()));
+                let t = t.units();
                 let counts = self.run.sent_per_unit.entry(t as u64).or_insert_with(|| vec![0; self.run.kinds.len()]);
                 counts[kind as usize] += 1;
                 self.run.messages += 1;
-                (t, node, What::Send { to, id, at, kind })
+                (t, node, What::Send { to, id, at: at.units(), kind })
             }
-            Line::Deliver { t, node, from, id, kind } => {
-                (t, self.pos(node)?, What::Deliver { from: self.pos(from)?, id, kind: self.kind(kind) })
+            Record::Deliver { t, node, from, id, kind, .. } => {
+                let what = What::Deliver { from: self.pos(from.0)?, id, kind: self.kind(kind.into_owned()) };
+                (t.units(), self.pos(node.0)?, what)
             }
-            Line::Drop { t, node, from, id, reason } => {
-                (t, self.pos(node)?, What::Drop { from: self.pos(from)?, id, reason })
+            Record::Drop { t, node, from, id, reason } => {
+                (t.units(), self.pos(node.0)?, What::Drop { from: self.pos(from.0)?, id, reason: reason.into_owned() })
             }
-            Line::Timer { t, node } => (t, self.pos(node)?, What::Timer),
-            Line::Status { t, node, state, leader, epoch } => {
-                let state = parse_state(&state).ok_or_else(|| format!("unknown state '{state}'"))?;
+            Record::Timer { t, node, .. } => (t.units(), self.pos(node.0)?, What::Timer),
+            Record::Status { t, node, state, leader, epoch, .. } => {
                 let leader = match leader {
-                    Some(l) => Some(self.pos(l)?),
+                    Some(l) => Some(self.pos(l.0)?),
                     None => None,
                 };
-                (t, self.pos(node)?, What::Status { state, leader, epoch })
+                (t.units(), self.pos(node.0)?, What::Status { state, leader, epoch })
             }
-            Line::Notice { t, node, notice } if notice == "elected" => (t, self.pos(node)?, What::Elected),
-            Line::Notice { t, .. } => {
-                self.run.end = self.run.end.max(t);
+            Record::Notice { t, node, notice: Notice::Elected { .. } } => (t.units(), self.pos(node.0)?, What::Elected),
+            Record::Notice { t, .. } | Record::End { t, .. } => {
+                self.run.end = self.run.end.max(t.units());
                 return Ok(None);
             }
-            Line::Parent { t, node, parent } => {
+            Record::Parent { t, node, parent } => {
                 let parent = match parent {
-                    Some(p) => Some(self.pos(p)?),
+                    Some(p) => Some(self.pos(p.0)?),
                     None => None,
                 };
-                (t, self.pos(node)?, What::Parent(parent))
+                (t.units(), self.pos(node.0)?, What::Parent(parent))
             }
-            Line::Violation { t, property, node, detail } => {
+            Record::Violation { t, property, node, detail } => {
                 let node = match node {
-                    Some(id) => self.pos(id)?,
+                    Some(id) => self.pos(id.0)?,
                     None => u32::MAX,
                 };
-                (t, node, What::Violation(format!("{property}: {detail}")))
+                (t.units(), node, What::Violation(format!("{property}: {detail}")))
             }
-            Line::End { t } => {
-                self.run.end = self.run.end.max(t);
-                return Ok(None);
-            }
-            Line::Other => return Ok(None),
+            Record::Link { .. }
+            | Record::Partition { .. }
+            | Record::Note { .. }
+            | Record::Rule { .. }
+            | Record::View { .. }
+            | Record::Other => return Ok(None),
         }))
     }
 
@@ -520,6 +435,15 @@ impl Write for Collector {
     }
 }
 
+/// A command as traces name it.
+fn command(cmd: Command) -> &'static str {
+    match cmd {
+        Command::Initiate => "initiate",
+        Command::Resign => "resign",
+        Command::Leave => "leave",
+    }
+}
+
 /// A [`Collector`] behind a shared handle: give one clone to the simulator as its trace (which takes ownership of
 /// its sink), keep another, and [`SharedCollector::finish`] it after the run.
 #[derive(Clone)]
@@ -559,8 +483,8 @@ mod tests {
     fn reads_records_and_counts() {
         let text = r#"{"ev":"run","algorithm":"x","topology":"ring","nodes":2,"seed":3,"delay":"1","ids":[5,6],"initiators":[5]}
 {"ev":"start","t":0,"node":5}
-{"ev":"send","t":0,"node":5,"to":6,"id":1,"at":1,"kind":"token","msg":{"Token":5}}
-{"ev":"deliver","t":1,"node":6,"from":5,"id":1,"kind":"token","msg":{"Token":5}}
+{"ev":"send","t":0,"node":5,"to":6,"id":1,"at":1,"kind":"token","text":"token 5","msg":{"Token":5}}
+{"ev":"deliver","t":1,"node":6,"from":5,"id":1,"kind":"token","text":"token 5","msg":{"Token":5}}
 {"ev":"status","t":1,"node":6,"state":"election","leader":null,"epoch":0}
 {"ev":"status","t":1.5,"node":6,"state":"normal","leader":5,"epoch":0}
 {"ev":"status","t":1.5,"node":5,"state":"normal","leader":5,"epoch":0}

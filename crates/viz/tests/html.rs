@@ -1,6 +1,6 @@
 //! The HTML viewer is one self-contained file: it embeds its trace, style and script, and fetches nothing.
 
-use elect_sim::{Scenario, SimConfig};
+use elect_scenario::{Scenario, SimConfig};
 use elect_viz::{Layout, Limits, Run, SharedCollector, html_viewer};
 
 fn viewer(cfg: &SimConfig) -> (String, Run) {

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use elect_sim::{Scenario, SimConfig};
+use elect_scenario::{Scenario, SimConfig};
 use elect_viz::{Layout, Limits, Run, SharedCollector, shiviz_log, space_time_svg, topology_svg};
 
 /// A run of `algorithm` on `n` nodes, changed by `setup`, with its layout.

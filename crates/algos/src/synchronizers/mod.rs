@@ -130,20 +130,12 @@ impl Spec {
 
     /// Fills in the defaults for a run on `n` processes whose initiators are `initiators`: the root is the
     /// smallest initiating id, the least cluster size `⌈√n⌉`. Errors name what is wrong.
-    pub fn resolve(self, n: usize, initiators: &[NodeId]) -> Result<Choice, String> {
-        let root = |given: Option<NodeId>| -> Result<NodeId, String> {
+    pub fn resolve(self, n: usize, initiators: &[NodeId]) -> Result<Choice, SyncError> {
+        let root = |given: Option<NodeId>| -> Result<NodeId, SyncError> {
             match given {
                 Some(root) if initiators.contains(&root) => Ok(root),
-                Some(root) => Err(format!(
-                    "the {} synchronizer's root {root} must initiate: it starts the set-up (add it to \
-                     --initiators, or leave the root out to use the smallest initiator)",
-                    self.name()
-                )),
-                None => initiators
-                    .iter()
-                    .copied()
-                    .min()
-                    .ok_or_else(|| format!("the {} synchronizer needs an initiator to be its root", self.name())),
+                Some(root) => Err(SyncError::RootNotInitiator { name: self.name(), root }),
+                None => initiators.iter().copied().min().ok_or(SyncError::NoInitiator(self.name())),
             }
         };
         Ok(match self {
@@ -172,10 +164,10 @@ impl fmt::Display for Spec {
 }
 
 impl FromStr for Spec {
-    type Err = String;
+    type Err = SyncError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = |why: &str| format!("invalid synchronizer '{s}': {why} (expected {})", Self::SYNTAX);
+    fn from_str(s: &str) -> Result<Self, SyncError> {
+        let bad = |why: &'static str| SyncError::Invalid { text: s.to_owned(), why };
         let (head, root) = match s.trim().split_once('@') {
             Some((_, root)) if root.contains(':') => return Err(bad("the cluster size K comes before @ROOT")),
             Some((head, root)) => {
@@ -215,6 +207,39 @@ impl FromStr for Spec {
     }
 }
 
+/// Why a synchronizer cannot run as asked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SyncError {
+    /// `--synchronizer` names none, or in a form [`Spec`] does not take.
+    #[error("invalid synchronizer '{text}': {why} (expected {syntax})", syntax = Spec::SYNTAX)]
+    Invalid {
+        /// What was given.
+        text: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// A root given that does not initiate.
+    #[error(
+        "the {name} synchronizer's root {root} must initiate: it starts the set-up (add it to --initiators, or leave \
+         the root out to use the smallest initiator)"
+    )]
+    RootNotInitiator {
+        /// The synchronizer.
+        name: &'static str,
+        /// The root given.
+        root: NodeId,
+    },
+    /// No initiator to be the root.
+    #[error("the {0} synchronizer needs an initiator to be its root")]
+    NoInitiator(&'static str),
+    /// A root that is not a process of the run.
+    #[error("the root {0} is not a process of this run")]
+    RootNotAProcess(NodeId),
+    /// A synchronizer built without its root.
+    #[error("the synchronizer has no root")]
+    NoRoot,
+}
+
 /// A synchronizer with its defaults resolved for one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Choice {
@@ -251,7 +276,7 @@ pub trait Synchronizer: Clone + Debug + Send + Sync + 'static {
     fn summary<R: Rounds>(&self, nodes: &[Self::Node<R>]) -> SyncSummary;
 
     /// Whether `ids` suits it (a root that exists).
-    fn validate(&self, ids: &[NodeId]) -> Result<(), String> {
+    fn validate(&self, ids: &[NodeId]) -> Result<(), SyncError> {
         let _ = ids;
         Ok(())
     }
@@ -278,10 +303,10 @@ impl<A: RoundAlgorithm, S: Synchronizer + Default> Algorithm for Synchronized<A,
 
     fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {
         self.algorithm.validate(ids)?;
-        self.synchronizer.validate(ids).map_err(|reason| ParamError::Invalid {
+        self.synchronizer.validate(ids).map_err(|e| ParamError::Invalid {
             key: "synchronizer",
             value: format!("{:?}", self.synchronizer),
-            reason,
+            reason: e.to_string(),
         })
     }
 
@@ -512,11 +537,11 @@ impl<const GAMMA: bool> Synchronizer for Clusters<GAMMA> {
         clusters::summary(self.root, nodes)
     }
 
-    fn validate(&self, ids: &[NodeId]) -> Result<(), String> {
+    fn validate(&self, ids: &[NodeId]) -> Result<(), SyncError> {
         match self.root {
             Some(root) if ids.contains(&root) => Ok(()),
-            Some(root) => Err(format!("the root {root} is not a process of this run")),
-            None => Err("the synchronizer has no root".into()),
+            Some(root) => Err(SyncError::RootNotAProcess(root)),
+            None => Err(SyncError::NoRoot),
         }
     }
 }
@@ -637,9 +662,9 @@ mod tests {
         }
         assert_eq!("gamma:1".parse::<Spec>(), Ok(Spec::Gamma { cluster: Some(1), root: None }));
         assert_eq!(" gamma : 2 ".parse::<Spec>(), Ok(Spec::Gamma { cluster: Some(2), root: None }));
-        assert!("gamma@3:2".parse::<Spec>().unwrap_err().contains("K comes before @ROOT"));
+        assert!("gamma@3:2".parse::<Spec>().unwrap_err().to_string().contains("K comes before @ROOT"));
         for bad in ["delta", "gamma:0", "gamma:x", "gamma:99999999999", "alpha:3", "alpha@2", "beta@x", "beta:2"] {
-            let err = bad.parse::<Spec>().unwrap_err();
+            let err = bad.parse::<Spec>().unwrap_err().to_string();
             assert!(err.starts_with(&format!("invalid synchronizer '{bad}'")), "{err}");
         }
     }
@@ -652,7 +677,7 @@ mod tests {
             Spec::Gamma { cluster: None, root: Some(NodeId(9)) }.resolve(10, &ids),
             Ok(Choice::Gamma { cluster: 4, root: NodeId(9) })
         );
-        let err = Spec::Beta { root: Some(NodeId(4)) }.resolve(3, &ids).unwrap_err();
+        let err = Spec::Beta { root: Some(NodeId(4)) }.resolve(3, &ids).unwrap_err().to_string();
         assert!(err.contains("root 4 must initiate"), "{err}");
         assert!(Spec::Beta { root: None }.resolve(3, &[]).is_err());
         assert_eq!(Spec::Abd.resolve(3, &[]), Ok(Choice::Abd));

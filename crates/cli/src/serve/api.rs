@@ -13,7 +13,8 @@ use std::io::Write;
 use std::time::Instant;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
-use elect_sim::{DEFAULT_MAX_EVENTS, Ids, InitiatorSpec, Report, Row, SimConfig, SimError, Sizes, Streamed, Sweep};
+use elect_scenario::{DEFAULT_MAX_EVENTS, Ids, InitiatorSpec, SimConfig};
+use elect_sim::{Report, Row, SimError, Sizes, Streamed, Sweep};
 use elect_viz::Labels;
 use serde_json::{Value, json};
 
@@ -137,7 +138,7 @@ fn at_most<T: PartialOrd + Copy + std::fmt::Display>(
     match requested {
         Some(r) if r > cap => Err(Answer::bad(format!(
             "--{flag} {} is more than this server's limit of {cap} {unit} (elect serve --{flag} raises it)",
-            elect_sim::shorten(&r.to_string())
+            elect_scenario::shorten(&r.to_string())
         ))),
         _ => Ok(()),
     }
@@ -245,7 +246,7 @@ fn pictures(cfg: &SimConfig, report: &Report, collector: &elect_viz::SharedColle
     };
     run.labels = labels;
     out["spacetime"] = json!(elect_viz::space_time_svg(&run));
-    match elect_sim::Scenario::build(cfg) {
+    match elect_scenario::Scenario::build(cfg) {
         Ok(scenario) => {
             let layout = elect_viz::Layout::of(&scenario.graph);
             match elect_viz::topology_svg(&run, &layout) {
@@ -443,12 +444,12 @@ fn sweep_answer(q: &str, caps: &Caps) -> Result<Answer, Answer> {
     if matches!(ids, Ids::List(_)) {
         return Err(Answer::bad("error: a sweep needs ascending, descending or random ids, not a list"));
     }
-    let topology = m.get_one::<elect_sim::TopologyKind>("topology").cloned();
+    let topology = m.get_one::<elect_scenario::TopologyKind>("topology").cloned();
     let mut template = SimConfig::new("", 1);
     template.topology = topology;
     template.ids = ids;
     template.initiators = m.get_one::<InitiatorSpec>("initiators").cloned().unwrap_or(InitiatorSpec::All);
-    template.delay = m.get_one::<elect_sim::Delay>("delay").copied().unwrap_or_default();
+    template.delay = m.get_one::<elect_scenario::Delay>("delay").copied().unwrap_or_default();
     template.max_events = caps.events;
     let sweep = Sweep {
         algorithms: m.get_many::<String>("algorithms").map(|a| a.cloned().collect()).unwrap_or_default(),

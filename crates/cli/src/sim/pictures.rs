@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use elect_sim::{Scenario, SimConfig};
+use elect_scenario::{Scenario, SimConfig};
 use elect_viz::{Labels, Layout, Limits, SharedCollector};
 
 use crate::BadInput;

@@ -113,11 +113,12 @@ impl Monitor {
         }
     }
 
-    /// Evaluates the "at end" properties. `settled` says whether the run ended settled (quiescent, or stable for
-    /// the algorithm's settling time after the last fault); if not, they are recorded as skipped instead.
-    pub fn at_end(&mut self, world: &impl World, settled: Result<(), String>, out: &mut Vec<Violation>) {
+    /// Evaluates the "at end" properties. `unsettled` says why the run did not end settled (quiescent, or stable
+    /// for the algorithm's settling time after the last fault), if it did not; they are then recorded as skipped,
+    /// with that reason, instead.
+    pub fn at_end(&mut self, world: &impl World, unsettled: Option<String>, out: &mut Vec<Violation>) {
         self.expected = expected_leader(world, self.winner);
-        if let Err(reason) = settled {
+        if let Some(reason) = unsettled {
             let unsettled: Vec<Property> =
                 self.checks.iter().filter(|c| c.when == When::AtEnd).map(|c| c.property).collect();
             self.skipped.extend(unsettled.into_iter().map(|property| Skipped { property, reason: reason.clone() }));
@@ -172,7 +173,7 @@ impl Monitor {
         let mut out = Vec::new();
         monitor.reset(world, &mut out);
         if settled {
-            monitor.at_end(world, Ok(()), &mut out);
+            monitor.at_end(world, None, &mut out);
         }
         out
     }
@@ -407,7 +408,7 @@ mod tests {
     fn unsettled_runs_skip_their_at_end_properties_with_the_reason() {
         let mut m = Monitor::new(vec![Check::at_end(Property::A2)], Winner::StrongestLive);
         let mut out = Vec::new();
-        m.at_end(&fixture(vec![Status::election(1)]), Err("a crash at t=9".into()), &mut out);
+        m.at_end(&fixture(vec![Status::election(1)]), Some("a crash at t=9".into()), &mut out);
         assert!(out.is_empty());
         assert_eq!(m.skipped(), [Skipped { property: Property::A2, reason: "a crash at t=9".into() }]);
     }

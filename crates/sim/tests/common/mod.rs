@@ -6,7 +6,8 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use elect_core::NodeId;
-use elect_sim::{Ids, InitiatorSpec, Report, Scenario, SimConfig, simulate};
+use elect_scenario::{Ids, InitiatorSpec, Scenario, SimConfig};
+use elect_sim::{Report, simulate};
 
 /// A config for `algorithm` on `n` nodes, adjusted by `f`.
 pub fn config(algorithm: &str, n: usize, f: impl FnOnce(&mut SimConfig)) -> SimConfig {
@@ -47,7 +48,7 @@ pub fn initiators(list: &[u32]) -> InitiatorSpec {
 
 /// Time units as ticks.
 pub fn units(u: u64) -> u64 {
-    u * elect_sim::TICKS_PER_UNIT
+    u * elect_scenario::TICKS_PER_UNIT
 }
 
 /// Every permutation of `items`, in lexicographic order of positions (Heap's algorithm would do; this is clearer).

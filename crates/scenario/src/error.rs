@@ -1,11 +1,14 @@
-//! Bad input to the simulator: what [`Scenario::build`](crate::Scenario::build) and a sweep refuse, one variant per
+//! Bad input to a driver: what [`Scenario::build`](crate::Scenario::build) and a sweep refuse, one variant per
 //! problem. Each message names the problem in one line, for an error and exit status 2.
 
-use elect_algos::{ParamError, RegistryError};
+use elect_algos::synchronizers::SyncError;
+use elect_algos::{ElectsEarliest, ParamError, RegistryError};
 use elect_core::{AttrTooLarge, NodeId};
 
 use crate::config::Delay;
-use crate::topology::TopologyKind;
+use crate::faults::NodeAt;
+use crate::time::{Time, format_time};
+use crate::topology::{TopologyError, TopologyKind};
 
 /// A configuration the simulator refuses.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -20,14 +23,14 @@ pub enum ConfigError {
     #[error(transparent)]
     Attr(#[from] AttrTooLarge),
     /// The topology cannot be built as asked.
-    #[error("{0}")]
-    Topology(String),
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
     /// The synchronizer cannot be set up as asked.
-    #[error("{0}")]
-    Synchronizer(String),
+    #[error(transparent)]
+    Synchronizer(#[from] SyncError),
     /// The leader monitor alone cannot run this algorithm.
-    #[error("{0}")]
-    BareMonitor(String),
+    #[error(transparent)]
+    BareMonitor(#[from] ElectsEarliest),
     /// `--monitor` runs a member, and no member runs this algorithm.
     #[error("--monitor: {0}")]
     NotDeployable(#[from] elect_algos::member::NotDeployable),
@@ -35,8 +38,11 @@ pub enum ConfigError {
     #[error("--nodes must be at least 1")]
     NoNodes,
     /// A recovery that follows no crash of its process.
-    #[error("{0}")]
-    Recovery(String),
+    #[error(
+        "--recover {0}: a recovery must follow a crash of that process (--crash {id}@T with T before {at})",
+        id = .0.id, at = format_time(.0.at)
+    )]
+    Recovery(NodeAt),
     /// A sweep of more runs than can be counted.
     #[error("a sweep of more than 2^64 runs")]
     SweepTooLarge,
@@ -191,9 +197,9 @@ pub enum ConfigError {
     #[error(
         "the delay bound T = {0} time units is more than the {max} elect counts timeouts in (a timeout of up to a \
          million T must fit in virtual time); use shorter delays or --delay-bound",
-        max = crate::format_time(crate::config::MAX_DELAY_BOUND)
+        max = format_time(crate::config::MAX_DELAY_BOUND)
     )]
-    LongDelayBound(String),
+    LongDelayBound(Time),
     /// A logical ring over a complete graph of fewer than 3 processes.
     #[error("a logical ring over a complete graph needs at least 3 processes ({0} given)")]
     SmallLogicalRing(usize),

@@ -5,16 +5,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use elect_algos::{Info, Needs, Timing, lookup};
-use elect_core::{Duration, NodeId, Rank, Ranking};
+use elect_algos::{Algorithm, Info, Needs, Timing, lookup};
+use elect_core::{Duration, Neighbor, NodeId, Port, Rank, Ranking, Setup};
 use rand::RngExt;
 use rand::seq::{SliceRandom, index};
 
 use crate::config::{Attrs, Ids, InitiatorSpec, MAX_DELAY_BOUND, MAX_MOBILITY_PAIRS, SimConfig};
 use crate::error::ConfigError;
 use crate::faults::{Link, LinkFault, Losses, NodeAt, PartitionFault};
+use crate::graph::{End, Graph};
 use crate::rng::{Stream, rng};
-use crate::topology::{Graph, TopologyKind};
+use crate::time::Time;
+use crate::topology::TopologyKind;
 #[cfg(doc)]
 use elect_algos::monitor::MonitorConfig;
 use elect_algos::monitor::MonitorNetwork;
@@ -406,7 +408,7 @@ fn check_timing(config: &SimConfig, info: &Info, delay_bound: Option<Duration>) 
         return Err(ConfigError::ZeroDelayBound);
     }
     if let Some(t) = delay_bound.filter(|t| t.ticks() > MAX_DELAY_BOUND) {
-        return Err(ConfigError::LongDelayBound(crate::format_time(t.ticks())));
+        return Err(ConfigError::LongDelayBound(Time(t.ticks())));
     }
     Ok(())
 }
@@ -549,6 +551,38 @@ fn initiators(
         }
     }
     Ok(chosen)
+}
+
+/// Builds the process at position `i` of `scenario`: what a driver does for everyone at the start, and for one
+/// process at its recovery. The simulator and the model checker both build their processes with it, so both hand
+/// processes the same [`Setup`].
+pub fn build_process<A: Algorithm>(algorithm: &A, scenario: &Scenario, i: u32) -> A::Process {
+    let graph = &scenario.graph;
+    let neighbors = neighbors(scenario, i);
+    let ring_order = graph.ring_order(i);
+    algorithm.build(&Setup {
+        id: scenario.ids[i as usize],
+        rank: scenario.ranks[i as usize],
+        neighbors: &neighbors,
+        ring: graph.ring_ports(i),
+        ring_order: &ring_order,
+        shape: graph.shape(),
+        delay_bound: scenario.delay_bound,
+        diameter: scenario.known_diameter(),
+        suspected: &[],
+    })
+}
+
+/// The links of the process at position `i` of `scenario`, port by port: who is at the far end of each (what a
+/// process is built with, and what its [view](elect_core::Process::view) names ports by).
+pub fn neighbors(scenario: &Scenario, i: u32) -> Vec<Neighbor> {
+    let graph = &scenario.graph;
+    (0..graph.degree(i))
+        .map(|p| {
+            let End { node, .. } = graph.far_end(i, p);
+            Neighbor { port: Port(p), id: scenario.ids[node as usize], rank: scenario.ranks[node as usize] }
+        })
+        .collect()
 }
 
 /// The ids of a run in a few words, for error messages.

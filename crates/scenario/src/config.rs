@@ -12,23 +12,17 @@ use elect_algos::Params;
 use elect_core::{NodeId, Prefer};
 
 use crate::faults::{LinkDown, Loss, NodeAt, Partition, Probability};
+use crate::spec::{MAX_DELAY_UNITS, SpecError};
 use crate::time::{TICKS_PER_UNIT, format_time, parse_time};
 use crate::topology::TopologyKind;
 
-/// The longest message delay a user may ask for, in units.
-const MAX_DELAY_UNITS: u64 = 1_000_000;
-
-fn parse_id_list(s: &str, what: &str) -> Result<Vec<NodeId>, String> {
+fn parse_id_list(s: &str, what: &'static str) -> Result<Vec<NodeId>, SpecError> {
     s.split(',')
         .map(str::trim)
         .map(|part| {
-            part.parse().map(NodeId).map_err(|_| {
-                format!(
-                    "malformed {what} '{s}': '{part}' is not a node id",
-                    s = crate::shorten(s),
-                    part = crate::shorten(part)
-                )
-            })
+            part.parse()
+                .map(NodeId)
+                .map_err(|_| SpecError::malformed(what, s, SpecError::NotAnId(crate::shorten(part).into_owned())))
         })
         .collect()
 }
@@ -52,15 +46,15 @@ pub enum Ids {
 }
 
 impl FromStr for Ids {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         match s.trim() {
             "ascending" | "asc" => Ok(Self::Ascending),
             "descending" | "desc" => Ok(Self::Descending),
             "random" => Ok(Self::Random),
-            list => parse_id_list(list, "id list")
+            list => parse_id_list(list, "id list ")
                 .map(Self::List)
-                .map_err(|e| format!("{e} (expected ascending, descending, random or a comma-separated list of ids)")),
+                .map_err(|e| e.expected("ascending, descending, random or a comma-separated list of ids")),
         }
     }
 }
@@ -95,29 +89,29 @@ pub enum InitiatorSpec {
 }
 
 impl FromStr for InitiatorSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         let s = s.trim();
         if let Some(id) = s.strip_prefix("neighbors:") {
-            return id.trim().parse().map(|id| Self::Neighbors(NodeId(id))).map_err(|_| {
-                format!("malformed initiators '{s}': neighbors:ID needs a node id", s = crate::shorten(s))
-            });
+            return id
+                .trim()
+                .parse()
+                .map(|id| Self::Neighbors(NodeId(id)))
+                .map_err(|_| SpecError::malformed("initiators ", s, SpecError::NeighborsId));
         }
         if let Some(k) = s.strip_prefix("random:") {
             return k
                 .trim()
                 .parse()
                 .map(Self::Random)
-                .map_err(|_| format!("malformed initiators '{s}': random:K needs a count K", s = crate::shorten(s)));
+                .map_err(|_| SpecError::malformed("initiators ", s, SpecError::RandomCount));
         }
         match s {
             "all" => Ok(Self::All),
             "weakest" => Ok(Self::Weakest),
             "strongest" => Ok(Self::Strongest),
-            list => parse_id_list(list, "initiator list").map(Self::List).map_err(|e| {
-                format!(
-                    "{e} (expected all, random:K, weakest, strongest, neighbors:ID or a comma-separated list of ids)"
-                )
+            list => parse_id_list(list, "initiator list ").map(Self::List).map_err(|e| {
+                e.expected("all, random:K, weakest, strongest, neighbors:ID or a comma-separated list of ids")
             }),
         }
     }
@@ -170,33 +164,27 @@ impl Delay {
 }
 
 impl FromStr for Delay {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         let s = s.trim();
         let positive = |v: &str| match parse_time(v) {
-            Ok(0) => Err(format!(
-                "delay '{s}' must be at least 0.001, the simulator's time resolution",
-                s = crate::shorten(s)
-            )),
-            Ok(d) if d > MAX_DELAY_UNITS * TICKS_PER_UNIT => {
-                Err(format!("delay '{s}' must be at most {MAX_DELAY_UNITS} time units", s = crate::shorten(s)))
-            }
-            other => other.map_err(|e| format!("malformed delay '{s}': {e}", s = crate::shorten(s))),
+            Ok(0) => Err(SpecError::ShortDelay(crate::shorten(s).into_owned())),
+            Ok(d) if d > MAX_DELAY_UNITS * TICKS_PER_UNIT => Err(SpecError::LongDelay(crate::shorten(s).into_owned())),
+            other => other.map_err(|e| SpecError::malformed("delay ", s, e)),
         };
         if let Some(range) = s.strip_prefix("uniform:") {
-            let (a, b) = range
-                .split_once("..")
-                .ok_or_else(|| format!("malformed delay '{s}': expected uniform:A..B", s = crate::shorten(s)))?;
+            let (a, b) =
+                range.split_once("..").ok_or_else(|| SpecError::malformed("delay ", s, SpecError::UniformRange))?;
             let (a, b) = (positive(a)?, positive(b)?);
             if a > b {
-                return Err(format!("malformed delay '{s}': the range is empty", s = crate::shorten(s)));
+                return Err(SpecError::malformed("delay ", s, SpecError::EmptyRange));
             }
             return Ok(Self::Uniform(a, b));
         }
         if let Some(mean) = s.strip_prefix("exp:") {
             return positive(mean).map(Self::Exp);
         }
-        positive(s).map(Self::Constant).map_err(|e| format!("{e} (expected a number, uniform:A..B or exp:MEAN)"))
+        positive(s).map(Self::Constant).map_err(|e| e.expected("a number, uniform:A..B or exp:MEAN"))
     }
 }
 
@@ -223,25 +211,23 @@ pub enum Attrs {
 }
 
 impl FromStr for Attrs {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         let s = s.trim();
         if let Some(max) = s.strip_prefix("random:") {
             return max
                 .trim()
                 .parse()
                 .map(Self::Random)
-                .map_err(|_| format!("malformed attributes '{s}': random:MAX needs a number", s = crate::shorten(s)));
+                .map_err(|_| SpecError::malformed("attributes ", s, SpecError::RandomMax));
         }
         let mut attrs = BTreeMap::new();
         for pair in s.split(',') {
             let parsed =
                 pair.split_once('=').and_then(|(id, v)| Some((id.trim().parse().ok()?, v.trim().parse().ok()?)));
-            let (id, value) = parsed.ok_or_else(|| {
-                format!("malformed attributes '{s}': expected ID=VALUE,... or random:MAX", s = crate::shorten(s))
-            })?;
+            let (id, value) = parsed.ok_or_else(|| SpecError::malformed("attributes ", s, SpecError::AttrPairs))?;
             if attrs.insert(NodeId(id), value).is_some() {
-                return Err(format!("malformed attributes '{s}': node {id} has two attributes", s = crate::shorten(s)));
+                return Err(SpecError::malformed("attributes ", s, SpecError::TwoAttrs(id)));
             }
         }
         Ok(Self::List(attrs))
@@ -490,15 +476,16 @@ mod tests {
 
     #[test]
     fn malformed_specs_name_the_problem() {
-        assert!("1,x,3".parse::<Ids>().unwrap_err().contains("'x' is not a node id"));
-        assert!("random:".parse::<InitiatorSpec>().unwrap_err().contains("random:K needs a count"));
-        assert!("uniform:9..1".parse::<Delay>().unwrap_err().contains("empty"));
-        assert!("0".parse::<Delay>().unwrap_err().contains("at least 0.001"));
-        assert!("0.0001".parse::<Delay>().unwrap_err().contains("at least 0.001"));
-        assert!("1e7".parse::<Delay>().unwrap_err().contains("at most 1000000"));
-        assert!("8".parse::<NodeAt>().unwrap_err().contains("expected ID@TIME"));
-        assert!("8@later".parse::<NodeAt>().unwrap_err().contains("'later' is not a time"));
-        assert!("1=2,1=3".parse::<Attrs>().unwrap_err().contains("two attributes"));
+        let err = |e: SpecError| e.to_string();
+        assert!(err("1,x,3".parse::<Ids>().unwrap_err()).contains("'x' is not a node id"));
+        assert!(err("random:".parse::<InitiatorSpec>().unwrap_err()).contains("random:K needs a count"));
+        assert!(err("uniform:9..1".parse::<Delay>().unwrap_err()).contains("empty"));
+        assert!(err("0".parse::<Delay>().unwrap_err()).contains("at least 0.001"));
+        assert!(err("0.0001".parse::<Delay>().unwrap_err()).contains("at least 0.001"));
+        assert!(err("1e7".parse::<Delay>().unwrap_err()).contains("at most 1000000"));
+        assert!(err("8".parse::<NodeAt>().unwrap_err()).contains("expected ID@TIME"));
+        assert!(err("8@later".parse::<NodeAt>().unwrap_err()).contains("'later' is not a time"));
+        assert!(err("1=2,1=3".parse::<Attrs>().unwrap_err()).contains("two attributes"));
     }
 
     #[test]

@@ -47,9 +47,9 @@ use toml::Spanned;
 
 use crate::config::{Attrs, Delay, Ids, InitiatorSpec, SimConfig};
 use crate::faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
-use crate::report::Report;
 use crate::scenario::Scenario;
-use crate::time::{format_time, parse_time};
+use crate::spec::SpecError;
+use crate::time::{TimeError, format_time, parse_time};
 use crate::topology::TopologyKind;
 
 /// A problem with a scenario file, located in it when possible.
@@ -106,22 +106,6 @@ pub struct Expect {
     pub terminated: Option<bool>,
 }
 
-/// One expectation and whether the run met it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Judgement {
-    /// What was expected, e.g. `leader 6`.
-    pub expected: String,
-    /// What the run gave, when it differs.
-    pub actual: Option<String>,
-}
-
-impl Judgement {
-    /// Whether the run met the expectation.
-    pub fn met(&self) -> bool {
-        self.actual.is_none()
-    }
-}
-
 impl Expect {
     /// How many expectations there are.
     pub fn len(&self) -> usize {
@@ -138,63 +122,6 @@ impl Expect {
     /// Whether there is nothing to check.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Judges `report` against every expectation, in a fixed order. An expected message kind the algorithm does
-    /// not have is an error in the file, not a failed expectation.
-    pub fn judge(&self, report: &Report) -> Result<Vec<Judgement>, String> {
-        let mut out = Vec::new();
-        let mut check = |expected: String, actual: String| {
-            let met = expected.split_once(' ').is_some_and(|(_, want)| want == actual);
-            out.push(Judgement { expected, actual: (!met).then_some(actual) });
-        };
-        let show_leader = |l: Option<NodeId>| l.map_or_else(|| "none".to_owned(), |id| id.to_string());
-        if let Some(leader) = self.leader {
-            check(format!("leader {}", show_leader(leader)), show_leader(report.leader));
-        }
-        if let Some(agreed) = self.agreed {
-            check(format!("agreed {agreed}"), report.agreed.to_string());
-        }
-        if let Some(ok) = self.ok {
-            check(format!("ok {ok}"), report.ok().to_string());
-        }
-        let violated = |p: Property| report.properties.violations.iter().any(|v| v.property == p);
-        for &p in &self.held {
-            let checked = report.properties.checked.iter().any(|&(name, _)| name == p.name());
-            let skipped = report.properties.skipped.iter().find(|s| s.property == p);
-            let actual = match (checked, skipped) {
-                (false, _) => "not checked".to_owned(),
-                (true, Some(s)) => format!("not judged ({})", s.reason),
-                (true, None) if violated(p) => "violated".to_owned(),
-                (true, None) => "held".to_owned(),
-            };
-            check(format!("{p} held"), actual);
-        }
-        for &p in &self.violated {
-            check(format!("{p} violated"), if violated(p) { "violated" } else { "not violated" }.to_owned());
-        }
-        if let Some(m) = self.messages {
-            check(format!("messages {m}"), report.messages.total.to_string());
-        }
-        for (kind, &count) in &self.by_kind {
-            if !report.messages.by_kind.iter().any(|&(k, _)| k == kind) {
-                let kinds: Vec<&str> = report.messages.by_kind.iter().map(|&(k, _)| k).collect();
-                return Err(format!(
-                    "{} has no message kind '{kind}' (its kinds: {})",
-                    report.algorithm,
-                    kinds.join(", ")
-                ));
-            }
-            check(format!("{kind} {count}"), report.messages.kind(kind).to_string());
-        }
-        if let Some(at) = self.elected_at {
-            let actual = report.elected_at.map_or_else(|| "never".to_owned(), |t| format_time(t.ticks()));
-            check(format!("elected-at {}", format_time(at)), actual);
-        }
-        if let Some(t) = self.terminated {
-            check(format!("terminated {t}"), report.terminated.to_string());
-        }
-        Ok(out)
     }
 }
 
@@ -225,7 +152,7 @@ impl<'de> Deserialize<'de> for Units {
 }
 
 impl Units {
-    fn ticks(self) -> Result<u64, String> {
+    fn ticks(self) -> Result<u64, TimeError> {
         parse_time(&self.0.to_string())
     }
 }
@@ -339,8 +266,12 @@ impl Reader<'_> {
     }
 
     /// Parses a spanned value with `parse`, blaming its line.
-    fn parse<T, S>(&self, v: &Spanned<S>, parse: impl FnOnce(&S) -> Result<T, String>) -> Result<T, FileError> {
-        parse(v.get_ref()).map_err(|e| self.at(&v.span(), e))
+    fn parse<T, S, E: fmt::Display>(
+        &self,
+        v: &Spanned<S>,
+        parse: impl FnOnce(&S) -> Result<T, E>,
+    ) -> Result<T, FileError> {
+        parse(v.get_ref()).map_err(|e| self.at(&v.span(), e.to_string()))
     }
 }
 
@@ -416,7 +347,7 @@ impl<'a> Building<'a> {
         let algorithm = raw.algorithm.get_ref().clone();
         elect_algos::lookup(&algorithm).map_err(|e| r.at(&raw.algorithm.span(), e.to_string()))?;
         let ids = match &raw.ids {
-            Some(v) => r.parse(v, |v| name_or_ids(v, "ids")?.parse::<Ids>())?,
+            Some(v) => r.parse(v, |v| name_or_ids(v, "ids")?.parse::<Ids>().map_err(|e| e.to_string()))?,
             None => Ids::default(),
         };
         let nodes = match (&raw.nodes, &ids) {
@@ -446,14 +377,15 @@ impl<'a> Building<'a> {
             self.field(v.span(), |from, to| to.topology = from.topology.clone());
         }
         if let Some(v) = &raw.initiators {
-            self.cfg.initiators = r.parse(v, |v| name_or_ids(v, "initiators")?.parse::<InitiatorSpec>())?;
+            self.cfg.initiators =
+                r.parse(v, |v| name_or_ids(v, "initiators")?.parse::<InitiatorSpec>().map_err(|e| e.to_string()))?;
             self.field(v.span(), |from, to| to.initiators = from.initiators.clone());
         }
         if let Some(seed) = raw.seed {
             self.cfg.seed = seed;
         }
         if let Some(v) = &raw.delay {
-            self.cfg.delay = r.parse(v, |v| scalar(v, "delay")?.parse::<Delay>())?;
+            self.cfg.delay = r.parse(v, |v| scalar(v, "delay")?.parse::<Delay>().map_err(|e| e.to_string()))?;
             self.field(v.span(), |from, to| to.delay = from.delay);
         }
         if let Some(v) = &raw.delay_bound {
@@ -499,16 +431,16 @@ impl<'a> Building<'a> {
             self.field(v.span(), |from, to| to.synchronizer = from.synchronizer);
         }
         if let Some(v) = &raw.loss {
+            let loss = |v: &toml::Value, what: &str| scalar(v, what)?.parse::<Loss>().map_err(|e| e.to_string());
             self.cfg.losses = r.parse(v, |v| match v {
-                toml::Value::Array(items) => {
-                    items.iter().map(|i| scalar(i, "a loss")?.parse::<Loss>()).collect::<Result<Vec<_>, _>>()
-                }
-                one => Ok(vec![scalar(one, "loss")?.parse::<Loss>()?]),
+                toml::Value::Array(items) => items.iter().map(|i| loss(i, "a loss")).collect::<Result<Vec<_>, _>>(),
+                one => Ok(vec![loss(one, "loss")?]),
             })?;
             self.field(v.span(), |from, to| to.losses = from.losses.clone());
         }
         if let Some(v) = &raw.duplicate {
-            self.cfg.duplicate = r.parse(v, |v| scalar(v, "duplicate")?.parse::<Probability>())?;
+            self.cfg.duplicate =
+                r.parse(v, |v| scalar(v, "duplicate")?.parse::<Probability>().map_err(|e| e.to_string()))?;
         }
         Ok(())
     }
@@ -630,12 +562,12 @@ fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> 
         }
         Fault::CrashLeader(at)
     } else if let Some(link) = &f.link_down {
-        let link: Link = link.parse().map_err(|e: String| r.at(&span, e))?;
+        let link: Link = link.parse().map_err(|e: SpecError| r.at(&span, e.to_string()))?;
         Fault::LinkDown(LinkDown { link, window })
     } else {
         let groups = f.partition.as_deref().unwrap_or_default();
         let text = format!("{groups}@{window}");
-        Fault::Partition(text.parse().map_err(|e: String| r.at(&span, e))?)
+        Fault::Partition(text.parse().map_err(|e: SpecError| r.at(&span, e.to_string()))?)
     })
 }
 

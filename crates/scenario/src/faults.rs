@@ -16,6 +16,7 @@ use std::str::FromStr;
 
 use elect_core::NodeId;
 
+use crate::spec::SpecError;
 use crate::time::{format_time, parse_time};
 
 /// A probability, in millionths (exact, comparable, printable).
@@ -35,11 +36,11 @@ impl Probability {
 }
 
 impl FromStr for Probability {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let p: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a probability", s = crate::shorten(s)))?;
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let p: f64 = s.trim().parse().map_err(|_| SpecError::NotAProbability(crate::shorten(s).into_owned()))?;
         if !(0.0..=1.0).contains(&p) {
-            return Err(format!("probability '{s}' is not between 0 and 1", s = crate::shorten(s)));
+            return Err(SpecError::ProbabilityRange(crate::shorten(s).into_owned()));
         }
         Ok(Self((p * 1e6).round() as u32))
     }
@@ -62,14 +63,11 @@ pub struct NodeAt {
 }
 
 impl FromStr for NodeAt {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (id, at) = s
-            .trim()
-            .split_once('@')
-            .ok_or_else(|| format!("malformed '{s}': expected ID@TIME", s = crate::shorten(s)))?;
-        let id = parse_id(id).map_err(|e| format!("malformed '{s}': {e}", s = crate::shorten(s)))?;
-        let at = parse_time(at).map_err(|e| format!("malformed '{s}': {e}", s = crate::shorten(s)))?;
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let (id, at) = s.trim().split_once('@').ok_or_else(|| SpecError::malformed("", s, SpecError::NodeAt))?;
+        let id = parse_id(id).map_err(|e| SpecError::malformed("", s, e))?;
+        let at = parse_time(at).map_err(|e| SpecError::malformed("", s, e))?;
         Ok(Self { id, at })
     }
 }
@@ -80,8 +78,8 @@ impl fmt::Display for NodeAt {
     }
 }
 
-fn parse_id(s: &str) -> Result<NodeId, String> {
-    s.trim().parse().map(NodeId).map_err(|_| format!("'{}' is not a node id", crate::shorten(s.trim())))
+fn parse_id(s: &str) -> Result<NodeId, SpecError> {
+    s.trim().parse().map(NodeId).map_err(|_| SpecError::NotAnId(crate::shorten(s.trim()).into_owned()))
 }
 
 /// When a fault holds: from `from` on, until `until` if given (`@T` or `@T..U`).
@@ -94,14 +92,14 @@ pub struct Window {
 }
 
 impl FromStr for Window {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         let (from, until) = match s.split_once("..") {
             Some((a, b)) => (parse_time(a)?, Some(parse_time(b)?)),
             None => (parse_time(s)?, None),
         };
         if until.is_some_and(|u| u <= from) {
-            return Err(format!("the window {s} ends before it starts"));
+            return Err(SpecError::EmptyWindow(s.to_owned()));
         }
         Ok(Self { from, until })
     }
@@ -129,21 +127,16 @@ pub struct Link {
 }
 
 impl FromStr for Link {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         let (a, b, one_way) = match (s.split_once('>'), s.split_once('-')) {
             (Some((a, b)), _) => (a, b, true),
             (None, Some((a, b))) => (a, b, false),
-            _ => {
-                return Err(format!(
-                    "'{s}' is not a link: expected A-B (both ways) or A>B (one way)",
-                    s = crate::shorten(s)
-                ));
-            }
+            _ => return Err(SpecError::NotALink(crate::shorten(s).into_owned())),
         };
         let (a, b) = (parse_id(a)?, parse_id(b)?);
         if a == b {
-            return Err(format!("'{s}' links a process to itself", s = crate::shorten(s)));
+            return Err(SpecError::SelfLink(crate::shorten(s).into_owned()));
         }
         Ok(Self { a, b, one_way })
     }
@@ -165,13 +158,10 @@ pub struct LinkDown {
 }
 
 impl FromStr for LinkDown {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (link, window) = s
-            .trim()
-            .split_once('@')
-            .ok_or_else(|| format!("malformed link fault '{s}': expected A-B@T or A>B@T..U", s = crate::shorten(s)))?;
-        let fail = |e: String| format!("malformed link fault '{s}': {e}", s = crate::shorten(s));
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let fail = |e: SpecError| SpecError::malformed("link fault ", s, e);
+        let (link, window) = s.trim().split_once('@').ok_or_else(|| fail(SpecError::LinkFault))?;
         Ok(Self { link: link.parse().map_err(fail)?, window: window.parse().map_err(fail)? })
     }
 }
@@ -195,14 +185,14 @@ pub struct Partition {
 }
 
 impl FromStr for Partition {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let fail = |e: String| format!("malformed partition '{s}': {e}", s = crate::shorten(s));
-        let (groups, window) = s.trim().split_once('@').ok_or_else(|| fail("expected GROUP|GROUP@T".into()))?;
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let fail = |e: SpecError| SpecError::malformed("partition ", s, e);
+        let (groups, window) = s.trim().split_once('@').ok_or_else(|| fail(SpecError::PartitionTime))?;
         let one_way = groups.contains('>');
         let parts: Vec<&str> = if one_way { groups.split('>').collect() } else { groups.split('|').collect() };
         if parts.len() < 2 || (one_way && parts.len() != 2) {
-            return Err(fail("expected two or more groups separated by | (or exactly two by >)".into()));
+            return Err(fail(SpecError::PartitionGroups));
         }
         let groups = parts
             .iter()
@@ -212,7 +202,7 @@ impl FromStr for Partition {
         let mut all: Vec<NodeId> = groups.iter().flatten().copied().collect();
         all.sort();
         if let Some(w) = all.windows(2).find(|w| w[0] == w[1]) {
-            return Err(fail(format!("node {} is in two groups", w[0])));
+            return Err(fail(SpecError::TwoGroups(w[0])));
         }
         Ok(Self { groups, one_way, window: window.parse().map_err(fail)? })
     }
@@ -236,9 +226,9 @@ pub struct Loss {
 }
 
 impl FromStr for Loss {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let fail = |e: String| format!("malformed loss '{s}': {e}", s = crate::shorten(s));
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let fail = |e: SpecError| SpecError::malformed("loss ", s, e);
         match s.trim().rsplit_once(':') {
             Some((link, p)) => Ok(Self { link: Some(link.parse().map_err(fail)?), p: p.parse().map_err(fail)? }),
             None => Ok(Self { link: None, p: s.parse().map_err(fail)? }),
@@ -257,12 +247,12 @@ impl fmt::Display for Loss {
 
 /// Refuses a recovery that follows no crash of its process: each recovery of a process needs a crash of it at an
 /// earlier time (one crash per recovery), or, with `--crash-leader-at`, a leader crash at an earlier time (whoever
-/// leads then may be that process).
+/// leads then may be that process). The error is the first recovery, by id and time, that follows none.
 pub(crate) fn check_recoveries(
     crashes: &[NodeAt],
     recoveries: &[NodeAt],
     leader_crashes: &[u64],
-) -> Result<(), String> {
+) -> Result<(), NodeAt> {
     let mut recoveries: Vec<&NodeAt> = recoveries.iter().collect();
     recoveries.sort_by_key(|r| (r.id, r.at));
     let mut used = vec![false; crashes.len()];
@@ -274,15 +264,7 @@ pub(crate) fn check_recoveries(
         match crash {
             Some(c) => used[c] = true,
             None if leader_crashes.iter().any(|&t| t < r.at) => {}
-            None => {
-                return Err(format!(
-                    "--recover {}@{}: a recovery must follow a crash of that process (--crash {}@T with T before {})",
-                    r.id,
-                    format_time(r.at),
-                    r.id,
-                    format_time(r.at)
-                ));
-            }
+            None => return Err(*r),
         }
     }
     Ok(())
@@ -349,8 +331,7 @@ mod tests {
     fn a_recovery_must_follow_a_crash_of_its_process() {
         let at = |s: &str| s.parse::<NodeAt>().unwrap();
         assert!(check_recoveries(&[at("2@5")], &[at("2@10")], &[]).is_ok());
-        let early = check_recoveries(&[at("2@10")], &[at("2@5")], &[]).unwrap_err();
-        assert!(early.contains("--recover 2@5: a recovery must follow a crash of that process"), "{early}");
+        assert_eq!(check_recoveries(&[at("2@10")], &[at("2@5")], &[]), Err(at("2@5")));
         assert!(check_recoveries(&[at("3@1")], &[at("2@5")], &[]).is_err(), "another process's crash");
         assert!(check_recoveries(&[at("2@1")], &[at("2@5"), at("2@9")], &[]).is_err(), "two recoveries, one crash");
         assert!(check_recoveries(&[at("2@1"), at("2@6")], &[at("2@5"), at("2@9")], &[]).is_ok());
@@ -379,13 +360,13 @@ mod tests {
 
     #[test]
     fn malformed_faults_name_the_problem() {
-        assert!("1.5".parse::<Probability>().unwrap_err().contains("not between 0 and 1"));
-        assert!("1=3@0".parse::<LinkDown>().unwrap_err().contains("not a link"));
-        assert!("1-1@0".parse::<LinkDown>().unwrap_err().contains("to itself"));
-        assert!("1-3@5..2".parse::<LinkDown>().unwrap_err().contains("ends before it starts"));
-        assert!("1,2@0".parse::<Partition>().unwrap_err().contains("two or more groups"));
-        assert!("1,2|2,3@0".parse::<Partition>().unwrap_err().contains("node 2 is in two groups"));
-        assert!("1,2>3>4@0".parse::<Partition>().unwrap_err().contains("exactly two"));
-        assert!("1-2:x".parse::<Loss>().unwrap_err().contains("'x' is not a probability"));
+        assert!("1.5".parse::<Probability>().unwrap_err().to_string().contains("not between 0 and 1"));
+        assert!("1=3@0".parse::<LinkDown>().unwrap_err().to_string().contains("not a link"));
+        assert!("1-1@0".parse::<LinkDown>().unwrap_err().to_string().contains("to itself"));
+        assert!("1-3@5..2".parse::<LinkDown>().unwrap_err().to_string().contains("ends before it starts"));
+        assert!("1,2@0".parse::<Partition>().unwrap_err().to_string().contains("two or more groups"));
+        assert!("1,2|2,3@0".parse::<Partition>().unwrap_err().to_string().contains("node 2 is in two groups"));
+        assert!("1,2>3>4@0".parse::<Partition>().unwrap_err().to_string().contains("exactly two"));
+        assert!("1-2:x".parse::<Loss>().unwrap_err().to_string().contains("'x' is not a probability"));
     }
 }
