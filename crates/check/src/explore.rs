@@ -187,10 +187,7 @@ impl Driver for Building {
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         algorithm.validate(&self.scenario.ids)?;
         let model = Model::new(algorithm, self.scenario, self.config)?;
-        let state = model.initial();
-        let peers =
-            (0..model.scenario.ids.len() as u32).map(|i| elect_scenario::neighbors(&model.scenario, i)).collect();
-        Ok(Explorer(Box::new(Hand { at: At { model, state }, history: Vec::new(), peers })))
+        Ok(Explorer(Box::new(Hand { at: At::new(model), history: Vec::new() })))
     }
 }
 
@@ -198,9 +195,24 @@ impl Driver for Building {
 pub(crate) struct At<A: Algorithm> {
     pub(crate) model: Model<A>,
     pub(crate) state: State<A::Process>,
+    /// Who is at the far end of each port of each process, by position (what views name ports by).
+    peers: Vec<Vec<Neighbor>>,
 }
 
 impl<A: Algorithm> At<A> {
+    /// `model` at its initial state.
+    pub(crate) fn new(model: Model<A>) -> Self {
+        let state = model.initial();
+        let peers =
+            (0..model.scenario.ids.len() as u32).map(|i| elect_scenario::neighbors(&model.scenario, i)).collect();
+        Self { model, state, peers }
+    }
+
+    /// Each process of `state` as its algorithm describes it, by position (`None` while crashed).
+    pub(crate) fn views(&self, state: &State<A::Process>) -> Vec<Option<View>> {
+        state.procs.iter().zip(&self.peers).map(|(p, peers)| p.as_ref().map(|p| p.view(&Peers(peers)))).collect()
+    }
+
     /// Takes `action`, enabled or not, and reports the step as a replayed path shows it.
     pub(crate) fn step(&mut self, action: Action) -> Replayed {
         let model = &self.model;
@@ -216,9 +228,16 @@ impl<A: Algorithm> At<A> {
             .filter(|(_, (a, b))| a != b)
             .map(|(&id, (_, b))| (id, b))
             .collect();
+        let views = model
+            .scenario
+            .ids
+            .iter()
+            .zip(self.views(&self.state).into_iter().zip(self.views(&next)))
+            .filter_map(|(&id, (a, b))| Some((id, b.filter(|b| a.as_ref() != Some(b))?)))
+            .collect();
         self.state = next;
         let violations = model.judge_all(&self.state, model.quiescent(&self.state));
-        Replayed { step, at: Time(self.state.now), rule, sent, changed, violations }
+        Replayed { step, at: Time(self.state.now), rule, sent, changed, views, violations }
     }
 }
 
@@ -226,8 +245,6 @@ impl<A: Algorithm> At<A> {
 struct Hand<A: Algorithm> {
     at: At<A>,
     history: Vec<State<A::Process>>,
-    /// Who is at the far end of each port of each process, by position (what views name ports by).
-    peers: Vec<Vec<Neighbor>>,
 }
 
 impl<A: Algorithm> Hand<A> {
@@ -284,11 +301,11 @@ impl<A: Algorithm> Explore for Hand<A> {
             .procs
             .iter()
             .zip(ids)
-            .zip(&self.peers)
-            .map(|((p, &id), peers)| ProcessNow {
+            .zip(self.at.views(state))
+            .map(|((p, &id), view)| ProcessNow {
                 id,
                 status: p.as_ref().map_or(Status::DOWN, Process::status),
-                view: p.as_ref().map_or_else(View::down, |p| p.view(&Peers(peers))),
+                view: view.unwrap_or_else(View::down),
                 detail: p.as_ref().map(|p| format!("{p:?}")),
             })
             .collect();

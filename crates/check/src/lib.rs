@@ -427,6 +427,8 @@ pub struct Replayed {
     pub sent: Vec<Sent>,
     /// The processes whose status it changed, with their new status.
     pub changed: Vec<(NodeId, Status)>,
+    /// The live processes whose view ([`elect_core::Process::view`]) it changed, with their new view.
+    pub views: Vec<(NodeId, elect_core::View)>,
     /// The promised properties the state after it breaks ("at end" ones only where nothing is left to happen).
     pub violations: Vec<Violation>,
 }
@@ -465,10 +467,8 @@ impl Driver for Replaying<'_> {
     type Output = Result<Replay, CheckError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         algorithm.validate(&self.scenario.ids)?;
-        let model = Model::new(algorithm, self.scenario, self.config)?;
-        let state = model.initial();
-        let initial = model.scenario.ids.iter().copied().zip(model::statuses(&state)).collect();
-        let mut at = explore::At { model, state };
+        let mut at = explore::At::new(Model::new(algorithm, self.scenario, self.config)?);
+        let initial = at.model.scenario.ids.iter().copied().zip(model::statuses(&at.state)).collect();
         let mut steps = Vec::with_capacity(self.actions.len());
         for (k, &action) in self.actions.iter().enumerate() {
             if !at.model.enabled(&at.state, action) {

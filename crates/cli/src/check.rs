@@ -462,7 +462,7 @@ pub(crate) fn viewer(
 }
 
 /// A trace line of a checked path: messages as the simulator's trace writes them, timers in their words.
-type Line = Record<'static, serde_json::Value, String, ()>;
+type Line = Record<'static, serde_json::Value, String, elect_core::View>;
 
 /// The steps of a replayed path as trace records, one time unit per step.
 struct PathTrace {
@@ -507,6 +507,11 @@ impl PathTrace {
                 path.send(t, last, m);
             }
             path.statuses(t, &s.changed);
+            path.records.extend(s.views.iter().map(|(node, view)| Record::View {
+                t: unit(t),
+                node: *node,
+                view: view.clone(),
+            }));
             for v in &s.violations {
                 let (property, node, detail) = (v.property, v.node, v.detail.clone().into());
                 path.records.push(Record::Violation { t: unit(t), property, node, detail });
@@ -524,7 +529,7 @@ impl PathTrace {
             state: s.state,
             leader: s.leader,
             epoch: s.epoch,
-            group: None,
+            group: s.group,
         }));
     }
 

@@ -318,6 +318,8 @@ fn a_saved_counterexample_replays_in_the_simulator() {
         "{}",
         &page[..200]
     );
+    // Each process's state in Bully's words, as a simulated run's viewer has it.
+    assert!(page.contains("\"ev\":\"view\"") && page.contains("\"role\":\"coordinator\""), "{}", &page[..200]);
     let replayed = dir.path().join("replayed.html");
     let o = elect(&["sim", "--replay", file, "--html", replayed.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));

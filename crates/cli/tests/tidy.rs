@@ -922,7 +922,9 @@ fn the_size_budget_finds_long_functions_and_their_reasons() {
     let long = format!("fn long() {{\n{body}}}\n");
     assert_eq!(long_functions(&long), [(1, "long".to_owned(), 92)]);
     assert!(long_functions(&format!("// Long: a table of cases.\n{long}")).is_empty());
-    assert!(long_functions(&format!("fn short() {{\n}}\ntrait T {{\n    fn f(&self);\n}}\n{}", "\n".repeat(90))).is_empty());
+    assert!(
+        long_functions(&format!("fn short() {{\n}}\ntrait T {{\n    fn f(&self);\n}}\n{}", "\n".repeat(90))).is_empty()
+    );
     assert_eq!(code_length("a\nb\n#[cfg(test)]\nmod tests {\n}\n"), 2);
 }
 
