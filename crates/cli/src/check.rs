@@ -8,14 +8,29 @@ use clap::{Args, Parser};
 use elect_check::{
     CheckConfig, Counterexample, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Sent, Step,
 };
-use elect_core::{NodeId, Prefer, Status};
-use elect_scenario::{
-    Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, Record, Scenario, ScenarioFile, SimConfig, TICKS_PER_UNIT,
-    Time, TopologyKind, parse_time,
-};
+use elect_core::{NodeId, Status};
+use elect_scenario::{Record, Scenario, ScenarioFile, SimConfig, TICKS_PER_UNIT, Time};
 
 use crate::limits::{self, Limits};
+use crate::scenario_flags::ScenarioArgs;
 use crate::{BadInput, Outcome};
+
+/// The flags a scenario file describes instead, which `elect check --scenario` refuses: the others (--algorithm,
+/// --nodes, --param, --monitor, --bare-monitor, --heartbeat, --seed) change or add to the file's.
+const FILE_ONLY: [&str; 12] = [
+    "topology",
+    "ids",
+    "initiators",
+    "delay",
+    "delay_bound",
+    "prefer",
+    "crash",
+    "recover",
+    "resign",
+    "link_down",
+    "partition",
+    "synchronizer",
+];
 
 #[derive(Args, Clone)]
 pub(crate) struct CheckArgs {
@@ -23,79 +38,14 @@ pub(crate) struct CheckArgs {
     /// --scenarios`): its algorithm, processes, delays and, with --timed, its faults at their times. --algorithm,
     /// --nodes, --monitor, --bare-monitor and --heartbeat override the file's, and --param adds to its parameters;
     /// the other scenario flags may not be given with it.
-    #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["topology", "ids", "initiators", "delay", "delay_bound", "prefer", "crash", "recover", "resign", "link_down", "partition", "synchronizer"])]
+    #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = FILE_ONLY)]
     scenario: Option<PathBuf>,
-    /// The algorithm (see `elect list`).
-    #[arg(long, short, required_unless_present = "scenario")]
-    algorithm: Option<String>,
-    /// Processes (keep it small: the states grow exponentially with n).
-    #[arg(long, short, required_unless_present = "scenario")]
-    nodes: Option<usize>,
-    /// The topology, as for `elect sim` [default: the algorithm's own].
-    #[arg(long, short)]
-    topology: Option<TopologyKind>,
-    /// ascending, descending, random (drawn from --seed), or a list of ids.
-    #[arg(long)]
-    ids: Option<Ids>,
+    #[command(flatten)]
+    pub(crate) scenario_args: ScenarioArgs,
     /// Check every arrangement of the ids 1..n instead of one; on a ring, one per class of rotations (rotating the
     /// positions with their ids is a symmetry: the same system with positions renamed).
     #[arg(long, conflicts_with_all = ["ids", "scenario", "save"])]
     every_arrangement: bool,
-    /// Who initiates: all, random:K, weakest, strongest, or a list of ids.
-    #[arg(long)]
-    initiators: Option<InitiatorSpec>,
-    /// The seed random ids and initiators are drawn from.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Which end of the order wins: highest (default) or lowest.
-    #[arg(long)]
-    prefer: Option<String>,
-    /// With --timed: message delays, a constant or uniform:A..B (time units); a message takes the shortest or the
-    /// longest.
-    #[arg(long)]
-    delay: Option<Delay>,
-    /// The delay bound T timeout-based algorithms are told (default: the delay model's); with --timed, smaller
-    /// than the real delays, their timeouts are too short.
-    #[arg(long, value_name = "T", value_parser = parse_time)]
-    delay_bound: Option<u64>,
-    /// With --timed: crash process ID at time T (repeatable).
-    #[arg(long, value_name = "ID@T")]
-    crash: Vec<NodeAt>,
-    /// With --timed: restart process ID at time T (repeatable).
-    #[arg(long, value_name = "ID@T")]
-    recover: Vec<NodeAt>,
-    /// With --timed: tell process ID to give up leadership at time T (repeatable).
-    #[arg(long, value_name = "ID@T")]
-    resign: Vec<NodeAt>,
-    /// With --timed: take a link down, A-B@T or A>B@T, healing at U with @T..U (repeatable).
-    #[arg(long, value_name = "A-B@T..U")]
-    link_down: Vec<LinkDown>,
-    /// With --timed: partition, 1,2|3,4@T..U (repeatable).
-    #[arg(long, value_name = "GROUPS@T..U")]
-    partition: Vec<Partition>,
-    /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`). With --monitor, `monitor-bug=same-epoch`
-    /// plants a flaw in the member (a new leadership grant reuses the epoch it replaces), for the checker to find.
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    params: Vec<String>,
-    /// Check the process a member of `elect node` runs: the leader monitor around a single-leader algorithm
-    /// (heartbeats, epochs, re-election) and the member around it (fencing epochs, claims, announcements,
-    /// incarnations), on a complete graph. Its heartbeats never fall silent: with --timed a run lasts until it must
-    /// have settled after its last fault, then time runs on as long again without faults, and a state seen again
-    /// closes a cycle (a run that goes round it for ever is judged as a lasso); without --timed any timer may fire
-    /// at any moment, so bound the search with --max-depth or --max-states.
-    #[arg(long, conflicts_with = "bare_monitor")]
-    monitor: bool,
-    /// The leader monitor alone, without the member around it.
-    #[arg(long)]
-    bare_monitor: bool,
-    /// With --monitor or --bare-monitor: a heartbeat every K times the delay bound T [default: 2, or the scenario
-    /// file's].
-    #[arg(long, value_name = "K")]
-    heartbeat: Option<u64>,
-    /// Run an algorithm written in rounds (floodmax, opt-floodmax, sync-lcr) on a synchronizer: abd, alpha,
-    /// beta[@ROOT] or gamma[:K][@ROOT], as `elect sim --synchronizer` does.
-    #[arg(long, value_name = "NAME")]
-    synchronizer: Option<elect_algos::synchronizers::Spec>,
     /// fifo: each link delivers in sending order; unordered: any message in flight may arrive next; lossy: as
     /// unordered, and any message may be lost; duplicating: as unordered, and messages may arrive twice
     /// (--duplicates times in a run).
@@ -191,9 +141,9 @@ impl CheckArgs {
         let limits = self.limits();
         let mut sim = match &self.scenario {
             Some(path) => self.scenario_config(&limits, path)?,
-            None => self.flags_config()?,
+            None => self.scenario_args.config()?,
         };
-        if let Some(seed) = self.seed {
+        if let Some(seed) = self.scenario_args.seed {
             sim.seed = seed;
         }
         Limits::nodes(sim.nodes, limits.check_nodes, "elect check")?;
@@ -223,53 +173,24 @@ impl CheckArgs {
         let text = crate::presets::read(limits, path)?;
         let mut sim =
             ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?.config;
-        if let Some(algorithm) = &self.algorithm {
+        if let Some(algorithm) = &self.scenario_args.algorithm {
             sim.algorithm.clone_from(algorithm);
         }
-        if let Some(n) = self.nodes {
+        if let Some(n) = self.scenario_args.nodes {
             sim.nodes = n;
         }
-        for pair in &self.params {
+        for pair in &self.scenario_args.params {
             let added = elect_algos::Params::parse([pair.as_str()]).map_err(|e| BadInput(e.to_string()))?;
             for (key, value) in added.iter() {
                 sim.params.insert(key, value).map_err(|e| BadInput(e.to_string()))?;
             }
         }
-        if self.monitor || self.bare_monitor {
-            sim.monitor = Some(self.heartbeat.or(sim.monitor).unwrap_or(2));
-            sim.bare_monitor = self.bare_monitor;
-        } else if let (Some(heartbeat), Some(k)) = (sim.monitor.as_mut(), self.heartbeat) {
+        if self.scenario_args.monitor || self.scenario_args.bare_monitor {
+            sim.monitor = Some(self.scenario_args.heartbeat.or(sim.monitor).unwrap_or(2));
+            sim.bare_monitor = self.scenario_args.bare_monitor;
+        } else if let (Some(heartbeat), Some(k)) = (sim.monitor.as_mut(), self.scenario_args.heartbeat) {
             *heartbeat = k;
         }
-        Ok(sim)
-    }
-
-    /// The run the scenario flags describe.
-    fn flags_config(&self) -> anyhow::Result<SimConfig> {
-        let algorithm = self.algorithm.as_deref().unwrap_or_default();
-        let mut sim = SimConfig::new(algorithm, self.nodes.unwrap_or_default());
-        sim.topology = self.topology.clone();
-        sim.params =
-            elect_algos::Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
-        sim.ids = self.ids.clone().unwrap_or(Ids::Ascending);
-        sim.initiators = self.initiators.clone().unwrap_or(InitiatorSpec::All);
-        sim.delay = self.delay.unwrap_or_default();
-        sim.delay_bound = self.delay_bound;
-        sim.crashes = self.crash.clone();
-        sim.recoveries = self.recover.clone();
-        sim.resigns = self.resign.clone();
-        sim.link_downs = self.link_down.clone();
-        sim.partitions = self.partition.clone();
-        sim.monitor = crate::scenario_flags::monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
-        sim.bare_monitor = self.bare_monitor;
-        sim.synchronizer = self.synchronizer;
-        sim.prefer = match self.prefer.as_deref() {
-            None | Some("highest") => Prefer::Highest,
-            Some("lowest") => Prefer::Lowest,
-            Some(other) => {
-                return Err(BadInput(format!("--prefer: '{other}' is neither highest nor lowest")).into());
-            }
-        };
         Ok(sim)
     }
 }

@@ -1,16 +1,228 @@
-//! What the flags that describe a scenario mean where `elect sim` and `elect check` share them.
+//! The flags that describe a scenario, declared once for `elect sim`, `elect check` and the requests of `elect
+//! serve` (which parse with those commands' own definitions): the algorithm and its parameters, the processes,
+//! their ids and initiators, delays, faults at given times, the leader monitor and a synchronizer. What only one
+//! command has (the simulator's losses and mobility, the checker's nondeterministic crashes) stays with it.
+
+use clap::Args;
+use elect_algos::Params;
+use elect_core::Prefer;
+use elect_scenario::{Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, SimConfig, TopologyKind, parse_time};
 
 use crate::BadInput;
 
+#[derive(Args, Clone, Debug)]
+pub(crate) struct ScenarioArgs {
+    /// The algorithm (see `elect list`).
+    #[arg(long, short, required_unless_present = "scenario")]
+    pub(crate) algorithm: Option<String>,
+    /// The number of processes (optional when --ids lists them or the topology fixes it). The checker's states
+    /// grow exponentially with it: keep it small there.
+    #[arg(long, short, allow_negative_numbers = true)]
+    pub(crate) nodes: Option<usize>,
+    /// ring, complete, line, star, grid:WxH, torus:WxH, random-regular:K, chordal:K, tree, geometric:R or
+    /// file:PATH (an edge list, one 'U V' per line, vertices from 0) [default: the algorithm's own].
+    #[arg(long, short)]
+    pub(crate) topology: Option<TopologyKind>,
+    /// ascending (position i gets id i+1), descending, random (drawn from --seed), or a list like 3,1,2.
+    #[arg(long, default_value = "ascending")]
+    pub(crate) ids: Ids,
+    /// Who starts: all, random:K, weakest, strongest, neighbors:ID (the neighbours of ID), or ids like 1,5
+    /// [default: all; for timestamp-flooding, the neighbours of a process crashed at time 0].
+    #[arg(long)]
+    pub(crate) initiators: Option<InitiatorSpec>,
+    /// The root seed of every random choice (random ids and initiators, delays, losses) [default: 1, or the
+    /// scenario's].
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) seed: Option<u64>,
+    /// Message delay: a constant (time units), uniform:A..B, or exp:MEAN. `elect check --timed` lets each message
+    /// take the shortest or the longest delay of a constant or uniform one.
+    #[arg(long, default_value = "1")]
+    pub(crate) delay: Delay,
+    /// The delay bound T timeout-based algorithms are told (default: the delay model's); smaller than the real
+    /// delays, it makes their failure detector inaccurate.
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    pub(crate) delay_bound: Option<u64>,
+    /// Crash process ID at time T (repeatable): 8@0 means down from the start. `elect check` needs --timed.
+    #[arg(long, value_name = "ID@T", allow_hyphen_values = true)]
+    pub(crate) crash: Vec<NodeAt>,
+    /// Restart process ID at time T from what it persisted (repeatable). `elect check` needs --timed.
+    #[arg(long, value_name = "ID@T", allow_hyphen_values = true)]
+    pub(crate) recover: Vec<NodeAt>,
+    /// Tell process ID to give up leadership at time T (repeatable): with --monitor, a leading member resigns,
+    /// tells the others and sits out while another is elected. `elect check` needs --timed.
+    #[arg(long, value_name = "ID@T")]
+    pub(crate) resign: Vec<NodeAt>,
+    /// Take a link down: A-B@T (both ways) or A>B@T (one way), healing at U with @T..U (repeatable). `elect
+    /// check` needs --timed.
+    #[arg(long, value_name = "A-B@T..U")]
+    pub(crate) link_down: Vec<LinkDown>,
+    /// Partition: 1,2|3,4@T..U (groups cannot talk) or 1,2>3,4@T..U (the first cannot reach the second)
+    /// (repeatable). `elect check` needs --timed.
+    #[arg(long, value_name = "GROUPS@T..U")]
+    pub(crate) partition: Vec<Partition>,
+    /// Which end of the order wins: highest or lowest.
+    #[arg(long, value_parser = parse_prefer, default_value = "highest")]
+    pub(crate) prefer: Prefer,
+    /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`). With --monitor, `monitor-bug=same-epoch`
+    /// plants a flaw in the member (a new leadership grant reuses the epoch it replaces), for the checker to find.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// Run the process a member of `elect node` runs: the leader monitor around a single-leader algorithm (the
+    /// leader sends heartbeats; a process that stops hearing them starts a new election in a new epoch), and the
+    /// member around it (fencing epochs, claims, announcements, incarnations). Members form a full mesh: use a
+    /// complete graph (ring algorithms run on its logical ring).
+    #[arg(long, conflicts_with = "bare_monitor")]
+    pub(crate) monitor: bool,
+    /// The leader monitor alone, without the member around it, on any topology: re-election after a leader
+    /// failure, for any single-leader algorithm.
+    #[arg(long)]
+    pub(crate) bare_monitor: bool,
+    /// With --monitor or --bare-monitor: a heartbeat every K times the delay bound T [default: 2, or the scenario
+    /// file's].
+    #[arg(long, value_name = "K")]
+    pub(crate) heartbeat: Option<u64>,
+    /// Run an algorithm written in rounds (floodmax, opt-floodmax, sync-lcr) on a synchronizer instead of in
+    /// lock-step: abd (pulses 2d apart, d the delay bound), alpha (acks and safe on every link), beta[@ROOT] (a
+    /// spanning tree from ROOT, by default the smallest initiator), gamma[:K][@ROOT] (clusters of at least K
+    /// processes, by default K = ceil(sqrt n); beta inside, alpha between them).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) synchronizer: Option<elect_algos::synchronizers::Spec>,
+}
+
+/// The flags of [`ScenarioArgs`] a scenario file describes instead (all but --seed), by id.
+pub(crate) const DESCRIBED_BY_A_FILE: [&str; 18] = [
+    "algorithm",
+    "nodes",
+    "topology",
+    "ids",
+    "initiators",
+    "delay",
+    "delay_bound",
+    "crash",
+    "recover",
+    "resign",
+    "link_down",
+    "partition",
+    "prefer",
+    "params",
+    "monitor",
+    "bare_monitor",
+    "heartbeat",
+    "synchronizer",
+];
+
+fn parse_prefer(s: &str) -> Result<Prefer, String> {
+    match s {
+        "highest" => Ok(Prefer::Highest),
+        "lowest" => Ok(Prefer::Lowest),
+        _ => Err(format!("'{s}' is neither highest nor lowest")),
+    }
+}
+
+impl ScenarioArgs {
+    /// The run these flags describe, with the simulator's defaults for everything they do not.
+    pub(crate) fn config(&self) -> Result<SimConfig, BadInput> {
+        let algorithm = self.algorithm.as_deref().unwrap_or_default();
+        let fixed = self.topology.as_ref().and_then(TopologyKind::fixed_size);
+        let nodes = match (self.nodes, &self.ids, fixed) {
+            (Some(n), _, _) => n,
+            (None, Ids::List(ids), _) => ids.len(),
+            (None, _, Some(n)) => n,
+            (None, _, None) => {
+                return Err(BadInput(
+                    "--nodes is required unless --ids lists the ids or the topology fixes the size".into(),
+                ));
+            }
+        };
+        let mut cfg = SimConfig::new(algorithm, nodes);
+        cfg.params = Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
+        cfg.topology = self.topology.clone();
+        cfg.ids = self.ids.clone();
+        cfg.initiators = match &self.initiators {
+            Some(spec) => spec.clone(),
+            None => default_initiators(algorithm, &self.crash),
+        };
+        cfg.seed = self.seed.unwrap_or(1);
+        cfg.delay = self.delay;
+        cfg.delay_bound = self.delay_bound;
+        cfg.crashes = self.crash.clone();
+        cfg.recoveries = self.recover.clone();
+        cfg.resigns = self.resign.clone();
+        cfg.link_downs = self.link_down.clone();
+        cfg.partitions = self.partition.clone();
+        cfg.prefer = self.prefer;
+        cfg.monitor = monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
+        cfg.bare_monitor = self.bare_monitor;
+        cfg.synchronizer = self.synchronizer;
+        Ok(cfg)
+    }
+}
+
+/// Who initiates when --initiators is not given: everybody, except for failure-driven re-election
+/// (timestamp-flooding), where the neighbours of a process crashed from the start notice it and initiate.
+fn default_initiators(algorithm: &str, crashes: &[NodeAt]) -> InitiatorSpec {
+    let natural = elect_algos::lookup(algorithm).map(|info| info.showcase.initiators);
+    match crashes.iter().find(|c| c.at == 0) {
+        Some(old) if natural == Ok(elect_algos::Initiators::NeighborsOfCrashed) => InitiatorSpec::Neighbors(old.id),
+        _ => InitiatorSpec::All,
+    }
+}
+
 /// The leader monitor's heartbeat (`SimConfig::monitor`) that --monitor, --bare-monitor and --heartbeat ask for: 2
 /// unless --heartbeat says, and none without the monitor, which --heartbeat needs.
-pub(crate) fn monitor_heartbeat(
-    monitor: bool,
-    bare_monitor: bool,
-    heartbeat: Option<u64>,
-) -> Result<Option<u64>, BadInput> {
+fn monitor_heartbeat(monitor: bool, bare_monitor: bool, heartbeat: Option<u64>) -> Result<Option<u64>, BadInput> {
     if heartbeat.is_some() && !(monitor || bare_monitor) {
         return Err(BadInput("--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into()));
     }
     Ok((monitor || bare_monitor).then_some(heartbeat.unwrap_or(2)))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, Command, FromArgMatches};
+
+    use crate::check::CheckArgs;
+    use crate::sim::SimArgs;
+
+    fn parse<T: Args + FromArgMatches>(argv: &[&str]) -> T {
+        let command = T::augment_args(Command::new("elect").no_binary_name(true));
+        T::from_arg_matches(&command.try_get_matches_from(argv).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn sim_and_check_make_one_run_of_the_same_scenario_flags() {
+        let argv = [
+            "-a",
+            "bully",
+            "--ids",
+            "4,2,3,1",
+            "--initiators",
+            "1",
+            "--seed",
+            "9",
+            "--delay",
+            "uniform:1..2",
+            "--delay-bound",
+            "3",
+            "--crash",
+            "4@2",
+            "--recover",
+            "4@5",
+            "--resign",
+            "3@7",
+            "--link-down",
+            "1-2@1..3",
+            "--partition",
+            "1,2|3,4@4..6",
+            "--prefer",
+            "lowest",
+            "--monitor",
+            "--heartbeat",
+            "3",
+        ];
+        let (sim, _) = parse::<SimArgs>(&argv).config().unwrap();
+        let check = parse::<CheckArgs>(&argv).config().unwrap().sim;
+        assert_eq!(sim, check);
+        assert_eq!((sim.nodes, sim.seed, sim.monitor, sim.crashes.len()), (4, 9, Some(3), 1), "{sim:?}");
+    }
 }

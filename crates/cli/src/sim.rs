@@ -6,107 +6,44 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use elect_algos::Params;
-use elect_core::Prefer;
-use elect_scenario::{
-    Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, LinkDown, Loss, NodeAt, Partition, Probability, ScenarioFile,
-    SimConfig, TopologyKind, parse_time,
-};
+use elect_scenario::{Attrs, DEFAULT_MAX_EVENTS, Loss, Probability, ScenarioFile, SimConfig, parse_time};
 use elect_sim::{Judgement, Report, SimError, SyncReport};
 
 use crate::limits::{self, Limits};
+use crate::scenario_flags::{DESCRIBED_BY_A_FILE, ScenarioArgs};
 use crate::{BadInput, Outcome, progress};
 
 #[derive(Args)]
+#[command(mut_arg("algorithm", |a| a.required_unless_present("replay")))]
 pub(crate) struct SimArgs {
     /// Run the scenario in this TOML file, or the one of this name that ships with elect (`elect list
     /// --scenarios`; a path has a / or ends in .toml), and check the ending it documents; only --seed, --json,
     /// --trace and the pictures (--svg, --topology-svg, --html, --shiviz) may be given with it.
-    #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = SCENARIO_CONFLICTS)]
+    #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = DESCRIBED_BY_A_FILE, conflicts_with_all = SIM_SCENARIO_FLAGS)]
     scenario: Option<PathBuf>,
     /// Re-run a counterexample saved by `elect check --save FILE`, step by step, showing each status change and
     /// judging every state as the checker did; only --json and --html may be given with it.
-    #[arg(long, value_name = "FILE", conflicts_with_all = SCENARIO_CONFLICTS, conflicts_with = "scenario")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = DESCRIBED_BY_A_FILE, conflicts_with_all = SIM_SCENARIO_FLAGS, conflicts_with = "scenario")]
     replay: Option<PathBuf>,
-    /// The algorithm (see `elect list`).
-    #[arg(long, short, required_unless_present_any = ["scenario", "replay"])]
-    algorithm: Option<String>,
-    /// The number of processes (optional when --ids lists them).
-    #[arg(long, short, allow_negative_numbers = true)]
-    nodes: Option<usize>,
-    /// ring, complete, line, star, grid:WxH, torus:WxH, random-regular:K, chordal:K, tree, geometric:R or
-    /// file:PATH (an edge list, one 'U V' per line, vertices from 0) [default: the algorithm's own].
-    #[arg(long, short)]
-    topology: Option<TopologyKind>,
-    /// ascending (position i gets id i+1), descending, random, or a list like 3,1,2.
-    #[arg(long, default_value = "ascending")]
-    ids: Ids,
-    /// Who starts: all, random:K, weakest, strongest, neighbors:ID (the neighbours of ID), or ids like 1,5
-    /// [default: all; for timestamp-flooding, the neighbours of a process crashed at time 0].
-    #[arg(long)]
-    initiators: Option<InitiatorSpec>,
-    /// The root seed of every random choice [default: 1, or the scenario's].
-    #[arg(long, allow_negative_numbers = true)]
-    seed: Option<u64>,
-    /// Message delay: a constant (time units), uniform:A..B, or exp:MEAN.
-    #[arg(long, default_value = "1")]
-    delay: Delay,
-    /// Crash process ID at time T (repeatable): 8@0 means down from the start.
-    #[arg(long = "crash", value_name = "ID@T", allow_hyphen_values = true)]
-    crashes: Vec<NodeAt>,
-    /// Restart process ID at time T from what it persisted (repeatable).
-    #[arg(long = "recover", value_name = "ID@T", allow_hyphen_values = true)]
-    recoveries: Vec<NodeAt>,
+    #[command(flatten)]
+    pub(crate) scenario_args: ScenarioArgs,
     /// Crash whoever leads at time T (repeatable).
     #[arg(long = "crash-leader-at", value_name = "T", value_parser = parse_time)]
     crash_leader_at: Vec<u64>,
-    /// Tell process ID to give up leadership at time T (repeatable): with --monitor, a leading member resigns,
-    /// tells the others and sits out while another is elected.
-    #[arg(long = "resign", value_name = "ID@T")]
-    resigns: Vec<NodeAt>,
     /// Lose messages: P everywhere, A-B:P on one link (both ways), A>B:P one way (repeatable).
     #[arg(long = "loss", value_name = "P|A-B:P|A>B:P")]
     losses: Vec<Loss>,
     /// Deliver each message twice with probability P.
     #[arg(long, value_name = "P", default_value = "0")]
     duplicate: Probability,
-    /// Take a link down: A-B@T (both ways) or A>B@T (one way), healing at U with @T..U (repeatable).
-    #[arg(long = "link-down", value_name = "A-B@T..U")]
-    link_downs: Vec<LinkDown>,
-    /// Partition: 1,2|3,4@T..U (groups cannot talk) or 1,2>3,4@T..U (the first cannot reach the second).
-    #[arg(long = "partition", value_name = "GROUPS@T..U")]
-    partitions: Vec<Partition>,
     /// Stop at time T; properties promised "at end" are judged then if the run has settled. Algorithms that
     /// never fall silent (periodic checks, the monitor's heartbeats) stop by default once they must have settled
     /// after the last fault.
     #[arg(long, value_name = "T", value_parser = parse_time)]
     until: Option<u64>,
-    /// Run the process a member of `elect node` runs: the leader monitor around a single-leader algorithm (the
-    /// leader sends heartbeats; a process that stops hearing them starts a new election in a new epoch), and the
-    /// member around it (fencing epochs, claims, announcements, incarnations). Members form a full mesh: use a
-    /// complete graph (ring algorithms run on its logical ring).
-    #[arg(long, conflicts_with = "bare_monitor")]
-    monitor: bool,
-    /// The leader monitor alone, without the member around it, on any topology: re-election after a leader
-    /// failure, for any single-leader algorithm.
-    #[arg(long)]
-    bare_monitor: bool,
-    /// With --monitor or --bare-monitor: a heartbeat every K times the delay bound T [default: 2].
-    #[arg(long, value_name = "K")]
-    heartbeat: Option<u64>,
-    /// The delay bound T timeout-based algorithms are told (default: the delay model's); smaller than the real
-    /// delays, it makes their failure detector inaccurate.
-    #[arg(long, value_name = "T", value_parser = parse_time)]
-    delay_bound: Option<u64>,
-    /// Which end of the order wins: highest (default) or lowest.
-    #[arg(long, value_parser = parse_prefer, default_value = "highest")]
-    prefer: Prefer,
     /// (attr, id) ranking: ID=VALUE,... or random:MAX; the attribute decides first, the id breaks ties.
     #[arg(long)]
     attr: Option<Attrs>,
-    /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`).
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    params: Vec<String>,
     /// fifo: every directed link delivers in sending order; unordered: random delays may reorder messages.
     #[arg(long, value_parser = ["fifo", "unordered"], default_value = "fifo")]
     links: String,
@@ -120,12 +57,6 @@ pub(crate) struct SimArgs {
     /// With --mobility: the nodes stop moving at time T (then the run settles and is judged).
     #[arg(long, value_name = "T", value_parser = parse_time, requires = "mobility")]
     mobility_until: Option<u64>,
-    /// Run an algorithm written in rounds (floodmax, opt-floodmax, sync-lcr) on a synchronizer instead of in
-    /// lock-step: abd (pulses 2d apart, d the delay bound), alpha (acks and safe on every link), beta[@ROOT] (a
-    /// spanning tree from ROOT, by default the smallest initiator), gamma[:K][@ROOT] (clusters of at least K
-    /// processes, by default K = ceil(sqrt n); beta inside, alpha between them).
-    #[arg(long, value_name = "NAME")]
-    synchronizer: Option<elect_algos::synchronizers::Spec>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -160,54 +91,10 @@ pub(crate) struct SimArgs {
     max_file_size: u64,
 }
 
-/// The flags that describe a run, which a scenario file describes instead.
-const SCENARIO_CONFLICTS: [&str; 27] = [
-    "synchronizer",
-    "mobility",
-    "mobility_until",
-    "algorithm",
-    "nodes",
-    "topology",
-    "ids",
-    "initiators",
-    "delay",
-    "crashes",
-    "recoveries",
-    "crash_leader_at",
-    "resigns",
-    "losses",
-    "duplicate",
-    "link_downs",
-    "partitions",
-    "until",
-    "monitor",
-    "bare_monitor",
-    "heartbeat",
-    "delay_bound",
-    "prefer",
-    "attr",
-    "params",
-    "links",
-    "max_events",
-];
-
-/// Who initiates when --initiators is not given: everybody, except for failure-driven re-election
-/// (timestamp-flooding), where the neighbours of a process crashed from the start notice it and initiate.
-fn default_initiators(algorithm: &str, crashes: &[NodeAt]) -> InitiatorSpec {
-    let natural = elect_algos::lookup(algorithm).map(|info| info.showcase.initiators);
-    match crashes.iter().find(|c| c.at == 0) {
-        Some(old) if natural == Ok(elect_algos::Initiators::NeighborsOfCrashed) => InitiatorSpec::Neighbors(old.id),
-        _ => InitiatorSpec::All,
-    }
-}
-
-fn parse_prefer(s: &str) -> Result<Prefer, String> {
-    match s {
-        "highest" => Ok(Prefer::Highest),
-        "lowest" => Ok(Prefer::Lowest),
-        _ => Err(format!("'{s}' is neither highest nor lowest")),
-    }
-}
+/// The flags of `elect sim` alone that describe a run, which a scenario file describes instead (with
+/// [`DESCRIBED_BY_A_FILE`]).
+const SIM_SCENARIO_FLAGS: [&str; 9] =
+    ["crash_leader_at", "losses", "duplicate", "until", "attr", "links", "max_events", "mobility", "mobility_until"];
 
 impl SimArgs {
     /// The limits, as the flags set them.
@@ -215,58 +102,26 @@ impl SimArgs {
         Limits { file_bytes: self.max_file_size, sim_nodes: self.max_nodes, ..Limits::cli() }
     }
 
-    fn config(&self) -> anyhow::Result<(SimConfig, Option<ScenarioFile>)> {
+    pub(crate) fn config(&self) -> anyhow::Result<(SimConfig, Option<ScenarioFile>)> {
         if let Some(path) = &self.scenario {
             let text = crate::presets::read(&self.limits(), path)?;
             let mut file =
                 ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?;
-            if let Some(seed) = self.seed {
+            if let Some(seed) = self.scenario_args.seed {
                 file.config.seed = seed;
             }
             return Ok((file.config.clone(), Some(file)));
         }
-        let algorithm = self.algorithm.as_deref().unwrap_or_default();
-        let fixed = self.topology.as_ref().and_then(TopologyKind::fixed_size);
-        let nodes = match (self.nodes, &self.ids, fixed) {
-            (Some(n), _, _) => n,
-            (None, Ids::List(ids), _) => ids.len(),
-            (None, _, Some(n)) => n,
-            (None, _, None) => {
-                return Err(BadInput(
-                    "--nodes is required unless --ids lists the ids or the topology fixes the size".into(),
-                )
-                .into());
-            }
-        };
-        let mut cfg = SimConfig::new(algorithm, nodes);
-        cfg.params = Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
-        cfg.topology = self.topology.clone();
-        cfg.ids = self.ids.clone();
-        cfg.initiators = match &self.initiators {
-            Some(spec) => spec.clone(),
-            None => default_initiators(algorithm, &self.crashes),
-        };
-        cfg.seed = self.seed.unwrap_or(1);
-        cfg.delay = self.delay;
-        cfg.crashes = self.crashes.clone();
-        cfg.recoveries = self.recoveries.clone();
+        let mut cfg = self.scenario_args.config()?;
         cfg.crash_leader_at = self.crash_leader_at.clone();
-        cfg.resigns = self.resigns.clone();
         cfg.losses = self.losses.clone();
         cfg.duplicate = self.duplicate;
-        cfg.link_downs = self.link_downs.clone();
-        cfg.partitions = self.partitions.clone();
         cfg.until = self.until;
-        cfg.delay_bound = self.delay_bound;
-        cfg.monitor = crate::scenario_flags::monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
-        cfg.bare_monitor = self.bare_monitor;
-        cfg.prefer = self.prefer;
         cfg.attrs = self.attr.clone().unwrap_or_default();
         cfg.max_events = self.max_events;
         cfg.fifo = self.links == "fifo";
         cfg.mobility = self.mobility;
         cfg.mobility_until = self.mobility_until;
-        cfg.synchronizer = self.synchronizer;
         Ok((cfg, None))
     }
 }
