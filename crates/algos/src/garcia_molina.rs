@@ -265,4 +265,3 @@ impl Algorithm for GarciaMolina {
         }]
     }
 }
-

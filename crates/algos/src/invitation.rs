@@ -454,6 +454,7 @@ impl Process for InvitationProcess {
         cx.set_timer(Timer::Timeout, Span::exactly(self.t * self.config.timeout));
     }
 
+    // Long: one arm per message, in the order the algorithm's chapter lists them, so that the rules read side by side.
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
         match msg {
             Msg::AreYouCoordinator { round } => {

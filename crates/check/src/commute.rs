@@ -124,7 +124,8 @@ fn quietly<R>(f: impl FnOnce() -> R) -> Option<R> {
     result.ok()
 }
 
-/// The fixpoint, then the test. Kept whole: both share the local states, the messages and the call budget.
+/// The fixpoint, then the test.
+// Long: the fixpoint and the test share the local states, the messages and the call budget.
 fn run<A: Algorithm>(model: &Model<A>) -> Option<Commuting> {
     let config = &model.config;
     if config.timed

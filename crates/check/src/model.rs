@@ -16,6 +16,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{CheckConfig, CheckError, Network, Step};
 
+mod describe;
+mod faults;
+mod host;
+
+use host::{InState, Recovering};
+
 /// When an item in flight (a message or a timer) may happen, relative to the present: at `first` (while it has
 /// not passed) or at `last`. Untimed runs leave it at [`Due::ANY`] and ignore it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -379,81 +385,6 @@ impl<A: Algorithm> Model<A> {
             .any(|(k, p)| state.partitions_on & (1 << k) != 0 && p.cuts(from, to))
     }
 
-    /// Carries out the scheduled faults due now, and sets how long until the next one.
-    fn run_faults(&self, state: &mut State<A::Process>) {
-        while let Some(&(at, fault)) = self.schedule.get(state.next_fault as usize) {
-            if at > state.now {
-                state.fault_in = at - state.now;
-                return;
-            }
-            state.next_fault += 1;
-            self.restart_settling(state);
-            match fault {
-                Scheduled::Crash(node) => self.crash(state, node),
-                Scheduled::Recover(node) => self.recover(state, node),
-                Scheduled::CrashLeader => unreachable!("refused when the model is built"),
-                Scheduled::Resign(node) => {
-                    if state.procs[node as usize].is_some() {
-                        self.handle(state, node, Event::Command(Command::Resign));
-                    }
-                }
-                Scheduled::Link(k, down) => set_bit(&mut state.links_down, k, down),
-                Scheduled::Partition(k, on) => set_bit(&mut state.partitions_on, k, on),
-            }
-        }
-        state.fault_in = 0;
-    }
-
-    /// A fault happened: a run that ends settled lasts its settling time from now.
-    fn restart_settling(&self, state: &mut State<A::Process>) {
-        if let Some((settle, true)) = self.end {
-            state.ends_in = Some(settle);
-            state.steady = 0;
-        }
-    }
-
-    /// How long time runs on once a run that ends settled has settled: its settling time again (none for a run
-    /// that ends at the scenario's `until`).
-    fn steady_window(&self) -> u64 {
-        match self.end {
-            Some((settle, true)) => settle,
-            _ => 0,
-        }
-    }
-
-    fn crash(&self, state: &mut State<A::Process>, node: u32) {
-        if state.procs[node as usize].take().is_none() {
-            return;
-        }
-        state.timers.retain(|(n, ..)| *n != node);
-        self.tell_neighbors(state, node, false);
-    }
-
-    /// As in the simulator: a fresh process, in the driver contract's recovery sequence ([`driver::recover`]).
-    fn recover(&self, state: &mut State<A::Process>, node: u32) {
-        let i = node as usize;
-        if state.procs[i].is_some() {
-            return;
-        }
-        state.procs[i] = Some(elect_scenario::build_process(&self.algorithm, &self.scenario, node));
-        let restored = state.durable.get(i).cloned().flatten();
-        driver::recover(&mut Recovering { model: self, state, node }, restored, []);
-    }
-
-    /// The link layer's view of a crash or a recovery, as in the simulator.
-    fn tell_neighbors(&self, state: &mut State<A::Process>, node: u32, up: bool) {
-        if !A::Process::HEARS_LINKS {
-            return;
-        }
-        let graph = &self.scenario.graph;
-        for port in 0..graph.degree(node) {
-            let end = graph.far_end(node, port);
-            if end.node != node && state.procs[end.node as usize].is_some() {
-                self.handle(state, end.node, Event::Link { port: Port(end.port), up });
-            }
-        }
-    }
-
     /// Every action enabled in `state`, in a fixed order.
     pub(crate) fn actions(&self, state: &State<A::Process>, out: &mut Vec<Action>) {
         out.clear();
@@ -609,23 +540,6 @@ impl<A: Algorithm> Model<A> {
         self.link_ends[slot as usize].0
     }
 
-    /// The rule of its algorithm the process that `action` steps applies ([`elect_core::Cx::rule`]): the same
-    /// event run on a copy of that process, so that the search's [`Self::step`] pays nothing for it.
-    pub(crate) fn rule(&self, state: &State<A::Process>, action: Action) -> Option<&'static str> {
-        let (node, event) = match action {
-            Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
-                let (to, port) = self.link_far[link as usize];
-                (to, Event::Message { from: Port(port), msg: state.msg(link, index).clone() })
-            }
-            Action::Fire { node, timer } => {
-                (node, Event::Timer(state.timers[state.node_timers(node).start + timer as usize].1))
-            }
-            Action::Lose { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => return None,
-        };
-        let mut p = state.procs[node as usize].clone()?;
-        driver::handle(&mut p, Instant::from_ticks(state.now), event, &mut Vec::new())
-    }
-
     /// The state after `action`.
     pub(crate) fn step(&self, state: &State<A::Process>, action: Action) -> State<A::Process> {
         let mut next = state.clone();
@@ -685,86 +599,11 @@ impl<A: Algorithm> Model<A> {
         next
     }
 
-    /// The messages `action` put in flight, going from `before` to `after`: what is in flight after it, less
-    /// what was before it (but the one it took), link by link.
-    pub(crate) fn sent(
-        &self,
-        before: &State<A::Process>,
-        action: Action,
-        after: &State<A::Process>,
-    ) -> Vec<crate::Sent> {
-        let mut left: Vec<(u32, &InFlight<_>)> = before.msgs.iter().map(|(s, m)| (*s, m)).collect();
-        if let Action::Deliver { link, index } | Action::Lose { link, index } = action {
-            left.remove(before.link(link).start + index as usize);
-        }
-        let mut out = Vec::new();
-        for (slot, m) in &after.msgs {
-            // Times move on with a wait; messages are matched by value.
-            match left.iter().position(|(s, o)| s == slot && o.msg == m.msg) {
-                Some(k) => {
-                    left.remove(k);
-                }
-                None => {
-                    let id = |i: u32| self.scenario.ids[i as usize];
-                    out.push(crate::Sent {
-                        from: id(self.link_ends[*slot as usize].0),
-                        to: id(self.link_far[*slot as usize].0),
-                        kind: elect_core::Message::kind(&m.msg),
-                        msg: elect_core::Message::describe(&m.msg),
-                        json: serde_json::to_value(&m.msg).unwrap_or_default(),
-                    });
-                }
-            }
-        }
-        out
-    }
-
     /// Whether `action` is enabled in `state` (replayed files are checked step by step).
     pub(crate) fn enabled(&self, state: &State<A::Process>, action: Action) -> bool {
         let mut all = Vec::new();
         self.actions(state, &mut all);
         all.contains(&action)
-    }
-
-    /// `action` as a path shows it.
-    pub(crate) fn describe(&self, state: &State<A::Process>, action: Action) -> Step {
-        let id = |i: u32| self.scenario.ids[i as usize];
-        match action {
-            Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
-                let (from, to) = (self.link_ends[link as usize].0, self.link_far[link as usize].0);
-                let msg = elect_core::Message::describe(state.msg(link, index));
-                let (from, to) = (id(from), id(to));
-                match action {
-                    Action::Lose { .. } => Step::Lose { from, to, msg },
-                    Action::DeliverCopy { .. } => Step::Duplicate { from, to, msg },
-                    _ => Step::Deliver { from, to, msg },
-                }
-            }
-            Action::Fire { node, timer } => Step::Timer {
-                node: id(node),
-                timer: A::Process::describe_timer(&state.timers[state.node_timers(node).start + timer as usize].1),
-            },
-            Action::Crash { node } => Step::Crash { node: id(node) },
-            Action::Recover { node } => Step::Recover { node: id(node) },
-            Action::Wait => {
-                let dt = self.next_instant(state).unwrap_or(0);
-                Step::Wait { until: elect_scenario::Time(state.now + dt) }
-            }
-        }
-    }
-
-    /// The message `action` delivers or loses, or the timer it fires, as JSON (the simulator's trace form).
-    pub(crate) fn detail(&self, state: &State<A::Process>, action: Action) -> Option<serde_json::Value> {
-        let json = |v: Result<serde_json::Value, _>| v.ok();
-        match action {
-            Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
-                json(serde_json::to_value(state.msg(link, index)))
-            }
-            Action::Fire { node, timer } => {
-                json(serde_json::to_value(state.timers[state.node_timers(node).start + timer as usize].1))
-            }
-            Action::Crash { .. } | Action::Recover { .. } | Action::Wait => None,
-        }
     }
 
     /// The first promised property `state` breaks: "always" ones, and "at end" ones too if `settled`.
@@ -801,102 +640,6 @@ impl<A: Algorithm> Model<A> {
 
     pub(crate) fn view<'a>(&'a self, state: &'a State<A::Process>) -> View<'a, A> {
         View { state, model: self }
-    }
-}
-
-/// A state as the host of process `node`'s effects: a send is put in flight on its link (unless a link fault or a
-/// partition stops it), due within the delay bounds in timed runs; a timer is armed, due at either end of its span;
-/// durable state is kept in the state when the process may recover; an "I am the leader" notice is kept for P-Unique.
-struct InState<'a, A: Algorithm> {
-    model: &'a Model<A>,
-    state: &'a mut State<A::Process>,
-    node: u32,
-}
-
-impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
-    fn send(&mut self, to: Port, msg: Cow<'_, <A::Process as Process>::Msg>) {
-        let (model, node) = (self.model, self.node);
-        if let Some(next) = &model.next_port {
-            assert_eq!(
-                next[node as usize],
-                to.0,
-                "{} declares that it sends only on the ring's next port, but sent on port {}",
-                A::INFO.name,
-                to.0
-            );
-        }
-        let slot = model.scenario.graph.link_index(node, to.0);
-        if model.blocked(self.state, slot) {
-            return;
-        }
-        let due = if model.config.timed { Due::after(model.delays.0, model.delays.1) } else { Due::ANY };
-        let slot = slot as u32;
-        let link = self.state.link(slot);
-        let item = InFlight { msg: msg.into_owned(), due };
-        let at = if model.fifo() {
-            link.end
-        } else {
-            // A canonical order: by fingerprint (equal messages are interchangeable).
-            let key = fingerprint(&item);
-            link.start + self.state.msgs[link].partition_point(|(_, m)| fingerprint(m) <= key)
-        };
-        self.state.msgs.insert(at, (slot, item));
-    }
-
-    fn set_timer(&mut self, timer: <A::Process as Process>::Timer, after: Span) {
-        let node = self.node;
-        let due = if self.model.config.timed { Due::after(after.min.ticks(), after.max.ticks()) } else { Due::ANY };
-        let state = &mut *self.state;
-        let mine = state.node_timers(node);
-        match state.timers[mine.clone()].binary_search_by(|(_, t, _)| t.cmp(&timer)) {
-            Ok(at) => state.timers[mine.start + at].2 = due,
-            Err(at) => state.timers.insert(mine.start + at, (node, timer, due)),
-        }
-    }
-
-    fn cancel_timer(&mut self, timer: <A::Process as Process>::Timer) {
-        let node = self.node;
-        self.state.timers.retain(|(n, t, _)| (*n, *t) != (node, timer));
-    }
-
-    fn persist(&mut self, durable: <A::Process as Process>::Durable) {
-        if self.model.may_recover {
-            self.state.durable[self.node as usize] = Some(durable);
-        }
-    }
-
-    fn notify(&mut self, notice: Notice) {
-        let Notice::Elected { epoch } = notice else { return };
-        if !self.model.unique {
-            return;
-        }
-        let (state, node) = (&mut *self.state, self.node);
-        let at = state.declared.partition_point(|&(e, _)| e < epoch);
-        match state.declared.get(at) {
-            Some(&(e, other)) if e == epoch && other != node => {
-                state.clash.get_or_insert((epoch, other, node));
-            }
-            Some(&(e, _)) if e == epoch => {}
-            _ => state.declared.insert(at, (epoch, node)),
-        }
-    }
-}
-
-/// The checker's part in a recovery ([`driver::recover`]): each event is a step of the process, and the
-/// neighbours see its links come back.
-struct Recovering<'a, A: Algorithm> {
-    model: &'a Model<A>,
-    state: &'a mut State<A::Process>,
-    node: u32,
-}
-
-impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
-    fn run(&mut self, event: EventOf<A::Process>) {
-        self.model.handle(self.state, self.node, event);
-    }
-
-    fn tell_neighbors(&mut self) {
-        self.model.tell_neighbors(self.state, self.node, true);
     }
 }
 

@@ -158,9 +158,8 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
 }
 
 /// `reduce`: `None` for a full search, or the reduction's commuting processes, if any were found.
-///
-/// Long on purpose: one loop over the frontier (bounds, the parallel expansion of a batch, the in-order merge),
-/// whose parts all read and write the pass being built; split, each would take the whole pass and the frontier.
+// Long: one loop over the frontier (bounds, the parallel expansion of a batch, the in-order merge), whose parts all
+// read and write the pass being built; split, each would take the whole pass and the frontier.
 fn search<A: Algorithm>(
     model: &Model<A>,
     reduce: Option<Option<&Commuting>>,

@@ -25,6 +25,7 @@ const SIM_VIEWER: &str = "document.getElementById('viewer-sim').contentDocument"
 
 #[test]
 #[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+// Long: one class session in one browser, step after step; each step starts from the page the one before left.
 fn a_class_runs_presets_shares_steps_predicts_counts_and_presents_at_1024_by_768() {
     let server = Server::start(&[]);
     let mut browser = Browser::open(&server.url("/"));

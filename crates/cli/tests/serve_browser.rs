@@ -45,6 +45,7 @@ fn step_viewer(browser: &mut Browser, frame: &str, times: usize) -> u64 {
 
 #[test]
 #[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+// Long: one visit to the page in one browser, view after view; each starts from the page the one before left.
 fn the_page_runs_checks_explores_and_compares_in_chromium() {
     let server = Server::start(&[]);
     let mut browser = Browser::open(&server.url("/"));
@@ -239,6 +240,7 @@ fn explore_bully_on_three() -> (Server, Browser) {
 
 #[test]
 #[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+// Long: one session of Explore, step after step; each step starts from the state the one before left.
 fn explore_draws_the_state_and_steps_by_its_picture() {
     let (_server, mut browser) = explore_bully_on_three();
 

@@ -139,6 +139,8 @@ async fn resign_hands_over_and_shutdown_resigns_first() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+// Long: one cluster, fed each kind of bad packet in turn and then checked once: the packets share the cluster's setup
+// and its counters.
 async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
     use elect_algos::bully::Msg as Bully;
     use elect_algos::member::{Body, Packet};

@@ -49,6 +49,7 @@ fn signal(child: &Child, signal: Signal) {
 }
 
 #[test]
+// Long: one cluster and one store, through a pause of the leader and its late write, in the order they happen.
 fn a_paused_leaders_late_write_is_refused_by_the_store() {
     let (tx, rx) = mpsc::channel();
 

@@ -178,4 +178,3 @@ pub enum Timer {
     /// Nothing heard from the coordinator (or the halting candidate) for `timeout·T`.
     Timeout,
 }
-

@@ -741,7 +741,6 @@ impl Process for GarciaMolinaProcess {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use elect_core::{Effect, EffectOf, Instant, NodeId};
@@ -996,4 +995,3 @@ mod tests {
         assert!(matches!(out.as_slice(), [(Port(1), Msg::AreYouThere { .. })]), "{out:?}");
     }
 }
-

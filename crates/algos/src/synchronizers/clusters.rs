@@ -503,6 +503,8 @@ impl<R: Rounds, const GAMMA: bool> Process for ClusterNode<R, GAMMA> {
     type Timer = RoundTimer;
     type Durable = ();
 
+    // Long: one arm per message of the synchronizer (inside a cluster and between clusters), so that its rules
+    // read side by side.
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Self::Msg) {
         // Each branch names its rule first: a pulse this step takes names the algorithm's rule instead.
         let before = self.pulses.round;

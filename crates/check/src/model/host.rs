@@ -1,0 +1,99 @@
+//! A state as the host of a process's effects ([`Host`]) and as the driver of its restart ([`Restart`]).
+
+use super::*;
+
+/// A state as the host of process `node`'s effects: a send is put in flight on its link (unless a link fault or a
+/// partition stops it), due within the delay bounds in timed runs; a timer is armed, due at either end of its span;
+/// durable state is kept in the state when the process may recover; an "I am the leader" notice is kept for P-Unique.
+pub(super) struct InState<'a, A: Algorithm> {
+    pub(super) model: &'a Model<A>,
+    pub(super) state: &'a mut State<A::Process>,
+    pub(super) node: u32,
+}
+
+impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
+    fn send(&mut self, to: Port, msg: Cow<'_, <A::Process as Process>::Msg>) {
+        let (model, node) = (self.model, self.node);
+        if let Some(next) = &model.next_port {
+            assert_eq!(
+                next[node as usize],
+                to.0,
+                "{} declares that it sends only on the ring's next port, but sent on port {}",
+                A::INFO.name,
+                to.0
+            );
+        }
+        let slot = model.scenario.graph.link_index(node, to.0);
+        if model.blocked(self.state, slot) {
+            return;
+        }
+        let due = if model.config.timed { Due::after(model.delays.0, model.delays.1) } else { Due::ANY };
+        let slot = slot as u32;
+        let link = self.state.link(slot);
+        let item = InFlight { msg: msg.into_owned(), due };
+        let at = if model.fifo() {
+            link.end
+        } else {
+            // A canonical order: by fingerprint (equal messages are interchangeable).
+            let key = fingerprint(&item);
+            link.start + self.state.msgs[link].partition_point(|(_, m)| fingerprint(m) <= key)
+        };
+        self.state.msgs.insert(at, (slot, item));
+    }
+
+    fn set_timer(&mut self, timer: <A::Process as Process>::Timer, after: Span) {
+        let node = self.node;
+        let due = if self.model.config.timed { Due::after(after.min.ticks(), after.max.ticks()) } else { Due::ANY };
+        let state = &mut *self.state;
+        let mine = state.node_timers(node);
+        match state.timers[mine.clone()].binary_search_by(|(_, t, _)| t.cmp(&timer)) {
+            Ok(at) => state.timers[mine.start + at].2 = due,
+            Err(at) => state.timers.insert(mine.start + at, (node, timer, due)),
+        }
+    }
+
+    fn cancel_timer(&mut self, timer: <A::Process as Process>::Timer) {
+        let node = self.node;
+        self.state.timers.retain(|(n, t, _)| (*n, *t) != (node, timer));
+    }
+
+    fn persist(&mut self, durable: <A::Process as Process>::Durable) {
+        if self.model.may_recover {
+            self.state.durable[self.node as usize] = Some(durable);
+        }
+    }
+
+    fn notify(&mut self, notice: Notice) {
+        let Notice::Elected { epoch } = notice else { return };
+        if !self.model.unique {
+            return;
+        }
+        let (state, node) = (&mut *self.state, self.node);
+        let at = state.declared.partition_point(|&(e, _)| e < epoch);
+        match state.declared.get(at) {
+            Some(&(e, other)) if e == epoch && other != node => {
+                state.clash.get_or_insert((epoch, other, node));
+            }
+            Some(&(e, _)) if e == epoch => {}
+            _ => state.declared.insert(at, (epoch, node)),
+        }
+    }
+}
+
+/// The checker's part in a recovery ([`driver::recover`]): each event is a step of the process, and the
+/// neighbours see its links come back.
+pub(super) struct Recovering<'a, A: Algorithm> {
+    pub(super) model: &'a Model<A>,
+    pub(super) state: &'a mut State<A::Process>,
+    pub(super) node: u32,
+}
+
+impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
+    fn run(&mut self, event: EventOf<A::Process>) {
+        self.model.handle(self.state, self.node, event);
+    }
+
+    fn tell_neighbors(&mut self) {
+        self.model.tell_neighbors(self.state, self.node, true);
+    }
+}
