@@ -5,10 +5,6 @@
 //! re-evaluated only when a status changes. Messages travel by value: no allocation, boxing or hashing per
 //! message.
 
-// Long: the loop, its host and its fault handling are kept in one module: split into engine/{faults,host,end}.rs
-// (the same code), the delivery rate of `elect bench --scenario cr-worst` fell by about a tenth (medians of six
-// alternating runs, 33.3 against 37.4 million deliveries a second); split again only with that bench beside it.
-
 use std::borrow::Cow;
 use std::io::Write;
 
@@ -32,6 +28,12 @@ use crate::queue::EventQueue;
 use crate::report::Report;
 use crate::timers::Timers;
 use crate::trace::Trace;
+
+mod end;
+mod faults;
+mod host;
+
+use host::{At, Recovering};
 
 /// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,
 /// commands come next, then messages, and timers last (a reply arriving exactly at a deadline beats it).
@@ -461,88 +463,6 @@ impl<A: Algorithm> Sim<A> {
         }
     }
 
-    /// Places the nodes, brings up the links in range, and schedules the first move.
-    fn start_mobility(&mut self, spec: MobilitySpec) {
-        let sc = &self.scenario;
-        let mobile = Mobile::place(&sc.graph, spec, sc.config.mobility_until, rng(sc.config.seed, Stream::Mobility));
-        let (links, first) = (mobile.links(), mobile.next_move(0));
-        self.mobile = Some(mobile);
-        for (a, b) in links {
-            self.link_changed(a, b, true);
-        }
-        self.refresh_availability();
-        if let Some(at) = first {
-            self.queue.push(at, FAULT, Ev::Fault(Fault::Move));
-        }
-    }
-
-    /// The link layer's view of a crash or a recovery: the live neighbours of `node` see its links go down (its
-    /// beacons stop) or come back up. Algorithms that do not listen to links ignore it.
-    fn tell_neighbors(&mut self, node: u32, up: bool) {
-        if !A::Process::HEARS_LINKS {
-            return;
-        }
-        let graph = &self.scenario.graph;
-        let ends: Vec<End> = match &self.mobile {
-            Some(m) => m.far_ends(node),
-            None => (0..graph.degree(node)).map(|p| graph.far_end(node, p)).collect(),
-        };
-        for end in ends {
-            if end.node != node && self.up[end.node as usize] {
-                self.handle(end.node, Event::Link { port: Port(end.port), up });
-            }
-        }
-    }
-
-    /// Tells both ends that the link between positions `a` and `b` came up or went down.
-    fn link_changed(&mut self, a: u32, b: u32, up: bool) {
-        if !A::Process::HEARS_LINKS {
-            return;
-        }
-        for (me, other) in [(a, b), (b, a)] {
-            if self.up[me as usize] {
-                let port = Graph::complete_port(me, other);
-                self.handle(me, Event::Link { port, up });
-            }
-        }
-    }
-
-    /// The nodes move one step; links follow.
-    fn move_nodes(&mut self) {
-        let mut changed = Vec::new();
-        let m = self.mobile.as_mut().expect("moves are scheduled on mobile networks only");
-        m.step(self.now, &mut changed);
-        let next = m.next_move(self.now);
-        for (a, b, up) in changed {
-            self.link_changed(a, b, up);
-        }
-        self.refresh_availability();
-        if let Some(at) = next {
-            self.queue.push(at, FAULT, Ev::Fault(Fault::Move));
-        }
-    }
-
-    /// On a mobile network, re-evaluates for every node whether it follows the strongest live node of its component.
-    fn refresh_availability(&mut self) {
-        if let Some(m) = &mut self.mobile {
-            m.refresh(&self.procs, &self.up, &self.scenario.ids, &self.scenario.ranks, self.now);
-        }
-    }
-
-    /// Queues every fault after time 0 and returns those at time 0, in a fixed order.
-    fn schedule(&mut self) -> Vec<Fault> {
-        let mut at_start = Vec::new();
-        for (at, fault) in self.scenario.scheduled_faults() {
-            let fault = Fault::from(fault);
-            if at == 0 {
-                at_start.push(fault);
-            } else {
-                self.queue.push(at, FAULT, Ev::Fault(fault));
-            }
-        }
-        at_start
-    }
-
     fn dispatch(&mut self, event: Ev<Msg<A>, TimerOf<A>>, effects: &mut Vec<EffectOf<A::Process>>) {
         match event {
             Ev::Deliver { to, port, id, msg } => {
@@ -612,88 +532,6 @@ impl<A: Algorithm> Sim<A> {
 
     fn count_event(&mut self) {
         self.counters.event(self.now);
-    }
-
-    fn fault(&mut self, fault: Fault) {
-        if self.now > 0 {
-            self.last_fault = Some(self.now);
-        }
-        match fault {
-            Fault::Crash(node) => self.crash(node),
-            Fault::Recover(node) => self.recover(node),
-            Fault::Resign(node) => {
-                if self.up[node as usize] {
-                    self.count_event();
-                    self.record(Record::Command { t: self.t(), node: self.id(node), cmd: Command::Resign });
-                    self.handle(node, Event::Command(Command::Resign));
-                }
-            }
-            Fault::CrashLeader => match self.current_leader() {
-                Some(node) => self.crash(node),
-                None => self.record(Record::Note { t: self.t(), note: "crash-leader: no process leads now".into() }),
-            },
-            Fault::Link(k, down) => {
-                let directed = self.scenario.link_faults[k].directed.clone();
-                self.network.set_links(&directed, down);
-                self.refresh_express();
-                self.count_event();
-                let (a, b) = directed[0];
-                let (from, to) = (self.id(a), self.id(b));
-                self.record(Record::Link { t: self.t(), from, to, both_ways: directed.len() == 2, up: !down });
-                self.recheck();
-            }
-            Fault::Move => self.move_nodes(),
-            Fault::Partition(k, on) => {
-                self.network.set_partition(k, on);
-                self.refresh_express();
-                self.count_event();
-                let groups = self.scenario.config.partitions[k].to_string();
-                self.record(Record::Partition { t: self.t(), partition: groups.into(), healed: !on });
-                self.recheck();
-            }
-        }
-    }
-
-    /// The process that leads now: the live process that most others follow, among those that believe they lead.
-    fn current_leader(&self) -> Option<u32> {
-        let live = || (0..self.scenario.len()).filter(|&i| self.up[i]);
-        let followers = |l: NodeId| live().filter(|&j| self.procs[j].status().leader == Some(l)).count();
-        live()
-            .filter(|&i| self.procs[i].status().leader == Some(self.scenario.ids[i]))
-            .max_by_key(|&i| (followers(self.scenario.ids[i]), self.scenario.ranks[i]))
-            .map(|i| i as u32)
-    }
-
-    fn crash(&mut self, node: u32) {
-        if !self.up[node as usize] {
-            return;
-        }
-        self.count_event();
-        self.up[node as usize] = false;
-        self.timers.clear(node);
-        self.record(Record::Crash { t: self.t(), node: self.id(node) });
-        self.tell_neighbors(node, false);
-        self.refresh_availability();
-        self.recheck();
-    }
-
-    /// A crashed process restarts: a fresh process, started with what it last persisted, in the driver contract's
-    /// recovery sequence ([`driver::recover`]).
-    fn recover(&mut self, node: u32) {
-        let i = node as usize;
-        if self.up[i] {
-            return;
-        }
-        self.count_event();
-        self.procs[i] = build_process(&self.algorithm, &self.scenario, node);
-        self.up[i] = true;
-        self.record(Record::Recover { t: self.t(), node: self.id(node) });
-        let restored = self.durable[i].clone();
-        let up: Vec<Port> = self.mobile.as_ref().map_or_else(Vec::new, |m| m.ports(node));
-        // Restarting and restoring the persisted state are one step: the process is judged after it, not on the
-        // blank state in between.
-        self.judge.on = false;
-        driver::recover(&mut Recovering { sim: self, node }, restored, up);
     }
 
     /// The set of live processes or the connectivity changed: re-evaluate everything.
@@ -898,131 +736,6 @@ impl<A: Algorithm> Sim<A> {
         if self.judge.on {
             self.judge(|monitor, world, found| monitor.on_change(world, i, old, new, found));
         }
-    }
-
-    fn end(&mut self) {
-        if !self.stopped {
-            self.now = self.counters.last_event;
-        }
-        let settled = (self.terminated || self.stopped).then(|| self.settled());
-        let max_events = self.scenario.config.max_events;
-        self.judge(|monitor, world, found| match settled {
-            Some(settled) => monitor.at_end(world, settled.err(), found),
-            None if monitor.checks().iter().any(|c| c.property == Property::Liveness) => {
-                let detail = format!("the run did not terminate within {max_events} events");
-                found.push(Violation { property: Property::Liveness, node: None, detail });
-            }
-            None => {}
-        });
-        let (events, messages) = (self.counters.events, self.counters.sent);
-        let record = Record::End { t: self.t(), events, messages, terminated: self.terminated };
-        self.record(record);
-    }
-
-    /// Whether the run ended settled, so that its "at end" properties can be judged: quiescent, or stopped at
-    /// `--until` at least the algorithm's settling time after the last fault, on links that do not lose messages
-    /// at random (a link that loses some messages is neither up nor down, so the system never becomes stable).
-    fn settled(&self) -> Result<(), String> {
-        if self.terminated {
-            return Ok(());
-        }
-        let losses = &self.scenario.losses;
-        let random = |p: Probability| !p.is_never() && p != Probability::ALWAYS;
-        if random(losses.everywhere) || losses.links.values().any(|&p| random(p)) {
-            return Err("links lose messages at random (--loss), so the run never becomes stable".to_owned());
-        }
-        let since = self.last_fault.unwrap_or(0);
-        match self.algorithm.settle_time(&self.facts(), self.scenario.delay_bound) {
-            None => Err("the run was stopped at --until before it became quiescent".to_owned()),
-            Some(tau) if self.now.saturating_sub(since) >= tau.ticks() => Ok(()),
-            Some(tau) => Err(format!(
-                "the run ended {} after the last fault, less than the settling time {}",
-                Time(self.now.saturating_sub(since)),
-                Time(tau.ticks())
-            )),
-        }
-    }
-
-    /// The facts about this run that bounds and settling times are functions of.
-    fn facts(&self) -> Facts {
-        Facts { live: self.up.iter().filter(|&&up| up).count() as u64, ..self.scenario.facts() }
-    }
-
-    /// What the run measured and checked. Call after [`Sim::run`].
-    pub fn report(&self) -> Report {
-        Finished {
-            algorithm: &self.algorithm,
-            scenario: &self.scenario,
-            procs: &self.procs,
-            up: &self.up,
-            learned_at: &self.learned_at,
-            counters: &self.counters,
-            judge: &self.judge,
-            pulses: &self.pulses,
-            mobility: self.mobile.as_ref().map(|m| m.report(&self.up, self.now, self.counters.elections)),
-            facts: self.facts(),
-            end: self.now,
-            terminated: self.terminated,
-        }
-        .report()
-    }
-}
-
-/// The simulator as the host of process `node`'s effects: a send is counted and queued under the network model,
-/// a timer is drawn from its span with the run's timer stream and queued, durable state is kept in memory, a notice
-/// is traced and judged.
-struct At<'a, A: Algorithm> {
-    sim: &'a mut Sim<A>,
-    node: u32,
-}
-
-impl<A: Algorithm> Host<A::Process> for At<'_, A> {
-    #[inline(always)]
-    fn send(&mut self, to: Port, msg: Cow<'_, Msg<A>>) {
-        self.sim.send(self.node, to, msg);
-    }
-
-    fn set_timer(&mut self, timer: TimerOf<A>, after: Span) {
-        let sim = &mut *self.sim;
-        let (after, seq) = sim.timers.arm(self.node, timer, after);
-        let at = sim.later(after);
-        sim.queue.push(at, TIMER, Ev::Timer { node: self.node, timer, seq });
-    }
-
-    fn cancel_timer(&mut self, timer: TimerOf<A>) {
-        self.sim.timers.cancel(self.node, timer);
-    }
-
-    fn persist(&mut self, durable: DurableOf<A>) {
-        self.sim.durable[self.node as usize] = Some(durable);
-    }
-
-    fn notify(&mut self, notice: Notice) {
-        self.sim.notice(self.node, notice);
-    }
-}
-
-/// The simulator's part in a recovery ([`driver::recover`]): every event is one of the process's steps (the
-/// initiation is counted and traced as a command), and the neighbours see its links come back.
-struct Recovering<'a, A: Algorithm> {
-    sim: &'a mut Sim<A>,
-    node: u32,
-}
-
-impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
-    fn run(&mut self, event: EventOf<A::Process>) {
-        if let Event::Command(cmd) = event {
-            self.sim.count_event();
-            self.sim.record(Record::Command { t: self.sim.t(), node: self.sim.id(self.node), cmd });
-        }
-        self.sim.handle(self.node, event);
-    }
-
-    fn tell_neighbors(&mut self) {
-        self.sim.judge.on = true;
-        self.sim.tell_neighbors(self.node, true);
-        self.sim.refresh_availability();
-        self.sim.recheck();
     }
 }
 
