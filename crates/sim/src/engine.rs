@@ -49,17 +49,10 @@ enum Ev<M, T> {
     Fault(Fault),
 }
 
-/// A scheduled change to a process or the network.
+/// A scheduled change to a process or the network: one the scenario scheduled, or a step of the mobile nodes.
 #[derive(Clone, Copy, Debug)]
 enum Fault {
-    Crash(u32),
-    Recover(u32),
-    CrashLeader,
-    Resign(u32),
-    /// Link fault `index` starts (`true`) or ends.
-    Link(usize, bool),
-    /// Partition `index` starts or heals.
-    Partition(usize, bool),
+    Scheduled(Scheduled),
     /// The nodes of a mobile network move one step.
     Move,
 }
@@ -68,19 +61,6 @@ enum Fault {
 impl<M, T> Default for Ev<M, T> {
     fn default() -> Self {
         Self::Fault(Fault::Move)
-    }
-}
-
-impl From<Scheduled> for Fault {
-    fn from(f: Scheduled) -> Self {
-        match f {
-            Scheduled::Crash(node) => Self::Crash(node),
-            Scheduled::Recover(node) => Self::Recover(node),
-            Scheduled::CrashLeader => Self::CrashLeader,
-            Scheduled::Resign(node) => Self::Resign(node),
-            Scheduled::Link(k, down) => Self::Link(k, down),
-            Scheduled::Partition(k, on) => Self::Partition(k, on),
-        }
     }
 }
 

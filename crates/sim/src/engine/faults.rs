@@ -76,7 +76,7 @@ impl<A: Algorithm> Sim<A> {
     pub(super) fn schedule(&mut self) -> Vec<Fault> {
         let mut at_start = Vec::new();
         for (at, fault) in self.scenario.scheduled_faults() {
-            let fault = Fault::from(fault);
+            let fault = Fault::Scheduled(fault);
             if at == 0 {
                 at_start.push(fault);
             } else {
@@ -91,20 +91,20 @@ impl<A: Algorithm> Sim<A> {
             self.last_fault = Some(self.now);
         }
         match fault {
-            Fault::Crash(node) => self.crash(node),
-            Fault::Recover(node) => self.recover(node),
-            Fault::Resign(node) => {
+            Fault::Scheduled(Scheduled::Crash(node)) => self.crash(node),
+            Fault::Scheduled(Scheduled::Recover(node)) => self.recover(node),
+            Fault::Scheduled(Scheduled::Resign(node)) => {
                 if self.up[node as usize] {
                     self.count_event();
                     self.record(Record::Command { t: self.t(), node: self.id(node), cmd: Command::Resign });
                     self.handle(node, Event::Command(Command::Resign));
                 }
             }
-            Fault::CrashLeader => match self.current_leader() {
+            Fault::Scheduled(Scheduled::CrashLeader) => match self.current_leader() {
                 Some(node) => self.crash(node),
                 None => self.record(Record::Note { t: self.t(), note: "crash-leader: no process leads now".into() }),
             },
-            Fault::Link(k, down) => {
+            Fault::Scheduled(Scheduled::Link(k, down)) => {
                 let directed = self.scenario.link_faults[k].directed.clone();
                 self.network.set_links(&directed, down);
                 self.refresh_express();
@@ -115,7 +115,7 @@ impl<A: Algorithm> Sim<A> {
                 self.recheck();
             }
             Fault::Move => self.move_nodes(),
-            Fault::Partition(k, on) => {
+            Fault::Scheduled(Scheduled::Partition(k, on)) => {
                 self.network.set_partition(k, on);
                 self.refresh_express();
                 self.count_event();
