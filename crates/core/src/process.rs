@@ -500,6 +500,9 @@ impl<'a, P: Process> Cx<'a, P> {
 }
 
 /// Feeds one event to a process: the single entry point of every handler call ([`crate::driver::handle`]).
+/// Always inlined, as `handle` is: a dispatch of a few instructions, which the simulator's loop must not pay a
+/// call for (left to the compiler, whether it was inlined changed with unrelated edits to the loop).
+#[inline(always)]
 pub fn step<P: Process>(process: &mut P, cx: &mut Cx<'_, P>, event: EventOf<P>) {
     match event {
         Event::Start { restored } => process.on_start(cx, restored),
