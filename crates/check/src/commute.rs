@@ -153,7 +153,7 @@ fn run<A: Algorithm>(model: &Model<A>) -> Option<Commuting> {
         size: 0,
     };
     for (i, p) in initial.procs.iter().enumerate() {
-        fix.add_state(i as u32, p.clone().expect("every process is up at the start"));
+        fix.add_state(i as u32, p.as_deref().expect("every process is up at the start").clone());
     }
     for (slot, msg) in initial.in_flight() {
         let (to, port) = model.receiver(slot);

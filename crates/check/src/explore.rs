@@ -304,7 +304,7 @@ impl<A: Algorithm> Explore for Hand<A> {
             .zip(self.at.views(state))
             .map(|((p, &id), view)| ProcessNow {
                 id,
-                status: p.as_ref().map_or(Status::DOWN, Process::status),
+                status: p.as_ref().map_or(Status::DOWN, |p| p.status()),
                 view: view.unwrap_or_else(View::down),
                 detail: p.as_ref().map(|p| format!("{p:?}")),
             })

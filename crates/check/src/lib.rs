@@ -128,6 +128,10 @@ pub struct CheckConfig {
     pub duplicates: u8,
     /// Breadth- or depth-first.
     pub order: Order,
+    /// Explore each state's successors in an order drawn from this seed (by a hash of the seed and each
+    /// successor's fingerprint) instead of the order of the enabled steps: the searches of a swarm, each with a
+    /// seed of its own, cover different parts of a state space first when none can cover it all.
+    pub shuffle: Option<u64>,
     /// Whether to go on after a violation, to judge every property (a state that breaks one is not explored
     /// further).
     pub keep_going: bool,
@@ -161,6 +165,7 @@ impl CheckConfig {
             recoveries: 0,
             duplicates: 1,
             order: Order::Bfs,
+            shuffle: None,
             keep_going: false,
             reduce: true,
             max_states: 2_000_000,
@@ -316,6 +321,8 @@ pub struct Outcome {
     pub stopped: Option<&'static str>,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// How the search spent memory.
+    pub memory: Memory,
     /// The algorithm's promised properties.
     pub properties: Vec<&'static str>,
     /// One verdict per property, and `leader` (sometimes).
@@ -328,15 +335,39 @@ pub struct Outcome {
     pub more: Vec<Counterexample>,
 }
 
+/// How a search spent memory. Visited states are kept as 64-bit fingerprints with, for each, how it was first
+/// reached (its parent's number, its depth and the step), from which a counterexample's path is rebuilt; only the
+/// states waiting to be expanded are kept whole, sharing the processes they have in common.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Memory {
+    /// Bytes per visited state: its fingerprint, its slot in the table of fingerprints, and how it was reached.
+    pub visited_bytes_per_state: f64,
+    /// The most states waiting to be expanded at once.
+    pub frontier_peak: u64,
+    /// Bytes per visited state of the state graph's edges, when they are kept (to judge "eventually" on cycles).
+    pub edges_bytes_per_state: f64,
+    /// An upper bound on the odds that two distinct visited states shared a fingerprint, which would have hidden
+    /// one of them: `s(s − 1) / 2⁶⁵` for `s` states.
+    pub collision_odds: f64,
+}
+
+impl Memory {
+    /// The odds bound for `states` states.
+    pub fn collision_odds(states: u64) -> f64 {
+        let s = states as f64;
+        s * (s - 1.0).max(0.0) / 2f64.powi(65)
+    }
+}
+
 impl Outcome {
     /// Whether the search was complete, found no violation, and a leader is reachable.
     pub fn ok(&self) -> bool {
         self.complete && self.counterexample.is_none() && self.leader_reachable
     }
 
-    /// Everything but the wall-clock time, for comparing two searches.
+    /// Everything but the wall-clock time and the memory figures, for comparing two searches.
     pub fn same_as(&self, other: &Self) -> bool {
-        let strip = |o: &Self| Self { seconds: 0.0, ..o.clone() };
+        let strip = |o: &Self| Self { seconds: 0.0, memory: Memory::default(), ..o.clone() };
         format!("{:?}", strip(self)) == format!("{:?}", strip(other))
     }
 }

@@ -2,6 +2,7 @@
 //! search ([`crate::search`]) knows nothing of processes; it asks this module for actions and successors.
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use elect_algos::Algorithm;
 use std::borrow::Cow;
@@ -68,8 +69,10 @@ pub(crate) struct InFlight<M> {
 /// left out of the fingerprint: two states that differ only in the clock behave alike.
 #[derive(Clone)]
 pub(crate) struct State<P: Process> {
-    /// Each process, `None` while crashed.
-    pub(crate) procs: Vec<Option<P>>,
+    /// Each process, `None` while crashed. Shared: a step copies the state with its processes' handles and then
+    /// the one process it changes, so that a successor costs one process, not all of them, and the states waiting
+    /// in the frontier share the processes they have in common.
+    pub(crate) procs: Vec<Option<Arc<P>>>,
     /// Messages in flight, by directed link (the sender's link slot), in one vector: oldest first on FIFO
     /// links, in a canonical order otherwise (the order carries no meaning there, so it must not tell states
     /// apart).
@@ -345,7 +348,7 @@ impl<A: Algorithm> Model<A> {
         };
         for i in 0..n as u32 {
             let p = elect_scenario::build_process(&self.algorithm, &self.scenario, i);
-            state.procs.push(Some(p));
+            state.procs.push(Some(Arc::new(p)));
             self.handle(&mut state, i, Event::Start { restored: None });
         }
         // As in the simulator, the initiators initiate at time 0, before anything is delivered.
@@ -360,7 +363,7 @@ impl<A: Algorithm> Model<A> {
     /// [`driver`]).
     fn handle(&self, state: &mut State<A::Process>, node: u32, event: EventOf<A::Process>) {
         let mut effects = Vec::new();
-        let p = state.procs[node as usize].as_mut().expect("only live processes handle events");
+        let p = Arc::make_mut(state.procs[node as usize].as_mut().expect("only live processes handle events"));
         driver::handle(p, Instant::from_ticks(state.now), event, &mut effects);
         driver::carry_out(&mut InState { model: self, state, node }, &mut effects);
     }
@@ -668,7 +671,7 @@ pub(crate) fn visible<P: Process>(before: &State<P>, after: &State<P>) -> bool {
 
 /// Every process's status (down ones as [`Status::DOWN`]).
 pub(crate) fn statuses<P: Process>(state: &State<P>) -> impl Iterator<Item = Status> + '_ {
-    state.procs.iter().map(|p| p.as_ref().map_or(Status::DOWN, Process::status))
+    state.procs.iter().map(|p| p.as_ref().map_or(Status::DOWN, |p| p.status()))
 }
 
 /// A state as the property predicates see it.
@@ -688,7 +691,7 @@ impl<A: Algorithm> World for View<'_, A> {
         self.model.scenario.ranks[i]
     }
     fn status(&self, i: usize) -> Status {
-        self.state.procs[i].as_ref().map_or(Status::DOWN, Process::status)
+        self.state.procs[i].as_ref().map_or(Status::DOWN, |p| p.status())
     }
     fn is_initiator(&self, i: usize) -> bool {
         self.model.scenario.initiators[i]

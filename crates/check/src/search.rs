@@ -2,37 +2,49 @@
 //! merged in order, and, when the state graph may have cycles, a second pass that keeps its edges so that
 //! "eventually" can be judged on the cycles (a run may loop for ever without settling).
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
 use std::time::Instant as Clock;
 
 use elect_algos::Algorithm;
 use elect_core::{Process, Violation, When};
+use hashbrown::HashTable;
 use rayon::prelude::*;
 
 use crate::commute::{self, Commuting};
 use crate::model::{self, Action, Model, State, fingerprint};
-use crate::{Counterexample, Order, Outcome, Verdict, reduce};
+use crate::{Counterexample, Memory, Order, Outcome, Verdict, reduce};
 
 /// States expanded in parallel at a time.
 const BATCH: usize = 256;
 
-/// Fingerprints seen, and the number of the state each stands for. Fingerprints are already uniform: the map
-/// uses them as they are.
-type Seen = HashMap<u64, u32, BuildHasherDefault<AsIs>>;
+/// The states seen: each one's fingerprint, by number, and a table from fingerprints to numbers. Fingerprints
+/// are already uniform: the table uses them as they are.
+struct Seen {
+    fps: Vec<u64>,
+    table: HashTable<u32>,
+}
 
-#[derive(Default)]
-struct AsIs(u64);
+impl Seen {
+    fn new() -> Self {
+        Self { fps: Vec::new(), table: HashTable::new() }
+    }
 
-impl Hasher for AsIs {
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only fingerprints are keys")
+    fn get(&self, fp: u64) -> Option<u32> {
+        self.table.find(fp, |&i| self.fps[i as usize] == fp).copied()
     }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
+
+    /// Numbers a state not seen before.
+    fn insert(&mut self, fp: u64) -> u32 {
+        let j = self.fps.len() as u32;
+        self.fps.push(fp);
+        let fps = &self.fps;
+        self.table.insert_unique(fp, j, |&i| fps[i as usize]);
+        j
     }
-    fn finish(&self) -> u64 {
-        self.0
+
+    /// The bytes it takes.
+    fn bytes(&self) -> usize {
+        self.fps.capacity() * 8 + self.table.allocation_size()
     }
 }
 
@@ -58,6 +70,7 @@ struct Pass {
     /// With edges kept: every edge, each state's fingerprint and whether it is settled (its "at end" properties
     /// hold).
     graph: Option<Graph>,
+    memory: Memory,
 }
 
 /// How a state was first reached.
@@ -169,8 +182,8 @@ fn search<A: Algorithm>(
 ) -> Pass {
     let config = &model.config;
     let initial = model.initial();
-    let mut seen: Seen = Seen::default();
-    seen.insert(fingerprint(&initial), 0);
+    let mut seen = Seen::new();
+    seen.insert(fingerprint(&initial));
     let mut pass = Pass {
         states: 1,
         transitions: 0,
@@ -186,10 +199,14 @@ fn search<A: Algorithm>(
         // is rebuilt by replaying its actions from the initial state.
         found: vec![Found { parent: 0, depth: 0, action: None }],
         graph: keep_edges.then(|| Graph { settled: vec![false], reduced: vec![false], ..Graph::default() }),
+        memory: Memory::default(),
     };
     let mut frontier: VecDeque<(u32, State<A::Process>)> = VecDeque::from([(0, initial)]);
     let mut memory = crate::memory::Budget::new(config.max_memory, BATCH, dfs);
-    while !frontier.is_empty() {
+    'search: while !frontier.is_empty() {
+        if frontier.len() as u64 > pass.memory.frontier_peak {
+            pass.memory.frontier_peak = frontier.len() as u64;
+        }
         if config.max_time.is_some_and(|limit| started.elapsed() >= limit) {
             pass.complete = false;
             pass.stopped = Some("--max-time");
@@ -235,7 +252,7 @@ fn search<A: Algorithm>(
                 }
                 if !config.keep_going {
                     pass.stopped_early = true;
-                    return pass;
+                    break 'search;
                 }
                 // A state that breaks a property is not explored further.
                 continue;
@@ -246,8 +263,8 @@ fn search<A: Algorithm>(
             }
             pass.transitions += e.transitions;
             for (action, fp, next) in e.next {
-                let target = match seen.get(&fp) {
-                    Some(&j) => {
+                let target = match seen.get(fp) {
+                    Some(j) => {
                         pass.maybe_cyclic |= pass.found[j as usize].depth <= depth;
                         j
                     }
@@ -259,7 +276,7 @@ fn search<A: Algorithm>(
                             continue;
                         }
                         let j = pass.found.len() as u32;
-                        seen.insert(fp, j);
+                        seen.insert(fp);
                         pass.found.push(Found { parent: *at, depth: depth + 1, action: Some(action) });
                         if let Some(g) = &mut pass.graph {
                             g.settled.push(false);
@@ -274,6 +291,11 @@ fn search<A: Algorithm>(
                     g.edges.push((*at, target));
                 }
             }
+            if let Some(seed) = config.shuffle {
+                pushed.sort_by_key(|(j, _)| {
+                    xxhash_rust::xxh3::xxh3_64_with_seed(&seen.fps[*j as usize].to_le_bytes(), seed)
+                });
+            }
             if dfs {
                 // The first action's successor is taken first.
                 frontier.extend(pushed.drain(..).rev());
@@ -283,11 +305,14 @@ fn search<A: Algorithm>(
         }
         memory.expanded(take);
     }
+    let states = pass.found.len().max(1) as f64;
+    let found_bytes = pass.found.capacity() * std::mem::size_of::<Found>();
+    pass.memory.visited_bytes_per_state = (seen.bytes() + found_bytes) as f64 / states;
+    pass.memory.collision_odds = Memory::collision_odds(pass.states);
     if let Some(g) = &mut pass.graph {
-        g.fps = vec![0; pass.found.len()];
-        for (&fp, &j) in &seen {
-            g.fps[j as usize] = fp;
-        }
+        let bytes = g.edges.capacity() * 8 + g.settled.capacity() + g.reduced.capacity();
+        pass.memory.edges_bytes_per_state = bytes as f64 / states;
+        g.fps = seen.fps;
     }
     pass
 }
@@ -328,7 +353,7 @@ fn expand<A: Algorithm>(
     let found = |action: Action, next: State<A::Process>| {
         let fp = fingerprint(&next);
         // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest.
-        let keep = !seen.contains_key(&fp);
+        let keep = seen.get(fp).is_none();
         (action, fp, keep.then_some(next))
     };
     if let Some(commuting) = reduce {
@@ -621,6 +646,7 @@ fn verdicts<A: Algorithm>(
         complete: pass.complete,
         stopped: pass.stopped,
         seconds: started.elapsed().as_secs_f64(),
+        memory: pass.memory,
         properties: model.checks.iter().map(|c| c.property.name()).collect(),
         verdicts,
         leader_reachable: pass.elected,

@@ -258,6 +258,48 @@ fn depth_first_search_reaches_the_same_verdicts() {
 }
 
 #[test]
+fn a_shuffled_depth_first_search_visits_every_state_and_each_seed_takes_its_own_order() {
+    for (algorithm, network, timed) in [("peterson", Network::Unordered, false), ("bully", Network::Fifo, true)] {
+        let on = |shuffle: Option<u64>, max_states: usize| {
+            run_with(algorithm, 3, |c| {
+                c.network = network;
+                c.timed = timed;
+                c.order = Order::Dfs;
+                c.shuffle = shuffle;
+                c.keep_going = true;
+                c.max_states = max_states;
+            })
+        };
+        let plain = on(None, usize::MAX);
+        for seed in [1, 2, 3] {
+            let shuffled = on(Some(seed), usize::MAX);
+            assert_eq!(plain.verdicts, shuffled.verdicts, "{algorithm}, seed {seed}");
+            assert_eq!(plain.states, shuffled.states, "{algorithm}, seed {seed}: both visit every state");
+        }
+        // Cut short, the searches of different seeds go down different paths first.
+        let depths: std::collections::BTreeSet<u32> = (0..6).map(|seed| on(Some(seed), 40).depth).collect();
+        assert!(depths.len() > 1, "{algorithm}: six seeds, one order: {depths:?}");
+    }
+}
+
+#[test]
+fn a_visited_state_costs_bytes_not_kilobytes() {
+    let mut sim = SimConfig::new("bully", 3);
+    sim.monitor = Some(2);
+    let mut config = CheckConfig::new(sim);
+    config.timed = true;
+    config.crashes = 1;
+    let o = check(&config).unwrap();
+    assert!(o.ok() && o.states > 5_000, "{} states", o.states);
+    let m = &o.memory;
+    assert!(m.visited_bytes_per_state >= 20.0 && m.visited_bytes_per_state <= 64.0, "{m:?}");
+    assert!(m.edges_bytes_per_state > 0.0, "a timed run of the member keeps its edges: {m:?}");
+    assert!(m.frontier_peak >= 1 && m.frontier_peak < o.states, "{m:?}");
+    let s = o.states as f64;
+    assert_eq!(m.collision_odds, s * (s - 1.0) / 2f64.powi(65));
+}
+
+#[test]
 fn a_saved_counterexample_replays_to_the_same_violation() {
     for (algorithm, timed, bound) in [("bully", false, None), ("bully", true, Some(400)), ("peterson", false, None)] {
         let mut config = CheckConfig::new(SimConfig::new(algorithm, 4));

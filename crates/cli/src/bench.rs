@@ -95,7 +95,30 @@ const SCENARIOS: &[Scenario] = &[
         describe: "the same check with n=8 and no reduction (685,440 states)",
         work: Work::Check(|| reordering_chang_roberts(8, false)),
     },
+    Scenario {
+        name: "check-bully-monitor-4",
+        describe: "the deployed member around bully, n=4, timed, one crash anywhere (elect check --monitor)",
+        work: Work::Check(|| deployed_member("bully", 4)),
+    },
+    Scenario {
+        name: "check-gm-monitor-4",
+        describe: "the same around garcia-molina",
+        work: Work::Check(|| deployed_member("garcia-molina", 4)),
+    },
 ];
+
+/// The checker on the process `elect node` runs: `algorithm` in the member, `n` of them, timed, one crash at any
+/// moment, within 4 GiB.
+fn deployed_member(algorithm: &str, n: usize) -> CheckConfig {
+    let mut sim = SimConfig::new(algorithm, n);
+    sim.monitor = Some(2);
+    let mut config = CheckConfig::new(sim);
+    config.timed = true;
+    config.crashes = 1;
+    config.max_states = usize::MAX;
+    config.max_memory = Some(4 << 30);
+    config
+}
 
 /// The model checker's benchmark: Chang-Roberts on a descending ring of `n` with reordering links.
 fn reordering_chang_roberts(n: usize, reduce: bool) -> CheckConfig {
@@ -108,7 +131,8 @@ fn reordering_chang_roberts(n: usize, reduce: bool) -> CheckConfig {
 #[derive(Args)]
 pub(crate) struct BenchArgs {
     /// Run only these scenarios (repeatable): cr-worst, hs-2^20, franklin-2^20, peterson-2^20, bully-w2,
-    /// sweep-1-thread, sweep-all-cores, check-cr-10, check-cr-8-full.
+    /// sweep-1-thread, sweep-all-cores, check-cr-10, check-cr-8-full, check-bully-monitor-4,
+    /// check-gm-monitor-4.
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
     /// Runs per scenario; the fastest is reported.
@@ -143,6 +167,10 @@ struct Measurement {
     /// Model-checking scenarios: the unique states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     states: Option<u64>,
+    /// Model-checking scenarios: the bytes the visited set takes per state (fingerprint, table slot, and how the
+    /// state was reached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    visited_bytes_per_state: Option<f64>,
     seconds: f64,
     deliveries_per_second: f64,
     /// The bare event loop's rate on this machine: as many deliveries through the simulator's queue with a
@@ -169,6 +197,7 @@ struct Counts {
     messages: u64,
     delivered: u64,
     states: Option<u64>,
+    visited_bytes_per_state: Option<f64>,
     threads: usize,
 }
 
@@ -184,7 +213,13 @@ fn run_once(work: &Work) -> anyhow::Result<Counts> {
         Work::Single(config) => {
             let report = elect_sim::simulate(&config(), None).map_err(config_error)?;
             anyhow::ensure!(report.ok(), "a property was violated: {:?}", report.properties.violations);
-            Ok(Counts { messages: report.messages.total, delivered: report.delivered, states: None, threads: 1 })
+            Ok(Counts {
+                messages: report.messages.total,
+                delivered: report.delivered,
+                states: None,
+                visited_bytes_per_state: None,
+                threads: 1,
+            })
         }
         Work::Sweep(threads) => {
             let sweep = Sweep {
@@ -198,13 +233,20 @@ fn run_once(work: &Work) -> anyhow::Result<Counts> {
             anyhow::ensure!(rows.iter().all(|r| r.ok), "a property was violated in the sweep");
             let sum = |f: fn(&elect_sim::Row) -> u64| rows.iter().map(f).sum();
             let threads = threads.unwrap_or_else(cores);
-            Ok(Counts { messages: sum(|r| r.messages), delivered: sum(|r| r.delivered), states: None, threads })
+            let (messages, delivered) = (sum(|r| r.messages), sum(|r| r.delivered));
+            Ok(Counts { messages, delivered, states: None, visited_bytes_per_state: None, threads })
         }
         Work::Check(config) => {
             let outcome = elect_check::check(&config()).map_err(|e| BadInput(e.to_string()))?;
             anyhow::ensure!(outcome.ok(), "the check did not hold: {:?}", outcome.counterexample);
             let steps = outcome.transitions;
-            Ok(Counts { messages: steps, delivered: steps, states: Some(outcome.states), threads: cores() })
+            Ok(Counts {
+                messages: steps,
+                delivered: steps,
+                states: Some(outcome.states),
+                visited_bytes_per_state: Some(outcome.memory.visited_bytes_per_state),
+                threads: cores(),
+            })
         }
     }
 }
@@ -219,7 +261,8 @@ fn measure(s: &Scenario, repeat: u32) -> anyhow::Result<Measurement> {
             best = Some((seconds, counts));
         }
     }
-    let (seconds, Counts { messages, delivered, states, threads }) = best.expect("at least one run");
+    let (seconds, Counts { messages, delivered, states, visited_bytes_per_state, threads }) =
+        best.expect("at least one run");
     // Read before the bare loop runs, whose queue is not the scenario's memory.
     let peak_rss_mib = peak_rss_mib();
     let bare_loop_per_second = bare_loop_processes(&s.work).map(|processes| {
@@ -239,6 +282,7 @@ fn measure(s: &Scenario, repeat: u32) -> anyhow::Result<Measurement> {
         messages,
         delivered,
         states,
+        visited_bytes_per_state,
         seconds,
         deliveries_per_second: delivered as f64 / seconds,
         bare_loop_per_second,
@@ -305,6 +349,7 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
             "THREADS",
             "DELIVERED",
             "STATES",
+            "B/STATE",
             "SECONDS",
             "DELIVERIES/S",
             "BARE LOOP/S",
@@ -318,6 +363,7 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
                 m.threads.to_string(),
                 m.delivered.to_string(),
                 m.states.map_or_else(|| "-".to_owned(), |s| s.to_string()),
+                m.visited_bytes_per_state.map_or_else(|| "-".to_owned(), |b| format!("{b:.0}")),
                 format!("{:.3}", m.seconds),
                 format!("{:.1} M", m.deliveries_per_second / 1e6),
                 bare.map_or_else(|| "-".to_owned(), |b| format!("{:.1} M", b / 1e6)),

@@ -79,8 +79,9 @@ pub(crate) struct CheckArgs {
     /// or none.
     #[arg(long, value_parser = ["por", "none"], default_value = "por")]
     reduction: String,
-    /// Stop after this many unique states (the verdict is then partial); each takes a few dozen bytes, but the
-    /// frontier holds whole states.
+    /// Stop after this many unique states (the verdict is then partial). A visited state takes 40 to 60 bytes (its
+    /// fingerprint and how it was reached); the states waiting to be expanded are kept whole, sharing the processes
+    /// they have in common; the summary's memory line says how much each took.
     #[arg(long, default_value_t = 2_000_000)]
     max_states: usize,
     /// Explore no path longer than this many steps (the verdict is then partial).
@@ -114,6 +115,27 @@ pub(crate) struct CheckArgs {
     /// space-time diagram side by side, one time unit per step.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Run search I of a swarm of N (I from 0), for a state space no one search covers: a depth-first search that
+    /// takes each state's successors in an order drawn from --seed and I, bounded as any check is (--max-memory,
+    /// --max-time, --max-states), its result written atomically beside --out FILE (named FILE.swarm-I-of-N.json),
+    /// for `elect merge`, which gives the verdict. Exits 0 once the file is written, whatever the search found, so
+    /// that a scheduler runs the merge after every search. A bare --swarm takes I and N from a batch scheduler's
+    /// array variables, as `elect sweep` takes its shard.
+    #[arg(
+        long,
+        value_name = "I/N",
+        num_args = 0..=1,
+        default_missing_value = "",
+        requires = "out",
+        conflicts_with_all = ["every_arrangement", "bfs", "html", "save"]
+    )]
+    swarm: Option<String>,
+    /// With a bare --swarm: the number of searches, where the scheduler does not say it (Kubernetes).
+    #[arg(long, value_name = "N", requires = "swarm")]
+    swarm_count: Option<u64>,
+    /// With --swarm: where the search's result file goes (its name gets .swarm-I-of-N before the extension).
+    #[arg(long, value_name = "FILE", requires = "swarm")]
+    out: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) labels: crate::labels::LabelArgs,
 }
@@ -205,6 +227,10 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
     let labels = args.labels.read()?;
     if args.every_arrangement {
         return every(&config, args.json);
+    }
+    if let (Some(flag), Some(out)) = (&args.swarm, &args.out) {
+        let chosen = crate::swarm::choose(flag, args.swarm_count)?;
+        return crate::swarm::run(config, &chosen, out, argv);
     }
     let outcome = elect_check::check(&config).map_err(|e| BadInput(e.to_string()))?;
     if let (Some(path), Some(c)) = (&args.save, &outcome.counterexample) {
@@ -320,6 +346,19 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<(
         o.seconds,
         o.stopped.map(|b| format!(" (cut short by {b}: the verdicts are partial)")).unwrap_or_default()
     )?;
+    let m = &o.memory;
+    writeln!(
+        out,
+        "memory      {:.0} bytes per visited state{}; at most {} states waiting",
+        m.visited_bytes_per_state,
+        if m.edges_bytes_per_state > 0.0 {
+            format!(" and {:.0} for the graph's edges", m.edges_bytes_per_state)
+        } else {
+            String::new()
+        },
+        m.frontier_peak,
+    )?;
+    writeln!(out, "            odds that two states shared a fingerprint: at most {:.1e}", m.collision_odds)?;
     if o.stopped == Some("--max-memory") {
         writeln!(
             out,

@@ -18,6 +18,7 @@ mod scenario_flags;
 mod serve;
 mod shard;
 mod sim;
+mod swarm;
 mod sweep;
 mod table;
 mod tour;

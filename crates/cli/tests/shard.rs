@@ -161,3 +161,68 @@ fn missing_duplicated_and_foreign_shards_and_shards_that_do_not_exist_are_refuse
         "numbered from 0 to 2",
     );
 }
+
+/// A swarm: independent searches, each its own file, by flag or by the scheduler's index; the merge's verdict.
+#[test]
+fn a_swarm_s_searches_merge_into_one_verdict_and_the_shortest_counterexample() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let split = ["check", "-a", "bully", "-n", "4", "--timed", "--delay-bound", "0.4", "--max-states", "3000"];
+    for i in 0..3 {
+        let at = format!("{i}/4");
+        let o = elect(d, &[&split[..], &["--swarm", &at, "--out", "split.json"]].concat(), &[]);
+        let err = ok(&o);
+        assert!(err.contains(&format!("search {i}/4")) && err.contains("VIOLATED"), "{err}");
+    }
+    // The fourth takes its number from Slurm's array variables.
+    let slurm = [("SLURM_ARRAY_TASK_ID", "13"), ("SLURM_ARRAY_TASK_MIN", "10"), ("SLURM_ARRAY_TASK_COUNT", "4")];
+    ok(&elect(d, &[&split[..], &["--swarm", "--out", "split.json"]].concat(), &slurm));
+    let files: Vec<String> = (0..4).map(|i| format!("split.swarm-{i}-of-4.json")).collect();
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let o = elect(d, &[&["merge", "--out", "merged.json", "--save", "cex.json"], &files[..]].concat(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("merged 4 searches") && out.contains("safety VIOLATED"), "{out}");
+    let merged: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("merged.json")).unwrap()).unwrap();
+    assert_eq!(merged["verdict"], "violated");
+    let states: u64 = (0..4)
+        .map(|i| {
+            let f: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join(files[i])).unwrap()).unwrap();
+            f["states"].as_u64().unwrap()
+        })
+        .sum();
+    assert_eq!(merged["states"].as_u64(), Some(states), "coverage adds up");
+    let shortest = (0..4)
+        .filter_map(|i| {
+            let f: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join(files[i])).unwrap()).unwrap();
+            f["counterexample"]["actions"].as_array().map(Vec::len)
+        })
+        .min()
+        .unwrap();
+    assert_eq!(merged["counterexample"]["actions"].as_array().unwrap().len(), shortest);
+    // The kept counterexample replays in the simulator.
+    let o = elect(d, &["sim", "--replay", "cex.json"], &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("VIOLATED safety"));
+
+    // A missing search, one given twice, or one of another check: refused, naming it.
+    let refused = |files: &[&str], says: &str| {
+        let o = elect(d, &[&["merge", "--out", "m.json"], files].concat(), &[]);
+        assert_eq!(o.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{err}");
+    };
+    refused(&files[..3], "search 3/4 of the swarm is missing");
+    refused(&[files[0], files[0], files[1], files[2]], "given twice");
+    ok(&elect(d, &["check", "-a", "bully", "-n", "3", "--timed", "--swarm", "3/4", "--out", "other.json"], &[]));
+    refused(&[files[0], files[1], files[2], "other.swarm-3-of-4.json"], "not of the swarm of");
+
+    // A search that completes proves: the merge holds.
+    for i in 0..2 {
+        let at = format!("{i}/2");
+        ok(&elect(d, &["check", "-a", "chang-roberts", "-n", "4", "--swarm", &at, "--out", "cr.json"], &[]));
+    }
+    let o = elect(d, &["merge", "--out", "cr-merged.json", "cr.swarm-0-of-2.json", "cr.swarm-1-of-2.json"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("verdict     held"));
+}

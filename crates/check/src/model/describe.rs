@@ -17,7 +17,7 @@ impl<A: Algorithm> Model<A> {
             }
             Action::Lose { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => return None,
         };
-        let mut p = state.procs[node as usize].clone()?;
+        let mut p = state.procs[node as usize].as_deref()?.clone();
         driver::handle(&mut p, Instant::from_ticks(state.now), event, &mut Vec::new())
     }
 

@@ -60,7 +60,7 @@ impl<A: Algorithm> Model<A> {
         if state.procs[i].is_some() {
             return;
         }
-        state.procs[i] = Some(elect_scenario::build_process(&self.algorithm, &self.scenario, node));
+        state.procs[i] = Some(Arc::new(elect_scenario::build_process(&self.algorithm, &self.scenario, node)));
         let restored = state.durable.get(i).cloned().flatten();
         driver::recover(&mut Recovering { model: self, state, node }, restored, []);
     }
