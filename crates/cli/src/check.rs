@@ -79,7 +79,7 @@ pub(crate) struct CheckArgs {
     /// or none.
     #[arg(long, value_parser = ["por", "none"], default_value = "por")]
     reduction: String,
-    /// Stop after this many unique states (the verdict is then partial). A visited state takes 40 to 60 bytes (its
+    /// Stop after this many unique states (the verdict is then partial). A visited state takes 40 to 70 bytes (its
     /// fingerprint and how it was reached); the states waiting to be expanded are kept whole, sharing the processes
     /// they have in common; the summary's memory line says how much each took.
     #[arg(long, default_value_t = 2_000_000)]
@@ -119,18 +119,16 @@ pub(crate) struct CheckArgs {
     /// takes each state's successors in an order drawn from --seed and I, bounded as any check is (--max-memory,
     /// --max-time, --max-states), its result written atomically beside --out FILE (named FILE.swarm-I-of-N.json),
     /// for `elect merge`, which gives the verdict. Exits 0 once the file is written, whatever the search found, so
-    /// that a scheduler runs the merge after every search. A bare --swarm takes I and N from a batch scheduler's
+    /// that a scheduler runs the merge after every search. `--swarm array` takes I and N from a batch scheduler's
     /// array variables, as `elect sweep` takes its shard.
     #[arg(
         long,
         value_name = "I/N",
-        num_args = 0..=1,
-        default_missing_value = "",
         requires = "out",
         conflicts_with_all = ["every_arrangement", "bfs", "html", "save"]
     )]
     swarm: Option<String>,
-    /// With a bare --swarm: the number of searches, where the scheduler does not say it (Kubernetes).
+    /// With --swarm array: the number of searches, where the scheduler does not say it (Kubernetes).
     #[arg(long, value_name = "N", requires = "swarm")]
     swarm_count: Option<u64>,
     /// With --swarm: where the search's result file goes (its name gets .swarm-I-of-N before the extension).
@@ -230,7 +228,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
     }
     if let (Some(flag), Some(out)) = (&args.swarm, &args.out) {
         let chosen = crate::swarm::choose(flag, args.swarm_count)?;
-        return crate::swarm::run(config, &chosen, out, argv);
+        return crate::swarm::run(config, &chosen, out, &reproducible(argv));
     }
     let outcome = elect_check::check(&config).map_err(|e| BadInput(e.to_string()))?;
     if let (Some(path), Some(c)) = (&args.save, &outcome.counterexample) {

@@ -153,7 +153,7 @@ fn main() -> ExitCode {
         Cmd::Sim(args) => sim::run(&args),
         Cmd::List(args) => list::run(&args),
         Cmd::Sweep(args) => sweep::sweep(&args),
-        Cmd::Merge(args) => shard::merge(&args),
+        Cmd::Merge(args) => merge(&args),
         Cmd::Plot(args) => sweep::plot(&args),
         Cmd::Check(args) => {
             let argv: Vec<String> = std::env::args().skip_while(|a| a != "check").skip(1).collect();
@@ -185,4 +185,13 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `elect merge`: a swarm's result files (JSON), or a sweep's shard files.
+fn merge(args: &shard::MergeArgs) -> anyhow::Result<Outcome> {
+    let first = limits::Limits::cli().read_file(&args.shards[0], "file to merge")?;
+    if swarm::is_swarm_file(&first) {
+        return swarm::merge(&args.shards, &args.out, args.save.as_deref(), args.json);
+    }
+    shard::merge(args)
 }

@@ -187,17 +187,17 @@ impl std::error::Error for Refused {}
 pub(crate) struct MergeArgs {
     /// The merged CSV, byte for byte what the sweep writes unsharded; or, for a swarm, the merged result (JSON).
     #[arg(long, value_name = "FILE")]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Every shard file of one sweep (written by `elect sweep --shard I/N`), or every result file of one swarm
     /// (written by `elect check --swarm I/N`), in any order.
     #[arg(required = true, value_name = "FILES")]
-    shards: Vec<PathBuf>,
+    pub(crate) shards: Vec<PathBuf>,
     /// A swarm's: save the shortest counterexample any search found to FILE; `elect sim --replay FILE` re-runs it.
     #[arg(long, value_name = "FILE")]
-    save: Option<PathBuf>,
+    pub(crate) save: Option<PathBuf>,
     /// A swarm's: print the merged result as JSON instead of text.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 /// One shard file, read.
@@ -242,10 +242,6 @@ fn read_shard(path: &Path) -> anyhow::Result<ShardFile> {
 
 /// `elect merge`: checks that the shard files are of one sweep and hold every run once, and writes the sweep's CSV.
 pub(crate) fn merge(args: &MergeArgs) -> anyhow::Result<Outcome> {
-    let first = Limits::cli().read_file(&args.shards[0], "file to merge")?;
-    if crate::swarm::is_swarm_file(&first) {
-        return crate::swarm::merge(&args.shards, &args.out, args.save.as_deref(), args.json);
-    }
     if args.save.is_some() || args.json {
         return Err(BadInput("--save and --json are for merging a swarm's result files".to_owned()).into());
     }

@@ -62,20 +62,21 @@ fn seed_of(seed: u64, index: u64) -> u64 {
     mix(seed ^ mix(index.wrapping_add(0x9e37_79b9_7f4a_7c15)))
 }
 
-/// Which search of the swarm this is: `--swarm I/N`, or a bare `--swarm` and the scheduler's array index.
+/// Which search of the swarm this is: `--swarm I/N`, or `--swarm array` and the scheduler's array index.
 pub(crate) fn choose(flag: &str, count: Option<u64>) -> anyhow::Result<Chosen> {
-    let given = if flag.is_empty() { None } else { Some(flag.parse::<ShardArg>().map_err(BadInput)?) };
+    let given = if flag == "array" { None } else { Some(flag.parse::<ShardArg>().map_err(BadInput)?) };
     let chosen = shard::choose(given, count, &|name| std::env::var(name).ok())?.ok_or_else(|| {
         BadInput(
-            "--swarm without I/N takes the search's number from a batch scheduler (SLURM_ARRAY_TASK_ID, \
+            "--swarm array takes the search's number from a batch scheduler (SLURM_ARRAY_TASK_ID, \
              JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX), and none is set: give --swarm I/N"
                 .to_owned(),
         )
     })?;
-    Ok(chosen)
+    Ok(Chosen { from: chosen.from.replace("--shard", "--swarm"), ..chosen })
 }
 
-/// Runs search `chosen` of the swarm of `config`'s scenario and writes its result file beside `out`.
+/// Runs search `chosen` of the swarm of `config`'s scenario and writes its result file beside `out`; `argv` are the
+/// check's arguments, without those that only shape its output.
 pub(crate) fn run(mut config: CheckConfig, chosen: &Chosen, out: &Path, argv: &[String]) -> anyhow::Result<Outcome> {
     let Shard { index, count } = chosen.shard;
     let seed = seed_of(config.sim.seed, index);
@@ -119,18 +120,13 @@ pub(crate) fn run(mut config: CheckConfig, chosen: &Chosen, out: &Path, argv: &[
     Ok(Outcome::Held)
 }
 
-/// The check's arguments without those that differ between the searches of a swarm or only shape the output.
+/// The check's arguments without those that differ between the searches of a swarm.
 fn member_args(argv: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    let mut args = crate::check::reproducible(argv).into_iter().peekable();
+    let mut args = argv.iter().cloned();
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--swarm" => {
-                if args.peek().is_some_and(|v| !v.starts_with('-')) {
-                    args.next();
-                }
-            }
-            "--out" | "--swarm-count" => {
+            "--swarm" | "--out" | "--swarm-count" => {
                 args.next();
             }
             _ if a.starts_with("--swarm=") || a.starts_with("--out=") || a.starts_with("--swarm-count=") => {}
@@ -251,10 +247,22 @@ pub(crate) fn merge(paths: &[PathBuf], out: &Path, save: Option<&Path>, json: bo
     if let (Some(path), Some((.., c))) = (save, shortest) {
         limits::write_file(path, "counterexample file", c.to_json().as_bytes())?;
     }
-    let mut stdout = std::io::stdout().lock();
     if json {
-        stdout.write_all(text.as_bytes())?;
+        std::io::stdout().lock().write_all(text.as_bytes())?;
     } else {
+        summary(&merged, shortest, save)?;
+    }
+    Ok(if merged.verdict == "held" { Outcome::Held } else { Outcome::Violated })
+}
+
+/// The merge in a few lines: the searches, what they covered, and the verdict.
+fn summary(
+    merged: &Merged<'_>,
+    shortest: Option<(usize, u64, &CounterexampleFile)>,
+    save: Option<&Path>,
+) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    {
         writeln!(
             stdout,
             "merged {} searches of `elect check {}`: {} states and {} transitions in all",
@@ -271,14 +279,16 @@ pub(crate) fn merge(paths: &[PathBuf], out: &Path, save: Option<&Path>, json: bo
                 c.detail,
                 save.map(|p| format!("; `elect sim --replay {}` re-runs it", p.display())).unwrap_or_default()
             )?,
-            None if complete => writeln!(stdout, "verdict     held (a search explored every reachable state)")?,
+            None if merged.complete => {
+                writeln!(stdout, "verdict     held (a search explored every reachable state)")?;
+            }
             None => writeln!(
                 stdout,
                 "verdict     no violation found (no search explored every state: evidence, not proof)"
             )?,
         }
     }
-    Ok(if merged.verdict == "held" { Outcome::Held } else { Outcome::Violated })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -296,9 +306,8 @@ mod tests {
 
     #[test]
     fn a_search_s_arguments_leave_out_what_differs_between_searches() {
-        let argv: Vec<String> = ["-a", "bully", "--swarm", "1/4", "--out", "r.json", "--json", "--timed", "--swarm"]
-            .map(String::from)
-            .to_vec();
+        let argv: Vec<String> =
+            ["-a", "bully", "--swarm", "1/4", "--out", "r.json", "--timed"].map(String::from).to_vec();
         assert_eq!(member_args(&argv), ["-a", "bully", "--timed"]);
     }
 }

@@ -176,7 +176,7 @@ fn a_swarm_s_searches_merge_into_one_verdict_and_the_shortest_counterexample() {
     }
     // The fourth takes its number from Slurm's array variables.
     let slurm = [("SLURM_ARRAY_TASK_ID", "13"), ("SLURM_ARRAY_TASK_MIN", "10"), ("SLURM_ARRAY_TASK_COUNT", "4")];
-    ok(&elect(d, &[&split[..], &["--swarm", "--out", "split.json"]].concat(), &slurm));
+    ok(&elect(d, &[&split[..], &["--swarm", "array", "--out", "split.json"]].concat(), &slurm));
     let files: Vec<String> = (0..4).map(|i| format!("split.swarm-{i}-of-4.json")).collect();
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
     let o = elect(d, &[&["merge", "--out", "merged.json", "--save", "cex.json"], &files[..]].concat(), &[]);
