@@ -33,7 +33,7 @@ impl Seen {
         self.table.find(fp, |&i| self.fps[i as usize] == fp).copied()
     }
 
-    /// Numbers a state not seen before.
+    /// Numbers a state not seen before (the next number: states are numbered as they are found).
     fn insert(&mut self, fp: u64) -> u32 {
         let j = self.fps.len() as u32;
         self.fps.push(fp);
@@ -275,8 +275,7 @@ fn search<A: Algorithm>(
                             pass.stopped = Some("--max-states");
                             continue;
                         }
-                        let j = pass.found.len() as u32;
-                        seen.insert(fp);
+                        let j = seen.insert(fp);
                         pass.found.push(Found { parent: *at, depth: depth + 1, action: Some(action) });
                         if let Some(g) = &mut pass.graph {
                             g.settled.push(false);
