@@ -73,6 +73,10 @@ pub(crate) struct State<P: Process> {
     /// the one process it changes, so that a successor costs one process, not all of them, and the states waiting
     /// in the frontier share the processes they have in common.
     pub(crate) procs: Vec<Option<Arc<P>>>,
+    /// Each process's fingerprint, renewed whenever the process changes ([`State::renew`]): a state's fingerprint
+    /// hashes these instead of the processes, so that it costs the one process a step changed, not all of them
+    /// (a member's hash runs through its maps and its algorithm's instance).
+    proc_fps: Vec<u64>,
     /// Messages in flight, by directed link (the sender's link slot), in one vector: oldest first on FIFO
     /// links, in a canonical order otherwise (the order carries no meaning there, so it must not tell states
     /// apart).
@@ -106,6 +110,11 @@ pub(crate) struct State<P: Process> {
 }
 
 impl<P: Process> State<P> {
+    /// Takes note that the process at `node` changed (or crashed, or came back).
+    fn renew(&mut self, node: u32) {
+        self.proc_fps[node as usize] = fingerprint(&self.procs[node as usize]);
+    }
+
     /// Where link slot `slot`'s messages are in [`Self::msgs`].
     fn link(&self, slot: u32) -> std::ops::Range<usize> {
         let lo = self.msgs.partition_point(|(s, _)| *s < slot);
@@ -141,7 +150,7 @@ impl<P: Process> State<P> {
 
 impl<P: Process> Hash for State<P> {
     fn hash<H: Hasher>(&self, h: &mut H) {
-        self.procs.hash(h);
+        self.proc_fps.hash(h);
         self.msgs.hash(h);
         self.timers.hash(h);
         self.durable.hash(h);
@@ -330,6 +339,7 @@ impl<A: Algorithm> Model<A> {
         let n = self.scenario.len();
         let mut state = State {
             procs: Vec::with_capacity(n),
+            proc_fps: vec![0; n],
             msgs: Vec::new(),
             timers: Vec::new(),
             durable: if self.may_recover { vec![None; n] } else { Vec::new() },
@@ -349,6 +359,7 @@ impl<A: Algorithm> Model<A> {
         for i in 0..n as u32 {
             let p = elect_scenario::build_process(&self.algorithm, &self.scenario, i);
             state.procs.push(Some(Arc::new(p)));
+            state.renew(i);
             self.handle(&mut state, i, Event::Start { restored: None });
         }
         // As in the simulator, the initiators initiate at time 0, before anything is delivered.
@@ -365,6 +376,7 @@ impl<A: Algorithm> Model<A> {
         let mut effects = Vec::new();
         let p = Arc::make_mut(state.procs[node as usize].as_mut().expect("only live processes handle events"));
         driver::handle(p, Instant::from_ticks(state.now), event, &mut effects);
+        state.renew(node);
         driver::carry_out(&mut InState { model: self, state, node }, &mut effects);
     }
 

@@ -50,6 +50,7 @@ impl<A: Algorithm> Model<A> {
         if state.procs[node as usize].take().is_none() {
             return;
         }
+        state.renew(node);
         state.timers.retain(|(n, ..)| *n != node);
         self.tell_neighbors(state, node, false);
     }
@@ -61,6 +62,7 @@ impl<A: Algorithm> Model<A> {
             return;
         }
         state.procs[i] = Some(Arc::new(elect_scenario::build_process(&self.algorithm, &self.scenario, node)));
+        state.renew(node);
         let restored = state.durable.get(i).cloned().flatten();
         driver::recover(&mut Recovering { model: self, state, node }, restored, []);
     }
