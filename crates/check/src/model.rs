@@ -58,11 +58,38 @@ impl Due {
     }
 }
 
-/// A message in flight.
-#[derive(Clone, PartialEq, Eq, Hash)]
+/// A message in flight, with its fingerprint: a state's fingerprint hashes that instead of the message, and the
+/// canonical order of unordered links sorts by it.
+#[derive(Clone)]
 pub(crate) struct InFlight<M> {
     pub(crate) msg: M,
+    fp: u64,
     due: Due,
+}
+
+impl<M: Hash> InFlight<M> {
+    fn new(msg: M, due: Due) -> Self {
+        Self { fp: fingerprint(&msg), msg, due }
+    }
+
+    /// Where it goes among a link's messages when their order carries no meaning.
+    fn key(&self) -> (u64, Option<u64>, u64) {
+        (self.fp, self.due.first, self.due.last)
+    }
+}
+
+impl<M: PartialEq> PartialEq for InFlight<M> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.fp, self.due) == (other.fp, other.due) && self.msg == other.msg
+    }
+}
+
+impl<M: Eq> Eq for InFlight<M> {}
+
+impl<M> Hash for InFlight<M> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        (self.fp, self.due).hash(h);
+    }
 }
 
 /// A state of the whole system. Times are kept relative to the present, which is kept apart ([`State::now`]) and
@@ -430,8 +457,8 @@ impl<A: Algorithm> Model<A> {
                 }
                 let index = index as u32;
                 if !live {
-                    // A message for a process that is down is lost when it arrives; it only matters if the process
-                    // may come back, or to let time pass.
+                    // A message for a process that is down is lost when it arrives. Such messages are kept only
+                    // when the process may come back (otherwise they are dropped at the crash).
                     if timed || self.may_recover {
                         out.push(Action::Lose { link, index });
                     }
@@ -717,5 +744,45 @@ impl<A: Algorithm> World for View<'_, A> {
             })
         };
         way(i, j) && way(j, i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Timed Bully on three processes with one crash, and `recoveries` recoveries.
+    fn bully(recoveries: u8) -> Model<elect_algos::bully::Bully> {
+        let mut config = CheckConfig::new(elect_scenario::SimConfig::new("bully", 3));
+        config.timed = true;
+        config.crashes = 1;
+        config.recoveries = recoveries;
+        let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+        Model::new(elect_algos::bully::Bully::default(), scenario, config).expect("a model")
+    }
+
+    /// How many messages in flight are for position `node`.
+    fn for_node<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, node: u32) -> usize {
+        state.in_flight().filter(|&(slot, _)| model.receiver(slot).0 == node).count()
+    }
+
+    #[test]
+    fn messages_for_a_process_that_cannot_come_back_are_not_kept() {
+        // At the start every process asks the stronger ones: the strongest (position 2) has messages coming.
+        let (keeps, drops) = (bully(1), bully(0));
+        assert!(for_node(&drops, &drops.initial(), 2) > 0, "the election's first messages are on their way");
+        // With a recovery left, a crashed process may come back: what is on its way to it is kept, to be lost
+        // when it is due (or delivered, if it is back by then).
+        let crashed = keeps.step(&keeps.initial(), Action::Crash { node: 2 });
+        assert!(for_node(&keeps, &crashed, 2) > 0);
+        // Without one it is dropped at the crash, and nothing sent to it afterwards is kept.
+        let mut state = drops.step(&drops.initial(), Action::Crash { node: 2 });
+        let mut actions = Vec::new();
+        for _ in 0..200 {
+            assert_eq!(for_node(&drops, &state, 2), 0, "a message for the crashed process was kept");
+            drops.actions(&state, &mut actions);
+            let Some(&action) = actions.first() else { break };
+            state = drops.step(&state, action);
+        }
     }
 }

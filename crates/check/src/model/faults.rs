@@ -52,6 +52,14 @@ impl<A: Algorithm> Model<A> {
         }
         state.renew(node);
         state.timers.retain(|(n, ..)| *n != node);
+        // Without recoveries, the messages on their way to it can only be lost: they are dropped now rather than
+        // kept until they are due. They would tell apart states that behave alike, and double the states for each
+        // one (lost at the shortest delay or at the longest); no other step is due at the instants they would
+        // have been lost at, since every message and timer happens at one end of its own window.
+        if !self.may_recover {
+            let far = &self.link_far;
+            state.msgs.retain(|(slot, _)| far[*slot as usize].0 != node);
+        }
         self.tell_neighbors(state, node, false);
     }
 

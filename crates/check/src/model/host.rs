@@ -27,16 +27,21 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
         if model.blocked(self.state, slot) {
             return;
         }
+        // A message for a process that is down and cannot come back has no effect: it is not kept (see
+        // `Model::crash`). (While the initial state is built, the processes not built yet are not down.)
+        if !model.may_recover && matches!(self.state.procs.get(model.link_far[slot].0 as usize), Some(None)) {
+            return;
+        }
         let due = if model.config.timed { Due::after(model.delays.0, model.delays.1) } else { Due::ANY };
         let slot = slot as u32;
         let link = self.state.link(slot);
-        let item = InFlight { msg: msg.into_owned(), due };
+        let item = InFlight::new(msg.into_owned(), due);
         let at = if model.fifo() {
             link.end
         } else {
             // A canonical order: by fingerprint (equal messages are interchangeable).
-            let key = fingerprint(&item);
-            link.start + self.state.msgs[link].partition_point(|(_, m)| fingerprint(m) <= key)
+            let key = item.key();
+            link.start + self.state.msgs[link].partition_point(|(_, m)| m.key() <= key)
         };
         self.state.msgs.insert(at, (slot, item));
     }
