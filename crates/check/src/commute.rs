@@ -155,9 +155,9 @@ fn run<A: Algorithm>(model: &Model<A>) -> Option<Commuting> {
     for (i, p) in initial.procs.iter().enumerate() {
         fix.add_state(i as u32, p.as_deref().expect("every process is up at the start").clone());
     }
-    for (slot, msg) in initial.in_flight() {
+    for (slot, msg) in model.in_flight(&initial) {
         let (to, port) = model.receiver(slot);
-        fix.add_msg(to, port, msg.clone());
+        fix.add_msg(to, port, msg);
     }
     let mut calls = 0u64;
     while let Some((i, s, m)) = fix.work.pop_front() {

@@ -310,7 +310,7 @@ impl<A: Algorithm> Explore for Hand<A> {
             })
             .collect();
         let mut links: Vec<LinkNow> = Vec::new();
-        for (slot, msg) in state.in_flight() {
+        for (slot, msg) in model.in_flight(state) {
             let (from, to) = (ids[model.sender(slot) as usize], ids[model.receiver(slot).0 as usize]);
             if links.last().is_none_or(|link| link.slot != slot) {
                 links.push(LinkNow { slot, from, to, messages: Vec::new(), kinds: Vec::new(), raw: Vec::new() });

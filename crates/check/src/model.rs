@@ -58,37 +58,74 @@ impl Due {
     }
 }
 
-/// A message in flight, with its fingerprint: a state's fingerprint hashes that instead of the message, and the
-/// canonical order of unordered links sorts by it.
-#[derive(Clone)]
-pub(crate) struct InFlight<M> {
-    pub(crate) msg: M,
+/// A message in flight: its number in the search's table of messages ([`Messages`]), its fingerprint (what a
+/// state's fingerprint hashes, and what the canonical order of unordered links sorts by) and when it is due.
+/// Numbers depend on the order in which threads met the messages, so they are never hashed: equal messages have
+/// one number, and so one fingerprint.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InFlight {
+    id: u32,
     fp: u64,
     due: Due,
 }
 
-impl<M: Hash> InFlight<M> {
-    fn new(msg: M, due: Due) -> Self {
-        Self { fp: fingerprint(&msg), msg, due }
-    }
-
+impl InFlight {
     /// Where it goes among a link's messages when their order carries no meaning.
     fn key(&self) -> (u64, Option<u64>, u64) {
         (self.fp, self.due.first, self.due.last)
     }
 }
 
-impl<M: PartialEq> PartialEq for InFlight<M> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.fp, self.due) == (other.fp, other.due) && self.msg == other.msg
+impl Hash for InFlight {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        (self.fp, self.due).hash(h);
     }
 }
 
-impl<M: Eq> Eq for InFlight<M> {}
+/// Every distinct message a search has met, once each: states hold numbers into it, so that a successor copies a
+/// few bytes per message in flight rather than the messages. Messages are few (a run sends the same ones again and
+/// again), and the table only grows. Shared by the threads of a search: looking up takes a read lock, and the
+/// write lock is taken only for a message never met before.
+pub(crate) struct Messages<M> {
+    table: std::sync::RwLock<Table<M>>,
+}
 
-impl<M> Hash for InFlight<M> {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        (self.fp, self.due).hash(h);
+struct Table<M> {
+    all: Vec<(M, u64)>,
+    index: hashbrown::HashTable<u32>,
+}
+
+impl<M: Hash + Eq + Clone> Messages<M> {
+    fn new() -> Self {
+        Self { table: std::sync::RwLock::new(Table { all: Vec::new(), index: hashbrown::HashTable::new() }) }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Table<M>> {
+        self.table.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `msg`'s number and fingerprint, numbering it if it is new.
+    fn intern(&self, msg: M) -> (u32, u64) {
+        let fp = fingerprint(&msg);
+        let find = |t: &Table<M>| t.index.find(fp, |&i| t.all[i as usize].0 == msg).copied();
+        if let Some(id) = find(&self.read()) {
+            return (id, fp);
+        }
+        let mut guard = self.table.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(id) = find(&guard) {
+            return (id, fp);
+        }
+        let Table { all, index } = &mut *guard;
+        // More distinct messages than a u32 numbers would take hundreds of gigabytes first.
+        let id = u32::try_from(all.len()).expect("fewer than 2^32 distinct messages");
+        all.push((msg, fp));
+        index.insert_unique(fp, id, |&i| all[i as usize].1);
+        (id, fp)
+    }
+
+    /// Message number `id`.
+    fn get(&self, id: u32) -> M {
+        self.read().all[id as usize].0.clone()
     }
 }
 
@@ -107,7 +144,7 @@ pub(crate) struct State<P: Process> {
     /// Messages in flight, by directed link (the sender's link slot), in one vector: oldest first on FIFO
     /// links, in a canonical order otherwise (the order carries no meaning there, so it must not tell states
     /// apart).
-    msgs: Vec<(u32, InFlight<P::Msg>)>,
+    msgs: Vec<(u32, InFlight)>,
     /// Armed timers, by position and timer.
     timers: Vec<(u32, P::Timer, Due)>,
     /// What each process last made durable (kept only when a process may recover; empty otherwise).
@@ -153,11 +190,6 @@ impl<P: Process> State<P> {
         self.link(slot).is_empty()
     }
 
-    /// The messages in flight, with the link slot each is on.
-    pub(crate) fn in_flight(&self) -> impl Iterator<Item = (u32, &P::Msg)> {
-        self.msgs.iter().map(|(slot, m)| (*slot, &m.msg))
-    }
-
     /// Whether some timer is armed.
     pub(crate) fn any_timer(&self) -> bool {
         !self.timers.is_empty()
@@ -170,8 +202,8 @@ impl<P: Process> State<P> {
     }
 
     /// The `index`-th message on link slot `slot`.
-    fn msg(&self, slot: u32, index: u32) -> &P::Msg {
-        &self.msgs[self.link(slot).start + index as usize].1.msg
+    fn msg(&self, slot: u32, index: u32) -> InFlight {
+        self.msgs[self.link(slot).start + index as usize].1
     }
 }
 
@@ -284,6 +316,8 @@ pub(crate) struct Model<A: Algorithm> {
     unique: bool,
     /// Whether a crashed process may come back (so its durable state and the messages it misses matter).
     may_recover: bool,
+    /// Every message met so far, which the states' messages in flight number.
+    messages: Messages<<A::Process as Process>::Msg>,
 }
 
 impl<A: Algorithm> Model<A> {
@@ -355,6 +389,7 @@ impl<A: Algorithm> Model<A> {
             end,
             unique,
             may_recover,
+            messages: Messages::new(),
         })
     }
 
@@ -572,6 +607,19 @@ impl<A: Algorithm> Model<A> {
         effects
     }
 
+    /// The messages in flight in `state`, with the link slot each is on.
+    pub(crate) fn in_flight<'a>(
+        &'a self,
+        state: &'a State<A::Process>,
+    ) -> impl Iterator<Item = (u32, <A::Process as Process>::Msg)> + 'a {
+        state.msgs.iter().map(|(slot, m)| (*slot, self.messages.get(m.id)))
+    }
+
+    /// The `index`-th message on link slot `slot` in `state`.
+    pub(crate) fn message(&self, state: &State<A::Process>, slot: u32, index: u32) -> <A::Process as Process>::Msg {
+        self.messages.get(state.msg(slot, index).id)
+    }
+
     /// How many directed link slots the topology has.
     pub(crate) fn slots(&self) -> usize {
         self.link_ends.len()
@@ -588,13 +636,14 @@ impl<A: Algorithm> Model<A> {
         match action {
             Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
                 let (to, port) = self.link_far[link as usize];
-                let msg = if let Action::DeliverCopy { .. } = action {
+                let m = if let Action::DeliverCopy { .. } = action {
                     next.duplicates_left -= 1;
-                    next.msg(link, index).clone()
+                    next.msg(link, index)
                 } else {
                     let at = next.link(link).start + index as usize;
-                    next.msgs.remove(at).1.msg
+                    next.msgs.remove(at).1
                 };
+                let msg = self.messages.get(m.id);
                 self.handle(&mut next, to, Event::Message { from: Port(port), msg });
             }
             Action::Lose { link, index } => {
@@ -763,7 +812,25 @@ mod tests {
 
     /// How many messages in flight are for position `node`.
     fn for_node<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, node: u32) -> usize {
-        state.in_flight().filter(|&(slot, _)| model.receiver(slot).0 == node).count()
+        model.in_flight(state).filter(|&(slot, _)| model.receiver(slot).0 == node).count()
+    }
+
+    #[test]
+    fn a_message_in_flight_is_kept_once_and_numbered() {
+        assert!(std::mem::size_of::<(u32, InFlight)>() <= 48, "a message in flight costs a few bytes");
+        let model = bully(0);
+        let state = model.initial();
+        let sent: Vec<_> = model.in_flight(&state).collect();
+        assert!(sent.len() >= 2, "the election's first messages are on their way");
+        // Equal messages share a number; every number gives back its message.
+        for (k, (slot, msg)) in sent.iter().enumerate() {
+            let index = state.msgs[..k].iter().filter(|(s, _)| s == slot).count() as u32;
+            assert_eq!(&model.message(&state, *slot, index), msg);
+        }
+        let again = model.messages.intern(sent[0].1.clone());
+        assert_eq!(again, (state.msgs[0].1.id, state.msgs[0].1.fp));
+        let table = model.messages.read().all.len();
+        assert!(table <= sent.len(), "{table} messages numbered for {} in flight", sent.len());
     }
 
     #[test]

@@ -10,7 +10,7 @@ impl<A: Algorithm> Model<A> {
         let (node, event) = match action {
             Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
                 let (to, port) = self.link_far[link as usize];
-                (to, Event::Message { from: Port(port), msg: state.msg(link, index).clone() })
+                (to, Event::Message { from: Port(port), msg: self.message(state, link, index) })
             }
             Action::Fire { node, timer } => {
                 (node, Event::Timer(state.timers[state.node_timers(node).start + timer as usize].1))
@@ -29,25 +29,26 @@ impl<A: Algorithm> Model<A> {
         action: Action,
         after: &State<A::Process>,
     ) -> Vec<crate::Sent> {
-        let mut left: Vec<(u32, &InFlight<_>)> = before.msgs.iter().map(|(s, m)| (*s, m)).collect();
+        let mut left: Vec<(u32, &InFlight)> = before.msgs.iter().map(|(s, m)| (*s, m)).collect();
         if let Action::Deliver { link, index } | Action::Lose { link, index } = action {
             left.remove(before.link(link).start + index as usize);
         }
         let mut out = Vec::new();
         for (slot, m) in &after.msgs {
             // Times move on with a wait; messages are matched by value.
-            match left.iter().position(|(s, o)| s == slot && o.msg == m.msg) {
+            match left.iter().position(|(s, o)| s == slot && o.id == m.id) {
                 Some(k) => {
                     left.remove(k);
                 }
                 None => {
                     let id = |i: u32| self.scenario.ids[i as usize];
+                    let msg = self.messages.get(m.id);
                     out.push(crate::Sent {
                         from: id(self.link_ends[*slot as usize].0),
                         to: id(self.link_far[*slot as usize].0),
-                        kind: elect_core::Message::kind(&m.msg),
-                        msg: elect_core::Message::describe(&m.msg),
-                        json: serde_json::to_value(&m.msg).unwrap_or_default(),
+                        kind: elect_core::Message::kind(&msg),
+                        msg: elect_core::Message::describe(&msg),
+                        json: serde_json::to_value(&msg).unwrap_or_default(),
                     });
                 }
             }
@@ -61,7 +62,7 @@ impl<A: Algorithm> Model<A> {
         match action {
             Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
                 let (from, to) = (self.link_ends[link as usize].0, self.link_far[link as usize].0);
-                let msg = elect_core::Message::describe(state.msg(link, index));
+                let msg = elect_core::Message::describe(&self.message(state, link, index));
                 let (from, to) = (id(from), id(to));
                 match action {
                     Action::Lose { .. } => Step::Lose { from, to, msg },
@@ -87,7 +88,7 @@ impl<A: Algorithm> Model<A> {
         let json = |v: Result<serde_json::Value, _>| v.ok();
         match action {
             Action::Deliver { link, index } | Action::DeliverCopy { link, index } | Action::Lose { link, index } => {
-                json(serde_json::to_value(state.msg(link, index)))
+                json(serde_json::to_value(self.message(state, link, index)))
             }
             Action::Fire { node, timer } => {
                 json(serde_json::to_value(state.timers[state.node_timers(node).start + timer as usize].1))

@@ -35,7 +35,8 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
         let due = if model.config.timed { Due::after(model.delays.0, model.delays.1) } else { Due::ANY };
         let slot = slot as u32;
         let link = self.state.link(slot);
-        let item = InFlight::new(msg.into_owned(), due);
+        let (id, fp) = model.messages.intern(msg.into_owned());
+        let item = InFlight { id, fp, due };
         let at = if model.fifo() {
             link.end
         } else {
