@@ -35,7 +35,7 @@ impl<A: Algorithm> Model<A> {
         }
         let mut out = Vec::new();
         for (slot, m) in &after.msgs {
-            // Times move on with a wait; messages are matched by value.
+            // Times move on with a wait; messages are matched by their numbers (equal messages share one).
             match left.iter().position(|(s, o)| s == slot && o.id == m.id) {
                 Some(k) => {
                     left.remove(k);
