@@ -6,9 +6,10 @@
 //!
 //! `--key-file FILE` authenticates every packet with the cluster key derived from the file (its bytes less one
 //! trailing line ending; see `elect_net::auth`); every member must be given the same secret. `--http ADDR` serves
-//! `GET /status` (JSON) and `GET /metrics` (OpenMetrics text, for Prometheus) on that TCP address. A key file
-//! that cannot be read or is empty, and an HTTP address that cannot be bound, exit with status 2 and one line
-//! naming the problem, before the state file is touched.
+//! `GET /status` (JSON), `GET /metrics` (OpenMetrics text, for Prometheus), `GET /leader` and its watch, and
+//! `POST /resign` on that TCP address; `--http-token-file FILE` holds the token `POST /resign` must carry. A key
+//! or token file that cannot be read or is empty, and an HTTP address that cannot be bound, exit with status 2 and
+//! one line naming the problem, before the state file is touched.
 
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
@@ -18,7 +19,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use elect_core::{NodeId, epoch};
-use elect_net::{ClusterKey, Node, NodeConfig, Peer, StartError};
+use elect_net::{ClusterKey, HttpToken, Node, NodeConfig, Peer, StartError};
 
 use crate::{BadInput, Outcome};
 
@@ -62,10 +63,18 @@ pub(crate) struct NodeArgs {
     /// tag, and replayed packets, are dropped. Without it the cluster trusts its network.
     #[arg(long, value_name = "FILE")]
     key_file: Option<PathBuf>,
-    /// Serve GET /status (JSON) and GET /metrics (Prometheus) over HTTP on this TCP address, e.g. 127.0.0.1:9101
-    /// (port 0: one the OS chooses, logged).
+    /// Serve HTTP on this TCP address, e.g. 127.0.0.1:9101 (port 0: one the OS chooses, logged): GET /status
+    /// (JSON), GET /metrics (Prometheus), GET /leader (JSON: leader, epoch, is_leader, version; with
+    /// ?after=VERSION it waits for the next change, so an application in any language can follow every change in
+    /// order) and POST /resign (a leader steps down and sits out for a while). POST /resign is taken only with the
+    /// token of --http-token-file, or, without a token file, only when ADDR is a loopback address.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// The token POST /resign must carry, as `Authorization: Bearer TOKEN`: the file's text (less one trailing
+    /// line ending), visible ASCII characters only, e.g. `head -c 24 /dev/urandom | base64 > FILE`. Without it,
+    /// POST /resign is refused unless --http is a loopback address.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    http_token_file: Option<PathBuf>,
     /// Shut down gracefully (resigning first) when standard input reaches its end: a supervisor that holds the
     /// other end of a pipe takes its members down with it, even when it is killed (`elect cluster` does this).
     #[arg(long)]
@@ -125,6 +134,9 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
         config.key = Some(ClusterKey::from_file(path).map_err(|e| BadInput(e.to_string()))?);
     }
     config.http = args.http;
+    if let Some(path) = &args.http_token_file {
+        config.http_token = Some(HttpToken::from_file(path).map_err(|e| BadInput(e.to_string()))?);
+    }
     config.validate().map_err(|e| BadInput(e.to_string()))?;
     Ok(config)
 }

@@ -46,7 +46,9 @@ fn bad_key_files_and_http_addresses_exit_2_naming_the_problem() {
     let taken = occupied.local_addr().unwrap().to_string();
     let base = ["node", "--id", "1", "--listen", "127.0.0.1:0", "--algorithm", "bully", "--peer", "2=127.0.0.1:9"];
     let path = |p: &std::path::Path| p.to_str().unwrap().to_owned();
-    let cases: [(Vec<String>, String); 5] = [
+    let spaced = dir.path().join("spaced.token");
+    std::fs::write(&spaced, "two words\n").unwrap();
+    let cases: [(Vec<String>, String); 7] = [
         (vec!["--key-file".into(), path(&missing)], format!("cannot read the key file {}", path(&missing))),
         (
             vec!["--key-file".into(), path(dir.path())],
@@ -58,6 +60,14 @@ fn bad_key_files_and_http_addresses_exit_2_naming_the_problem() {
             vec!["--key-file".into(), path(&good), "--http".into(), taken.clone()],
             format!("cannot serve HTTP on {taken}"),
         ),
+        (
+            vec!["--http".into(), "127.0.0.1:0".into(), "--http-token-file".into(), path(&empty)],
+            format!("the token file {} is empty", path(&empty)),
+        ),
+        (
+            vec!["--http".into(), "127.0.0.1:0".into(), "--http-token-file".into(), path(&spaced)],
+            format!("the token file {} has a character that is not visible ASCII at byte 3", path(&spaced)),
+        ),
     ];
     for (args, expected) in cases {
         let out = elect().args(base).args(["--data-dir", data.to_str().unwrap()]).args(&args).output().unwrap();
@@ -67,6 +77,12 @@ fn bad_key_files_and_http_addresses_exit_2_naming_the_problem() {
         assert!(!stderr.contains("hunter2"), "the key never shows: {stderr}");
         assert!(!data.join("state").exists(), "{args:?}: refused before the state file was written");
     }
+    // A token guards the HTTP endpoint: without one it guards nothing, and is refused.
+    let token = ["--data-dir", data.to_str().unwrap(), "--http-token-file", &path(&good)].map(String::from);
+    let out = elect().args(base).args(token).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("required arguments were not provided: --http <ADDR>"), "{stderr}");
 }
 
 /// `GET path` over HTTP/1.1 on a fresh connection: the status line and the body.

@@ -50,26 +50,13 @@ impl ClusterKey {
 
     /// The key derived from the key file at `path` (see the module docs for the format).
     pub fn from_file(path: &Path) -> Result<Self, KeyError> {
-        let read = |source| KeyError::Read { path: path.to_owned(), source };
-        // A regular file only: opening a named pipe would wait for a writer for ever, and a device is no secret.
-        if !std::fs::metadata(path).map_err(read)?.is_file() {
-            return Err(KeyError::NotAFile(path.to_owned()));
-        }
-        let file = std::fs::File::open(path).map_err(read)?;
-        let mut secret = Vec::new();
-        // One byte past the limit tells a long file from one exactly at it; a device that never ends stops here.
-        file.take(MAX_KEY_FILE + 1).read_to_end(&mut secret).map_err(read)?;
-        if secret.len() as u64 > MAX_KEY_FILE {
-            return Err(KeyError::TooLong(path.to_owned()));
-        }
-        let secret = match secret.strip_suffix(b"\r\n").or_else(|| secret.strip_suffix(b"\n")) {
-            Some(stripped) => stripped,
-            None => &secret,
-        };
-        if secret.is_empty() {
-            return Err(KeyError::EmptyFile(path.to_owned()));
-        }
-        Self::from_secret(secret)
+        let secret = read_secret(path, MAX_KEY_FILE).map_err(|e| match e {
+            Secret::Read(source) => KeyError::Read { path: path.to_owned(), source },
+            Secret::NotAFile => KeyError::NotAFile(path.to_owned()),
+            Secret::TooLong => KeyError::TooLong(path.to_owned()),
+            Secret::Empty => KeyError::EmptyFile(path.to_owned()),
+        })?;
+        Self::from_secret(&secret)
     }
 
     /// The tag of `bytes`: their keyed BLAKE3 hash, which a keyed packet carries after its envelope.
@@ -83,6 +70,131 @@ impl ClusterKey {
         <[u8; TAG_LEN]>::try_from(tag)
             .is_ok_and(|tag| blake3::Hash::from_bytes(self.tag(bytes)) == blake3::Hash::from_bytes(tag))
     }
+}
+
+/// Why a secret's file cannot be used.
+enum Secret {
+    Read(std::io::Error),
+    NotAFile,
+    TooLong,
+    Empty,
+}
+
+/// The bytes of the regular file at `path`, less one trailing line ending (`\n` or `\r\n`), if there are any and
+/// no more than `max`.
+fn read_secret(path: &Path, max: u64) -> Result<Vec<u8>, Secret> {
+    // A regular file only: opening a named pipe would wait for a writer for ever, and a device is no secret.
+    if !std::fs::metadata(path).map_err(Secret::Read)?.is_file() {
+        return Err(Secret::NotAFile);
+    }
+    let file = std::fs::File::open(path).map_err(Secret::Read)?;
+    let mut secret = Vec::new();
+    // One byte past the limit tells a long file from one exactly at it; a file that grows stops here.
+    file.take(max + 1).read_to_end(&mut secret).map_err(Secret::Read)?;
+    if secret.len() as u64 > max {
+        return Err(Secret::TooLong);
+    }
+    if secret.ends_with(b"\r\n") {
+        secret.truncate(secret.len() - 2);
+    } else if secret.ends_with(b"\n") {
+        secret.pop();
+    }
+    if secret.is_empty() {
+        return Err(Secret::Empty);
+    }
+    Ok(secret)
+}
+
+/// The longest HTTP token file read, in bytes.
+pub const MAX_TOKEN_FILE: u64 = 4096;
+
+/// The token a member's HTTP endpoint asks of a request that changes something (`POST /resign`), read from
+/// `elect node --http-token-file FILE`: the file's bytes less one trailing line ending, visible ASCII characters
+/// only (they travel in an `Authorization: Bearer TOKEN` header), at most 4 KiB. Only its BLAKE3 hash is kept,
+/// and a presented token is compared with it in constant time; its `Debug` form is redacted.
+#[derive(Clone)]
+pub struct HttpToken(blake3::Hash);
+
+impl fmt::Debug for HttpToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("HttpToken(<redacted>)")
+    }
+}
+
+impl HttpToken {
+    /// The token `token`: not empty, visible ASCII characters only.
+    pub fn new(token: &[u8]) -> Result<Self, TokenError> {
+        if token.is_empty() {
+            return Err(TokenError::Empty);
+        }
+        if let Some(at) = token.iter().position(|b| !b.is_ascii_graphic()) {
+            return Err(TokenError::NotVisible { at });
+        }
+        Ok(Self(blake3::hash(token)))
+    }
+
+    /// The token in the file at `path`.
+    pub fn from_file(path: &Path) -> Result<Self, TokenError> {
+        let token = read_secret(path, MAX_TOKEN_FILE).map_err(|e| match e {
+            Secret::Read(source) => TokenError::Read { path: path.to_owned(), source },
+            Secret::NotAFile => TokenError::NotAFile(path.to_owned()),
+            Secret::TooLong => TokenError::TooLong(path.to_owned()),
+            Secret::Empty => TokenError::EmptyFile(path.to_owned()),
+        })?;
+        Self::new(&token).map_err(|e| match e {
+            TokenError::NotVisible { at } => TokenError::FileNotVisible { path: path.to_owned(), at },
+            other => other,
+        })
+    }
+
+    /// Whether `presented` is the token (compared in constant time: `blake3::Hash`'s equality is).
+    pub fn accepts(&self, presented: &[u8]) -> bool {
+        blake3::hash(presented) == self.0
+    }
+}
+
+/// A token, or its file, that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TokenError {
+    /// The file cannot be read.
+    #[error("cannot read the token file {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Not a regular file.
+    #[error("the token file {} is not a regular file", .0.display())]
+    NotAFile(PathBuf),
+    /// The file holds nothing (or only a line ending).
+    #[error("the token file {} is empty: put a token in it, e.g. `head -c 24 /dev/urandom | base64 > FILE`", .0.display())]
+    EmptyFile(PathBuf),
+    /// The file is longer than [`MAX_TOKEN_FILE`].
+    #[error("the token file {} is longer than 4 KiB: is it the right file?", .0.display())]
+    TooLong(PathBuf),
+    /// A character that cannot travel in an HTTP header.
+    #[error(
+        "the token file {} has a character that is not visible ASCII at byte {at} (a space, a control character or \
+         a non-ASCII byte): a token travels in an `Authorization: Bearer TOKEN` header",
+        path.display()
+    )]
+    FileNotVisible {
+        /// The file.
+        path: PathBuf,
+        /// Where the character is.
+        at: usize,
+    },
+    /// As [`TokenError::FileNotVisible`], for a token given directly.
+    #[error("the token has a character that is not visible ASCII at byte {at}")]
+    NotVisible {
+        /// Where the character is.
+        at: usize,
+    },
+    /// An empty token.
+    #[error("the token is empty")]
+    Empty,
 }
 
 /// A key file that cannot be used.
@@ -140,6 +252,33 @@ mod tests {
         let err = ClusterKey::from_file(&dir.path().join("missing")).unwrap_err().to_string();
         assert!(err.starts_with("cannot read the key file") && err.contains("missing"), "{err}");
         assert!(ClusterKey::from_file(dir.path()).is_err(), "a directory is no key file");
+    }
+
+    #[test]
+    fn token_files_ignore_one_line_ending_and_refuse_empty_long_invisible_and_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        for bytes in [&b"s3cret"[..], b"s3cret\n", b"s3cret\r\n"] {
+            let token = HttpToken::from_file(&file("token", bytes)).unwrap();
+            assert!(token.accepts(b"s3cret") && !token.accepts(b"s3cre") && !token.accepts(b"s3cret\n"));
+        }
+        for empty in [&b""[..], b"\n"] {
+            let err = HttpToken::from_file(&file("empty", empty)).unwrap_err().to_string();
+            assert!(err.contains("is empty"), "{err}");
+        }
+        let err = HttpToken::from_file(&file("space", b"two words")).unwrap_err().to_string();
+        assert!(err.contains("not visible ASCII at byte 3"), "{err}");
+        let long = vec![b'x'; MAX_TOKEN_FILE as usize + 1];
+        assert!(HttpToken::from_file(&file("long", &long)).unwrap_err().to_string().contains("longer than 4 KiB"));
+        assert!(HttpToken::from_file(&file("max", &long[1..])).is_ok());
+        let err = HttpToken::from_file(&dir.path().join("missing")).unwrap_err().to_string();
+        assert!(err.starts_with("cannot read the token file"), "{err}");
+        assert!(HttpToken::from_file(dir.path()).unwrap_err().to_string().contains("not a regular file"));
+        assert_eq!(format!("{:?}", HttpToken::new(b"hunter2").unwrap()), "HttpToken(<redacted>)");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use elect_algos::{Elects, Info, Needs, Params, RegistryError};
 use elect_core::NodeId;
 
-use crate::auth::ClusterKey;
+use crate::auth::{ClusterKey, HttpToken};
 
 /// The default delay bound `T`: generous on loopback, where a datagram takes tens of microseconds, because `T`
 /// must also cover scheduling and the `fsync` of a state write that may precede a send.
@@ -54,6 +54,9 @@ pub struct NodeConfig {
     /// Where to serve `GET /status` and `GET /metrics` over HTTP (port 0: one the OS chooses, see
     /// [`crate::Node::http_addr`]); `None` serves nothing.
     pub http: Option<SocketAddr>,
+    /// The token `POST /resign` must carry (`Authorization: Bearer TOKEN`). Without one, requests that change
+    /// something are taken only when [`Self::http`] is a loopback address, and refused otherwise.
+    pub http_token: Option<HttpToken>,
 }
 
 impl NodeConfig {
@@ -76,6 +79,7 @@ impl NodeConfig {
             resign_hold: Duration::from_secs(2),
             key: None,
             http: None,
+            http_token: None,
         }
     }
 

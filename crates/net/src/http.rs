@@ -1,11 +1,17 @@
-//! The HTTP endpoints of a member (`NodeConfig::http`): `GET /status` and `GET /metrics`.
+//! The HTTP endpoints of a member (`NodeConfig::http`): `GET /status`, `GET /metrics`, `GET /leader` (and its
+//! watch, `GET /leader?after=V`) and `POST /resign`.
 //!
 //! The documents are described in the crate's docs. `GET /status?ready` is the same document with status 503
 //! while the member shows no leader: a readiness probe (Kubernetes' `httpGet`) that holds a member back until it
 //! follows, or is, a leader.
 //!
-//! Both read what the member's task published ([`crate::status::Board`] and the counters): a request never waits
-//! for the task. HTTP/1.1 only, and a client gets [`HEADER_TIMEOUT`] to send its request's head.
+//! Every `GET` reads what the member's task published ([`crate::status::Board`] and the counters): a request never
+//! waits for the task (a watch waits for the next change, not for the task). `POST /resign` hands the task a
+//! request and answers at once. HTTP/1.1 only, and a client gets [`HEADER_TIMEOUT`] to send its request's head.
+//!
+//! **Who may change something.** With a token (`NodeConfig::http_token`), `POST /resign` must carry it as
+//! `Authorization: Bearer TOKEN` (401 otherwise); without one, it is taken only when the endpoint is bound to a
+//! loopback address, where only this machine can reach it, and refused with 403 otherwise.
 //!
 //! Idle or slow clients cannot hold the endpoints back: every connection is served by a task of its own, the
 //! listener always accepts, and with [`MAX_CONNECTIONS`] open the oldest is closed to make room for the newest. A
@@ -19,17 +25,21 @@ use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue};
+use hyper::header::{ALLOW, AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use serde_json::json;
 use tokio::net::TcpListener;
+use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
-use tracing::debug;
+use tracing::{debug, info};
 
+use crate::auth::HttpToken;
+use crate::runner::Request as ToTask;
 use crate::stats::Counters;
-use crate::status::Board;
+use crate::status::{After, Board, Change, KEPT_CHANGES};
 use crate::wire::Drop;
 
 /// The most connections open at once; a new one beyond it closes the oldest.
@@ -41,19 +51,80 @@ pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 /// The OpenMetrics text format's content type.
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// What the endpoints read.
+/// How long a watch (`GET /leader?after=V`) waits for a change when it does not say (`wait=SECONDS`).
+pub(crate) const DEFAULT_WAIT: Duration = Duration::from_secs(30);
+
+/// The longest a watch may ask to wait, in seconds.
+pub(crate) const MAX_WAIT_SECS: u64 = 300;
+
+/// What the endpoints read, and where they send what they are asked to do.
 #[derive(Debug, Clone)]
 pub(crate) struct Shared {
     pub(crate) board: Arc<Board>,
     pub(crate) counters: Arc<Counters>,
+    pub(crate) requests: mpsc::UnboundedSender<ToTask>,
+    pub(crate) guard: Arc<Guard>,
+    /// How long a member that resigned sits out.
+    pub(crate) resign_hold: Duration,
+}
+
+/// Who may ask the member to change something.
+#[derive(Debug)]
+pub(crate) enum Guard {
+    /// Whoever presents the token.
+    Token(HttpToken),
+    /// Anyone: the endpoint is bound to loopback.
+    Loopback,
+    /// No one: the endpoint is reachable from other machines and there is no token.
+    Refuse,
+}
+
+impl Guard {
+    /// The guard of an endpoint bound to `addr`, with `token` if one was given.
+    pub(crate) fn new(addr: std::net::SocketAddr, token: Option<HttpToken>) -> Self {
+        match token {
+            Some(token) => Self::Token(token),
+            None if addr.ip().is_loopback() => Self::Loopback,
+            None => Self::Refuse,
+        }
+    }
+
+    /// `None` if `request` may change something, or the response refusing it.
+    fn refuses(&self, request: &Request<Incoming>) -> Option<Response<Full<Bytes>>> {
+        match self {
+            Self::Loopback => None,
+            Self::Refuse => Some(plain(
+                StatusCode::FORBIDDEN,
+                "refused: this endpoint is reachable from other machines and the member has no token; start it \
+                 with --http-token-file FILE (requests then carry `Authorization: Bearer TOKEN`), or bind --http \
+                 to a loopback address\n",
+            )),
+            Self::Token(token) => {
+                let presented = request
+                    .headers()
+                    .get(AUTHORIZATION)
+                    .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "))
+                    .filter(|t| token.accepts(t));
+                if presented.is_some() {
+                    return None;
+                }
+                let mut response = plain(
+                    StatusCode::UNAUTHORIZED,
+                    "refused: send the member's token (its --http-token-file) as `Authorization: Bearer TOKEN`\n",
+                );
+                response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                Some(response)
+            }
+        }
+    }
 }
 
 /// Serves `listener` until the task is aborted (which aborts every connection with it).
 pub(crate) async fn serve(listener: TcpListener, shared: Shared) {
     let limits = Limits { connections: MAX_CONNECTIONS, header_timeout: HEADER_TIMEOUT };
     serve_bounded(listener, limits, move |request| {
-        let response = respond(&request, &shared);
-        async move { response }
+        let shared = shared.clone();
+        async move { respond(&request, &shared).await }
     })
     .await;
 }
@@ -116,37 +187,138 @@ where
     }
 }
 
+/// The paths served, and the method each takes.
+const ROUTES: [(&str, Method); 4] =
+    [("/status", Method::GET), ("/metrics", Method::GET), ("/leader", Method::GET), ("/resign", Method::POST)];
+
 /// The response to one request.
-fn respond(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+async fn respond(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
     let path = request.uri().path();
-    if path != "/status" && path != "/metrics" {
-        return plain(StatusCode::NOT_FOUND, "not found: the paths are /status and /metrics\n");
-    }
-    if request.method() != Method::GET {
-        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
-        response.headers_mut().insert(ALLOW, HeaderValue::from_static("GET"));
+    let Some((_, method)) = ROUTES.iter().find(|(p, _)| *p == path) else {
+        return plain(StatusCode::NOT_FOUND, "not found: the paths are /status, /metrics, /leader and /resign\n");
+    };
+    if request.method() != method {
+        let text =
+            if *method == Method::GET { "method not allowed: use GET\n" } else { "method not allowed: use POST\n" };
+        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, text);
+        response.headers_mut().insert(ALLOW, HeaderValue::from_static(method.as_str()));
         return response;
     }
-    if path == "/status" {
-        let mut status = shared.board.to_json();
-        let stats = shared.counters.snapshot();
-        let dropped: serde_json::Map<String, serde_json::Value> =
-            Drop::ALL.iter().map(|&r| (r.name().to_owned(), stats.dropped(r).into())).collect();
-        status["dropped"] = dropped.into();
-        let invalid: serde_json::Map<String, serde_json::Value> =
-            stats.invalid_by_kind.iter().map(|&(kind, n)| (kind.to_owned(), n.into())).collect();
-        status["invalid"] = invalid.into();
-        let unready = request.uri().query() == Some("ready") && status["leader"].is_null();
-        let mut body = status.to_string();
-        body.push('\n');
-        let mut response = with_type(Response::new(Full::new(Bytes::from(body))), "application/json");
-        if unready {
-            *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
-        }
-        response
-    } else {
-        with_type(Response::new(Full::new(Bytes::from(shared.counters.encode()))), OPENMETRICS)
+    match path {
+        "/status" => status(request, shared),
+        "/metrics" => with_type(Response::new(Full::new(Bytes::from(shared.counters.encode()))), OPENMETRICS),
+        "/leader" => leader(request, shared).await,
+        _ => resign(request, shared),
     }
+}
+
+fn status(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+    let mut status = shared.board.to_json();
+    let stats = shared.counters.snapshot();
+    let dropped: serde_json::Map<String, serde_json::Value> =
+        Drop::ALL.iter().map(|&r| (r.name().to_owned(), stats.dropped(r).into())).collect();
+    status["dropped"] = dropped.into();
+    let invalid: serde_json::Map<String, serde_json::Value> =
+        stats.invalid_by_kind.iter().map(|&(kind, n)| (kind.to_owned(), n.into())).collect();
+    status["invalid"] = invalid.into();
+    let unready = request.uri().query() == Some("ready") && status["leader"].is_null();
+    let mut response = json_response(&status);
+    if unready {
+        *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    }
+    response
+}
+
+/// `GET /leader`: the latest change of the leadership; with `?after=V`, the change after number `V`, waiting for
+/// it for up to `wait=SECONDS` (30 by default, at most 300), and the latest one again if none came.
+async fn leader(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+    let (after, wait) = match watch_query(request.uri().query()) {
+        Ok(asked) => asked,
+        Err(problem) => return text(StatusCode::BAD_REQUEST, format!("bad request: {problem}\n")),
+    };
+    let Some(after) = after else { return json_response(&change_json(shared, shared.board.leader())) };
+    match shared.board.wait_after(after, wait).await {
+        After::Next(change) => json_response(&change_json(shared, change)),
+        // No change came in time, or the number came from another incarnation of the member: the latest.
+        After::Latest | After::Unknown => json_response(&change_json(shared, shared.board.leader())),
+        After::Forgotten(oldest) => text(
+            StatusCode::GONE,
+            format!(
+                "gone: change {} is no longer kept (a member keeps its last {KEPT_CHANGES}, the oldest now {oldest}); \
+                 read GET /leader afresh and watch from its version\n",
+                after + 1
+            ),
+        ),
+    }
+}
+
+/// A watch's `after` and `wait` from the query string.
+fn watch_query(query: Option<&str>) -> Result<(Option<u64>, Duration), String> {
+    let (mut after, mut wait) = (None, DEFAULT_WAIT);
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let number = || value.parse::<u64>().map_err(|_| format!("{key}={value:?}: not a whole number"));
+        match key {
+            "after" => after = Some(number()?),
+            "wait" => {
+                let secs = number()?;
+                if secs > MAX_WAIT_SECS {
+                    return Err(format!("wait={secs}: at most {MAX_WAIT_SECS} seconds"));
+                }
+                wait = Duration::from_secs(secs);
+            }
+            _ => return Err(format!("{key:?}: the parameters of /leader are after=VERSION and wait=SECONDS")),
+        }
+    }
+    Ok((after, wait))
+}
+
+/// The JSON document of one leadership change.
+fn change_json(shared: &Shared, change: Change) -> serde_json::Value {
+    let (id, incarnation) = shared.board.who();
+    json!({
+        "id": id.0,
+        "incarnation": incarnation,
+        "version": change.version,
+        "latest": change.latest,
+        "leader": change.shown.leader.map(|l| l.0),
+        "epoch": change.shown.epoch,
+        "epoch_round": elect_core::epoch::round(change.shown.epoch),
+        "is_leader": change.shown.leader == Some(id),
+    })
+}
+
+/// `POST /resign`: a leader steps down and sits out for its resign hold.
+fn resign(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+    if let Some(refused) = shared.guard.refuses(request) {
+        return refused;
+    }
+    let (id, _) = shared.board.who();
+    let shown = shared.board.leader().shown;
+    if shown.leader != Some(id) {
+        let leader = shown.leader.map_or_else(|| "none yet".to_owned(), |l| l.to_string());
+        return text(StatusCode::CONFLICT, format!("conflict: this member does not lead (the leader: {leader})\n"));
+    }
+    if shared.requests.send(ToTask::Resign).is_err() {
+        return plain(StatusCode::SERVICE_UNAVAILABLE, "unavailable: the member has stopped\n");
+    }
+    info!("asked over HTTP to resign");
+    let hold_ms = u64::try_from(shared.resign_hold.as_millis()).unwrap_or(u64::MAX);
+    let mut response = json_response(&json!({ "resigning": true, "epoch": shown.epoch, "sits_out_ms": hold_ms }));
+    *response.status_mut() = StatusCode::ACCEPTED;
+    response
+}
+
+fn json_response(value: &serde_json::Value) -> Response<Full<Bytes>> {
+    let mut body = value.to_string();
+    body.push('\n');
+    with_type(Response::new(Full::new(Bytes::from(body))), "application/json")
+}
+
+fn text(status: StatusCode, text: String) -> Response<Full<Bytes>> {
+    let mut response = with_type(Response::new(Full::new(Bytes::from(text))), "text/plain");
+    *response.status_mut() = status;
+    response
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {

@@ -59,8 +59,19 @@
 //! # }
 //! ```
 //!
-//! ## HTTP status and metrics
+//! ## HTTP status, metrics and leadership
 //!
+//! - `GET /leader`: JSON, `{"id", "incarnation", "version", "latest", "leader", "epoch", "epoch_round",
+//!   "is_leader"}`: the latest change of the leadership the member shows, numbered `version` (0 is the leadership it
+//!   started with; each change adds one, and each incarnation counts from 0 again). `GET /leader?after=V&wait=S`
+//!   is the watch: change `V + 1` as soon as it exists (never a later one, so a client that asks again with each
+//!   answer's version sees every change in order), or the latest change again after `S` seconds (30 by default, at
+//!   most 300) if none came; `410 Gone` if change `V + 1` is no longer kept (the last 1024 are), the latest change at
+//!   once if `V` is beyond it (a number from an earlier incarnation), `400 Bad Request` for any other parameter.
+//! - `POST /resign`: a leader steps down and sits out for the resign hold ([`Node::resign`]); `202 Accepted` with
+//!   `{"resigning": true, "epoch", "sits_out_ms"}`, or `409 Conflict` when the member does not lead. With
+//!   [`NodeConfig::http_token`] the request must carry `Authorization: Bearer TOKEN` (`401` otherwise); without
+//!   one it is taken only on a loopback address (`403` otherwise).
 //! - `GET /status`: JSON, `{"id", "algorithm", "state", "leader", "is_leader", "epoch", "epoch_round",
 //!   "incarnation", "dropped": {REASON: COUNT}, "members": [{"id", "addr", "self", "last_contact_ms_ago"}]}`.
 //!   `state` is the process's state (`election`, `reorganization`, `normal`); `leader` and `epoch` are the
@@ -88,9 +99,10 @@
 //! `heartbeat`, `join` and `hop-ack` when it wraps the algorithm), then the runtime's own `announce`, `leaving` and
 //! `ask` ([`elect_algos::member::Packet`]'s kinds). Every kind and reason is there from the start, at 0. [`Node::stats`] reads the same
 //! counters.
-//! - Any other path is `404 Not Found`; another method on these two paths is `405 Method Not Allowed`.
+//! - Any other path is `404 Not Found`; another method on these paths is `405 Method Not Allowed`.
 //!
-//! Both read what the member's task last published: a request never waits for the task.
+//! Every `GET` reads what the member's task last published: a request never waits for the task (a watch waits for
+//! the next change, not for the task).
 
 pub mod auth;
 mod config;
@@ -110,7 +122,7 @@ mod status;
 pub mod store;
 pub mod wire;
 
-pub use auth::{ClusterKey, KeyError};
+pub use auth::{ClusterKey, HttpToken, KeyError, TokenError};
 pub use config::{
     ConfigError, DEFAULT_DELAY_BOUND, HostPort, NodeConfig, Peer, PeerError, parse_peer, parse_peer_spec,
 };

@@ -499,7 +499,12 @@ impl Then for Spawn {
                 "member starting"
             );
             if let Some((addr, _)) = &http {
-                info!(http = %addr, "serving GET /status and GET /metrics");
+                let resign = match (&config.http_token, addr.ip().is_loopback()) {
+                    (Some(_), _) => "with the token",
+                    (None, true) => "from this machine",
+                    (None, false) => "from no one (no --http-token-file)",
+                };
+                info!(http = %addr, resign, "serving GET /status, /metrics and /leader, and POST /resign");
             }
             if config.key.is_none() {
                 info!("no cluster key: packets are not authenticated, the cluster trusts its network");
@@ -516,8 +521,10 @@ impl Then for Spawn {
                 resolve::Resolver::new(&config.names, &resolved, local_addr, silence, board.clone(), updates);
             tokio::spawn(resolver.run().instrument(span.clone()))
         });
-        let http = http.map(|(_, listener)| {
-            let shared = http::Shared { board, counters: counters.clone() };
+        let http = http.map(|(addr, listener)| {
+            let guard = Arc::new(http::Guard::new(addr, config.http_token.clone()));
+            let (requests, counters) = (requests.clone(), counters.clone());
+            let shared = http::Shared { board, counters, requests, guard, resign_hold: config.resign_hold };
             tokio::spawn(http::serve(listener, shared).instrument(span.clone()))
         });
         let task = tokio::spawn(runner.run().instrument(span));

@@ -1,15 +1,58 @@
-//! What a member shows of itself on `GET /status`: a snapshot its task keeps up to date, so that the HTTP server
-//! reads it without asking the task anything.
+//! What a member shows of itself on `GET /status` and `GET /leader`: a snapshot its task keeps up to date, and the
+//! numbered changes of its leadership, so that the HTTP server reads them without asking the task anything.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use elect_core::{NodeId, State, epoch};
 use serde_json::{Value, json};
+use tokio::sync::watch;
 use tokio::time::Instant as Clock;
 
 use crate::fencing::Leadership;
+
+/// How many of the latest leadership changes a member keeps for its watchers (`GET /leader?after=V`); a watcher
+/// further behind is told to read the leadership afresh.
+pub(crate) const KEPT_CHANGES: usize = 1024;
+
+/// The leadership a member showed, change after change: `first` numbers the oldest one kept. Number 0 is the
+/// leadership the member started with.
+#[derive(Debug)]
+struct Changes {
+    first: u64,
+    kept: VecDeque<Leadership>,
+}
+
+impl Changes {
+    fn latest(&self) -> u64 {
+        self.first + self.kept.len() as u64 - 1
+    }
+}
+
+/// One of the member's leadership changes, as `GET /leader` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Change {
+    /// Its number: the changes of one incarnation are numbered 0, 1, 2, ...
+    pub(crate) version: u64,
+    pub(crate) shown: Leadership,
+    /// The number of the latest change.
+    pub(crate) latest: u64,
+}
+
+/// Where change number `after + 1` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum After {
+    /// Here it is.
+    Next(Change),
+    /// Not yet: `after` is the latest.
+    Latest,
+    /// No longer kept: the oldest kept is this one.
+    Forgotten(u64),
+    /// `after` is beyond the latest: a number from another incarnation of the member.
+    Unknown,
+}
 
 /// The status snapshot of one member.
 #[derive(Debug)]
@@ -27,6 +70,9 @@ pub(crate) struct Board {
     /// plus one; 0 if never.
     last_contact: Vec<AtomicU64>,
     now: Mutex<(State, Leadership)>,
+    changes: Mutex<Changes>,
+    /// The number of the latest change, for the watchers to wait on.
+    latest: watch::Sender<u64>,
 }
 
 impl Board {
@@ -50,6 +96,8 @@ impl Board {
             origin: Clock::now(),
             last_contact,
             now: Mutex::new((State::Election, shown)),
+            changes: Mutex::new(Changes { first: 0, kept: VecDeque::from([shown]) }),
+            latest: watch::Sender::new(0),
         }
     }
 
@@ -87,6 +135,52 @@ impl Board {
     /// The process is in `state`, and the member shows `shown`.
     pub(crate) fn publish(&self, state: State, shown: Leadership) {
         *self.now.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = (state, shown);
+        let mut changes = self.changes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if changes.kept.back() == Some(&shown) {
+            return;
+        }
+        changes.kept.push_back(shown);
+        if changes.kept.len() > KEPT_CHANGES {
+            changes.kept.pop_front();
+            changes.first += 1;
+        }
+        self.latest.send_replace(changes.latest());
+    }
+
+    /// The latest leadership change.
+    pub(crate) fn leader(&self) -> Change {
+        let changes = self.changes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let latest = changes.latest();
+        Change { version: latest, shown: *changes.kept.back().expect("never empty"), latest }
+    }
+
+    /// The change that came after change number `after`, if there is one yet.
+    pub(crate) fn after(&self, after: u64) -> After {
+        let changes = self.changes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let latest = changes.latest();
+        match after.checked_add(1) {
+            _ if after > latest => After::Unknown,
+            _ if after == latest => After::Latest,
+            Some(next) if next < changes.first => After::Forgotten(changes.first),
+            Some(next) => {
+                let shown = changes.kept[usize::try_from(next - changes.first).expect("fewer than KEPT_CHANGES")];
+                After::Next(Change { version: next, shown, latest })
+            }
+            None => unreachable!("after < latest"),
+        }
+    }
+
+    /// Waits until some change comes after number `after` (at once if one has), for at most `wait`.
+    pub(crate) async fn wait_after(&self, after: u64, wait: std::time::Duration) -> After {
+        let mut latest = self.latest.subscribe();
+        // The watch's value is published after the change is kept, so a value past `after` finds it kept.
+        let _ = tokio::time::timeout(wait, latest.wait_for(|&v| v != after)).await;
+        self.after(after)
+    }
+
+    /// This member's id and its incarnation.
+    pub(crate) fn who(&self) -> (NodeId, u64) {
+        (self.id, self.incarnation.load(Ordering::Relaxed))
     }
 
     /// The JSON document of `GET /status`.
@@ -173,5 +267,42 @@ mod tests {
         );
         assert!(board.silent_for(NodeId(3)) < std::time::Duration::from_secs(1));
         assert!(members[2]["last_contact_ms_ago"].as_u64().is_some_and(|ms| ms < 1000));
+    }
+
+    #[tokio::test]
+    async fn leadership_changes_are_numbered_kept_and_waited_for() {
+        let none = Leadership { leader: None, epoch: 0 };
+        let board = Board::new(NodeId(1), "bully", vec![(NodeId(1), None, None)], none);
+        assert_eq!(board.leader(), Change { version: 0, shown: none, latest: 0 });
+        assert_eq!(board.after(0), After::Latest);
+        assert_eq!(board.after(1), After::Unknown);
+        let shown = |round: u64| Leadership { leader: Some(NodeId(1)), epoch: round << 32 | 1 };
+        // Publishing what is already shown is no change.
+        board.publish(State::Election, none);
+        assert_eq!(board.leader().version, 0);
+        board.publish(State::Normal, shown(1));
+        board.publish(State::Normal, shown(1));
+        assert_eq!(board.after(0), After::Next(Change { version: 1, shown: shown(1), latest: 1 }));
+        // A waiter wakes on the next change, and one with nothing to wait for answers when its time is up.
+        let waiting = {
+            let board = std::sync::Arc::new(board);
+            let waiter = board.clone();
+            let task = tokio::spawn(async move { waiter.wait_after(1, std::time::Duration::from_secs(30)).await });
+            tokio::task::yield_now().await;
+            board.publish(State::Normal, shown(2));
+            assert_eq!(task.await.unwrap(), After::Next(Change { version: 2, shown: shown(2), latest: 2 }));
+            assert_eq!(board.wait_after(2, std::time::Duration::from_millis(1)).await, After::Latest);
+            board
+        };
+        for round in 3..=(KEPT_CHANGES as u64 + 10) {
+            waiting.publish(State::Normal, shown(round));
+        }
+        // Change k shows round k; the last KEPT_CHANGES are kept.
+        let latest = KEPT_CHANGES as u64 + 10;
+        assert_eq!(waiting.leader(), Change { version: latest, shown: shown(latest), latest });
+        assert_eq!(waiting.after(0), After::Forgotten(11));
+        assert_eq!(waiting.after(9), After::Forgotten(11));
+        assert_eq!(waiting.after(10), After::Next(Change { version: 11, shown: shown(11), latest }));
+        assert_eq!(waiting.after(u64::MAX), After::Unknown);
     }
 }

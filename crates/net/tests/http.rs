@@ -5,46 +5,16 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{Cluster, ids};
+use common::{Cluster, Response, ids};
 use elect_core::{NodeId, epoch};
 use elect_net::{Leadership, Node, NodeConfig, StartError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::timeout;
 
-/// An HTTP response: status code, headers (names lower-cased), body.
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
-}
-
 /// One HTTP/1.1 request on a fresh connection, read until the server closes it.
 async fn request(addr: SocketAddr, method: &str, path: &str) -> Response {
-    let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        let head =
-            format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-        stream.write_all(head.as_bytes()).await.unwrap();
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).await.unwrap();
-        String::from_utf8(raw).unwrap()
-    };
-    let raw = timeout(common::PATIENCE, exchange).await.expect("the server answers");
-    let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
-    let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    Response { status, headers, body: body.to_owned() }
+    common::request(addr, method, path, &[]).await
 }
 
 fn with_http(config: &mut NodeConfig) {

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use elect_core::NodeId;
 use elect_net::{LeaderEvent, Leadership, Node, NodeConfig};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 use tokio::time::{Instant, sleep, timeout};
 
 /// Every wait in the tests gives up after this long.
@@ -207,4 +209,41 @@ impl Cluster {
             }
         }
     }
+}
+
+/// An HTTP response: status code, headers (names lower-cased), body.
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection, with `headers`, read until the server closes it.
+pub async fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)]) -> Response {
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let extra: String = headers.iter().map(|(n, v)| format!("{n}: {v}\r\n")).collect();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n{extra}\r\n"
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        String::from_utf8(raw).unwrap()
+    };
+    let raw = timeout(PATIENCE, exchange).await.expect("the server answers");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    Response { status, headers, body: body.to_owned() }
 }

@@ -1,0 +1,171 @@
+//! The leadership API for applications in any language, on members on loopback: `GET /leader`, its watch
+//! (`?after=VERSION`), `POST /resign` and who may call it.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::{Cluster, Response, ids, request};
+use elect_core::NodeId;
+use elect_net::{HttpToken, LeaderEvent, Leadership, NodeConfig};
+use serde_json::Value;
+
+fn with_http(config: &mut NodeConfig) {
+    config.http = Some("127.0.0.1:0".parse().unwrap());
+}
+
+fn json(r: &Response) -> Value {
+    assert_eq!(r.header("content-type"), Some("application/json"), "{} {}", r.status, r.body);
+    serde_json::from_str(&r.body).unwrap()
+}
+
+fn leadership(v: &Value) -> Leadership {
+    Leadership { leader: v["leader"].as_u64().map(|l| NodeId(l as u32)), epoch: v["epoch"].as_u64().unwrap() }
+}
+
+fn http(cluster: &Cluster, id: u32) -> SocketAddr {
+    cluster.nodes[&NodeId(id)].http_addr().unwrap()
+}
+
+/// Follows member `addr`'s leadership from change `from`, as an application would, until `done` holds for a
+/// change; returns every document it got.
+async fn watch(addr: SocketAddr, from: Value, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut seen = vec![from];
+    while !done(seen.last().unwrap()) {
+        let after = seen.last().unwrap()["version"].as_u64().unwrap();
+        let next = json(&request(addr, "GET", &format!("/leader?after={after}&wait=5"), &[]).await);
+        if next["version"] != after {
+            seen.push(next);
+        }
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_gets_every_change_in_order_through_a_leader_kill() {
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), with_http).await;
+    let first = cluster.agreed().await;
+    assert_eq!(first.leader, Some(NodeId(3)));
+    let now = json(&request(http(&cluster, 1), "GET", "/leader", &[]).await);
+    let watcher = tokio::spawn(watch(http(&cluster, 1), now, |v| v["leader"] == 2));
+    let (_, second, _) = cluster.fail_over().await;
+    assert_eq!(second.leader, Some(NodeId(2)));
+    let seen = tokio::time::timeout(common::PATIENCE, watcher).await.expect("the watch ends").unwrap();
+
+    let versions: Vec<u64> = seen.iter().map(|v| v["version"].as_u64().unwrap()).collect();
+    let start = versions[0];
+    assert_eq!(versions, (start..start + seen.len() as u64).collect::<Vec<_>>(), "no change is skipped: {seen:?}");
+    assert_eq!(leadership(&seen[0]), first);
+    assert_eq!(leadership(seen.last().unwrap()), second);
+    assert!(seen.iter().all(|v| v["id"] == 1 && v["is_leader"] == false));
+    // What the watch got is what the member told its own application, change for change.
+    let told: Vec<Leadership> = cluster
+        .log(NodeId(1))
+        .into_iter()
+        .filter_map(|e| match e {
+            LeaderEvent::LeaderChanged(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let from = told.iter().rposition(|&l| l == first).expect("the first leadership was told");
+    let watched: Vec<Leadership> = seen.iter().map(leadership).collect();
+    assert_eq!(watched, told[from..from + watched.len()], "{seen:?}");
+    assert!(watched.windows(2).all(|w| w[0] != w[1] && w[0].epoch <= w[1].epoch), "{watched:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leader_asked_over_http_resigns_and_sits_out() {
+    let cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), with_http).await;
+    let first = cluster.agreed().await;
+    assert_eq!(first.leader, Some(NodeId(3)));
+
+    let r = request(http(&cluster, 1), "POST", "/resign", &[]).await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(r.body.contains("does not lead (the leader: 3)"), "{}", r.body);
+
+    let leading = json(&request(http(&cluster, 3), "GET", "/leader", &[]).await);
+    assert_eq!((leading["is_leader"].as_bool(), leadership(&leading)), (Some(true), first));
+    let r = request(http(&cluster, 3), "POST", "/resign", &[]).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let v = json(&r);
+    assert_eq!((v["resigning"].as_bool(), v["epoch"].as_u64()), (Some(true), Some(first.epoch)));
+    assert_eq!(v["sits_out_ms"].as_u64(), Some(2000));
+
+    let after = leading["version"].as_u64().unwrap();
+    let next = json(&request(http(&cluster, 3), "GET", &format!("/leader?after={after}&wait=5"), &[]).await);
+    assert_eq!(next["version"].as_u64(), Some(after + 1));
+    assert_eq!(next["is_leader"], false, "{next}");
+    // The others elect a leader among themselves while the resigned member sits out.
+    let second = cluster.agreed_by(&ids(&[1, 2]), |l| l.leader == Some(NodeId(2))).await;
+    assert!(second.epoch > first.epoch);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_token_a_resignation_must_carry_it() {
+    let cluster = Cluster::start_with("bully", &ids(&[1, 2]), |c| {
+        with_http(c);
+        c.http_token = Some(HttpToken::new(b"s3cret-token").unwrap());
+    })
+    .await;
+    assert_eq!(cluster.agreed().await.leader, Some(NodeId(2)));
+    let addr = http(&cluster, 2);
+    for headers in [&[][..], &[("Authorization", "Bearer wrong")], &[("Authorization", "s3cret-token")]] {
+        let r = request(addr, "POST", "/resign", headers).await;
+        assert_eq!((r.status, r.header("www-authenticate")), (401, Some("Bearer")), "{headers:?}: {}", r.body);
+        assert!(r.body.contains("Authorization: Bearer TOKEN"), "{}", r.body);
+    }
+    // Reading needs no token.
+    assert_eq!(json(&request(addr, "GET", "/leader", &[]).await)["is_leader"], true);
+    let r = request(addr, "POST", "/resign", &[("Authorization", "Bearer s3cret-token")]).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    cluster.agreed_by(&ids(&[1]), |l| l.leader == Some(NodeId(1))).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_token_only_a_loopback_endpoint_takes_a_resignation() {
+    let cluster = Cluster::start_with("bully", &ids(&[1, 2]), |c| c.http = Some("0.0.0.0:0".parse().unwrap())).await;
+    assert_eq!(cluster.agreed().await.leader, Some(NodeId(2)));
+    let port = http(&cluster, 2).port();
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let r = request(addr, "POST", "/resign", &[("Authorization", "Bearer anything")]).await;
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(r.body.contains("--http-token-file"), "{}", r.body);
+    assert_eq!(json(&request(addr, "GET", "/leader", &[]).await)["is_leader"], true, "still leading");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_refuses_bad_parameters_and_answers_at_once_when_it_cannot_wait() {
+    let cluster = Cluster::start_with("bully", &ids(&[1, 2]), with_http).await;
+    cluster.agreed().await;
+    let addr = http(&cluster, 1);
+    for (query, problem) in [
+        ("after=x", "not a whole number"),
+        ("after=-1", "not a whole number"),
+        ("wait=301", "at most 300 seconds"),
+        ("since=3", "the parameters of /leader are after=VERSION and wait=SECONDS"),
+    ] {
+        let r = request(addr, "GET", &format!("/leader?{query}"), &[]).await;
+        assert_eq!(r.status, 400, "{query}");
+        assert!(r.body.contains(problem), "{query}: {}", r.body);
+    }
+    let latest = json(&request(addr, "GET", "/leader", &[]).await);
+    let version = latest["version"].as_u64().unwrap();
+    assert_eq!(latest["latest"].as_u64(), Some(version));
+    // Nothing changes in a cluster at rest: wait=0 answers at once with the latest change, and so does a version
+    // beyond it (from an earlier incarnation of the member).
+    for after in [version, version + 1000] {
+        let started = std::time::Instant::now();
+        let v = json(&request(addr, "GET", &format!("/leader?after={after}&wait=0"), &[]).await);
+        assert_eq!(v, latest);
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+    if version > 0 {
+        let v = json(&request(addr, "GET", &format!("/leader?after={}", version - 1), &[]).await);
+        assert_eq!(v, latest, "the change after the one before the latest is the latest");
+    }
+    for (method, path, allow) in [("POST", "/leader", "GET"), ("GET", "/resign", "POST"), ("PUT", "/resign", "POST")] {
+        let r = request(addr, method, path, &[]).await;
+        assert_eq!((r.status, r.header("allow")), (405, Some(allow)), "{method} {path}");
+    }
+}
