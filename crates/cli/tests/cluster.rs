@@ -238,6 +238,11 @@ fn the_nemesis_cuts_off_mutes_kills_and_pauses_the_leader_and_the_cluster_recove
     let kinds: Vec<&str> =
         report["nemesis"]["rounds"].as_array().unwrap().iter().map(|r| r["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["partition-leader", "one-way", "kill", "pause"]);
+    // Cut off, the old leader goes on saying it leads while the majority elects another: classic election's split
+    // brain, measured (the fencing epochs keep it safe for a resource that checks them).
+    let overlap = &report["leaders_overlap"];
+    let (total, longest) = (overlap["total_ms"].as_f64().unwrap(), overlap["longest_ms"].as_f64().unwrap());
+    assert!(overlap["stretches"].as_u64().unwrap() >= 1 && longest >= 500.0 && total >= longest, "{overlap}");
     // Every fault took the leader away, and the others elected another while it held.
     for r in report["nemesis"]["rounds"].as_array().unwrap() {
         assert!(r["failover_ms"].as_f64().is_some_and(|f| f < 1000.0), "{r}");

@@ -12,7 +12,9 @@
 //!   accepted before (the store's one promise, checked here from its log rather than trusted).
 //!
 //! [`availability`] and [`agreed_at`] measure what should happen: a side of the cluster (the members that can
-//! reach one another, the majority while a fault holds) agreeing on one live leader.
+//! reach one another, the majority while a fault holds) agreeing on one live leader. [`overlap`] measures how long
+//! two members both said they led, in any epochs: what fencing epochs make safe for a resource that checks them,
+//! and what an application without such a resource must not see.
 //!
 //! The functions are pure: no clock, no I/O. `elect cluster` records the history of its members and judges it.
 
@@ -221,6 +223,95 @@ pub fn agreed_at(entries: &[Entry], side: &[u32], from_ms: f64) -> Option<(f64, 
     })
 }
 
+/// A span during which a member's process could say nothing and do nothing: it was killed (`to_ms` is then when
+/// its next process started, or infinity), or paused (SIGSTOP to SIGCONT). What it said before the silence does
+/// not stand during it; after a pause, it stands again until the member says otherwise; after a kill, the next
+/// process claims nothing until it says so.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Silence {
+    /// The member.
+    pub member: u32,
+    /// From when, in milliseconds since the history began.
+    pub from_ms: f64,
+    /// Until when.
+    pub to_ms: f64,
+    /// Whether the process was killed (rather than paused).
+    pub killed: bool,
+}
+
+/// How long two or more members both said they led.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Overlap {
+    /// In all, in milliseconds.
+    pub total_ms: f64,
+    /// The longest stretch, in milliseconds.
+    pub longest_ms: f64,
+    /// How many separate stretches.
+    pub stretches: usize,
+}
+
+/// How long, up to `end_ms`, two or more members both said they led, in any epochs. A member says it leads from a
+/// line in which it shows itself leader to its next line, except while it is silent (`silences`). `entries` is
+/// in the order observed.
+pub fn overlap(entries: &[Entry], silences: &[Silence], end_ms: f64) -> Overlap {
+    // Each member's claims, [from, to).
+    let mut claims: Vec<(f64, f64)> = Vec::new();
+    let mut open: BTreeMap<u32, f64> = BTreeMap::new();
+    for e in entries {
+        if let Some(from) = open.remove(&e.member) {
+            claims.extend(cut(e.member, from, e.at_ms, silences));
+        }
+        if e.leads() {
+            open.insert(e.member, e.at_ms);
+        }
+    }
+    for (member, from) in open {
+        claims.extend(cut(member, from, end_ms, silences));
+    }
+    // Sweep the claims' ends in time order, counting the claims in force.
+    let mut edges: Vec<(f64, i32)> =
+        claims.iter().filter(|(a, b)| a < b).flat_map(|&(a, b)| [(a.min(end_ms), 1), (b.min(end_ms), -1)]).collect();
+    edges.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    let mut result = Overlap::default();
+    let (mut count, mut since) = (0, 0.0);
+    for (t, delta) in edges {
+        let before = count;
+        count += delta;
+        if before < 2 && count >= 2 {
+            since = t;
+        } else if before >= 2 && count < 2 && t > since {
+            result.total_ms += t - since;
+            result.longest_ms = result.longest_ms.max(t - since);
+            result.stretches += 1;
+        }
+    }
+    result
+}
+
+/// Member `member`'s claim over [`from`, `to`), less its silences; a kill ends the claim for good.
+fn cut(member: u32, from: f64, to: f64, silences: &[Silence]) -> Vec<(f64, f64)> {
+    let mut mine: Vec<&Silence> = silences.iter().filter(|s| s.member == member && s.to_ms > from).collect();
+    mine.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms));
+    let mut parts = Vec::new();
+    let mut start = from;
+    for s in mine {
+        if s.from_ms >= to {
+            break;
+        }
+        if s.from_ms > start {
+            parts.push((start, s.from_ms));
+        }
+        if s.killed {
+            return parts;
+        }
+        start = start.max(s.to_ms);
+    }
+    if start < to {
+        parts.push((start, to));
+    }
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,5 +422,43 @@ mod tests {
         assert_eq!(agreed_at(&h, &[1, 2, 3], 10.0), Some((31.0, 3, 6)));
         assert_eq!(agreed_at(&h, &[1, 2], 0.0), Some((0.0, 2, 5)));
         assert_eq!(agreed_at(&h[..4], &[1, 2, 3], 10.0), None);
+    }
+
+    #[test]
+    fn overlap_counts_the_time_two_members_both_said_they_led() {
+        // 3 leads from 0; cut off at 10, it goes on saying so until 40, while 2 leads from 25.
+        let h = [
+            at(0.0, 3, Some(3), 10),
+            at(0.0, 1, Some(3), 10),
+            at(25.0, 2, Some(2), 20),
+            at(26.0, 1, Some(2), 20),
+            at(40.0, 3, Some(2), 20),
+            // Later, 1 leads briefly beside 2, twice.
+            at(60.0, 1, Some(1), 30),
+            at(62.0, 1, Some(2), 30),
+            at(70.0, 1, Some(1), 40),
+            at(71.0, 1, None, 40),
+        ];
+        let o = overlap(&h, &[], 100.0);
+        assert_eq!(o, Overlap { total_ms: 18.0, longest_ms: 15.0, stretches: 3 });
+        // Followers' views and one leader at a time are no overlap.
+        assert_eq!(overlap(&h[..2], &[], 100.0), Overlap::default());
+        // A claim still open at the end counts up to the end.
+        assert_eq!(overlap(&h[..3], &[], 30.0), Overlap { total_ms: 5.0, longest_ms: 5.0, stretches: 1 });
+    }
+
+    #[test]
+    fn a_paused_or_killed_member_says_nothing_while_it_is_silent() {
+        let h = [at(0.0, 3, Some(3), 10), at(25.0, 2, Some(2), 20), at(50.0, 3, Some(2), 20)];
+        // 3 paused from 10 to 45: it claims again from 45 until its line at 50.
+        let pause = Silence { member: 3, from_ms: 10.0, to_ms: 45.0, killed: false };
+        assert_eq!(overlap(&h, &[pause], 100.0), Overlap { total_ms: 5.0, longest_ms: 5.0, stretches: 1 });
+        // Killed at 10: its claim ends there, even if its next process starts before its old line would have.
+        let kill = Silence { member: 3, from_ms: 10.0, to_ms: 30.0, killed: true };
+        assert_eq!(overlap(&h, &[kill], 100.0), Overlap::default());
+        // A silence of another member, or one after the claim ended, changes nothing.
+        let other = Silence { member: 1, from_ms: 0.0, to_ms: 100.0, killed: true };
+        let later = Silence { member: 3, from_ms: 60.0, to_ms: 70.0, killed: true };
+        assert_eq!(overlap(&h, &[other, later], 100.0), overlap(&h, &[], 100.0));
     }
 }

@@ -8,7 +8,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use elect_core::epoch;
-use elect_net::history::{self, Entry, Side};
+use elect_net::history::{self, Entry, Side, Silence};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -35,6 +35,8 @@ pub(super) struct Bench<'p> {
     store: FencingStore,
     /// Every line of every member process, in the order they arrived.
     history: Vec<Entry>,
+    /// When members were killed or paused, for the overlap of leaders ([`history::overlap`]).
+    silences: Vec<Silence>,
     /// From the first stable leader on, the members expected to agree on a live leader of their own.
     sides: Vec<Side>,
     /// The nemesis's rounds, and the sequence of its faults.
@@ -76,6 +78,7 @@ impl<'p> Bench<'p> {
             origin,
             store,
             history: Vec::new(),
+            silences: Vec::new(),
             sides: Vec::new(),
             nemesis: Vec::new(),
             rng: ChaCha8Rng::seed_from_u64(plan.seed),
@@ -277,9 +280,15 @@ impl<'p> Bench<'p> {
         self.net()?.apply(&fault.rules).map_err(error)?;
         match fault.signal {
             None => {}
-            Some(Signal::Kill) => self.fleet.stop(li),
+            Some(Signal::Kill) => {
+                self.fleet.stop(li);
+                self.silent(li, true);
+            }
             #[cfg(unix)]
-            Some(Signal::Pause) => self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?,
+            Some(Signal::Pause) => {
+                self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?;
+                self.silent(li, false);
+            }
             #[cfg(not(unix))]
             Some(Signal::Pause) => return Err(error("pause needs SIGSTOP")),
         }
@@ -291,7 +300,10 @@ impl<'p> Bench<'p> {
         self.net()?.heal().map_err(error)?;
         match fault.signal {
             None => {}
-            Some(Signal::Kill) => self.fleet.spawn(li, self.plan).map_err(error)?,
+            Some(Signal::Kill) => {
+                self.fleet.spawn(li, self.plan).map_err(error)?;
+                self.heard(li);
+            }
             #[cfg(unix)]
             Some(Signal::Pause) => self.resume(li, leader, at)?,
             #[cfg(not(unix))]
@@ -304,6 +316,7 @@ impl<'p> Bench<'p> {
     #[cfg(unix)]
     fn resume(&mut self, li: usize, leader: u32, at: Instant) -> Result<(), Stopped> {
         self.fleet.signal(li, nix::sys::signal::Signal::SIGCONT).map_err(error)?;
+        self.heard(li);
         if let Some(View { leader: Some(l), epoch: e }) = self.fleet.members[li].latest
             && l == leader
             && e < self.highest
@@ -313,12 +326,33 @@ impl<'p> Bench<'p> {
         Ok(())
     }
 
+    /// Member `li` was just killed or paused: it says nothing from now on.
+    fn silent(&mut self, li: usize, killed: bool) {
+        let from_ms = ms(self.origin.elapsed());
+        let member = self.fleet.members[li].id;
+        self.silences.push(Silence { member, from_ms, to_ms: f64::INFINITY, killed });
+    }
+
+    /// Member `li` was just started again or continued.
+    fn heard(&mut self, li: usize) {
+        let member = self.fleet.members[li].id;
+        if let Some(s) = self.silences.iter_mut().rev().find(|s| s.member == member && s.to_ms.is_infinite()) {
+            s.to_ms = ms(self.origin.elapsed());
+        }
+    }
+
     /// Kills or stops member `li`, the leader.
     fn bring_down(&mut self, li: usize) -> Result<(), Stopped> {
         match self.plan.fault {
-            Fault::Kill => self.fleet.stop(li),
+            Fault::Kill => {
+                self.fleet.stop(li);
+                self.silent(li, true);
+            }
             #[cfg(unix)]
-            Fault::Pause => self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?,
+            Fault::Pause => {
+                self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?;
+                self.silent(li, false);
+            }
             #[cfg(not(unix))]
             Fault::Pause => unreachable!("refused by plan()"),
             Fault::Nemesis => unreachable!("nemesis rounds inject their own faults"),
@@ -345,7 +379,10 @@ impl<'p> Bench<'p> {
     /// old epoch opens a stale claim.
     fn bring_back(&mut self, li: usize, leader: u32, resumed: Instant) -> Result<(), Stopped> {
         match self.plan.fault {
-            Fault::Kill => self.fleet.spawn(li, self.plan).map_err(error)?,
+            Fault::Kill => {
+                self.fleet.spawn(li, self.plan).map_err(error)?;
+                self.heard(li);
+            }
             #[cfg(unix)]
             Fault::Pause => self.resume(li, leader, resumed)?,
             #[cfg(not(unix))]
@@ -493,6 +530,7 @@ impl<'p> Bench<'p> {
         let judgement = history::judge(&self.history, &writes);
         let end_ms = ms(Instant::now().saturating_duration_since(self.origin));
         let availability = history::availability(&self.history, &self.sides, end_ms);
+        let overlap = history::overlap(&self.history, &self.silences, end_ms);
         let plan = self.plan;
         let nemesis = (plan.fault == Fault::Nemesis).then(|| {
             let recovery: Vec<f64> = self.nemesis.iter().filter_map(|r| r.recovery_ms).collect();
@@ -524,6 +562,7 @@ impl<'p> Bench<'p> {
             },
             stale_writes: judgement.stale_writes_accepted,
             availability,
+            leaders_overlap: overlap,
             cpu_load: plan.cpu_load,
             nemesis,
             double_leaders: judgement.same_epoch_leaders,

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use elect_core::epoch;
-use elect_net::history::{Regression, SameEpoch, StaleWrite};
+use elect_net::history::{Overlap, Regression, SameEpoch, StaleWrite};
 use serde::Serialize;
 
 use super::nemesis::NemesisRound;
@@ -141,6 +141,9 @@ pub(super) struct Report {
     /// The fraction of the time, from the first stable leader to the end, during which the members that could
     /// reach one another (the majority while a nemesis fault held) agreed on a live leader among them.
     pub(super) availability: Option<f64>,
+    /// How long two or more members both said they led, in any epochs (a killed or paused member says nothing
+    /// while it is down).
+    pub(super) leaders_overlap: Overlap,
     /// Busy threads while measuring.
     pub(super) cpu_load: usize,
     /// The nemesis's rounds, with `--nemesis`.
@@ -195,6 +198,17 @@ impl Report {
         )?;
         if let Some(a) = self.availability {
             writeln!(out, "availability: {:.2}% of the time the reachable members agreed on a live leader", 100.0 * a)?;
+        }
+        let o = self.leaders_overlap;
+        if o.stretches == 0 {
+            writeln!(out, "two leaders at once: never (no two members both said they led at any instant)")?;
+        } else {
+            writeln!(
+                out,
+                "two leaders at once: {:.1} ms in all, {} times, the longest {:.1} ms (members that both said they \
+                 led, in any epochs)",
+                o.total_ms, o.stretches, o.longest_ms
+            )?;
         }
         self.write_findings(out)
     }
