@@ -34,12 +34,15 @@ pub struct DeployTiming {
     pub resign_hold: Duration,
     /// A planted flaw, if any.
     pub bug: Option<Bug>,
+    /// The member must never lead (`elect node --no-lead`): it takes no part in elections and follows the others'
+    /// leader.
+    pub no_lead: bool,
 }
 
 impl DeployTiming {
-    /// Heartbeats every `heartbeat·T`, a resign hold of `resign_hold`, no planted flaw.
+    /// Heartbeats every `heartbeat·T`, a resign hold of `resign_hold`, no planted flaw, a member that may lead.
     pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
-        Self { heartbeat, resign_hold, bug: None }
+        Self { heartbeat, resign_hold, bug: None, no_lead: false }
     }
 }
 
@@ -79,8 +82,11 @@ impl<D: MemberDriver> Driver for Deploy<D> {
     type Output = D::Output;
 
     fn drive<A: Algorithm>(self, algorithm: A) -> D::Output {
-        let config =
-            MemberConfig { bug: self.timing.bug, ..MemberConfig::new(self.timing.heartbeat, self.timing.resign_hold) };
+        let config = MemberConfig {
+            bug: self.timing.bug,
+            no_lead: self.timing.no_lead,
+            ..MemberConfig::new(self.timing.heartbeat, self.timing.resign_hold)
+        };
         if A::INFO.elects == Elects::OneLeader {
             let monitor = MonitorConfig {
                 deaf_leaders: self.timing.bug == Some(Bug::DeafLeaders),

@@ -75,6 +75,10 @@ pub(crate) struct NodeArgs {
     /// POST /resign is refused unless --http is a loopback address.
     #[arg(long, value_name = "FILE", requires = "http")]
     http_token_file: Option<PathBuf>,
+    /// This member must never lead: it takes no part in elections (to the others it is a member that never answers
+    /// in one) and follows the leader the others elect. With every member that may lead down, there is no leader.
+    #[arg(long)]
+    no_lead: bool,
     /// Shut down gracefully (resigning first) when standard input reaches its end: a supervisor that holds the
     /// other end of a pipe takes its members down with it, even when it is killed (`elect cluster` does this).
     #[arg(long)]
@@ -134,6 +138,7 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
         config.key = Some(ClusterKey::from_file(path).map_err(|e| BadInput(e.to_string()))?);
     }
     config.http = args.http;
+    config.no_lead = args.no_lead;
     if let Some(path) = &args.http_token_file {
         config.http_token = Some(HttpToken::from_file(path).map_err(|e| BadInput(e.to_string()))?);
     }

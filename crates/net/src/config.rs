@@ -57,6 +57,10 @@ pub struct NodeConfig {
     /// The token `POST /resign` must carry (`Authorization: Bearer TOKEN`). Without one, requests that change
     /// something are taken only when [`Self::http`] is a loopback address, and refused otherwise.
     pub http_token: Option<HttpToken>,
+    /// This member must never lead: it takes no part in elections (to the others it is a member that never
+    /// answers in one) and follows the leader the others elect. With every member that may lead down, the cluster
+    /// has no leader.
+    pub no_lead: bool,
 }
 
 impl NodeConfig {
@@ -80,6 +84,7 @@ impl NodeConfig {
             key: None,
             http: None,
             http_token: None,
+            no_lead: false,
         }
     }
 

@@ -211,7 +211,8 @@ fn splitmix(x: u64) -> u64 {
 
 /// How a member's leader monitor and member are timed: heartbeats every `heartbeat·T`, and the resign hold.
 fn timing(config: &NodeConfig) -> member::DeployTiming {
-    member::DeployTiming::new(config.heartbeat, elect_core::Duration::from_ticks(micros(config.resign_hold)))
+    let hold = elect_core::Duration::from_ticks(micros(config.resign_hold));
+    member::DeployTiming { no_lead: config.no_lead, ..member::DeployTiming::new(config.heartbeat, hold) }
 }
 
 /// The mesh the members form, for the leader monitor's timing: a complete graph, one hop for a heartbeat, and a
@@ -496,6 +497,7 @@ impl Then for Spawn {
                 listen = %local_addr,
                 http = ?http.as_ref().map(|(addr, _)| *addr),
                 authenticated = config.key.is_some(),
+                no_lead = config.no_lead,
                 "member starting"
             );
             if let Some((addr, _)) = &http {

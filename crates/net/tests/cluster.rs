@@ -296,3 +296,18 @@ async fn a_member_back_from_a_long_absence_is_fenced_above_every_epoch_granted_m
     assert!(back.epoch > latest.epoch, "{back:?} after {latest:?}");
     cluster.check_logs();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_that_must_never_lead_follows_the_others_through_a_failover() {
+    // Member 3, the strongest, must never lead: the others elect 2, then 1 when 2 dies; 3 follows each.
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), |c| c.no_lead = c.id == NodeId(3)).await;
+    let first = cluster.agreed().await;
+    assert_eq!(first.leader, Some(NodeId(2)));
+    let (_, second, _) = cluster.fail_over().await;
+    assert_eq!(second.leader, Some(NodeId(1)));
+    assert!(second.epoch > first.epoch);
+    let log = cluster.log(NodeId(3));
+    assert!(!log.iter().any(|e| matches!(e, LeaderEvent::StartedLeading { .. })), "member 3 never led: {log:?}");
+    assert!(log.contains(&LeaderEvent::LeaderChanged(second)), "{log:?}");
+    cluster.check_logs();
+}

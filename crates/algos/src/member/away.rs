@@ -3,7 +3,8 @@
 //! takes part again with a fresh instance of its algorithm, restarted from its durable state as after a crash. A
 //! member that leaves does the same for good. A member that does not lead has nothing to give up. While it sits
 //! out, its algorithm hears nothing; the member still corrects a stale grant, answers questions, and shows the
-//! newest live claim.
+//! newest live claim. A member that must never lead (`--no-lead`) sits out in the same way for its whole life, from
+//! its start, without telling anyone: to the others it is a member that never answers in an election.
 
 use elect_core::{Command, Cx, Duration, Event, Span};
 
@@ -20,6 +21,8 @@ pub(super) enum Away {
     Resigned,
     /// It left for good.
     Left,
+    /// It must never lead: it takes no part, from its start (its algorithm does not even start).
+    Never,
 }
 
 impl<A: Algorithm> Member<A> {

@@ -21,12 +21,15 @@ pub struct MemberConfig {
     pub resign_hold: Duration,
     /// A flaw planted on purpose, to show that the checker and the simulator find it (`--param monitor-bug=...`).
     pub bug: Option<Bug>,
+    /// The member must never lead: it takes no part in elections, for its whole life, and shows the newest live
+    /// claim of the others, as a member sitting out does.
+    pub no_lead: bool,
 }
 
 impl MemberConfig {
     /// The timing of a member whose leader monitor beats every `heartbeat·T`.
     pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
-        Self { claim_ttl: heartbeat + 2, settle: 1, resign_hold, bug: None }
+        Self { claim_ttl: heartbeat + 2, settle: 1, resign_hold, bug: None, no_lead: false }
     }
 }
 
@@ -85,6 +88,7 @@ pub(super) struct Fixed {
     pub(super) quorum: usize,
     pub(super) resign_hold: Duration,
     pub(super) bug: Option<Bug>,
+    pub(super) no_lead: bool,
 }
 
 impl Fixed {
@@ -100,6 +104,7 @@ impl Fixed {
             quorum: setup.neighbors.len().div_ceil(2),
             resign_hold: config.resign_hold,
             bug: config.bug,
+            no_lead: config.no_lead,
         }
     }
 }

@@ -30,7 +30,9 @@ impl<A: Algorithm> Member<A> {
             self.asking = Asking::Waiting;
             self.ask(cx);
         }
-        self.run(cx, Event::Start { restored: saved.inner });
+        if self.away == Away::Present {
+            self.run(cx, Event::Start { restored: saved.inner });
+        }
         self.decide(cx);
     }
 

@@ -61,6 +61,7 @@ pub struct Member<A: Algorithm> {
 impl<A: Algorithm> Member<A> {
     /// A member running `algorithm`, with `fixed` for its whole life, not started yet.
     pub(super) fn new(algorithm: A, fixed: Fixed) -> Self {
+        let away = if fixed.no_lead { Away::Never } else { Away::Present };
         Self {
             inner: Hosted::new(algorithm, &fixed.setup.setup()),
             fixed: Arc::new(fixed),
@@ -75,7 +76,7 @@ impl<A: Algorithm> Member<A> {
             settled: false,
             asking: Asking::Answered,
             published: Leadership { leader: None, epoch: 0 },
-            away: Away::Present,
+            away,
             durable: None,
         }
     }
@@ -313,6 +314,7 @@ impl<A: Algorithm> Process for Member<A> {
             Away::Present => self.inner().view(peers),
             Away::Resigned => View::new("sitting out (resigned)"),
             Away::Left => View::new("left"),
+            Away::Never => View::new("never leads (no-lead)"),
         };
         view.with_some("grant", self.grant)
     }

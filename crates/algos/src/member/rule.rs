@@ -6,7 +6,7 @@
 pub const OLD_INCARNATION: &str = "drop a packet from before a restart";
 /// A packet of the election (or a leader's notice that it leaves) goes to the leader monitor and the algorithm, which name their own rules; a member whose leader leaves elects again at once.
 pub const PASS: &str = "hand the packet to the monitor";
-/// A member that resigned or left takes no part in elections; it still corrects a stale grant and answers questions.
+/// A member that resigned or left, or must never lead, takes no part in elections; it still corrects a stale grant and answers questions.
 pub const AWAY: &str = "sitting out, take no part";
 /// An announcement tells this member of a newer epoch, or of a leader's new grant; a member that knows a newer epoch than the sender tells it so.
 pub const ANNOUNCE: &str = "hear a newer epoch or grant";

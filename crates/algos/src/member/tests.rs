@@ -753,3 +753,25 @@ fn a_stronger_leader_outbids_a_weaker_straggler_that_leads_under_a_newer_epoch()
     hear(&mut a, C, packet(ballot(3, C), Some(ballot(3, C)), Body::Algorithm(Script::Follow(C))));
     assert_eq!(a.leadership(), Leadership { leader: Some(C), epoch: ballot(3, C).bits() });
 }
+
+#[test]
+fn a_member_that_must_never_lead_takes_no_part_and_follows_the_newest_claim() {
+    let mut c = build(C, MemberConfig { no_lead: true, ..MemberConfig::new(2, HOLD) });
+    let restored = Saved { incarnation: 1, seen: ballot(3, B), inner: Some(4) };
+    let effects = step(&mut c, Event::Start { restored: Some(restored) });
+    // Its algorithm does not even start: it sends nothing, arms no timer of its algorithm.
+    assert_eq!(effects, [Effect::Persist(Saved { incarnation: 2, seen: ballot(3, B), inner: Some(4) })]);
+    assert_eq!(c.inner().initiated, 0);
+    // Neither an election message nor a command to initiate reaches its algorithm, though it is the strongest.
+    assert_eq!(sends(&hear(&mut c, A, says(Script::Lead))), []);
+    assert_eq!(c.inner().status().leader, None);
+    assert_eq!(sends(&step(&mut c, Event::Command(Command::Initiate))), []);
+    assert_eq!(elected(&step(&mut c, Event::Timer(MemberTimer::Settle))), []);
+    // It shows the leader the others' claims name, and never itself; a resignation has nothing to give up.
+    let claim = ballot(4, B);
+    hear(&mut c, B, packet(claim, Some(claim), Body::Announce));
+    assert_eq!(c.leadership(), Leadership { leader: Some(B), epoch: claim.bits() });
+    assert_eq!(notices(&step(&mut c, Event::Command(Command::Resign))), []);
+    let peers = elect_core::Peers(&c.fixed.setup.neighbors);
+    assert_eq!((c.grant(), c.view(&peers).role), (None, "never leads (no-lead)".into()));
+}
