@@ -37,12 +37,15 @@ pub struct DeployTiming {
     /// The member must never lead (`elect node --no-lead`): it takes no part in elections and follows the others'
     /// leader.
     pub no_lead: bool,
+    /// After each start, the member sits out this long before it takes part in elections
+    /// (`elect node --takeover-after`): a preferred member takes leadership back only once it has run that long.
+    pub takeover_after: Duration,
 }
 
 impl DeployTiming {
     /// Heartbeats every `heartbeat·T`, a resign hold of `resign_hold`, no planted flaw, a member that may lead.
     pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
-        Self { heartbeat, resign_hold, bug: None, no_lead: false }
+        Self { heartbeat, resign_hold, bug: None, no_lead: false, takeover_after: Duration::ZERO }
     }
 }
 
@@ -85,6 +88,7 @@ impl<D: MemberDriver> Driver for Deploy<D> {
         let config = MemberConfig {
             bug: self.timing.bug,
             no_lead: self.timing.no_lead,
+            takeover_after: self.timing.takeover_after,
             ..MemberConfig::new(self.timing.heartbeat, self.timing.resign_hold)
         };
         if A::INFO.elects == Elects::OneLeader {

@@ -79,6 +79,11 @@ pub(crate) struct NodeArgs {
     /// in one) and follows the leader the others elect. With every member that may lead down, there is no leader.
     #[arg(long)]
     no_lead: bool,
+    /// After each start, sit out this long, following the others' leader, before taking part in elections: a
+    /// preferred member (Bully's strongest) takes leadership back only once it has run this long, so one that
+    /// crashes again and again does not make the leadership flap.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    takeover_after_ms: u64,
     /// Shut down gracefully (resigning first) when standard input reaches its end: a supervisor that holds the
     /// other end of a pipe takes its members down with it, even when it is killed (`elect cluster` does this).
     #[arg(long)]
@@ -139,6 +144,7 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
     }
     config.http = args.http;
     config.no_lead = args.no_lead;
+    config.takeover_after = Duration::from_millis(args.takeover_after_ms);
     if let Some(path) = &args.http_token_file {
         config.http_token = Some(HttpToken::from_file(path).map_err(|e| BadInput(e.to_string()))?);
     }

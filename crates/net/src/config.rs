@@ -61,6 +61,10 @@ pub struct NodeConfig {
     /// answers in one) and follows the leader the others elect. With every member that may lead down, the cluster
     /// has no leader.
     pub no_lead: bool,
+    /// After each start, this member sits out this long, following the others' leader, before it takes part in
+    /// elections: a preferred member (Bully's strongest) takes leadership back only once it has run this long, so a
+    /// member that crashes again and again does not make the leadership flap. Zero: it takes part at once.
+    pub takeover_after: Duration,
 }
 
 impl NodeConfig {
@@ -85,6 +89,7 @@ impl NodeConfig {
             http: None,
             http_token: None,
             no_lead: false,
+            takeover_after: Duration::ZERO,
         }
     }
 

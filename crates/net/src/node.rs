@@ -212,7 +212,12 @@ fn splitmix(x: u64) -> u64 {
 /// How a member's leader monitor and member are timed: heartbeats every `heartbeat·T`, and the resign hold.
 fn timing(config: &NodeConfig) -> member::DeployTiming {
     let hold = elect_core::Duration::from_ticks(micros(config.resign_hold));
-    member::DeployTiming { no_lead: config.no_lead, ..member::DeployTiming::new(config.heartbeat, hold) }
+    let takeover_after = elect_core::Duration::from_ticks(micros(config.takeover_after));
+    member::DeployTiming {
+        no_lead: config.no_lead,
+        takeover_after,
+        ..member::DeployTiming::new(config.heartbeat, hold)
+    }
 }
 
 /// The mesh the members form, for the leader monitor's timing: a complete graph, one hop for a heartbeat, and a
@@ -498,6 +503,7 @@ impl Then for Spawn {
                 http = ?http.as_ref().map(|(addr, _)| *addr),
                 authenticated = config.key.is_some(),
                 no_lead = config.no_lead,
+                takeover_after = ?config.takeover_after,
                 "member starting"
             );
             if let Some((addr, _)) = &http {

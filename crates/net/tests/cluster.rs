@@ -311,3 +311,44 @@ async fn a_member_that_must_never_lead_follows_the_others_through_a_failover() {
     assert!(log.contains(&LeaderEvent::LeaderChanged(second)), "{log:?}");
     cluster.check_logs();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_preferred_member_takes_leadership_back_only_once_it_has_run_for_its_takeover_delay() {
+    // Member 3, Bully's strongest, waits 600 ms after each start before it takes part.
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), |c| {
+        if c.id == NodeId(3) {
+            c.takeover_after = Duration::from_millis(600);
+        }
+    })
+    .await;
+    // The others elect 2 at once; 3 follows it, then takes over once its delay is over.
+    let first = cluster.agreed_where(|l| l.leader == Some(NodeId(2))).await;
+    let taken = cluster.agreed_where(|l| l.leader == Some(NodeId(3))).await;
+    assert!(taken.epoch > first.epoch);
+    let (_, second, _) = cluster.fail_over().await;
+    assert_eq!(second.leader, Some(NodeId(2)));
+    // Member 3 comes back twice and dies again within its delay: the leadership does not move.
+    for _ in 0..2 {
+        cluster.restart(NodeId(3)).await;
+        sleep(Duration::from_millis(250)).await;
+        for id in ids(&[1, 2, 3]) {
+            assert_eq!(cluster.leadership(id), second, "{id} while 3 waits");
+        }
+        cluster.kill(NodeId(3)).await;
+    }
+    cluster.restart(NodeId(3)).await;
+    let back = cluster.agreed_where(|l| l.leader == Some(NodeId(3))).await;
+    assert!(back.epoch > second.epoch);
+    let log = cluster.log(NodeId(1));
+    let leaders: Vec<u32> = log
+        .iter()
+        .filter_map(|e| match e {
+            LeaderEvent::LeaderChanged(Leadership { leader: Some(l), .. }) => Some(l.0),
+            _ => None,
+        })
+        .collect();
+    let mut changes = leaders.clone();
+    changes.dedup();
+    assert_eq!(changes, [2, 3, 2, 3], "no flapping: {log:?}");
+    cluster.check_logs();
+}

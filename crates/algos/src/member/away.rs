@@ -4,7 +4,8 @@
 //! member that leaves does the same for good. A member that does not lead has nothing to give up. While it sits
 //! out, its algorithm hears nothing; the member still corrects a stale grant, answers questions, and shows the
 //! newest live claim. A member that must never lead (`--no-lead`) sits out in the same way for its whole life, from
-//! its start, without telling anyone: to the others it is a member that never answers in an election.
+//! its start, without telling anyone: to the others it is a member that never answers in an election. A member with a
+//! takeover delay sits out the same way for that long after each start, then takes part as after a resign hold.
 
 use elect_core::{Command, Cx, Duration, Event, Span};
 
@@ -23,6 +24,8 @@ pub(super) enum Away {
     Left,
     /// It must never lead: it takes no part, from its start (its algorithm does not even start).
     Never,
+    /// It started, and sits out until its takeover delay is over (its algorithm starts then).
+    Waiting,
 }
 
 impl<A: Algorithm> Member<A> {

@@ -24,12 +24,23 @@ pub struct MemberConfig {
     /// The member must never lead: it takes no part in elections, for its whole life, and shows the newest live
     /// claim of the others, as a member sitting out does.
     pub no_lead: bool,
+    /// After each start, the member sits out this long before it takes part in elections (zero: it takes part at
+    /// once). A member the algorithm prefers (Bully's strongest) then takes leadership back only once it has run
+    /// that long, so one that crashes again and again does not make the leadership flap.
+    pub takeover_after: Duration,
 }
 
 impl MemberConfig {
     /// The timing of a member whose leader monitor beats every `heartbeat·T`.
     pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
-        Self { claim_ttl: heartbeat + 2, settle: 1, resign_hold, bug: None, no_lead: false }
+        Self {
+            claim_ttl: heartbeat + 2,
+            settle: 1,
+            resign_hold,
+            bug: None,
+            no_lead: false,
+            takeover_after: Duration::ZERO,
+        }
     }
 }
 
@@ -89,6 +100,7 @@ pub(super) struct Fixed {
     pub(super) resign_hold: Duration,
     pub(super) bug: Option<Bug>,
     pub(super) no_lead: bool,
+    pub(super) takeover_after: Duration,
 }
 
 impl Fixed {
@@ -105,6 +117,7 @@ impl Fixed {
             resign_hold: config.resign_hold,
             bug: config.bug,
             no_lead: config.no_lead,
+            takeover_after: config.takeover_after,
         }
     }
 }

@@ -4,12 +4,12 @@
 //! knows (a lower `seen`, or a grant below an epoch it has seen) is answered with an `announce` of its own `seen`
 //! (and grant): a straggler catches up at once instead of acting on what it missed.
 
-use elect_core::{Cx, Epoch, Event, NodeId};
+use elect_core::{Cx, Duration, Epoch, Event, NodeId, Span};
 
 use super::asking::Asking;
 use super::away::Away;
 use super::fencing::Leadership;
-use super::packet::Saved;
+use super::packet::{MemberTimer, Saved};
 use super::process::{Durable, Member};
 use super::rule;
 use crate::algorithm::Algorithm;
@@ -29,6 +29,11 @@ impl<A: Algorithm> Member<A> {
             // It knows no epoch: it asks, and grants nothing until the answers had time to come back.
             self.asking = Asking::Waiting;
             self.ask(cx);
+        }
+        if self.away == Away::Present && self.fixed.takeover_after > Duration::ZERO {
+            // It follows the others for its takeover delay before it takes part (`rejoin` starts its algorithm).
+            self.away = Away::Waiting;
+            cx.set_timer(MemberTimer::Wake, Span::exactly(self.fixed.takeover_after));
         }
         if self.away == Away::Present {
             self.run(cx, Event::Start { restored: saved.inner });

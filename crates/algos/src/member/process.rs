@@ -270,7 +270,7 @@ impl<A: Algorithm> Process for Member<A> {
             }
             MemberTimer::Asked if self.asking != Asking::Answered => self.on_asked(cx),
             MemberTimer::Asked => {}
-            MemberTimer::Wake if self.away == Away::Resigned => {
+            MemberTimer::Wake if matches!(self.away, Away::Resigned | Away::Waiting) => {
                 cx.rule(rule::WAKE);
                 return self.rejoin(cx);
             }
@@ -315,6 +315,7 @@ impl<A: Algorithm> Process for Member<A> {
             Away::Resigned => View::new("sitting out (resigned)"),
             Away::Left => View::new("left"),
             Away::Never => View::new("never leads (no-lead)"),
+            Away::Waiting => View::new("sitting out (takeover delay)"),
         };
         view.with_some("grant", self.grant)
     }

@@ -20,7 +20,7 @@ pub const CLAIM: &str = "a claim expired";
 pub const SETTLE: &str = "leadership settled, grant it";
 /// The answers to a starting member's question did not reach a majority in a round trip: it asks again.
 pub const ASKED: &str = "too few answers, ask again";
-/// A member that resigned has sat out its hold: it takes part in elections again.
+/// A member that resigned has sat out its hold (or one that started has waited out its takeover delay): it takes part in elections again.
 pub const WAKE: &str = "resign hold over, rejoin";
 
 /// Every rule, in the order the chapter lists them.

@@ -775,3 +775,23 @@ fn a_member_that_must_never_lead_takes_no_part_and_follows_the_newest_claim() {
     let peers = elect_core::Peers(&c.fixed.setup.neighbors);
     assert_eq!((c.grant(), c.view(&peers).role), (None, "never leads (no-lead)".into()));
 }
+
+#[test]
+fn a_member_with_a_takeover_delay_follows_the_others_until_it_is_over() {
+    let config = MemberConfig { takeover_after: T * 5, ..MemberConfig::new(2, HOLD) };
+    let mut c = build(C, config);
+    let restored = Saved { incarnation: 1, seen: ballot(3, B), inner: Some(4) };
+    let effects = step(&mut c, Event::Start { restored: Some(restored) });
+    assert_eq!(timers_set(&effects), [(MemberTimer::Wake, Span::exactly(T * 5))]);
+    assert_eq!((sends(&effects), c.inner().initiated), (vec![], 0), "its algorithm waits");
+    // Meanwhile it follows B's claim and takes no part, though it is the strongest.
+    let claim = ballot(4, B);
+    hear(&mut c, B, packet(claim, Some(claim), Body::Announce));
+    assert_eq!(sends(&hear(&mut c, A, says(Script::Lead))), []);
+    assert_eq!(c.leadership(), Leadership { leader: Some(B), epoch: claim.bits() });
+    // At the end of the delay its algorithm starts from its durable state and initiates; it may then lead.
+    step(&mut c, Event::Timer(MemberTimer::Wake));
+    assert_eq!(c.inner().initiated, 5);
+    let effects = settle_as_leader(&mut c, A);
+    assert_eq!(elected(&effects), [ballot(5, C)]);
+}
