@@ -103,8 +103,10 @@ impl Guard {
                 let presented = request
                     .headers()
                     .get(AUTHORIZATION)
-                    .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "))
-                    .filter(|t| token.accepts(t));
+                    .map(HeaderValue::as_bytes)
+                    // The scheme's name is case-insensitive (RFC 9110).
+                    .filter(|v| v.len() > 7 && v[..7].eq_ignore_ascii_case(b"bearer "))
+                    .filter(|v| token.accepts(&v[7..]));
                 if presented.is_some() {
                     return None;
                 }

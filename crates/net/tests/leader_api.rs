@@ -110,14 +110,20 @@ async fn with_a_token_a_resignation_must_carry_it() {
     .await;
     assert_eq!(cluster.agreed().await.leader, Some(NodeId(2)));
     let addr = http(&cluster, 2);
-    for headers in [&[][..], &[("Authorization", "Bearer wrong")], &[("Authorization", "s3cret-token")]] {
+    let wrong = [
+        &[][..],
+        &[("Authorization", "Bearer wrong")],
+        &[("Authorization", "s3cret-token")],
+        &[("Authorization", "Bearer  s3cret-token")],
+    ];
+    for headers in wrong {
         let r = request(addr, "POST", "/resign", headers).await;
         assert_eq!((r.status, r.header("www-authenticate")), (401, Some("Bearer")), "{headers:?}: {}", r.body);
         assert!(r.body.contains("Authorization: Bearer TOKEN"), "{}", r.body);
     }
     // Reading needs no token.
     assert_eq!(json(&request(addr, "GET", "/leader", &[]).await)["is_leader"], true);
-    let r = request(addr, "POST", "/resign", &[("Authorization", "Bearer s3cret-token")]).await;
+    let r = request(addr, "POST", "/resign", &[("Authorization", "bearer s3cret-token")]).await;
     assert_eq!(r.status, 202, "{}", r.body);
     cluster.agreed_by(&ids(&[1]), |l| l.leader == Some(NodeId(1))).await;
 }
