@@ -158,16 +158,19 @@ impl Board {
     pub(crate) fn after(&self, after: u64) -> After {
         let changes = self.changes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let latest = changes.latest();
-        match after.checked_add(1) {
-            _ if after > latest => After::Unknown,
-            _ if after == latest => After::Latest,
-            Some(next) if next < changes.first => After::Forgotten(changes.first),
-            Some(next) => {
-                let shown = changes.kept[usize::try_from(next - changes.first).expect("fewer than KEPT_CHANGES")];
-                After::Next(Change { version: next, shown, latest })
-            }
-            None => unreachable!("after < latest"),
+        if after > latest {
+            return After::Unknown;
         }
+        if after == latest {
+            return After::Latest;
+        }
+        // `after < latest`, so `after + 1` does not overflow.
+        let next = after + 1;
+        if next < changes.first {
+            return After::Forgotten(changes.first);
+        }
+        let shown = changes.kept[usize::try_from(next - changes.first).expect("fewer than KEPT_CHANGES")];
+        After::Next(Change { version: next, shown, latest })
     }
 
     /// Waits until some change comes after number `after` (at once if one has), for at most `wait`.
