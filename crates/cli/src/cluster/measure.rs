@@ -280,15 +280,9 @@ impl<'p> Bench<'p> {
         self.net()?.apply(&fault.rules).map_err(error)?;
         match fault.signal {
             None => {}
-            Some(Signal::Kill) => {
-                self.fleet.stop(li);
-                self.silent(li, true);
-            }
+            Some(Signal::Kill) => self.kill(li),
             #[cfg(unix)]
-            Some(Signal::Pause) => {
-                self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?;
-                self.silent(li, false);
-            }
+            Some(Signal::Pause) => self.pause(li)?,
             #[cfg(not(unix))]
             Some(Signal::Pause) => return Err(error("pause needs SIGSTOP")),
         }
@@ -300,10 +294,7 @@ impl<'p> Bench<'p> {
         self.net()?.heal().map_err(error)?;
         match fault.signal {
             None => {}
-            Some(Signal::Kill) => {
-                self.fleet.spawn(li, self.plan).map_err(error)?;
-                self.heard(li);
-            }
+            Some(Signal::Kill) => self.restart(li)?,
             #[cfg(unix)]
             Some(Signal::Pause) => self.resume(li, leader, at)?,
             #[cfg(not(unix))]
@@ -326,6 +317,27 @@ impl<'p> Bench<'p> {
         Ok(())
     }
 
+    /// Kills member `li` with SIGKILL: it says nothing until it is restarted.
+    fn kill(&mut self, li: usize) {
+        self.fleet.stop(li);
+        self.silent(li, true);
+    }
+
+    /// Stops member `li` with SIGSTOP: it says nothing until it is continued.
+    #[cfg(unix)]
+    fn pause(&mut self, li: usize) -> Result<(), Stopped> {
+        self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?;
+        self.silent(li, false);
+        Ok(())
+    }
+
+    /// Starts member `li` again, with its data directory.
+    fn restart(&mut self, li: usize) -> Result<(), Stopped> {
+        self.fleet.spawn(li, self.plan).map_err(error)?;
+        self.heard(li);
+        Ok(())
+    }
+
     /// Member `li` was just killed or paused: it says nothing from now on.
     fn silent(&mut self, li: usize, killed: bool) {
         let from_ms = ms(self.origin.elapsed());
@@ -344,15 +356,9 @@ impl<'p> Bench<'p> {
     /// Kills or stops member `li`, the leader.
     fn bring_down(&mut self, li: usize) -> Result<(), Stopped> {
         match self.plan.fault {
-            Fault::Kill => {
-                self.fleet.stop(li);
-                self.silent(li, true);
-            }
+            Fault::Kill => self.kill(li),
             #[cfg(unix)]
-            Fault::Pause => {
-                self.fleet.signal(li, nix::sys::signal::Signal::SIGSTOP).map_err(error)?;
-                self.silent(li, false);
-            }
+            Fault::Pause => self.pause(li)?,
             #[cfg(not(unix))]
             Fault::Pause => unreachable!("refused by plan()"),
             Fault::Nemesis => unreachable!("nemesis rounds inject their own faults"),
@@ -379,10 +385,7 @@ impl<'p> Bench<'p> {
     /// old epoch opens a stale claim.
     fn bring_back(&mut self, li: usize, leader: u32, resumed: Instant) -> Result<(), Stopped> {
         match self.plan.fault {
-            Fault::Kill => {
-                self.fleet.spawn(li, self.plan).map_err(error)?;
-                self.heard(li);
-            }
+            Fault::Kill => self.restart(li)?,
             #[cfg(unix)]
             Fault::Pause => self.resume(li, leader, resumed)?,
             #[cfg(not(unix))]
