@@ -6,6 +6,7 @@ mod config;
 mod deployed;
 mod fencing;
 mod incarnation;
+pub mod lease;
 mod packet;
 mod process;
 pub mod rule;
@@ -17,6 +18,7 @@ use elect_core::Duration;
 pub use self::config::{BUG_PARAM, Bug, MemberConfig};
 pub use self::deployed::Deployed;
 pub use self::fencing::Leadership;
+pub use self::lease::{DRIFT_PARAM, LEASE_PARAM, Lease};
 pub use self::packet::{Body, MEMBER_AND_MONITOR_KINDS, MemberTimer, Packet, Saved};
 pub use self::process::Member;
 use crate::algorithm::{Algorithm, Driver, Elects, Info, Needs};
@@ -40,12 +42,14 @@ pub struct DeployTiming {
     /// After each start, the member sits out this long before it takes part in elections
     /// (`elect node --takeover-after`): a preferred member takes leadership back only once it has run that long.
     pub takeover_after: Duration,
+    /// The lease mode, if it is on (`elect node --lease`, `--param lease=on`).
+    pub lease: Option<Lease>,
 }
 
 impl DeployTiming {
     /// Heartbeats every `heartbeat·T`, a resign hold of `resign_hold`, no planted flaw, a member that may lead.
     pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
-        Self { heartbeat, resign_hold, bug: None, no_lead: false, takeover_after: Duration::ZERO }
+        Self { heartbeat, resign_hold, bug: None, no_lead: false, takeover_after: Duration::ZERO, lease: None }
     }
 }
 
@@ -89,6 +93,7 @@ impl<D: MemberDriver> Driver for Deploy<D> {
             bug: self.timing.bug,
             no_lead: self.timing.no_lead,
             takeover_after: self.timing.takeover_after,
+            lease: self.timing.lease,
             ..MemberConfig::new(self.timing.heartbeat, self.timing.resign_hold)
         };
         if A::INFO.elects == Elects::OneLeader {
@@ -103,8 +108,8 @@ impl<D: MemberDriver> Driver for Deploy<D> {
     }
 }
 
-/// Looks `name` up and hands `driver` the process a member runs it as ([`Deploy`]): the member's own parameter
-/// (`monitor-bug`) is taken out of `params`, the rest go to the algorithm.
+/// Looks `name` up and hands `driver` the process a member runs it as ([`Deploy`]): the member's own parameters
+/// (`monitor-bug`, `lease`, `max-drift-ppm`) are taken out of `params`, the rest go to the algorithm.
 pub fn dispatch<D: Driver>(
     name: &str,
     params: &Params,
@@ -124,7 +129,9 @@ pub fn dispatch_member<D: MemberDriver>(
     driver: D,
 ) -> Result<D::Output, crate::RegistryError> {
     let (bug, params) = Bug::take(params)?;
-    crate::registry::dispatch(name, &params, Deploy { driver, timing: DeployTiming { bug, ..timing }, network })
+    let (lease, params) = Lease::take(&params, timing.heartbeat)?;
+    let timing = DeployTiming { bug, lease: lease.or(timing.lease), ..timing };
+    crate::registry::dispatch(name, &params, Deploy { driver, timing, network })
 }
 
 /// How long a member of a simulated or model-checked cluster sits out after it resigns, in multiples of `T`.

@@ -361,7 +361,7 @@ impl<A: Algorithm> Model<A> {
             return Err(CheckError::TooManyFaults);
         }
         let may_recover = config.recoveries > 0 || !scenario.recoveries.is_empty();
-        let (checks, winner) = (algorithm.checks(), algorithm.winner());
+        let (checks, winner) = (sim.checks(algorithm.checks()), algorithm.winner());
         let unique = checks.iter().any(|c| c.property == Property::Uniqueness);
         let end = match (config.timed, sim.until) {
             (false, _) => None,

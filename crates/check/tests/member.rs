@@ -307,3 +307,42 @@ fn timed_runs_reduced_one_instant_at_a_time_reach_the_same_verdicts() {
         assert!(reduced.states < full.states, "{name}: {} states against {}", reduced.states, full.states);
     }
 }
+
+/// The lease mode keeps one leader at a time where classic members have two: in the timed model, at n = 3, with a
+/// crash on top of the partition of `member-partition.toml` (the leader cut off from 5 to 40).
+#[test]
+fn in_the_lease_mode_no_two_members_lead_at_one_instant_and_outside_it_they_do() {
+    for algorithm in ["bully", "garcia-molina"] {
+        let mut sim = scenario("member-partition");
+        sim.algorithm = algorithm.to_owned();
+        sim.params = Params::parse(["lease=on"]).unwrap();
+        let mut c = CheckConfig::new(sim.clone());
+        (c.timed, c.crashes) = (true, 1);
+        let o = check(&c).unwrap();
+        assert!(o.ok() && o.complete, "{algorithm}: {:?}", o.counterexample);
+        for property in ["uniqueness", "one-leader", "agreement", "live-leader"] {
+            assert!(verdicts(&o).contains(&(property, "held")), "{algorithm}: {:?}", o.verdicts);
+        }
+
+        // Classic members, judged on the same property: the leader cut off goes on leading beside the new one.
+        sim.params = Params::new();
+        sim.judge = vec![elect_core::Property::OneLeader];
+        let mut c = CheckConfig::new(sim.clone());
+        (c.timed, c.crashes) = (true, 1);
+        let o = check(&c).unwrap();
+        let found = o.counterexample.as_ref().unwrap_or_else(|| panic!("{algorithm}: {:?}", o.verdicts));
+        assert_eq!(found.property, "one-leader", "{algorithm}");
+        assert!(found.detail.contains("both say they lead"), "{}", found.detail);
+        let replayed = replay(&c, &found.actions).unwrap();
+        let last = replayed.steps.last().unwrap();
+        assert!(last.violations.iter().any(|v| v.property == elect_core::Property::OneLeader), "{algorithm}");
+
+        // The planted flaw of the member is found in the lease mode too.
+        sim.judge.clear();
+        sim.params = Params::parse(["lease=on", "monitor-bug=same-epoch"]).unwrap();
+        let mut c = CheckConfig::new(sim);
+        (c.timed, c.crashes) = (true, 1);
+        let o = check(&c).unwrap();
+        assert_eq!(o.counterexample.map(|c| c.property), Some("uniqueness"), "{algorithm}");
+    }
+}

@@ -187,8 +187,8 @@ impl CheckArgs {
         })
     }
 
-    /// The run of the scenario file at `path`, with what --algorithm, --nodes, --param, --monitor, --bare-monitor and
-    /// --heartbeat change in it.
+    /// The run of the scenario file at `path`, with what --algorithm, --nodes, --param, --monitor, --bare-monitor,
+    /// --heartbeat and --judge change in it.
     fn scenario_config(&self, limits: &Limits, path: &Path) -> anyhow::Result<SimConfig> {
         let text = crate::presets::read(limits, path)?;
         let mut sim =
@@ -205,6 +205,7 @@ impl CheckArgs {
                 sim.params.insert(key, value).map_err(|e| BadInput(e.to_string()))?;
             }
         }
+        sim.judge.extend(self.scenario_args.judge.iter().copied());
         if self.scenario_args.monitor || self.scenario_args.bare_monitor {
             sim.monitor = Some(self.scenario_args.heartbeat.or(sim.monitor).unwrap_or(2));
             sim.bare_monitor = self.scenario_args.bare_monitor;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use elect_core::NodeId;
-use elect_net::Leadership;
+use elect_net::{Leadership, LeaseClock};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
@@ -14,11 +14,13 @@ use tokio::sync::watch;
 
 type Connection = (BufReader<OwnedReadHalf>, OwnedWriteHalf);
 
-/// Writes `WRITE <epoch> <id> <seq>` every `period` while `leadership` names `id`; runs until dropped.
+/// Writes `WRITE <epoch> <id> <seq>` every `period` while `leadership` names `id` (and, in the lease mode, its lease
+/// has time left); runs until dropped.
 pub(crate) async fn write_while_leading(
     path: PathBuf,
     id: NodeId,
     leadership: watch::Receiver<Leadership>,
+    lease: LeaseClock,
     period: Duration,
 ) {
     let mut seq = 0u64;
@@ -28,7 +30,7 @@ pub(crate) async fn write_while_leading(
     loop {
         tick.tick().await;
         let l = *leadership.borrow();
-        if l.leader != Some(id) {
+        if l.leader != Some(id) || !lease.leads(l) {
             continue;
         }
         if connection.is_none() {

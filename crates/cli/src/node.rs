@@ -84,6 +84,19 @@ pub(crate) struct NodeArgs {
     /// crashes again and again does not make the leadership flap.
     #[arg(long, value_name = "MS", default_value_t = 0)]
     takeover_after_ms: u64,
+    /// The lease mode: lead only while a majority of the members backs this member, and stop saying so, on this
+    /// member's own clock, before any of them could back another. No two members then say they lead at one
+    /// instant, even across a partition or a pause, as long as no member's clock runs faster or slower than real
+    /// time by more than --max-drift-ppm. Every member of a cluster must use it, with the same timing. A failover
+    /// then also waits for the old leader's lease to run out.
+    #[arg(long)]
+    lease: bool,
+    /// With --lease: the lease length, in multiples of T [default: heartbeat + 3].
+    #[arg(long, value_name = "N", requires = "lease")]
+    lease_length: Option<u64>,
+    /// With --lease: how far any member's clock may run faster or slower than real time, in parts per million.
+    #[arg(long, value_name = "PPM", requires = "lease", default_value_t = elect_algos::member::lease::DEFAULT_DRIFT_PPM)]
+    max_drift_ppm: u32,
     /// Shut down gracefully (resigning first) when standard input reaches its end: a supervisor that holds the
     /// other end of a pipe takes its members down with it, even when it is killed (`elect cluster` does this).
     #[arg(long)]
@@ -145,6 +158,11 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
     config.http = args.http;
     config.no_lead = args.no_lead;
     config.takeover_after = Duration::from_millis(args.takeover_after_ms);
+    if args.lease {
+        let default = elect_algos::member::Lease::for_heartbeat(args.heartbeat);
+        let length = args.lease_length.unwrap_or(default.length);
+        config.lease = Some(elect_algos::member::Lease { length, drift_ppm: args.max_drift_ppm });
+    }
     if let Some(path) = &args.http_token_file {
         config.http_token = Some(HttpToken::from_file(path).map_err(|e| BadInput(e.to_string()))?);
     }
@@ -197,7 +215,7 @@ async fn serve(
     let (id, incarnation) = (node.id(), node.incarnation());
     // The writes go on until the runtime ends, with this command.
     if let Some(path) = fencing_store {
-        tokio::spawn(crate::fence::write_while_leading(path, id, node.leadership(), heartbeat));
+        tokio::spawn(crate::fence::write_while_leading(path, id, node.leadership(), node.lease(), heartbeat));
     }
     let stdin_closed = async move {
         match stdin_closed {

@@ -87,6 +87,11 @@ pub(crate) struct ScenarioArgs {
     /// processes, by default K = ceil(sqrt n); beta inside, alpha between them).
     #[arg(long, value_name = "NAME")]
     pub(crate) synchronizer: Option<elect_algos::synchronizers::Spec>,
+    /// Also judge PROPERTY, which the algorithm does not promise, to see where it breaks it (repeatable; see
+    /// docs/reference/properties.md). For example, one-leader with --monitor: a member outside the lease mode
+    /// leads on beside the majority's new leader while it is cut off.
+    #[arg(long, value_name = "PROPERTY", value_parser = parse_property)]
+    pub(crate) judge: Vec<elect_core::Property>,
 }
 
 /// The flags of [`ScenarioArgs`] a scenario file describes instead (all but --seed), by id.
@@ -110,6 +115,13 @@ pub(crate) const DESCRIBED_BY_A_FILE: [&str; 18] = [
     "heartbeat",
     "synchronizer",
 ];
+
+fn parse_property(s: &str) -> Result<elect_core::Property, String> {
+    elect_core::Property::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = elect_core::Property::all().iter().map(|p| p.name()).collect();
+        format!("'{s}' is no property; the properties are {}", names.join(", "))
+    })
+}
 
 fn parse_prefer(s: &str) -> Result<Prefer, String> {
     match s {
@@ -154,6 +166,7 @@ impl ScenarioArgs {
         cfg.monitor = monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
         cfg.bare_monitor = self.bare_monitor;
         cfg.synchronizer = self.synchronizer;
+        cfg.judge.clone_from(&self.judge);
         Ok(cfg)
     }
 }

@@ -65,6 +65,11 @@ pub struct NodeConfig {
     /// elections: a preferred member (Bully's strongest) takes leadership back only once it has run this long, so a
     /// member that crashes again and again does not make the leadership flap. Zero: it takes part at once.
     pub takeover_after: Duration,
+    /// The lease mode: this member leads only while a majority of the members backs it, and stops saying it leads,
+    /// on its own clock, before any of them could back another; so no two members say they lead at one instant,
+    /// as long as no clock's rate is off by more than the drift bound. `None`: the classic mode, where a leader
+    /// cut off from the others leads on in its old epoch beside the one they elect.
+    pub lease: Option<elect_algos::member::Lease>,
 }
 
 impl NodeConfig {
@@ -90,6 +95,7 @@ impl NodeConfig {
             http_token: None,
             no_lead: false,
             takeover_after: Duration::ZERO,
+            lease: None,
         }
     }
 
@@ -137,6 +143,13 @@ impl NodeConfig {
         let info = elect_algos::lookup(&self.algorithm)?;
         if self.params.get(elect_algos::member::BUG_PARAM.name).is_some() {
             return Err(ConfigError::PlantedFlaw);
+        }
+        let lease_params = [elect_algos::member::LEASE_PARAM.name, elect_algos::member::DRIFT_PARAM.name];
+        if let Some(key) = lease_params.into_iter().find(|key| self.params.get(key).is_some()) {
+            return Err(ConfigError::LeaseParam(key));
+        }
+        if let Some(lease) = &self.lease {
+            lease.validate(self.heartbeat).map_err(ConfigError::Lease)?;
         }
         if info.needs == Needs::Connected || info.lockstep || info.elects == Elects::PerComponent {
             return Err(ConfigError::NotOnMesh(info.name));
@@ -270,6 +283,12 @@ pub enum ConfigError {
     /// A flaw planted on purpose, which only the simulator and the checker run.
     #[error("--param monitor-bug plants a flaw for elect sim and elect check to find; a member never runs it")]
     PlantedFlaw,
+    /// The lease mode asked for as an algorithm parameter.
+    #[error("--param {0} belongs to elect sim and elect check; a member takes --lease and --max-drift-ppm")]
+    LeaseParam(&'static str),
+    /// A lease that cannot work.
+    #[error("bad lease: {0}")]
+    Lease(String),
     /// A heartbeat period out of range.
     #[error("heartbeat period {0}·T is out of range (1 to 1000)")]
     Heartbeat(u64),

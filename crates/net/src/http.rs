@@ -275,10 +275,12 @@ fn watch_query(query: Option<&str>) -> Result<(Option<u64>, Duration), String> {
     Ok((after, wait))
 }
 
-/// The JSON document of one leadership change.
+/// The JSON document of one leadership change. In the lease mode, the latest change also says how long the
+/// member's lease has left, and a member whose lease ran out does not lead.
 fn change_json(shared: &Shared, change: Change) -> serde_json::Value {
     let (id, incarnation) = shared.board.who();
-    json!({
+    let latest = change.version == change.latest;
+    let mut doc = json!({
         "id": id.0,
         "incarnation": incarnation,
         "version": change.version,
@@ -286,8 +288,12 @@ fn change_json(shared: &Shared, change: Change) -> serde_json::Value {
         "leader": change.shown.leader.map(|l| l.0),
         "epoch": change.shown.epoch,
         "epoch_round": elect_core::epoch::round(change.shown.epoch),
-        "is_leader": change.shown.leader == Some(id),
-    })
+        "is_leader": if latest { shared.board.leads(change.shown) } else { change.shown.leader == Some(id) },
+    });
+    if let (true, Some(left)) = (latest, shared.board.lease_left()) {
+        doc["lease_ms_left"] = json!(left.as_secs_f64() * 1000.0);
+    }
+    doc
 }
 
 /// `POST /resign`: a leader steps down and sits out for its resign hold.

@@ -28,6 +28,12 @@
 //! - **Fencing** ([`fencing`]): the member's process numbers every leadership grant with an epoch that never goes
 //!   backwards for a member, even across restarts, and that no two grants share; the runtime hands its grants and
 //!   leadership to the application as [`LeaderEvent`]s and a [`Leadership`] watch.
+//! - **Leases** ([`NodeConfig::lease`]): in the lease mode a member leads only while a majority of the members backs
+//!   it, and stops saying so, on its own monotonic clock, before any of them could back another: no two members
+//!   say they lead at one instant, as long as no clock's rate is off by more than the drift bound. The runtime
+//!   counts a lease's hold from before the round it guards was sent, handles a lease that ran out before anything
+//!   else when it wakes from a pause, and tells the application how long the lease has left ([`LeaseClock`],
+//!   `lease_ms_left` over HTTP).
 //! - **History** ([`history`]): a cluster's leadership history judged, as a test harness would: never two leaders
 //!   under one epoch, no member's epoch going backwards, no stale write accepted by a fencing store; and how long
 //!   a side of the cluster agreed on a live leader.
@@ -129,5 +135,5 @@ pub use config::{
 pub use error::{NodeError, StartError};
 pub use fencing::{LeaderEvent, Leadership};
 pub use http::{Limits as HttpLimits, serve_bounded as serve_http};
-pub use node::Node;
+pub use node::{LeaseClock, Node};
 pub use stats::Stats;

@@ -43,10 +43,37 @@ pub struct Node {
     events: Option<mpsc::UnboundedReceiver<LeaderEvent>>,
     requests: mpsc::UnboundedSender<Request>,
     counters: Arc<Counters>,
+    lease: LeaseClock,
     task: Option<JoinHandle<Result<(), NodeError>>>,
     http: Option<JoinHandle<()>>,
     /// The task that resolves peers' names, if any were given.
     resolver: Option<JoinHandle<()>>,
+}
+
+/// A member's lease, as its application reads it in the lease mode ([`NodeConfig::lease`]): how long it has left,
+/// on this machine's monotonic clock. Cheap to clone, and to read as often as the application acts.
+#[derive(Clone)]
+pub struct LeaseClock(Arc<Board>);
+
+impl std::fmt::Debug for LeaseClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("LeaseClock").field(&self.left()).finish()
+    }
+}
+
+impl LeaseClock {
+    /// How long the member's lease has left (zero when it holds none); `None` outside the lease mode.
+    pub fn left(&self) -> Option<std::time::Duration> {
+        self.0.lease_left()
+    }
+
+    /// Whether the member leads at this instant: it shows itself as the leader and, in the lease mode, its lease
+    /// has time left. An application in the lease mode asks right before it acts, and keeps what it does shorter
+    /// than [`Self::left`]: a member woken from a pause may not yet have told its leadership watch that its lease
+    /// ran out meanwhile.
+    pub fn leads(&self, shown: Leadership) -> bool {
+        self.0.leads(shown)
+    }
 }
 
 impl Drop for Node {
@@ -118,6 +145,11 @@ impl Node {
     /// The current `(leader, epoch)`, as a watch value that changes whenever it does.
     pub fn leadership(&self) -> watch::Receiver<Leadership> {
         self.leadership.clone()
+    }
+
+    /// Its lease, in the lease mode: see [`LeaseClock`].
+    pub fn lease(&self) -> LeaseClock {
+        self.lease.clone()
     }
 
     /// The ordered stream of leadership events; `None` after the first call (there is one stream). It ends when
@@ -216,6 +248,7 @@ fn timing(config: &NodeConfig) -> member::DeployTiming {
     member::DeployTiming {
         no_lead: config.no_lead,
         takeover_after,
+        lease: config.lease,
         ..member::DeployTiming::new(config.heartbeat, hold)
     }
 }
@@ -412,6 +445,9 @@ impl Launch {
             })
             .collect();
         let board = Arc::new(Board::new(id, A::INFO.name, addrs, published));
+        if config.lease.is_some() {
+            board.set_lease_mode();
+        }
         let http = match http {
             Some(listener) => {
                 let requested = config.http.unwrap_or(local_addr);
@@ -504,6 +540,7 @@ impl Then for Spawn {
                 authenticated = config.key.is_some(),
                 no_lead = config.no_lead,
                 takeover_after = ?config.takeover_after,
+                lease = ?config.lease,
                 "member starting"
             );
             if let Some((addr, _)) = &http {
@@ -532,7 +569,8 @@ impl Then for Spawn {
         let http = http.map(|(addr, listener)| {
             let guard = Arc::new(http::Guard::new(addr, config.http_token.clone()));
             let (requests, counters) = (requests.clone(), counters.clone());
-            let shared = http::Shared { board, counters, requests, guard, resign_hold: config.resign_hold };
+            let shared =
+                http::Shared { board: board.clone(), counters, requests, guard, resign_hold: config.resign_hold };
             tokio::spawn(http::serve(listener, shared).instrument(span.clone()))
         });
         let task = tokio::spawn(runner.run().instrument(span));
@@ -546,6 +584,7 @@ impl Then for Spawn {
             events: Some(events),
             requests,
             counters,
+            lease: LeaseClock(board),
             task: Some(task),
             http,
             resolver,

@@ -25,7 +25,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use elect_algos::Algorithm;
-use elect_algos::member::{Leadership, Member, Saved};
+use elect_algos::member::{Leadership, Member, MemberTimer, Saved};
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{Command, EffectOf, Event, EventOf, Instant, NodeId, Notice, Port, Process, Span};
 use rand::RngExt;
@@ -203,6 +203,11 @@ impl<A: Algorithm> Runner<A> {
         self.settle().await?;
         loop {
             let deadline = self.timers.values().map(|d| d.at).min();
+            if self.lease_ran_out() {
+                // A member woken from a pause ends a lease that ran out before it reads anything.
+                self.on_deadline().await?;
+                continue;
+            }
             tokio::select! {
                 request = self.outlets.requests.recv() => match request {
                     Some(Request::Resign) => {
@@ -233,6 +238,12 @@ impl<A: Algorithm> Runner<A> {
                 }
             }
         }
+    }
+
+    /// In the lease mode, whether the lease this member holds has run out and its timer is still to fire.
+    fn lease_ran_out(&self) -> bool {
+        let deadline = self.process.lease_timer().and_then(|t| self.timers.get(&t));
+        deadline.is_some_and(|d| d.at <= Clock::now())
     }
 
     /// Runs one event at the current time, carries out its effects, and publishes what changed.
@@ -452,6 +463,8 @@ impl<A: Algorithm> Runner<A> {
         }
         let shown = self.process.leadership();
         let state = self.process.status().state;
+        let lease = self.process.lease_timer().and_then(|t| self.timers.get(&t)).map(|d| d.at);
+        self.outlets.board.set_lease(lease);
         self.outlets.board.publish(state, shown);
         if *self.outlets.leadership.borrow() == shown {
             return;
@@ -532,7 +545,11 @@ impl<A: Algorithm> Host<Member<A>> for Shell<'_, A> {
         let wait = after.draw(|range| self.rng.random_range(range));
         let at = Clock::now() + to_std(wait);
         self.timers.insert(timer, Deadline { at, wait: to_std(wait), tick: self.now + wait });
-        self.armed.push(timer);
+        // A lease's hold counts from before the round it guards was sent, never from later: it may only end
+        // sooner than the promises of the members that back it.
+        if !matches!(timer, MemberTimer::Hold(_)) {
+            self.armed.push(timer);
+        }
     }
 
     fn cancel_timer(&mut self, timer: Timer<A>) {

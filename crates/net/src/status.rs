@@ -73,6 +73,8 @@ pub(crate) struct Board {
     changes: Mutex<Changes>,
     /// The number of the latest change, for the watchers to wait on.
     latest: watch::Sender<u64>,
+    /// In the lease mode (`Some`): until when this member holds its lease, if it does.
+    lease: Mutex<Option<Option<Clock>>>,
 }
 
 impl Board {
@@ -98,7 +100,34 @@ impl Board {
             now: Mutex::new((State::Election, shown)),
             changes: Mutex::new(Changes { first: 0, kept: VecDeque::from([shown]) }),
             latest: watch::Sender::new(0),
+            lease: Mutex::new(None),
         }
+    }
+
+    /// The member runs in the lease mode: its answers say how long its lease has left, and it does not say it
+    /// leads once its lease ran out, even before its process has woken up to end its grant (after a pause).
+    pub(crate) fn set_lease_mode(&self) {
+        self.lease.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(None);
+    }
+
+    /// In the lease mode: the member holds its lease until `until` (none: it holds none).
+    pub(crate) fn set_lease(&self, until: Option<Clock>) {
+        let mut lease = self.lease.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(held) = lease.as_mut() {
+            *held = until;
+        }
+    }
+
+    /// In the lease mode (`Some`): how long this member's lease has left (zero if it holds none).
+    pub(crate) fn lease_left(&self) -> Option<std::time::Duration> {
+        let lease = *self.lease.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        lease.map(|until| until.map_or(std::time::Duration::ZERO, |u| u.saturating_duration_since(Clock::now())))
+    }
+
+    /// Whether the member leads, when it shows `shown`: it names itself, and in the lease mode its lease has time
+    /// left.
+    pub(crate) fn leads(&self, shown: Leadership) -> bool {
+        shown.leader == Some(self.id) && self.lease_left().is_none_or(|left| !left.is_zero())
     }
 
     /// The member's process started as incarnation `incarnation`.
@@ -214,9 +243,10 @@ impl Board {
             "algorithm": self.algorithm,
             "state": state.name(),
             "leader": shown.leader.map(|l| l.0),
-            "is_leader": shown.leader == Some(self.id),
+            "is_leader": self.leads(shown),
             "epoch": shown.epoch,
             "epoch_round": epoch::round(shown.epoch),
+            "lease_ms_left": self.lease_left().map(|left| left.as_secs_f64() * 1000.0),
             "incarnation": self.incarnation.load(Ordering::Relaxed),
             "members": members,
         })

@@ -175,3 +175,41 @@ async fn a_watch_refuses_bad_parameters_and_answers_at_once_when_it_cannot_wait(
         assert_eq!((r.status, r.header("allow")), (405, Some(allow)), "{method} {path}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_lease_mode_the_leader_says_how_long_its_lease_has_left() {
+    fn leasing(config: &mut NodeConfig) {
+        with_http(config);
+        config.lease = Some(elect_algos::member::Lease::for_heartbeat(config.heartbeat));
+    }
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), leasing).await;
+    let first = cluster.agreed().await;
+    assert_eq!(first.leader, Some(NodeId(3)));
+    // The lease is heartbeat + 3 T long, and renewed every heartbeat period: it never has more than that left.
+    let lease_ms = (elect_net::DEFAULT_DELAY_BOUND * 5).as_secs_f64() * 1000.0;
+    let leader = json(&request(http(&cluster, 3), "GET", "/leader", &[]).await);
+    let left = leader["lease_ms_left"].as_f64().unwrap();
+    assert!(leader["is_leader"] == true && 0.0 < left && left <= lease_ms, "{leader}");
+    let status = json(&request(http(&cluster, 3), "GET", "/status", &[]).await);
+    assert!(status["lease_ms_left"].as_f64().is_some_and(|l| l > 0.0), "{status}");
+    for follower in [1, 2] {
+        let v = json(&request(http(&cluster, follower), "GET", "/leader", &[]).await);
+        let seen = (v["leader"].as_u64(), v["is_leader"].as_bool(), v["lease_ms_left"].as_f64());
+        assert_eq!(seen, (Some(3), Some(false), Some(0.0)), "{v}");
+    }
+    // After a failover, the new leader holds a lease of its own.
+    let (_, second, _) = cluster.fail_over().await;
+    assert_eq!(second.leader, Some(NodeId(2)));
+    let v = json(&request(http(&cluster, 2), "GET", "/leader", &[]).await);
+    assert!(v["is_leader"] == true && v["lease_ms_left"].as_f64().is_some_and(|l| l > 0.0), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn outside_the_lease_mode_there_is_no_lease_to_tell() {
+    let cluster = Cluster::start_with("bully", &ids(&[1, 2]), with_http).await;
+    cluster.agreed().await;
+    let v = json(&request(http(&cluster, 2), "GET", "/leader", &[]).await);
+    assert!(v["is_leader"] == true && v.get("lease_ms_left").is_none(), "{v}");
+    let status = json(&request(http(&cluster, 2), "GET", "/status", &[]).await);
+    assert!(status["lease_ms_left"].is_null(), "{status}");
+}

@@ -307,6 +307,8 @@ pub struct SimConfig {
     pub mobility_until: Option<u64>,
     /// Run an algorithm written in rounds on this synchronizer instead of in lock-step.
     pub synchronizer: Option<elect_algos::synchronizers::Spec>,
+    /// Properties to judge besides those the algorithm promises (`--judge`), to show where it breaks them.
+    pub judge: Vec<elect_core::Property>,
 }
 
 impl SimConfig {
@@ -340,6 +342,7 @@ impl SimConfig {
             mobility: None,
             mobility_until: None,
             synchronizer: None,
+            judge: Vec::new(),
         }
     }
 
@@ -432,7 +435,19 @@ impl SimConfig {
         if let Some(t) = self.mobility_until {
             push("mobility-until", format_time(t));
         }
+        self.judge.iter().for_each(|p| push("judge", p.name().to_owned()));
         args
+    }
+
+    /// The checks of a run: what the algorithm promises (`promised`), and the properties of [`Self::judge`] it does
+    /// not.
+    pub fn checks(&self, mut promised: Vec<elect_core::Check>) -> Vec<elect_core::Check> {
+        for property in &self.judge {
+            if !promised.iter().any(|c| c.property == *property) {
+                promised.push(property.check());
+            }
+        }
+        promised
     }
 }
 

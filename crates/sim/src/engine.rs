@@ -184,7 +184,7 @@ impl<A: Algorithm> Sim<A> {
         };
         let seed = scenario.config.seed;
         Self {
-            judge: Judge::new(Monitor::new(algorithm.checks(), algorithm.winner())),
+            judge: Judge::new(Monitor::new(scenario.config.checks(algorithm.checks()), algorithm.winner())),
             algorithm,
             procs,
             up: vec![true; n],

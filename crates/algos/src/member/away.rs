@@ -59,6 +59,7 @@ impl<A: Algorithm> Member<A> {
                 cx.cancel_timer(MemberTimer::Wake);
             }
         }
+        self.give_up_lease(cx);
         self.decide(cx);
         self.broadcast(cx, Body::Leaving);
     }

@@ -6,6 +6,7 @@
 
 use elect_core::{Duration, OwnedSetup, Setup};
 
+use super::lease::{Lease, LeaseTiming};
 use crate::params::{ParamError, ParamInfo, Params};
 
 /// The member's timing, in multiples of the delay bound `T`, and the resign hold. (A member that starts knowing no
@@ -28,6 +29,11 @@ pub struct MemberConfig {
     /// once). A member the algorithm prefers (Bully's strongest) then takes leadership back only once it has run
     /// that long, so one that crashes again and again does not make the leadership flap.
     pub takeover_after: Duration,
+    /// The leader monitor's heartbeat period, in multiples of `T`: in the lease mode, a leader renews its lease as
+    /// often.
+    pub heartbeat: u64,
+    /// The lease mode, if it is on: leadership held only while a majority backs it (see [`super::lease`]).
+    pub lease: Option<Lease>,
 }
 
 impl MemberConfig {
@@ -40,6 +46,8 @@ impl MemberConfig {
             bug: None,
             no_lead: false,
             takeover_after: Duration::ZERO,
+            heartbeat,
+            lease: None,
         }
     }
 }
@@ -101,6 +109,7 @@ pub(super) struct Fixed {
     pub(super) bug: Option<Bug>,
     pub(super) no_lead: bool,
     pub(super) takeover_after: Duration,
+    pub(super) lease: Option<LeaseTiming>,
 }
 
 impl Fixed {
@@ -118,6 +127,7 @@ impl Fixed {
             bug: config.bug,
             no_lead: config.no_lead,
             takeover_after: config.takeover_after,
+            lease: config.lease.map(|lease| LeaseTiming::new(&lease, config.heartbeat, t)),
         }
     }
 }

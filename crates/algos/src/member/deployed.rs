@@ -28,6 +28,15 @@ impl<A: Algorithm> Deployed<A> {
     }
 }
 
+impl<A> Deployed<A> {
+    /// In the lease mode, the longest a member may wait for the others' promises to another leader to run out (and
+    /// then for its next round): a promise, and `T`.
+    fn lease_wait(&self, t: Duration) -> Option<Duration> {
+        let lease = self.config.lease?;
+        Some(super::lease::LeaseTiming::new(&lease, self.config.heartbeat, t).promise + t)
+    }
+}
+
 impl<A: Algorithm> Algorithm for Deployed<A> {
     type Process = Member<A>;
     const INFO: &'static Info = A::INFO;
@@ -50,6 +59,9 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
     /// live member showing one live leader.
     fn checks(&self) -> Vec<Check> {
         let mut checks = vec![Check::always(Property::Uniqueness)];
+        if self.config.lease.is_some() {
+            checks.push(Check::always(Property::OneLeader));
+        }
         checks.extend(self.inner.checks().into_iter().filter(|c| c.when == When::AtEnd));
         if A::INFO.elects == Elects::OneLeader {
             for property in [Property::Agreement, Property::LiveLeader] {
@@ -67,9 +79,11 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
 
     /// One election, then the settling wait before the grant (no earlier than the end of a first start's
     /// question, a round trip) and the grant's announcement.
+    /// In the lease mode, no earlier than a round trip after the promises members make at their start ran out.
     fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
         let grant = (self.inner.election_time(facts, t) + t * self.config.settle).max(t * 2 + Duration::TICK);
-        grant + t
+        let leased = self.lease_wait(t).map_or(Duration::ZERO, |wait| wait + t * 2 + Duration::TICK);
+        grant.max(leased) + t
     }
 
     /// The algorithm's settling time, then a rival's claim may live out its life, then the settling wait and the
@@ -77,7 +91,8 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
     fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
         let t = delay_bound?;
         let inner = self.inner.settle_time(facts, delay_bound)?;
-        Some(inner + t * (self.config.claim_ttl + self.config.settle + 2) + Duration::TICK)
+        let leased = self.lease_wait(t).map_or(Duration::ZERO, |wait| wait + t * 3);
+        Some(inner + t * (self.config.claim_ttl + self.config.settle + 2) + leased + Duration::TICK)
     }
 
     /// The algorithm's bounds, not counting the member's own packets (nor the leader monitor's).

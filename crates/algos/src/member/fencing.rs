@@ -70,7 +70,12 @@ impl<A: Algorithm> Member<A> {
         let answered = self.asking == Asking::Answered;
         // A live rival's claim holds a grant back until it expires (its timer decides again); so does the
         // settling wait.
-        let may_grant = leads && self.grant.is_none() && self.settled && answered && rival.is_none_or(|r| r < floor);
+        let may_grant = leads
+            && self.grant.is_none()
+            && self.settled
+            && answered
+            && self.leased()
+            && rival.is_none_or(|r| r < floor);
         let granted = if may_grant { self.grant_epoch() } else { None };
         let shown = self.shown(view);
         self.tell(cx, ended, granted, shown);
@@ -104,7 +109,7 @@ impl<A: Algorithm> Member<A> {
     fn end_grant(&mut self, leads: bool, rival: Option<Epoch>) -> (Option<Epoch>, Epoch) {
         let Some(g) = self.grant else { return (None, Epoch::ZERO) };
         let superseded = rival.is_some_and(|r| r > g);
-        if !leads || superseded || g < self.seen {
+        if !leads || superseded || g < self.seen || !self.leased() {
             self.grant = None;
             let floor = if leads && !superseded { g } else { Epoch::ZERO };
             (Some(g), floor)
@@ -124,6 +129,7 @@ impl<A: Algorithm> Member<A> {
             } else if !self.settled {
                 cx.set_timer(MemberTimer::Settle, Span::exactly(self.fixed.settle));
             }
+            self.lease_follows(cx, leads);
         }
     }
 

@@ -25,6 +25,7 @@ impl<A: Algorithm> Member<A> {
         self.published = Leadership { leader: None, epoch: saved.seen.bits() };
         self.durable = saved.inner.clone();
         self.persist(cx);
+        self.start_lease(cx);
         if self.seen == Epoch::ZERO {
             // It knows no epoch: it asks, and grants nothing until the answers had time to come back.
             self.asking = Asking::Waiting;

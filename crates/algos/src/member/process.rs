@@ -16,6 +16,7 @@ use super::asking::Asking;
 use super::away::Away;
 use super::config::Fixed;
 use super::fencing::Leadership;
+use super::lease::Leases;
 use super::packet::{Body, MemberTimer, Packet, Saved};
 use super::rule;
 use crate::algorithm::Algorithm;
@@ -56,12 +57,15 @@ pub struct Member<A: Algorithm> {
     pub(super) away: Away,
     /// The algorithm's last durable state.
     pub(super) durable: Option<Durable<A>>,
+    /// The lease mode's rounds and promise (empty when it is off).
+    pub(super) lease: Leases,
 }
 
 impl<A: Algorithm> Member<A> {
     /// A member running `algorithm`, with `fixed` for its whole life, not started yet.
     pub(super) fn new(algorithm: A, fixed: Fixed) -> Self {
         let away = if fixed.no_lead { Away::Never } else { Away::Present };
+        let lease = Leases::new(fixed.lease.as_ref());
         Self {
             inner: Hosted::new(algorithm, &fixed.setup.setup()),
             fixed: Arc::new(fixed),
@@ -78,6 +82,7 @@ impl<A: Algorithm> Member<A> {
             published: Leadership { leader: None, epoch: 0 },
             away,
             durable: None,
+            lease,
         }
     }
 
@@ -91,6 +96,7 @@ impl<A: Algorithm> Member<A> {
         (&BTreeMap<NodeId, (Epoch, bool)>, &BTreeMap<NodeId, u64>),
         (bool, bool, Asking, Leadership, Away),
         &Option<Durable<A>>,
+        &Leases,
     ) {
         (
             self.inner.key(),
@@ -98,6 +104,7 @@ impl<A: Algorithm> Member<A> {
             (&self.claims, &self.heard),
             (self.leading, self.settled, self.asking, self.published, self.away),
             &self.durable,
+            &self.lease,
         )
     }
 
@@ -238,12 +245,16 @@ impl<A: Algorithm> Process for Member<A> {
             Body::Algorithm(_) | Body::Leaving => rule::PASS,
             Body::Announce => rule::ANNOUNCE,
             Body::Ask => rule::ANSWER,
+            Body::Lease { .. } => rule::BACK,
+            Body::LeaseAck { .. } => rule::BACKED,
         });
         match packet.body {
             Body::Algorithm(msg) if present => self.run(cx, Event::Message { from, msg }),
             Body::Leaving if present && self.inner().status().leader == Some(peer) => {
                 self.run(cx, Event::Command(Command::Initiate));
             }
+            Body::Lease { round } => self.on_lease(cx, from, round),
+            Body::LeaseAck { round } => self.on_lease_ack(from, round),
             _ => {}
         }
         self.decide(cx);
@@ -275,6 +286,9 @@ impl<A: Algorithm> Process for Member<A> {
                 return self.rejoin(cx);
             }
             MemberTimer::Wake => return,
+            MemberTimer::Renew => self.on_renew(cx),
+            MemberTimer::Hold(slot) => self.on_hold(cx, slot),
+            MemberTimer::Promise => self.on_promise(cx),
         }
         self.decide(cx);
     }
@@ -327,6 +341,9 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Settle => "settling wait".to_owned(),
             MemberTimer::Wake => "end of the resign hold".to_owned(),
             MemberTimer::Asked => "answers to the question due".to_owned(),
+            MemberTimer::Renew => "next lease round".to_owned(),
+            MemberTimer::Hold(slot) => format!("end of the hold of lease slot {slot}"),
+            MemberTimer::Promise => "end of the promise to back one leader".to_owned(),
         }
     }
 }

@@ -23,5 +23,32 @@ pub const ASKED: &str = "too few answers, ask again";
 /// A member that resigned has sat out its hold (or one that started has waited out its takeover delay): it takes part in elections again.
 pub const WAKE: &str = "resign hold over, rejoin";
 
+/// Lease mode: a member asked to back a leader's lease backs it, unless it promised another member within its promise time (or it started within it).
+pub const BACK: &str = "back a lease unless promised to another";
+/// Lease mode: a member counts who backed its round; once a majority did, it holds the lease until that round's hold runs out.
+pub const BACKED: &str = "count a backer of a lease round";
+/// Lease mode: a member the algorithm names leader asks everybody to back it again: every heartbeat period while it holds a lease, every T while it seeks one.
+pub const RENEW: &str = "ask for the lease again";
+/// Lease mode: the hold of a round ran out; with no newer round backed, the lease is over and the grant ends.
+pub const HOLD: &str = "a lease round ran out";
+/// Lease mode: a member's promise to back only one leader ran out: it may back anyone.
+pub const PROMISE: &str = "a promise to back one leader ran out";
+
 /// Every rule, in the order the chapter lists them.
-pub const ALL: &[&str] = &[OLD_INCARNATION, PASS, AWAY, ANNOUNCE, ANSWER, OLD_TIMER, CLAIM, SETTLE, ASKED, WAKE];
+pub const ALL: &[&str] = &[
+    OLD_INCARNATION,
+    PASS,
+    AWAY,
+    ANNOUNCE,
+    ANSWER,
+    OLD_TIMER,
+    CLAIM,
+    SETTLE,
+    ASKED,
+    WAKE,
+    BACK,
+    BACKED,
+    RENEW,
+    HOLD,
+    PROMISE,
+];

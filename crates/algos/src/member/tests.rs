@@ -795,3 +795,5 @@ fn a_member_with_a_takeover_delay_follows_the_others_until_it_is_over() {
     let effects = settle_as_leader(&mut c, A);
     assert_eq!(elected(&effects), [ballot(5, C)]);
 }
+
+mod lease;

@@ -303,14 +303,16 @@ impl<'p> Bench<'p> {
         Ok(())
     }
 
-    /// Continues member `li`, paused while it led `leader`; if it still claims its old epoch, that is a stale claim.
+    /// Continues member `li`, paused while it led `leader`; if it still claims its old epoch, that is a stale claim
+    /// (but not in the lease mode once its lease ran out during the pause: it no longer leads, see [`Self::heard`]).
     #[cfg(unix)]
     fn resume(&mut self, li: usize, leader: u32, at: Instant) -> Result<(), Stopped> {
         self.fleet.signal(li, nix::sys::signal::Signal::SIGCONT).map_err(error)?;
-        self.heard(li);
+        let lapsed = self.heard(li);
         if let Some(View { leader: Some(l), epoch: e }) = self.fleet.members[li].latest
             && l == leader
             && e < self.highest
+            && !lapsed
         {
             self.open_stale_claim(li, e, at);
         }
@@ -345,12 +347,20 @@ impl<'p> Bench<'p> {
         self.silences.push(Silence { member, from_ms, to_ms: f64::INFINITY, killed });
     }
 
-    /// Member `li` was just started again or continued.
-    fn heard(&mut self, li: usize) {
+    /// Member `li` was just started again or continued. In the lease mode, a pause that outlasted the lease ends
+    /// the member's claim as a kill does: its lease ran out meanwhile, so its HTTP answers say at once that it does
+    /// not lead, and it ends its grant before it reads anything.
+    /// Returns whether the lease ran out during the silence.
+    fn heard(&mut self, li: usize) -> bool {
         let member = self.fleet.members[li].id;
-        if let Some(s) = self.silences.iter_mut().rev().find(|s| s.member == member && s.to_ms.is_infinite()) {
-            s.to_ms = ms(self.origin.elapsed());
-        }
+        let lease_ms = self.plan.lease_ms;
+        let Some(s) = self.silences.iter_mut().rev().find(|s| s.member == member && s.to_ms.is_infinite()) else {
+            return false;
+        };
+        s.to_ms = ms(self.origin.elapsed());
+        let lapsed = lease_ms.is_some_and(|lease| s.to_ms - s.from_ms > lease);
+        s.killed |= lapsed;
+        lapsed
     }
 
     /// Kills or stops member `li`, the leader.
@@ -548,6 +558,7 @@ impl<'p> Bench<'p> {
             algorithm: plan.algorithm,
             nodes: plan.nodes,
             fault: plan.fault,
+            lease: plan.lease_ms.is_some(),
             heartbeat_ms: plan.heartbeat_ms,
             delay_bound_ms: plan.delay_bound_ms,
             seed: plan.seed,

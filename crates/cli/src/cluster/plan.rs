@@ -77,6 +77,11 @@ pub(crate) struct ClusterArgs {
     /// Print one JSON object (the figures and the raw samples) instead of the table.
     #[arg(long)]
     pub(super) json: bool,
+    /// Run every member in the lease mode (`elect node --lease`): a member leads only while a majority backs it,
+    /// so no two members say they lead at one instant. A member paused for longer than its lease does not lead
+    /// when it is continued (its lease ran out, and it says so before anything else).
+    #[arg(long)]
+    lease: bool,
 }
 
 /// What is done to the leader in each round.
@@ -177,6 +182,8 @@ pub(super) struct Plan {
     cluster: String,
     /// Every member's `--key-file`.
     key_file: Option<PathBuf>,
+    /// In the lease mode: the lease length, in milliseconds.
+    pub(super) lease_ms: Option<f64>,
 }
 
 /// Every check that can be made before a process is spawned.
@@ -204,6 +211,7 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
         elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
     config.delay_bound = Duration::from_millis(delay_bound_ms);
     config.heartbeat = 2;
+    config.lease = args.lease.then(|| elect_algos::member::Lease::for_heartbeat(2));
     let info = config.validate().map_err(|e| match e {
         elect_net::ConfigError::DelayBound(_) => {
             BadInput(format!("--heartbeat {} ms is out of range (2 ms to 120 s)", args.heartbeat))
@@ -255,6 +263,7 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
         cpu_load: args.cpu_load,
         cluster: format!("elect-cluster-{}", std::process::id()),
         key_file: args.key_file.clone(),
+        lease_ms: config.lease.map(|lease| (lease.length * delay_bound_ms) as f64),
     })
 }
 
@@ -282,6 +291,9 @@ impl Plan {
         cmd.args(["--delay-bound-ms", &self.delay_bound_ms.to_string(), "--heartbeat", "2"]);
         if let Some(key) = &self.key_file {
             cmd.arg("--key-file").arg(key);
+        }
+        if self.lease_ms.is_some() {
+            cmd.arg("--lease");
         }
         cmd
     }

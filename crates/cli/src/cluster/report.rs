@@ -118,6 +118,8 @@ pub(super) struct Report {
     pub(super) algorithm: &'static str,
     pub(super) nodes: u32,
     pub(super) fault: Fault,
+    /// Whether the members ran in the lease mode.
+    pub(super) lease: bool,
     pub(super) heartbeat_ms: u64,
     pub(super) delay_bound_ms: u64,
     pub(super) seed: u64,
@@ -176,8 +178,14 @@ impl Report {
         };
         writeln!(
             out,
-            "{} members, {}, heartbeat {} ms (T = {} ms), seed {}: {fault}, {} rounds",
-            self.nodes, self.algorithm, self.heartbeat_ms, self.delay_bound_ms, self.seed, self.rounds
+            "{} members, {}{}, heartbeat {} ms (T = {} ms), seed {}: {fault}, {} rounds",
+            self.nodes,
+            self.algorithm,
+            if self.lease { " in the lease mode" } else { "" },
+            self.heartbeat_ms,
+            self.delay_bound_ms,
+            self.seed,
+            self.rounds
         )?;
         if let Some(first) = self.first_election_ms {
             writeln!(out, "first leader agreed on after {first:.1} ms (from the start of the processes)")?;

@@ -50,6 +50,8 @@ pub enum Property {
     /// Vasudevan-Kurose-Towsley's goal: after a stable interval, every live process's leader is the strongest
     /// live process of its connected component (over the links that currently work both ways).
     ComponentLeader,
+    /// One leader at a time: at no instant do two live processes each say they lead (in any epochs).
+    OneLeader,
 }
 
 /// Whether a property constrains every state (safety) or what must eventually happen (liveness).
@@ -63,7 +65,7 @@ pub enum Class {
 }
 
 impl Property {
-    const ALL: [Self; 12] = [
+    const ALL: [Self; 13] = [
         Self::Safety,
         Self::Liveness,
         Self::Validity,
@@ -76,6 +78,7 @@ impl Property {
         Self::A4,
         Self::A4Prime,
         Self::ComponentLeader,
+        Self::OneLeader,
     ];
 
     /// Every property, in a fixed order.
@@ -98,6 +101,7 @@ impl Property {
             Self::A4 => "a4",
             Self::A4Prime => "a4-prime",
             Self::ComponentLeader => "component-leader",
+            Self::OneLeader => "one-leader",
         }
     }
 
@@ -118,6 +122,21 @@ impl Property {
             Self::A4 => "docs/reference/properties.md#a4",
             Self::A4Prime => "docs/reference/properties.md#a4-prime",
             Self::ComponentLeader => "docs/reference/properties.md#component-leader",
+            Self::OneLeader => "docs/reference/properties.md#one-leader",
+        }
+    }
+
+    /// The property named `name` ([`Self::name`]), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The check that judges this property: after every event for a safety property, once the run has settled for a
+    /// liveness one.
+    pub fn check(self) -> Check {
+        match self.class() {
+            Class::Safety => Check::always(self),
+            Class::Liveness => Check::at_end(self),
         }
     }
 
@@ -151,6 +170,7 @@ impl Property {
             Self::ComponentLeader => {
                 "after a stable interval, every live process follows the strongest live process of its connected component"
             }
+            Self::OneLeader => "at no instant do two live processes each say they lead, in any epochs",
         }
     }
 

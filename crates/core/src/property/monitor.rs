@@ -86,6 +86,7 @@ impl Monitor {
             self.check_node(world, i, status, When::Always, out);
         }
         self.check_a1(world, out);
+        self.check_one_leader(world, out);
         let groups: Vec<_> = self.groups.groups().collect();
         for g in groups {
             self.check_a3(Some(g), out);
@@ -98,6 +99,9 @@ impl Monitor {
         self.tally(new, 1);
         self.check_node(world, i, new, When::Always, out);
         self.check_a1(world, out);
+        if new.leader == Some(world.id(i)) && new.is_up() {
+            self.check_one_leader(world, out);
+        }
         self.check_a3(new.group, out);
     }
 
@@ -212,6 +216,28 @@ impl Monitor {
         let detail =
             format!("node {} is NORMAL under {} while node {} is NORMAL under {}", name(i), show(a), name(j), show(b));
         self.report(out, Property::A1, j.map(|j| world.id(j)), detail);
+    }
+
+    /// At most one live process says it leads.
+    fn check_one_leader(&mut self, world: &impl World, out: &mut Vec<Violation>) {
+        if !self.wants(Property::OneLeader, When::Always) {
+            return;
+        }
+        let mut leaders = (0..world.len()).filter(|&i| {
+            let s = world.status(i);
+            s.is_up() && s.leader == Some(world.id(i))
+        });
+        if let (Some(a), Some(b)) = (leaders.next(), leaders.next()) {
+            let (sa, sb) = (world.status(a), world.status(b));
+            let detail = format!(
+                "nodes {} (epoch {}) and {} (epoch {}) both say they lead",
+                world.id(a),
+                crate::Epoch::from_bits(sa.epoch),
+                world.id(b),
+                crate::Epoch::from_bits(sb.epoch)
+            );
+            self.report(out, Property::OneLeader, Some(world.id(b)), detail);
+        }
     }
 
     fn check_a3(&mut self, group: Option<crate::GroupId>, out: &mut Vec<Violation>) {
@@ -437,6 +463,27 @@ mod tests {
         assert_eq!(names(&Monitor::check_state(&checks, Winner::StrongestLive, &waiting, true)), [Property::A2]);
         let dead_leader = fixture(vec![normal(3), normal(3), Status::DOWN]);
         assert_eq!(names(&Monitor::check_state(&checks, Winner::StrongestLive, &dead_leader, true)), [Property::A2]);
+    }
+
+    #[test]
+    fn one_leader_is_broken_by_two_live_processes_that_each_say_they_lead() {
+        let checks = vec![Check::always(Property::OneLeader)];
+        // 3 leads, 1 and 2 follow it; 2 then says it leads too (in its own epoch), beside 3.
+        let mut w = fixture(vec![normal(3), normal(3), normal(3)]);
+        let mut m = Monitor::new(checks.clone(), Winner::StrongestLive);
+        let mut out = Vec::new();
+        m.reset(&w, &mut out);
+        assert!(out.is_empty());
+        let old = w.statuses[1];
+        w.statuses[1] = Status::normal(Some(NodeId(2)), 2 << 32 | 2);
+        m.on_change(&w, 1, old, w.statuses[1], &mut out);
+        assert_eq!(names(&out), [Property::OneLeader]);
+        assert_eq!(out[0].detail, "nodes 2 (epoch 2.2) and 3 (epoch 0.1) both say they lead");
+        // A leader that is down says nothing; followers of two leaders are no second leader.
+        let down = fixture(vec![normal(3), Status::normal(Some(NodeId(2)), 1), Status::DOWN]);
+        assert!(Monitor::check_state(&checks, Winner::StrongestLive, &down, false).is_empty());
+        let split = fixture(vec![normal(2), normal(2), normal(2), normal(1)]);
+        assert!(Monitor::check_state(&checks, Winner::StrongestLive, &split, false).is_empty());
     }
 
     #[test]

@@ -1,0 +1,343 @@
+//! Leases (`--param lease=on`, `elect node --lease`): leadership held only while a majority backs it, so that no
+//! two members say they lead at one instant, even across a partition. A member the algorithm names leader asks
+//! every member to back it, in numbered rounds (`lease`), every heartbeat period while it holds a lease and every
+//! `T` while it seeks one. A member backs (`lease-ack`) only the member it last backed, or anyone once that promise
+//! has run out: it promises, on its own clock, not to back anyone else for `L(1+ρ)` after it received the round.
+//! The leader counts itself as any member does. Once a majority backed a round, the leader holds the lease until
+//! `L/(1+ρ)` after it *sent* that round, on its own clock: before any promise of that majority runs out, as long
+//! as no clock runs faster or slower than real time by more than the factor `1+ρ` (`max-drift-ppm`). Two
+//! majorities share a member, which backs one leader at a time: no two leases overlap.
+//!
+//! A member grants itself a fencing epoch only while it holds a lease, and its grant (and the leadership it shows)
+//! ends when the lease runs out, before anything else it does on waking: a leader cut off from the majority, or
+//! paused, stops saying it leads by itself. A member that starts backs nobody for `L(1+ρ)`: it may have promised
+//! before it stopped. Rounds are numbered so that a late answer to an old round is never taken for an answer to a
+//! new one, whatever the network's delays.
+
+use std::collections::BTreeSet;
+
+use elect_core::{Cx, Duration, NodeId, Port, Span};
+
+use super::packet::{Body, MemberTimer};
+use super::process::Member;
+use super::rule;
+use crate::algorithm::Algorithm;
+use crate::params::{ParamError, ParamInfo, Params};
+
+/// The lease mode's settings: the lease length `L`, in multiples of `T`, and the bound on clock-rate drift.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// The lease length `L`, in multiples of the delay bound `T`.
+    pub length: u64,
+    /// How far any member's clock may run faster or slower than real time, in parts per million (`ρ·10⁶`).
+    pub drift_ppm: u32,
+}
+
+/// The parameter that turns leases on (`--param lease=on`, or a length in `T`).
+pub const LEASE_PARAM: ParamInfo = ParamInfo {
+    name: "lease",
+    values: "off, on, or a lease length in multiples of T",
+    default: "off",
+    help: "hold leadership only while a majority backs it, so that no two members say they lead at one instant \
+           (only with --monitor); on: a lease of heartbeat + 3 T",
+};
+
+/// The parameter that bounds clock-rate drift in the lease mode.
+pub const DRIFT_PARAM: ParamInfo = ParamInfo {
+    name: "max-drift-ppm",
+    values: "0 to 100000",
+    default: "1000",
+    help: "with lease: how far a member's clock may run faster or slower than real time, in parts per million",
+};
+
+/// The most drift the lease mode takes: 10%.
+pub const MAX_DRIFT_PPM: u32 = 100_000;
+/// The longest lease, in heartbeat periods: a leader keeps the rounds sent within one lease apart.
+pub const MAX_LEASE_BEATS: u64 = 30;
+/// The default bound on clock-rate drift: 0.1%, ten times what a quartz oscillator drifts and twice the most an
+/// NTP daemon slews a clock.
+pub const DEFAULT_DRIFT_PPM: u32 = 1000;
+
+impl Lease {
+    /// The default lease for heartbeats every `heartbeat·T`: `heartbeat + 3` T, so that a round answered within a
+    /// round trip renews the lease before the last one ran out.
+    pub fn for_heartbeat(heartbeat: u64) -> Self {
+        Self { length: heartbeat.saturating_add(3), drift_ppm: DEFAULT_DRIFT_PPM }
+    }
+
+    /// Takes `lease` and `max-drift-ppm` out of `params`: the lease mode's settings, if it is on, and the rest.
+    pub fn take(params: &Params, heartbeat: u64) -> Result<(Option<Self>, Params), ParamError> {
+        let (value, rest) = params.without(LEASE_PARAM.name);
+        let (drift, rest) = rest.without(DRIFT_PARAM.name);
+        let invalid = |info: &ParamInfo, value: &str, reason: String| ParamError::Invalid {
+            key: info.name,
+            value: value.to_owned(),
+            reason,
+        };
+        let default = Self::for_heartbeat(heartbeat);
+        let length = match value.as_deref() {
+            None | Some("off") => None,
+            Some("on") => Some(default.length),
+            Some(raw) => Some(
+                raw.parse::<u64>()
+                    .map_err(|_| invalid(&LEASE_PARAM, raw, format!("expected {}", LEASE_PARAM.values)))?,
+            ),
+        };
+        let drift_ppm = match drift.as_deref() {
+            None => default.drift_ppm,
+            Some(raw) => match raw.parse::<u32>() {
+                Ok(ppm) if ppm <= MAX_DRIFT_PPM => ppm,
+                _ => return Err(invalid(&DRIFT_PARAM, raw, format!("expected {}", DRIFT_PARAM.values))),
+            },
+        };
+        let Some(length) = length else {
+            if let Some(raw) = drift {
+                return Err(invalid(&DRIFT_PARAM, &raw, "it bounds the clocks of the lease mode: add lease=on".into()));
+            }
+            return Ok((None, rest));
+        };
+        let lease = Self { length, drift_ppm };
+        lease.validate(heartbeat).map_err(|reason| invalid(&LEASE_PARAM, &length.to_string(), reason))?;
+        Ok((Some(lease), rest))
+    }
+
+    /// Whether the lease is long enough to be renewed before it runs out, with heartbeats every `heartbeat·T`: a
+    /// leader must still hold the last round's lease when the answers to the next come back, a heartbeat period and
+    /// a round trip later. `Err` says why not.
+    pub fn validate(&self, heartbeat: u64) -> Result<(), String> {
+        if self.length > MAX_LEASE_BEATS.saturating_mul(heartbeat.max(1)) {
+            return Err(format!("a lease is at most {MAX_LEASE_BEATS} heartbeat periods"));
+        }
+        if self.drift_ppm > MAX_DRIFT_PPM {
+            return Err(format!("the drift bound is at most {MAX_DRIFT_PPM} ppm"));
+        }
+        let t = Duration::from_ticks(1_000_000);
+        let timing = LeaseTiming::new(self, heartbeat, t);
+        let renewed = t * heartbeat.saturating_add(2) + Duration::TICK;
+        if timing.hold <= renewed {
+            let least = heartbeat.saturating_add(3);
+            return Err(format!(
+                "a leader could not renew it in time: with heartbeats every {heartbeat} T and a drift bound of {} \
+                 ppm, a lease must be at least {least} T",
+                self.drift_ppm
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The lease mode's timing in ticks, fixed for a member's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct LeaseTiming {
+    /// How long after it sent a round a leader holds the lease a majority backed it with: `L/(1+ρ)`, rounded down.
+    pub(super) hold: Duration,
+    /// How long a member backs nobody else after it backed a round: `L(1+ρ)`, rounded up, and a tick.
+    pub(super) promise: Duration,
+    /// A leader that holds a lease renews it every heartbeat period...
+    pub(super) renew: Duration,
+    /// ... and one that seeks one asks every `T`.
+    pub(super) retry: Duration,
+    /// How many rounds may be unanswered at once: those sent within one hold, `⌈hold/renew⌉`, and one more.
+    pub(super) slots: u64,
+}
+
+impl LeaseTiming {
+    pub(super) fn new(lease: &Lease, heartbeat: u64, t: Duration) -> Self {
+        const MILLION: u128 = 1_000_000;
+        let l = u128::from(t.ticks()) * u128::from(lease.length);
+        let rate = MILLION + u128::from(lease.drift_ppm);
+        let clamp = |x: u128| Duration::from_ticks(u64::try_from(x).unwrap_or(u64::MAX));
+        let hold = clamp(l * MILLION / rate);
+        let promise = clamp((l * rate).div_ceil(MILLION)) + Duration::TICK;
+        let renew = t * heartbeat.max(1);
+        let slots = hold.ticks().div_ceil(renew.ticks().max(1)).saturating_add(1);
+        Self { hold, promise, renew, retry: t, slots }
+    }
+}
+
+/// Whom a member has promised to back, and nobody else, until its promise runs out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Promise {
+    /// Nobody: it may back anyone.
+    Free,
+    /// This member (perhaps itself).
+    To(NodeId),
+    /// It started, and backs nobody until a promise it may have made before it stopped has run out.
+    Starting,
+}
+
+/// A leader's side of the lease: its rounds and who backed them, and which of them hold a lease; and the member's
+/// promise, as anyone's backer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Leases {
+    /// The last round this member sent (0: none yet).
+    round: u64,
+    /// Per slot (`round % slots`): the round in it, whether its hold still runs, and who backed it.
+    slots: Vec<Slot>,
+    /// Whether it renews: the `Renew` timer is armed.
+    renewing: bool,
+    promise: Promise,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Slot {
+    round: u64,
+    /// Its hold has not run out yet.
+    running: bool,
+    /// A majority backed it while its hold ran: the leader holds the lease until the hold runs out.
+    held: bool,
+    backers: BTreeSet<NodeId>,
+}
+
+impl Leases {
+    pub(super) fn new(timing: Option<&LeaseTiming>) -> Self {
+        let slots = timing.map_or(0, |t| t.slots);
+        let empty = Slot { round: 0, running: false, held: false, backers: BTreeSet::new() };
+        Self { round: 0, slots: vec![empty; slots as usize], renewing: false, promise: Promise::Free }
+    }
+
+    /// Whether a round a majority backed still holds.
+    pub(super) fn held(&self) -> bool {
+        self.slots.iter().any(|s| s.held)
+    }
+
+    /// The slot of the newest round that holds a lease, whose hold timer ends the lease (if no newer round is
+    /// backed before it runs out).
+    pub(super) fn last_held(&self) -> Option<u8> {
+        let (i, _) = self.slots.iter().enumerate().filter(|(_, s)| s.held).max_by_key(|(_, s)| s.round)?;
+        u8::try_from(i).ok()
+    }
+}
+
+impl<A: Algorithm> Member<A> {
+    /// Whether this member may lead: without leases, always; with them, while it holds one.
+    pub(super) fn leased(&self) -> bool {
+        self.fixed.lease.is_none() || self.lease.held()
+    }
+
+    /// The timer whose end ends this member's lease, while it holds one: a runtime tells applications when that
+    /// is.
+    pub fn lease_timer(&self) -> Option<MemberTimer<<A::Process as elect_core::Process>::Timer>> {
+        self.lease.last_held().map(MemberTimer::Hold)
+    }
+
+    /// A member that starts backs nobody until a promise it may have made before it stopped has run out.
+    pub(super) fn start_lease(&mut self, cx: &mut Cx<'_, Self>) {
+        if let Some(timing) = self.fixed.lease {
+            self.lease.promise = Promise::Starting;
+            cx.set_timer(MemberTimer::Promise, Span::exactly(timing.promise));
+        }
+    }
+
+    /// The algorithm started or stopped naming this member leader (`leads`): it starts asking for a lease at once,
+    /// or stops renewing.
+    pub(super) fn lease_follows(&mut self, cx: &mut Cx<'_, Self>, leads: bool) {
+        if self.fixed.lease.is_none() {
+            return;
+        }
+        if leads && !self.lease.renewing {
+            self.renew(cx);
+        } else if !leads && self.lease.renewing {
+            self.lease.renewing = false;
+            cx.cancel_timer(MemberTimer::Renew);
+        }
+    }
+
+    /// Sends the next round, backs it itself if its promise lets it, and arms the next: a heartbeat period later
+    /// while it holds a lease, `T` while it seeks one.
+    pub(super) fn renew(&mut self, cx: &mut Cx<'_, Self>) {
+        let Some(timing) = self.fixed.lease else { return };
+        let Some(round) = self.lease.round.checked_add(1) else {
+            // 2⁶⁴ rounds: no fresh number is left, and a reused one could be taken for an answer to the new round.
+            self.lease.renewing = false;
+            return;
+        };
+        self.lease.round = round;
+        let index = (round % timing.slots) as usize;
+        // The round it replaces, if it still ran, gives up its hold early: the lease may only end sooner.
+        self.lease.slots[index] = Slot { round, running: true, held: false, backers: BTreeSet::new() };
+        cx.set_timer(MemberTimer::Hold(index as u8), Span::exactly(timing.hold));
+        let me = self.fixed.setup.id;
+        if self.promise_to(cx, me) {
+            self.backed(round, me);
+        }
+        self.broadcast(cx, Body::Lease { round });
+        let next = if self.lease.held() { timing.renew } else { timing.retry };
+        self.lease.renewing = true;
+        cx.set_timer(MemberTimer::Renew, Span::exactly(next));
+    }
+
+    /// The renewal timer: while the algorithm still names this member leader, the next round.
+    pub(super) fn on_renew(&mut self, cx: &mut Cx<'_, Self>) {
+        cx.rule(rule::RENEW);
+        self.lease.renewing = false;
+        if self.leading {
+            self.renew(cx);
+        }
+    }
+
+    /// Member `peer` asks to be backed in `round`: backed, if this member's promise lets it.
+    pub(super) fn on_lease(&mut self, cx: &mut Cx<'_, Self>, from: Port, round: u64) {
+        if self.fixed.lease.is_some() && self.promise_to(cx, self.peer(from)) {
+            cx.send(from, self.packet(Body::LeaseAck { round }));
+        }
+    }
+
+    /// Member `peer` backed `round`.
+    pub(super) fn on_lease_ack(&mut self, from: Port, round: u64) {
+        let peer = self.peer(from);
+        self.backed(round, peer);
+    }
+
+    /// `by` backed `round`: if it is one of the rounds whose hold still runs, a majority of backers makes it hold.
+    fn backed(&mut self, round: u64, by: NodeId) {
+        let Some(timing) = self.fixed.lease else { return };
+        // With itself, a majority of the members: `⌊n/2⌋` others and itself.
+        let majority = self.fixed.quorum + 1;
+        let slot = &mut self.lease.slots[(round % timing.slots) as usize];
+        if slot.round == round && slot.running {
+            slot.backers.insert(by);
+            slot.held |= slot.backers.len() >= majority;
+        }
+    }
+
+    /// Promises to back `peer` (perhaps itself) and nobody else for the promise time from now, if the promise it
+    /// made last lets it: whether it did.
+    fn promise_to(&mut self, cx: &mut Cx<'_, Self>, peer: NodeId) -> bool {
+        let Some(timing) = self.fixed.lease else { return false };
+        match self.lease.promise {
+            Promise::Free => {}
+            Promise::To(other) if other == peer => {}
+            Promise::To(_) | Promise::Starting => return false,
+        }
+        self.lease.promise = Promise::To(peer);
+        cx.set_timer(MemberTimer::Promise, Span::exactly(timing.promise));
+        true
+    }
+
+    /// The hold of the round in `slot` ran out: it no longer holds a lease.
+    pub(super) fn on_hold(&mut self, cx: &mut Cx<'_, Self>, slot: u8) {
+        cx.rule(rule::HOLD);
+        if let Some(s) = self.lease.slots.get_mut(usize::from(slot)) {
+            s.running = false;
+            s.held = false;
+        }
+    }
+
+    /// The promise ran out: this member may back anyone.
+    pub(super) fn on_promise(&mut self, cx: &mut Cx<'_, Self>) {
+        cx.rule(rule::PROMISE);
+        self.lease.promise = Promise::Free;
+    }
+
+    /// A member that sits out gives its lease up at once (its grant has ended), and asks for none.
+    pub(super) fn give_up_lease(&mut self, cx: &mut Cx<'_, Self>) {
+        for (i, slot) in self.lease.slots.iter_mut().enumerate() {
+            if slot.running {
+                (slot.running, slot.held) = (false, false);
+                cx.cancel_timer(MemberTimer::Hold(i as u8));
+            }
+        }
+        self.lease_follows(cx, false);
+    }
+}

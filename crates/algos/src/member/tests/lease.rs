@@ -1,0 +1,124 @@
+//! The lease mode: a member leads only while a majority backs it, and backs one leader at a time.
+
+use super::*;
+
+/// A lease of `5·T` with a drift bound of 0.1%: a leader holds a round for `5T/1.001`, rounded down; a backer
+/// promises `5T·1.001`, rounded up, and a tick.
+const LEASE: Lease = Lease { length: 5, drift_ppm: 1000 };
+const HOLD_TICKS: u64 = 4995;
+const PROMISE_TICKS: u64 = 5006;
+
+fn config() -> MemberConfig {
+    MemberConfig { lease: Some(LEASE), ..MemberConfig::new(2, HOLD) }
+}
+
+/// Member `me` in the lease mode, started knowing an epoch (so it asks nobody), with its starting promise run out.
+fn start_leasing(me: NodeId) -> Node {
+    let mut m = build(me, config());
+    let effects =
+        step(&mut m, Event::Start { restored: Some(Saved { incarnation: 1, seen: ballot(1, A), inner: None }) });
+    assert_eq!(timers_set(&effects), [(MemberTimer::Promise, Span::exactly(Duration::from_ticks(PROMISE_TICKS)))]);
+    step(&mut m, Event::Timer(MemberTimer::Promise));
+    m
+}
+
+fn lease_sends(effects: &Effects) -> Vec<(Port, Body<Script>)> {
+    sends(effects)
+        .into_iter()
+        .filter(|(_, p)| matches!(p.body, Body::Lease { .. } | Body::LeaseAck { .. }))
+        .map(|(to, p)| (to, p.body))
+        .collect()
+}
+
+#[test]
+fn a_leader_grants_itself_an_epoch_only_once_a_majority_backed_it() {
+    let mut c = start_leasing(C);
+    // Named leader, it asks everybody to back it at once, and again every T while it holds no lease.
+    let effects = hear(&mut c, A, says(Script::Lead));
+    assert_eq!(lease_sends(&effects), [(port(C, A), Body::Lease { round: 1 }), (port(C, B), Body::Lease { round: 1 })]);
+    let timers = timers_set(&effects);
+    assert!(timers.contains(&(MemberTimer::Hold(1), Span::exactly(Duration::from_ticks(HOLD_TICKS)))), "{timers:?}");
+    assert!(timers.contains(&(MemberTimer::Renew, Span::exactly(T))), "{timers:?}");
+    // Settled, but backed by itself alone: no grant.
+    assert_eq!(elected(&step(&mut c, Event::Timer(MemberTimer::Settle))), []);
+    assert_eq!(c.leadership().leader, None);
+    assert_eq!(c.lease_timer(), None);
+    // A second backer makes a majority of three.
+    let effects = hear(&mut c, B, packet(ballot(1, A), None, Body::LeaseAck { round: 1 }));
+    assert_eq!(elected(&effects), [ballot(2, C)]);
+    assert_eq!(c.leadership().leader, Some(C));
+    assert_eq!(c.lease_timer(), Some(MemberTimer::Hold(1)));
+    // Holding a lease, it renews every heartbeat period.
+    let effects = step(&mut c, Event::Timer(MemberTimer::Renew));
+    assert_eq!(lease_sends(&effects).len(), 2);
+    assert!(timers_set(&effects).contains(&(MemberTimer::Renew, Span::exactly(T * 2))));
+}
+
+#[test]
+fn the_lease_and_the_grant_end_when_the_last_backed_round_runs_out() {
+    let mut c = start_leasing(C);
+    hear(&mut c, A, says(Script::Lead));
+    step(&mut c, Event::Timer(MemberTimer::Settle));
+    hear(&mut c, A, packet(ballot(1, A), None, Body::LeaseAck { round: 1 }));
+    assert_eq!(c.grant(), Some(ballot(2, C)));
+    // Round 2 goes unanswered (C is cut off): when round 1's hold runs out, C stops leading at once.
+    step(&mut c, Event::Timer(MemberTimer::Renew));
+    let effects = step(&mut c, Event::Timer(MemberTimer::Hold(1)));
+    let ended =
+        [Notice::Ended { epoch: ballot(2, C).bits() }, Notice::Shows { leader: None, epoch: ballot(2, C).bits() }];
+    assert_eq!(notices(&effects), ended);
+    assert_eq!(c.grant(), None);
+    // An answer to round 1, late, counts for nothing: its hold is over.
+    assert_eq!(elected(&hear(&mut c, B, packet(ballot(1, A), None, Body::LeaseAck { round: 1 }))), []);
+    // Round 2, backed, leads again under a new epoch.
+    assert_eq!(elected(&hear(&mut c, B, packet(ballot(1, A), None, Body::LeaseAck { round: 2 }))), [ballot(3, C)]);
+}
+
+#[test]
+fn a_member_backs_one_leader_until_its_promise_runs_out() {
+    let mut a = start_leasing(A);
+    let effects = hear(&mut a, B, packet(ballot(1, A), None, Body::Lease { round: 4 }));
+    assert_eq!(lease_sends(&effects), [(port(A, B), Body::LeaseAck { round: 4 })]);
+    assert_eq!(timers_set(&effects), [(MemberTimer::Promise, Span::exactly(Duration::from_ticks(PROMISE_TICKS)))]);
+    // C asks too: A promised B, so it does not answer; B again, it does.
+    assert_eq!(lease_sends(&hear(&mut a, C, packet(ballot(1, A), None, Body::Lease { round: 1 }))), []);
+    assert_eq!(lease_sends(&hear(&mut a, B, packet(ballot(1, A), None, Body::Lease { round: 5 }))).len(), 1);
+    // Nor does A back itself while it backs B.
+    let effects = hear(&mut a, C, says(Script::Lead));
+    assert_eq!(lease_sends(&effects).len(), 2, "it asks the others");
+    assert_eq!(elected(&step(&mut a, Event::Timer(MemberTimer::Settle))), []);
+    assert_eq!(elected(&hear(&mut a, C, packet(ballot(1, A), None, Body::LeaseAck { round: 1 }))), [], "one backer");
+    // Once the promise ran out, A backs C (which asks again) and itself.
+    step(&mut a, Event::Timer(MemberTimer::Promise));
+    let effects = hear(&mut a, C, packet(ballot(1, A), None, Body::Lease { round: 2 }));
+    assert_eq!(lease_sends(&effects), [(port(A, C), Body::LeaseAck { round: 2 })]);
+}
+
+#[test]
+fn a_member_that_starts_backs_nobody_until_a_promise_it_may_have_made_ran_out() {
+    let mut a = build(A, config());
+    step(&mut a, Event::Start { restored: Some(Saved { incarnation: 1, seen: ballot(1, A), inner: None }) });
+    assert_eq!(lease_sends(&hear(&mut a, B, packet(ballot(1, A), None, Body::Lease { round: 1 }))), []);
+    step(&mut a, Event::Timer(MemberTimer::Promise));
+    assert_eq!(lease_sends(&hear(&mut a, B, packet(ballot(1, A), None, Body::Lease { round: 2 }))).len(), 1);
+}
+
+#[test]
+fn lease_settings_are_checked() {
+    let params = |pairs: &[&str]| crate::params::Params::parse(pairs.iter().copied()).unwrap();
+    let (lease, rest) = Lease::take(&params(&["lease=on", "max-drift-ppm=200", "x=1"]), 2).unwrap();
+    assert_eq!(lease, Some(Lease { length: 5, drift_ppm: 200 }));
+    assert_eq!(rest, params(&["x=1"]));
+    assert_eq!(Lease::take(&params(&["lease=7"]), 2).unwrap().0, Some(Lease { length: 7, drift_ppm: 1000 }));
+    assert_eq!(Lease::take(&params(&[]), 2).unwrap().0, None);
+    for (bad, why) in [
+        (&["lease=4"][..], "at least 5 T"),
+        (&["lease=61"][..], "at most 30 heartbeat periods"),
+        (&["lease=soon"][..], "expected off, on"),
+        (&["lease=on", "max-drift-ppm=200000"][..], "expected 0 to 100000"),
+        (&["max-drift-ppm=5"][..], "add lease=on"),
+    ] {
+        let err = Lease::take(&params(bad), 2).unwrap_err().to_string();
+        assert!(err.contains(why), "{bad:?}: {err}");
+    }
+}
