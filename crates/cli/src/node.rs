@@ -232,13 +232,16 @@ async fn serve(
                 if changed.is_err() {
                     break; // The member stopped: `wait` below says why.
                 }
-                let l = *leadership.borrow_and_update();
+                leadership.borrow_and_update();
+                // The latest leadership, with when the member began to show it (the watch may have skipped one).
+                let (l, since) = node.shown_since();
                 let line = serde_json::json!({
                     "id": id.0,
                     "leader": l.leader.map(|l| l.0),
                     "epoch": l.epoch,
                     "epoch_round": epoch::round(l.epoch),
                     "incarnation": incarnation,
+                    "since_monotonic_us": since.map(|s| u64::try_from(s.as_micros()).unwrap_or(u64::MAX)),
                 });
                 let mut out = std::io::stdout().lock();
                 writeln!(out, "{line}")?;

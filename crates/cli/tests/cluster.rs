@@ -85,7 +85,7 @@ fn the_table_names_the_figures() {
 
 #[test]
 fn bad_input_exits_2_with_one_clear_line_before_starting_anything() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["--nodes", "1", "--algorithm", "bully"], "--nodes must be between 2 and 64"),
         (&["--nodes", "65", "--algorithm", "bully"], "--nodes must be between 2 and 64"),
         (&["--nodes", "3", "--algorithm", "paxos"], "unknown algorithm 'paxos'"),
@@ -95,6 +95,8 @@ fn bad_input_exits_2_with_one_clear_line_before_starting_anything() {
         (&["--nodes", "3", "--algorithm", "bully", "--param", "nonsense=1"], "nonsense"),
         (&["--nodes", "3", "--algorithm", "bully", "--kill-leader", "1", "--pause-leader", "1"], "cannot be used with"),
         (&["--nodes", "3", "--algorithm", "bully", "--key-file", "/nonexistent/key"], "/nonexistent/key"),
+        (&["--nodes", "2", "--algorithm", "bully", "--lease"], "--lease needs at least 3 members"),
+        (&["--nodes", "3", "--algorithm", "bully", "--param", "lease=on"], "a member takes --lease"),
     ];
     for (args, expected) in cases {
         let o = elect(&[&["cluster"], args].concat());

@@ -147,6 +147,13 @@ impl Node {
         self.leadership.clone()
     }
 
+    /// The leadership it shows, and since when on the system-wide monotonic clock (`CLOCK_MONOTONIC`, the same
+    /// for every process of one machine; `None` where there is none): the changes of members on one machine can be
+    /// put in order by when they happened. `elect cluster` orders its history so.
+    pub fn shown_since(&self) -> (Leadership, Option<std::time::Duration>) {
+        self.lease.0.shown_since()
+    }
+
     /// Its lease, in the lease mode: see [`LeaseClock`].
     pub fn lease(&self) -> LeaseClock {
         self.lease.clone()

@@ -23,6 +23,8 @@ pub(crate) const KEPT_CHANGES: usize = 1024;
 struct Changes {
     first: u64,
     kept: VecDeque<Leadership>,
+    /// When the latest began, on the system-wide monotonic clock.
+    since: Option<std::time::Duration>,
 }
 
 impl Changes {
@@ -98,10 +100,17 @@ impl Board {
             origin: Clock::now(),
             last_contact,
             now: Mutex::new((State::Election, shown)),
-            changes: Mutex::new(Changes { first: 0, kept: VecDeque::from([shown]) }),
+            changes: Mutex::new(Changes { first: 0, kept: VecDeque::from([shown]), since: monotonic() }),
             latest: watch::Sender::new(0),
             lease: Mutex::new(None),
         }
+    }
+
+    /// The leadership the member shows, and since when, on the system-wide monotonic clock (`None` where there is
+    /// none).
+    pub(crate) fn shown_since(&self) -> (Leadership, Option<std::time::Duration>) {
+        let changes = self.changes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        (*changes.kept.back().expect("never empty"), changes.since)
     }
 
     /// The member runs in the lease mode: its answers say how long its lease has left, and it does not say it
@@ -168,6 +177,7 @@ impl Board {
         if changes.kept.back() == Some(&shown) {
             return;
         }
+        changes.since = monotonic();
         changes.kept.push_back(shown);
         if changes.kept.len() > KEPT_CHANGES {
             changes.kept.pop_front();
@@ -250,6 +260,19 @@ impl Board {
             "incarnation": self.incarnation.load(Ordering::Relaxed),
             "members": members,
         })
+    }
+}
+
+/// The system-wide monotonic clock (`CLOCK_MONOTONIC`): the same for every process of one machine.
+fn monotonic() -> Option<std::time::Duration> {
+    #[cfg(unix)]
+    {
+        let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC).ok()?;
+        Some(std::time::Duration::from(t))
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }
 

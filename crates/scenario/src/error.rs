@@ -162,6 +162,9 @@ pub enum ConfigError {
     /// The member's planted flaw without `--monitor`.
     #[error("--param {0} plants a flaw in the deployed member: it needs --monitor")]
     BugNeedsMonitor(&'static str),
+    /// The lease mode without `--monitor`.
+    #[error("--param {0} sets the lease mode of the deployed member: it needs --monitor")]
+    LeaseNeedsMonitor(&'static str),
     /// A lock-step algorithm whose processes do not all start at time 0.
     #[error(
         "{0} runs in lock-step rounds that every process starts at time 0: use --initiators all, or run it on a \

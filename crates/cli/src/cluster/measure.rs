@@ -506,7 +506,10 @@ impl<'p> Bench<'p> {
     fn line(&mut self, member: usize, generation: u32, at: Instant, line: &str) -> Option<Instant> {
         let view = parse_line(line)?;
         let id = self.fleet.members[member].id;
-        let at_ms = ms(at.saturating_duration_since(self.origin));
+        // When the member began to show it, by its own stamp, rather than when its line was read: lines of two
+        // members can reach the harness out of the order in which their members changed.
+        let changed = member_stamp(line).unwrap_or(at);
+        let at_ms = ms(changed.saturating_duration_since(self.origin));
         self.history.push(Entry { at_ms, member: id, leader: view.leader, epoch: view.epoch });
         if let Some(leader) = view.leader {
             if leader == id && view.epoch < self.highest {
@@ -540,6 +543,8 @@ impl<'p> Bench<'p> {
         self.progress.finish_and_clear();
         let samples: Vec<f64> = self.rounds.iter().map(|r| r.failover_ms).collect();
         let writes = self.store.writes();
+        // In the order the members changed (each member's own lines are in order already).
+        self.history.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
         let judgement = history::judge(&self.history, &writes);
         let end_ms = ms(Instant::now().saturating_duration_since(self.origin));
         let availability = history::availability(&self.history, &self.sides, end_ms);
@@ -603,6 +608,24 @@ fn parse_line(line: &str) -> Option<View> {
         l => Some(u32::try_from(l.as_u64()?).ok()?),
     };
     Some(View { leader, epoch })
+}
+
+/// The instant a member's line says its member began to show what it shows (`since_monotonic_us`, on the
+/// system-wide monotonic clock, which this process shares with its members), if it says.
+fn member_stamp(line: &str) -> Option<Instant> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let since = std::time::Duration::from_micros(v.get("since_monotonic_us")?.as_u64()?);
+    #[cfg(unix)]
+    {
+        let now = Instant::now();
+        let mono = std::time::Duration::from(nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC).ok()?);
+        now.checked_sub(mono.checked_sub(since)?)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = since;
+        None
+    }
 }
 
 fn show(v: View) -> String {

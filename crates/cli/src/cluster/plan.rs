@@ -191,6 +191,13 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
     if !(2..=MAX_NODES).contains(&args.nodes) {
         return Err(BadInput(format!("--nodes must be between 2 and {MAX_NODES}, not {}", args.nodes)));
     }
+    if args.lease && args.nodes < 3 {
+        return Err(BadInput(
+            "--lease needs at least 3 members: a leader needs a majority, and of 2 members the one left after a \
+             fault is no majority"
+                .into(),
+        ));
+    }
     if args.heartbeat == 0 {
         return Err(BadInput("--heartbeat must be at least 1 ms".into()));
     }
