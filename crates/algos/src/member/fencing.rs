@@ -129,8 +129,10 @@ impl<A: Algorithm> Member<A> {
             } else if !self.settled {
                 cx.set_timer(MemberTimer::Settle, Span::exactly(self.fixed.settle));
             }
-            self.lease_follows(cx, leads);
         }
+        // In the lease mode it asks for a lease once the algorithm has kept it leader for the settling wait: a
+        // member named leader for a moment (a concurrent election's loser) does not promise itself its own backing.
+        self.lease_follows(cx, leads && self.settled);
     }
 
     /// A new grant, the epoch after every epoch this member has seen. Past the last round there is no epoch to

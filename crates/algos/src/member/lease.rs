@@ -1,6 +1,6 @@
 //! Leases (`--param lease=on`, `elect node --lease`): leadership held only while a majority backs it, so that no
-//! two members say they lead at one instant, even across a partition. A member the algorithm names leader asks
-//! every member to back it, in numbered rounds (`lease`), every heartbeat period while it holds a lease and every
+//! two members say they lead at one instant, even across a partition. A member the algorithm has kept leader for
+//! the settling wait asks every member to back it, in numbered rounds (`lease`), every heartbeat period while it holds a lease and every
 //! `T` while it seeks one. A member backs (`lease-ack`) only the member it last backed, or anyone once that promise
 //! has run out: it promises, on its own clock, not to back anyone else for `L(1+ρ)` after it received the round.
 //! The leader counts itself as any member does. Once a majority backed a round, the leader holds the lease until
@@ -229,15 +229,15 @@ impl<A: Algorithm> Member<A> {
         }
     }
 
-    /// The algorithm started or stopped naming this member leader (`leads`): it starts asking for a lease at once,
-    /// or stops renewing.
-    pub(super) fn lease_follows(&mut self, cx: &mut Cx<'_, Self>, leads: bool) {
+    /// Whether this member seeks a lease (`seeks`: the algorithm has kept it leader for the settling wait): it
+    /// starts asking at once, or stops renewing.
+    pub(super) fn lease_follows(&mut self, cx: &mut Cx<'_, Self>, seeks: bool) {
         if self.fixed.lease.is_none() {
             return;
         }
-        if leads && !self.lease.renewing {
+        if seeks && !self.lease.renewing {
             self.renew(cx);
-        } else if !leads && self.lease.renewing {
+        } else if !seeks && self.lease.renewing {
             self.lease.renewing = false;
             cx.cancel_timer(MemberTimer::Renew);
         }
@@ -271,7 +271,7 @@ impl<A: Algorithm> Member<A> {
     pub(super) fn on_renew(&mut self, cx: &mut Cx<'_, Self>) {
         cx.rule(rule::RENEW);
         self.lease.renewing = false;
-        if self.leading {
+        if self.leading && self.settled {
             self.renew(cx);
         }
     }
