@@ -92,11 +92,12 @@ pub(crate) struct NodeArgs {
     #[arg(long)]
     lease: bool,
     /// With --lease: the lease length, in multiples of T [default: heartbeat + 3].
-    #[arg(long, value_name = "N", requires = "lease")]
+    #[arg(long, value_name = "N")]
     lease_length: Option<u64>,
-    /// With --lease: how far any member's clock may run faster or slower than real time, in parts per million.
-    #[arg(long, value_name = "PPM", requires = "lease", default_value_t = elect_algos::member::lease::DEFAULT_DRIFT_PPM)]
-    max_drift_ppm: u32,
+    /// With --lease: how far any member's clock may run faster or slower than real time, in parts per million
+    /// [default: 1000].
+    #[arg(long, value_name = "PPM")]
+    max_drift_ppm: Option<u32>,
     /// Shut down gracefully (resigning first) when standard input reaches its end: a supervisor that holds the
     /// other end of a pipe takes its members down with it, even when it is killed (`elect cluster` does this).
     #[arg(long)]
@@ -161,7 +162,10 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
     if args.lease {
         let default = elect_algos::member::Lease::for_heartbeat(args.heartbeat);
         let length = args.lease_length.unwrap_or(default.length);
-        config.lease = Some(elect_algos::member::Lease { length, drift_ppm: args.max_drift_ppm });
+        let drift_ppm = args.max_drift_ppm.unwrap_or(default.drift_ppm);
+        config.lease = Some(elect_algos::member::Lease { length, drift_ppm });
+    } else if args.lease_length.is_some() || args.max_drift_ppm.is_some() {
+        return Err(BadInput("--lease-length and --max-drift-ppm time the lease mode: add --lease".into()));
     }
     if let Some(path) = &args.http_token_file {
         config.http_token = Some(HttpToken::from_file(path).map_err(|e| BadInput(e.to_string()))?);
