@@ -188,22 +188,7 @@ pub(super) struct Plan {
 
 /// Every check that can be made before a process is spawned.
 pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
-    if !(2..=MAX_NODES).contains(&args.nodes) {
-        return Err(BadInput(format!("--nodes must be between 2 and {MAX_NODES}, not {}", args.nodes)));
-    }
-    if args.lease && args.nodes < 3 {
-        return Err(BadInput(
-            "--lease needs at least 3 members: a leader needs a majority, and of 2 members the one left after a \
-             fault is no majority"
-                .into(),
-        ));
-    }
-    if args.heartbeat == 0 {
-        return Err(BadInput("--heartbeat must be at least 1 ms".into()));
-    }
-    if args.round_timeout == 0 {
-        return Err(BadInput("--round-timeout must be at least 1 ms".into()));
-    }
+    check_sizes(args)?;
     #[cfg(not(unix))]
     if args.pause_leader.is_some() {
         return Err(BadInput("--pause-leader needs SIGSTOP and SIGCONT, which this platform does not have".into()));
@@ -272,6 +257,27 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
         key_file: args.key_file.clone(),
         lease_ms: config.lease.map(|lease| (lease.length * delay_bound_ms) as f64),
     })
+}
+
+/// The members' number and the times, each in its range.
+fn check_sizes(args: &ClusterArgs) -> Result<(), BadInput> {
+    if !(2..=MAX_NODES).contains(&args.nodes) {
+        return Err(BadInput(format!("--nodes must be between 2 and {MAX_NODES}, not {}", args.nodes)));
+    }
+    if args.lease && args.nodes < 3 {
+        return Err(BadInput(
+            "--lease needs at least 3 members: a leader needs a majority, and of 2 members the one left after a \
+             fault is no majority"
+                .into(),
+        ));
+    }
+    if args.heartbeat == 0 {
+        return Err(BadInput("--heartbeat must be at least 1 ms".into()));
+    }
+    if args.round_timeout == 0 {
+        return Err(BadInput("--round-timeout must be at least 1 ms".into()));
+    }
+    Ok(())
 }
 
 impl Plan {
