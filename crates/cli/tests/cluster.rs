@@ -222,20 +222,23 @@ fn check_nemesis(pid: u32, code: i32, report: &serde_json::Value, rounds: usize)
     assert!(namespaces_of(pid).is_empty(), "namespaces left behind: {:?}", namespaces_of(pid));
 }
 
+/// Three Bully members; the leader cut off, muted, killed and paused in turn, 1 s each.
+const FOUR_FAULTS: [&str; 10] = [
+    "--nodes",
+    "3",
+    "--algorithm",
+    "bully",
+    "--nemesis",
+    "partition-leader,one-way,kill,pause",
+    "--nemesis-rounds",
+    "4",
+    "--nemesis-hold",
+    "1000",
+];
+
 #[test]
 fn the_nemesis_cuts_off_mutes_kills_and_pauses_the_leader_and_the_cluster_recovers_every_time() {
-    let (pid, code, report) = cluster_pid(&[
-        "--nodes",
-        "3",
-        "--algorithm",
-        "bully",
-        "--nemesis",
-        "partition-leader,one-way,kill,pause",
-        "--nemesis-rounds",
-        "4",
-        "--nemesis-hold",
-        "1000",
-    ]);
+    let (pid, code, report) = cluster_pid(&FOUR_FAULTS);
     check_nemesis(pid, code, &report, 4);
     let kinds: Vec<&str> =
         report["nemesis"]["rounds"].as_array().unwrap().iter().map(|r| r["kind"].as_str().unwrap()).collect();
@@ -291,19 +294,7 @@ fn bad_nemesis_input_is_refused_with_one_line() {
 
 #[test]
 fn in_the_lease_mode_no_two_members_say_they_lead_at_once_through_every_fault() {
-    let (pid, code, report) = cluster_pid(&[
-        "--nodes",
-        "3",
-        "--algorithm",
-        "bully",
-        "--lease",
-        "--nemesis",
-        "partition-leader,one-way,kill,pause",
-        "--nemesis-rounds",
-        "4",
-        "--nemesis-hold",
-        "1000",
-    ]);
+    let (pid, code, report) = cluster_pid(&[&FOUR_FAULTS[..], &["--lease"]].concat());
     check_nemesis(pid, code, &report, 4);
     // The faults that gave two leaders for most of their hold in the classic mode (the test above) give none: the
     // leader cut off, muted or paused stops leading when its lease runs out, before the others may elect another.
