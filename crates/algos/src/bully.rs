@@ -347,7 +347,7 @@ impl Process for BullyProcess {
                 self.new_epoch(cx);
             }
             // The textbook Bully has no hand-over: the strongest live process always wins again.
-            Command::Resign | Command::Leave => cx.rule(NO_HAND_OVER),
+            Command::Resign | Command::Leave | Command::Transfer { .. } => cx.rule(NO_HAND_OVER),
         }
     }
 

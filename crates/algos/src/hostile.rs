@@ -284,7 +284,9 @@ impl<'a, A: Algorithm> Cluster<'a, A> {
                 }
             }
             7 => {
-                let cmd = [Command::Initiate, Command::Resign, Command::Leave];
+                // A transfer may name any id, a member's or not.
+                let to = NodeId(u.int_in_range(0..=u32::try_from(n).unwrap_or(u32::MAX)).unwrap_or(0));
+                let cmd = [Command::Initiate, Command::Resign, Command::Leave, Command::Transfer { to }];
                 let cmd = *u.choose(&cmd).unwrap_or(&Command::Initiate);
                 self.step(member, Event::Command(cmd))
             }

@@ -7,7 +7,8 @@
 //! `--key-file FILE` authenticates every packet with the cluster key derived from the file (its bytes less one
 //! trailing line ending; see `elect_net::auth`); every member must be given the same secret. `--http ADDR` serves
 //! `GET /status` (JSON), `GET /metrics` (OpenMetrics text, for Prometheus), `GET /leader` and its watch, and
-//! `POST /resign` on that TCP address; `--http-token-file FILE` holds the token `POST /resign` must carry. A key
+//! `POST /resign` and `POST /transfer?to=ID` on that TCP address; `--http-token-file FILE` holds the token the
+//! `POST`s must carry. A key
 //! or token file that cannot be read or is empty, and an HTTP address that cannot be bound, exit with status 2 and
 //! one line naming the problem, before the state file is touched.
 
@@ -66,13 +67,14 @@ pub(crate) struct NodeArgs {
     /// Serve HTTP on this TCP address, e.g. 127.0.0.1:9101 (port 0: one the OS chooses, logged): GET /status
     /// (JSON), GET /metrics (Prometheus), GET /leader (JSON: leader, epoch, is_leader, version; with
     /// ?after=VERSION it waits for the next change, so an application in any language can follow every change in
-    /// order) and POST /resign (a leader steps down and sits out for a while). POST /resign is taken only with the
-    /// token of --http-token-file, or, without a token file, only when ADDR is a loopback address.
+    /// order), POST /resign (a leader steps down and sits out for a while) and POST /transfer?to=ID (a leader hands
+    /// leadership over to member ID; the members ranked above ID stand aside while ID leads). The POSTs are taken
+    /// only with the token of --http-token-file, or, without a token file, only when ADDR is a loopback address.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
-    /// The token POST /resign must carry, as `Authorization: Bearer TOKEN`: the file's text (less one trailing
-    /// line ending), visible ASCII characters only, e.g. `head -c 24 /dev/urandom | base64 > FILE`. Without it,
-    /// POST /resign is refused unless --http is a loopback address.
+    /// The token POST /resign and POST /transfer must carry, as `Authorization: Bearer TOKEN`: the file's text
+    /// (less one trailing line ending), visible ASCII characters only, e.g. `head -c 24 /dev/urandom | base64 >
+    /// FILE`. Without it, they are refused unless --http is a loopback address.
     #[arg(long, value_name = "FILE", requires = "http")]
     http_token_file: Option<PathBuf>,
     /// This member must never lead: it takes no part in elections (to the others it is a member that never answers

@@ -178,6 +178,12 @@ pub enum Command {
     /// Leave for good (a graceful shutdown): give up leadership, tell the others, and take no further part.
     /// Algorithms ignore it; the deployed member acts on it.
     Leave,
+    /// Hand leadership over to member `to`: a leader asks the members that would outrank `to` to stand aside
+    /// while `to` takes over, and resigns. Algorithms ignore it; the deployed member acts on it.
+    Transfer {
+        /// The member that should lead next.
+        to: NodeId,
+    },
 }
 
 /// Something a process wants its environment to know, besides its [`Status`].

@@ -1,15 +1,15 @@
 //! The HTTP endpoints of a member (`NodeConfig::http`): `GET /status`, `GET /metrics`, `GET /leader` (and its
-//! watch, `GET /leader?after=V`) and `POST /resign`.
+//! watch, `GET /leader?after=V`), `POST /resign` and `POST /transfer?to=ID`.
 //!
 //! The documents are described in the crate's docs. `GET /status?ready` is the same document with status 503
 //! while the member shows no leader: a readiness probe (Kubernetes' `httpGet`) that holds a member back until it
 //! follows, or is, a leader.
 //!
 //! Every `GET` reads what the member's task published ([`crate::status::Board`] and the counters): a request never
-//! waits for the task (a watch waits for the next change, not for the task). `POST /resign` hands the task a
-//! request and answers at once. HTTP/1.1 only, and a client gets [`HEADER_TIMEOUT`] to send its request's head.
+//! waits for the task (a watch waits for the next change, not for the task). `POST /resign` and `POST /transfer`
+//! hand the task a request and answer at once. HTTP/1.1 only, and a client gets [`HEADER_TIMEOUT`] to send its request's head.
 //!
-//! **Who may change something.** With a token (`NodeConfig::http_token`), `POST /resign` must carry it as
+//! **Who may change something.** With a token (`NodeConfig::http_token`), the `POST`s must carry it as
 //! `Authorization: Bearer TOKEN` (401 otherwise); without one, it is taken only when the endpoint is bound to a
 //! loopback address, where only this machine can reach it, and refused with 403 otherwise.
 //!
@@ -64,8 +64,10 @@ pub(crate) struct Shared {
     pub(crate) counters: Arc<Counters>,
     pub(crate) requests: mpsc::UnboundedSender<ToTask>,
     pub(crate) guard: Arc<Guard>,
-    /// How long a member that resigned sits out.
+    /// How long a member that resigned sits out; a transfer's deadline.
     pub(crate) resign_hold: Duration,
+    /// Every member's id, this one's included.
+    pub(crate) members: Arc<[elect_core::NodeId]>,
 }
 
 /// Who may ask the member to change something.
@@ -190,14 +192,22 @@ where
 }
 
 /// The paths served, and the method each takes.
-const ROUTES: [(&str, Method); 4] =
-    [("/status", Method::GET), ("/metrics", Method::GET), ("/leader", Method::GET), ("/resign", Method::POST)];
+const ROUTES: [(&str, Method); 5] = [
+    ("/status", Method::GET),
+    ("/metrics", Method::GET),
+    ("/leader", Method::GET),
+    ("/resign", Method::POST),
+    ("/transfer", Method::POST),
+];
 
 /// The response to one request.
 async fn respond(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
     let path = request.uri().path();
     let Some((_, method)) = ROUTES.iter().find(|(p, _)| *p == path) else {
-        return plain(StatusCode::NOT_FOUND, "not found: the paths are /status, /metrics, /leader and /resign\n");
+        return plain(
+            StatusCode::NOT_FOUND,
+            "not found: the paths are /status, /metrics, /leader, /resign and /transfer\n",
+        );
     };
     if request.method() != method {
         let text =
@@ -210,6 +220,7 @@ async fn respond(request: &Request<Incoming>, shared: &Shared) -> Response<Full<
         "/status" => status(request, shared),
         "/metrics" => with_type(Response::new(Full::new(Bytes::from(shared.counters.encode()))), OPENMETRICS),
         "/leader" => leader(request, shared).await,
+        "/transfer" => transfer(request, shared),
         _ => resign(request, shared),
     }
 }
@@ -301,18 +312,83 @@ fn resign(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>>
     if let Some(refused) = shared.guard.refuses(request) {
         return refused;
     }
-    let (id, _) = shared.board.who();
-    let shown = shared.board.leader().shown;
-    if shown.leader != Some(id) {
-        let leader = shown.leader.map_or_else(|| "none yet".to_owned(), |l| l.to_string());
-        return text(StatusCode::CONFLICT, format!("conflict: this member does not lead (the leader: {leader})\n"));
-    }
+    let epoch = match leading(shared) {
+        Ok(epoch) => epoch,
+        Err(conflict) => return text(StatusCode::CONFLICT, conflict),
+    };
     if shared.requests.send(ToTask::Resign).is_err() {
         return plain(StatusCode::SERVICE_UNAVAILABLE, "unavailable: the member has stopped\n");
     }
     info!("asked over HTTP to resign");
-    let hold_ms = u64::try_from(shared.resign_hold.as_millis()).unwrap_or(u64::MAX);
-    let mut response = json_response(&json!({ "resigning": true, "epoch": shown.epoch, "sits_out_ms": hold_ms }));
+    accepted(&json!({ "resigning": true, "epoch": epoch, "sits_out_ms": millis(shared.resign_hold) }))
+}
+
+/// `POST /transfer?to=ID`: a leader hands leadership over to member `ID`, which has until the resign hold is
+/// over to take over (an ordinary election follows if it does not).
+fn transfer(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+    if let Some(refused) = shared.guard.refuses(request) {
+        return refused;
+    }
+    let (id, _) = shared.board.who();
+    let to = match transfer_query(request.uri().query(), id, &shared.members) {
+        Ok(to) => to,
+        Err(problem) => return text(StatusCode::BAD_REQUEST, format!("bad request: {problem}\n")),
+    };
+    let epoch = match leading(shared) {
+        Ok(epoch) => epoch,
+        Err(conflict) => return text(StatusCode::CONFLICT, conflict),
+    };
+    if shared.requests.send(ToTask::Transfer(to)).is_err() {
+        return plain(StatusCode::SERVICE_UNAVAILABLE, "unavailable: the member has stopped\n");
+    }
+    info!(to = to.0, "asked over HTTP to hand leadership over");
+    accepted(&json!({ "transferring": true, "to": to.0, "epoch": epoch, "deadline_ms": millis(shared.resign_hold) }))
+}
+
+/// The member `POST /transfer` names: `to=ID`, a member other than this one (`me`).
+fn transfer_query(
+    query: Option<&str>,
+    me: elect_core::NodeId,
+    members: &[elect_core::NodeId],
+) -> Result<elect_core::NodeId, String> {
+    let mut to = None;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("to", value)) => {
+                let id = value.parse::<u32>().map_err(|_| format!("to={value:?}: not a member id"))?;
+                to = Some(elect_core::NodeId(id));
+            }
+            _ => return Err(format!("{pair:?}: the one parameter of /transfer is to=ID")),
+        }
+    }
+    let to = to.ok_or("name the member to hand leadership to: /transfer?to=ID")?;
+    if to == me {
+        return Err(format!("to={to}: this member already leads; name another member"));
+    }
+    if !members.contains(&to) {
+        let ids: Vec<String> = members.iter().filter(|&&m| m != me).map(ToString::to_string).collect();
+        return Err(format!("to={to}: no such member (the others are {})", ids.join(", ")));
+    }
+    Ok(to)
+}
+
+/// The epoch under which this member leads, or the body of the `409 Conflict` saying it does not.
+fn leading(shared: &Shared) -> Result<u64, String> {
+    let (id, _) = shared.board.who();
+    let shown = shared.board.leader().shown;
+    if shown.leader == Some(id) {
+        return Ok(shown.epoch);
+    }
+    let leader = shown.leader.map_or_else(|| "none yet".to_owned(), |l| l.to_string());
+    Err(format!("conflict: this member does not lead (the leader: {leader})\n"))
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn accepted(value: &serde_json::Value) -> Response<Full<Bytes>> {
+    let mut response = json_response(value);
     *response.status_mut() = StatusCode::ACCEPTED;
     response
 }

@@ -78,6 +78,12 @@
 //!   `{"resigning": true, "epoch", "sits_out_ms"}`, or `409 Conflict` when the member does not lead. With
 //!   [`NodeConfig::http_token`] the request must carry `Authorization: Bearer TOKEN` (`401` otherwise); without
 //!   one it is taken only on a loopback address (`403` otherwise).
+//! - `POST /transfer?to=ID`: a leader hands leadership over to member `ID` ([`Node::transfer`]): it stops leading,
+//!   and it and the members ranked above `ID` stand aside while `ID` elects itself, until `ID` stops leading, or
+//!   until the resign hold is over if `ID` has not taken over by then (an ordinary election follows). `202 Accepted`
+//!   with `{"transferring": true, "to", "epoch", "deadline_ms"}`; `400 Bad Request` when `to` is missing or names no
+//!   other member; `409 Conflict` when the member does not lead; the same token rule as `POST /resign`. Watch
+//!   `GET /leader` to see `ID` take over.
 //! - `GET /status`: JSON, `{"id", "algorithm", "state", "leader", "is_leader", "epoch", "epoch_round",
 //!   "incarnation", "dropped": {REASON: COUNT}, "members": [{"id", "addr", "self", "last_contact_ms_ago"}]}`.
 //!   `state` is the process's state (`election`, `reorganization`, `normal`); `leader` and `epoch` are the

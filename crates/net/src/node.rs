@@ -178,6 +178,15 @@ impl Node {
         let _ = self.requests.send(Request::Resign);
     }
 
+    /// Hands leadership over to member `to`, if this member leads: it tells the others, stops leading at once and
+    /// stands aside, as do the members the algorithm ranks above `to`, while `to` elects itself. They take part
+    /// again once `to`, having taken over, stops leading, or after the resign hold if `to` has not taken over by
+    /// then (an ordinary election follows). Naming itself or no member does nothing; watch the leadership
+    /// ([`Node::events`]) to see whether `to` took over.
+    pub fn transfer(&self, to: NodeId) {
+        let _ = self.requests.send(Request::Transfer(to));
+    }
+
     /// Stops gracefully: resigns first if leading, tells the others it is leaving, and waits for the task to end;
     /// then stops the HTTP server.
     pub async fn shutdown(mut self) -> Result<(), NodeError> {
@@ -556,7 +565,7 @@ impl Then for Spawn {
                     (None, true) => "from this machine",
                     (None, false) => "from no one (no --http-token-file)",
                 };
-                info!(http = %addr, resign, "serving GET /status, /metrics and /leader, and POST /resign");
+                info!(http = %addr, resign, "serving GET /status, /metrics and /leader, and POST /resign and /transfer");
             }
             if config.key.is_none() {
                 info!("no cluster key: packets are not authenticated, the cluster trusts its network");
@@ -576,8 +585,9 @@ impl Then for Spawn {
         let http = http.map(|(addr, listener)| {
             let guard = Arc::new(http::Guard::new(addr, config.http_token.clone()));
             let (requests, counters) = (requests.clone(), counters.clone());
-            let shared =
-                http::Shared { board: board.clone(), counters, requests, guard, resign_hold: config.resign_hold };
+            let members = config.members().into();
+            let (board, resign_hold) = (board.clone(), config.resign_hold);
+            let shared = http::Shared { board, counters, requests, guard, resign_hold, members };
             tokio::spawn(http::serve(listener, shared).instrument(span.clone()))
         });
         let task = tokio::spawn(runner.run().instrument(span));

@@ -52,6 +52,8 @@ const INVALID_LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(60
 #[derive(Debug)]
 pub(crate) enum Request {
     Resign,
+    /// Hand leadership over to this member.
+    Transfer(elect_core::NodeId),
     Shutdown,
 }
 
@@ -215,6 +217,14 @@ impl<A: Algorithm> Runner<A> {
                             info!("asked to resign, but not leading");
                         }
                         self.step(Event::Command(Command::Resign)).await?;
+                    }
+                    Some(Request::Transfer(to)) => {
+                        if self.process.grant().is_none() {
+                            info!(to = to.0, "asked to hand leadership over, but not leading");
+                        } else {
+                            info!(to = to.0, "handing leadership over");
+                        }
+                        self.step(Event::Command(Command::Transfer { to })).await?;
                     }
                     Some(Request::Shutdown) | None => {
                         self.step(Event::Command(Command::Leave)).await?;

@@ -300,13 +300,17 @@ mod tests {
         type P = Packet<MonitorMsg<Bully>>;
         let kinds = P::kinds();
         assert_eq!(kinds[..3], ["election", "ok", "coordinator"]);
-        assert_eq!(kinds[kinds.len() - 5..], ["announce", "leaving", "ask", "lease", "lease-ack"]);
+        assert_eq!(kinds[kinds.len() - 6..], ["announce", "leaving", "ask", "transfer", "lease", "lease-ack"]);
         let packet = |body| P { incarnation: 1, seen: Epoch::ZERO, lead: None, body };
         let heartbeat =
             packet(Body::Algorithm(MonitorMsg::Heartbeat { epoch: Epoch::from_bits(1), seq: 1, down: None }));
         assert_eq!(kinds[heartbeat.kind_index()], heartbeat.kind());
         assert_eq!(heartbeat.kind(), "heartbeat");
-        let lease = [packet(Body::Lease { round: 1 }), packet(Body::LeaseAck { round: 2 })];
+        let lease = [
+            packet(Body::Transfer { to: elect_core::NodeId(2) }),
+            packet(Body::Lease { round: 1 }),
+            packet(Body::LeaseAck { round: 2 }),
+        ];
         for p in [packet(Body::Announce), packet(Body::Leaving), packet(Body::Ask)].into_iter().chain(lease) {
             assert_eq!(kinds[p.kind_index()], p.kind());
         }

@@ -1,5 +1,5 @@
 //! The leadership API for applications in any language, on members on loopback: `GET /leader`, its watch
-//! (`?after=VERSION`), `POST /resign` and who may call it.
+//! (`?after=VERSION`), `POST /resign`, `POST /transfer` and who may call them.
 
 mod common;
 
@@ -102,6 +102,68 @@ async fn a_leader_asked_over_http_resigns_and_sits_out() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leader_hands_over_to_a_weaker_member_which_keeps_leading_until_it_fails() {
+    let cluster_of_four = |c: &mut NodeConfig| {
+        with_http(c);
+        c.resign_hold = Duration::from_millis(300);
+    };
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3, 4]), cluster_of_four).await;
+    let first = cluster.agreed().await;
+    assert_eq!(first.leader, Some(NodeId(4)));
+    let bad = [
+        ("/transfer", "name the member to hand leadership to"),
+        ("/transfer?to=x", "to=\"x\": not a member id"),
+        ("/transfer?to=4", "this member already leads"),
+        ("/transfer?to=9", "no such member (the others are 1, 2, 3)"),
+        ("/transfer?to=2&now=1", "the one parameter of /transfer is to=ID"),
+    ];
+    for (path, problem) in bad {
+        let r = request(http(&cluster, 4), "POST", path, &[]).await;
+        assert_eq!(r.status, 400, "{path}: {}", r.body);
+        assert!(r.body.contains(problem), "{path}: {}", r.body);
+    }
+    let r = request(http(&cluster, 1), "POST", "/transfer?to=2", &[]).await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert_eq!(cluster.leadership(NodeId(4)), first, "a refused request changes nothing");
+
+    let r = request(http(&cluster, 4), "POST", "/transfer?to=2", &[]).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let v = json(&r);
+    assert_eq!((v["transferring"].as_bool(), v["to"].as_u64()), (Some(true), Some(2)));
+    assert_eq!((v["epoch"].as_u64(), v["deadline_ms"].as_u64()), (Some(first.epoch), Some(300)));
+    // Member 2 takes over, though 3 and 4 outrank it...
+    let second = cluster.agreed_where(|l| l.leader == Some(NodeId(2))).await;
+    assert!(second.epoch > first.epoch);
+    // ... and keeps leading well past the deadline: those that stood aside do not take leadership back.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    for id in ids(&[1, 2, 3, 4]) {
+        assert_eq!(cluster.leadership(id), second, "member {id}");
+    }
+    // When it fails, they take part again, and the strongest leads.
+    cluster.kill(NodeId(2)).await;
+    let third = cluster.agreed_where(|l| l.leader == Some(NodeId(4))).await;
+    assert!(third.epoch > second.epoch);
+    cluster.check_logs();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transfer_to_a_member_that_cannot_lead_falls_back_to_an_election_at_the_deadline() {
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), |c| {
+        with_http(c);
+        c.resign_hold = Duration::from_millis(300);
+    })
+    .await;
+    let first = cluster.agreed().await;
+    assert_eq!(first.leader, Some(NodeId(3)));
+    // Member 2 is gone: nobody takes over, and at the deadline the others elect as usual.
+    cluster.kill(NodeId(2)).await;
+    let r = request(http(&cluster, 3), "POST", "/transfer?to=2", &[]).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let next = cluster.agreed_where(|l| l.leader == Some(NodeId(3)) && l.epoch > first.epoch).await;
+    assert!(next.epoch > first.epoch);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_a_token_a_resignation_must_carry_it() {
     let cluster = Cluster::start_with("bully", &ids(&[1, 2]), |c| {
         with_http(c);
@@ -121,6 +183,9 @@ async fn with_a_token_a_resignation_must_carry_it() {
         assert_eq!((r.status, r.header("www-authenticate")), (401, Some("Bearer")), "{headers:?}: {}", r.body);
         assert!(r.body.contains("Authorization: Bearer TOKEN"), "{}", r.body);
     }
+    // So must a transfer.
+    let r = request(addr, "POST", "/transfer?to=1", &[("Authorization", "Bearer wrong")]).await;
+    assert_eq!(r.status, 401, "{}", r.body);
     // Reading needs no token.
     assert_eq!(json(&request(addr, "GET", "/leader", &[]).await)["is_leader"], true);
     let r = request(addr, "POST", "/resign", &[("Authorization", "bearer s3cret-token")]).await;
@@ -137,6 +202,8 @@ async fn without_a_token_only_a_loopback_endpoint_takes_a_resignation() {
     let r = request(addr, "POST", "/resign", &[("Authorization", "Bearer anything")]).await;
     assert_eq!(r.status, 403, "{}", r.body);
     assert!(r.body.contains("--http-token-file"), "{}", r.body);
+    let r = request(addr, "POST", "/transfer?to=1", &[]).await;
+    assert_eq!(r.status, 403, "{}", r.body);
     assert_eq!(json(&request(addr, "GET", "/leader", &[]).await)["is_leader"], true, "still leading");
 }
 

@@ -441,6 +441,7 @@ fn command(cmd: Command) -> &'static str {
         Command::Initiate => "initiate",
         Command::Resign => "resign",
         Command::Leave => "leave",
+        Command::Transfer { .. } => "transfer",
     }
 }
 

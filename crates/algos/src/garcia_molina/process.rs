@@ -695,7 +695,7 @@ impl Process for GarciaMolinaProcess {
                 self.recover(cx);
             }
             // No hand-over: the strongest live process is always elected again.
-            Command::Resign | Command::Leave => cx.rule(NO_HAND_OVER),
+            Command::Resign | Command::Leave | Command::Transfer { .. } => cx.rule(NO_HAND_OVER),
         }
     }
 

@@ -1,13 +1,13 @@
 //! What members say to each other. Every packet carries a header (the sender's incarnation, `seen`, the highest
 //! fencing epoch it knows, and `lead`, its own grant if it leads) and a body: a message of the algorithm, or one of
-//! the member's own (`announce`, `leaving`, `ask`, and in the lease mode `lease` and `lease-ack`), counted as kinds of their own after the algorithm's (and the
-//! leader monitor's). A packet from outside is valid only if its header holds epochs a member may accept (a grant
+//! the member's own (`announce`, `leaving`, `ask`, `transfer`, and in the lease mode `lease` and `lease-ack`),
+//! counted as kinds of their own after the algorithm's (and the leader monitor's). A packet from outside is valid only if its header holds epochs a member may accept (a grant
 //! its sender started itself, in a round it has seen) and its algorithm message is valid for the algorithm; a
 //! driver checks it ([`Member::validate`]) before the member reads it.
 
 use std::borrow::Cow;
 
-use elect_core::{Cx, Epoch, Invalid, Message, Port, Roster, Validate};
+use elect_core::{Cx, Epoch, Invalid, Message, NodeId, Port, Roster, Validate};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +41,12 @@ pub enum Body<M> {
     /// The sender started knowing no epoch and asks for the highest each member knows: it is answered with an
     /// `announce` (see the module documentation).
     Ask,
+    /// The sender, a leader, hands leadership over to member `to`: `to` takes over, the members that would
+    /// outrank it stand aside, and the sender resigns.
+    Transfer {
+        /// The member that should lead next.
+        to: NodeId,
+    },
     /// Lease mode: the sender, which its algorithm names leader, asks to be backed in this round.
     Lease {
         /// The round, numbered from 1 by its sender.
@@ -66,8 +72,9 @@ impl<M: Message> Message for Packet<M> {
             Body::Announce => M::kinds().len(),
             Body::Leaving => M::kinds().len() + 1,
             Body::Ask => M::kinds().len() + 2,
-            Body::Lease { .. } => M::kinds().len() + 3,
-            Body::LeaseAck { .. } => M::kinds().len() + 4,
+            Body::Transfer { .. } => M::kinds().len() + 3,
+            Body::Lease { .. } => M::kinds().len() + 4,
+            Body::LeaseAck { .. } => M::kinds().len() + 5,
         }
     }
 
@@ -77,6 +84,7 @@ impl<M: Message> Message for Packet<M> {
             Body::Announce => "announce",
             Body::Leaving => "leaving",
             Body::Ask => "ask",
+            Body::Transfer { .. } => "transfer",
             Body::Lease { .. } => "lease",
             Body::LeaseAck { .. } => "lease-ack",
         }
@@ -89,6 +97,7 @@ impl<M: Message> Message for Packet<M> {
             (Body::Announce, None) => format!("announce: I have seen epoch {}", self.seen),
             (Body::Leaving, _) => "leaving".to_owned(),
             (Body::Ask, _) => "ask: which epochs do you know?".to_owned(),
+            (Body::Transfer { to }, _) => format!("transfer: {to} leads next"),
             (Body::Lease { round }, _) => format!("lease: back me, round {round}"),
             (Body::LeaseAck { round }, _) => format!("lease-ack: I back your round {round}"),
         }
@@ -107,6 +116,11 @@ impl<M: Message> Validate for Packet<M> {
         match &self.body {
             Body::Algorithm(msg) => msg.validate(roster),
             Body::Lease { round } | Body::LeaseAck { round } => roster.ensure(*round >= 1, "lease rounds start at 1"),
+            Body::Transfer { to } => {
+                roster.ensure(self.lead.is_some(), "only a leader hands leadership over")?;
+                let member = *to == roster.me || roster.neighbors.iter().any(|n| n.id == *to);
+                roster.ensure(member && *to != roster.from, "a transfer names a member other than its sender")
+            }
             Body::Announce | Body::Leaving | Body::Ask => Ok(()),
         }
     }
@@ -128,7 +142,7 @@ pub enum MemberTimer<T> {
     Claim(Port),
     /// The algorithm has kept this member leader for the settling wait.
     Settle,
-    /// The resign hold is over.
+    /// The resign hold is over, or a transfer's deadline has come.
     Wake,
     /// A member that started knowing no epoch has waited a round trip for the answers to its question.
     Asked,
@@ -154,12 +168,23 @@ pub struct Saved<D> {
 
 /// The member's own message kinds, after the algorithm's (in the order of [`Packet::kind_index`]), which
 /// closed-form bounds of one election leave out.
-pub(super) const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask", "lease", "lease-ack"];
+pub(super) const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask", "transfer", "lease", "lease-ack"];
 /// The kinds of the messages the leader monitor and the member add around an algorithm's: the monitor's
 /// (`heartbeat`, `join`, `hop-ack`, `pre-vote`, `pre-vote-reply`) then the member's own (spelled out, as a bound's
 /// measure is a static list; a test checks that it is their concatenation).
-pub const MEMBER_AND_MONITOR_KINDS: &[&str] =
-    &["heartbeat", "join", "hop-ack", "pre-vote", "pre-vote-reply", "announce", "leaving", "ask", "lease", "lease-ack"];
+pub const MEMBER_AND_MONITOR_KINDS: &[&str] = &[
+    "heartbeat",
+    "join",
+    "hop-ack",
+    "pre-vote",
+    "pre-vote-reply",
+    "announce",
+    "leaving",
+    "ask",
+    "transfer",
+    "lease",
+    "lease-ack",
+];
 
 impl<A: Algorithm> Member<A> {
     /// Checks a packet that arrived on `from` from outside, as every driver that receives packets from a network

@@ -237,6 +237,8 @@ impl<A: Algorithm> Process for Member<A> {
             return;
         }
         let stale_lead = self.hear(cx, from, packet.seen, packet.lead);
+        // The member a transfer named may have stopped leading: then those standing aside for it take part again.
+        let rejoined = self.end_aside(cx);
         let behind = self.behind(stale_lead, packet.seen);
         let present = self.away == Away::Present;
         let asked = matches!(packet.body, Body::Ask) && self.answers_questions();
@@ -247,7 +249,12 @@ impl<A: Algorithm> Process for Member<A> {
             Body::Ask => rule::ANSWER,
             Body::Lease { .. } => rule::BACK,
             Body::LeaseAck { .. } => rule::BACKED,
+            Body::Transfer { .. } => rule::TRANSFER,
         });
+        if rejoined {
+            cx.rule(rule::ASIDE_OVER);
+        }
+        let lead = packet.lead;
         match packet.body {
             Body::Algorithm(msg) if present => self.run(cx, Event::Message { from, msg }),
             Body::Leaving if present && self.inner().status().leader == Some(peer) => {
@@ -255,6 +262,7 @@ impl<A: Algorithm> Process for Member<A> {
             }
             Body::Lease { round } => self.on_lease(cx, from, round),
             Body::LeaseAck { round } => self.on_lease_ack(from, round),
+            Body::Transfer { to } => self.on_transfer(cx, lead, to),
             _ => {}
         }
         self.decide(cx);
@@ -274,6 +282,9 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Claim(port) => {
                 cx.rule(rule::CLAIM);
                 self.claim_expired(port);
+                if self.end_aside(cx) {
+                    cx.rule(rule::ASIDE_OVER);
+                }
             }
             MemberTimer::Settle => {
                 cx.rule(rule::SETTLE);
@@ -284,6 +295,10 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Wake if matches!(self.away, Away::Resigned | Away::Waiting) => {
                 cx.rule(rule::WAKE);
                 return self.rejoin(cx);
+            }
+            MemberTimer::Wake if matches!(self.away, Away::Aside { .. }) => {
+                cx.rule(rule::DEADLINE);
+                self.transfer_due(cx);
             }
             MemberTimer::Wake => return,
             MemberTimer::Renew => self.on_renew(cx),
@@ -302,6 +317,7 @@ impl<A: Algorithm> Process for Member<A> {
             Command::Initiate => {}
             Command::Resign => self.resign(cx),
             Command::Leave => self.leave(cx),
+            Command::Transfer { to } => self.transfer(cx, to),
         }
     }
 
@@ -330,6 +346,7 @@ impl<A: Algorithm> Process for Member<A> {
             Away::Left => View::new("left"),
             Away::Never => View::new("never leads (no-lead)"),
             Away::Waiting => View::new("sitting out (takeover delay)"),
+            Away::Aside { .. } => View::new("standing aside (transfer)"),
         };
         view.with_some("grant", self.grant)
     }
@@ -339,7 +356,7 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Inner { timer, .. } => A::Process::describe_timer(timer),
             MemberTimer::Claim(_) => "a claim's life".to_owned(),
             MemberTimer::Settle => "settling wait".to_owned(),
-            MemberTimer::Wake => "end of the resign hold".to_owned(),
+            MemberTimer::Wake => "end of the resign hold, or a transfer's deadline".to_owned(),
             MemberTimer::Asked => "answers to the question due".to_owned(),
             MemberTimer::Renew => "next lease round".to_owned(),
             MemberTimer::Hold(slot) => format!("end of the hold of lease slot {slot}"),

@@ -22,6 +22,12 @@ pub const SETTLE: &str = "leadership settled, grant it";
 pub const ASKED: &str = "too few answers, ask again";
 /// A member that resigned has sat out its hold (or one that started has waited out its takeover delay): it takes part in elections again.
 pub const WAKE: &str = "resign hold over, rejoin";
+/// A transfer from the leader of the newest epoch this member knows: the member it names starts an election; a member the algorithm ranks above that one stands aside (a leader among them resigns first); the others follow the election.
+pub const TRANSFER: &str = "hand leadership over";
+/// A transfer's deadline came: a member standing aside goes on standing aside while the member it names leads under a newer epoch, and takes part again otherwise.
+pub const DEADLINE: &str = "transfer deadline, rejoin unless taken over";
+/// Past the deadline, the member a transfer named stopped leading (its claim lapsed or it said so): the members standing aside for it take part again.
+pub const ASIDE_OVER: &str = "new leader gone, stop standing aside";
 
 /// Lease mode: a member asked to back a leader's lease backs it, unless it promised another member within its promise time (or it started within it).
 pub const BACK: &str = "back a lease unless promised to another";
@@ -46,6 +52,9 @@ pub const ALL: &[&str] = &[
     SETTLE,
     ASKED,
     WAKE,
+    TRANSFER,
+    DEADLINE,
+    ASIDE_OVER,
     BACK,
     BACKED,
     RENEW,

@@ -89,7 +89,7 @@ impl Process for ScriptedProcess {
                 cx.persist(self.initiated);
             }
             Command::Resign => self.resigned = true,
-            Command::Leave => {}
+            Command::Leave | Command::Transfer { .. } => {}
         }
     }
 
@@ -797,3 +797,4 @@ fn a_member_with_a_takeover_delay_follows_the_others_until_it_is_over() {
 }
 
 mod lease;
+mod transfer;

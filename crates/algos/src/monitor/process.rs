@@ -282,7 +282,7 @@ impl<A: Algorithm> Process for Monitored<A> {
                 self.start_after(cx, self.epoch, None);
                 cx.rule(rule::START);
             }
-            Command::Resign | Command::Leave => self.run(cx, Event::Command(cmd)),
+            Command::Resign | Command::Leave | Command::Transfer { .. } => self.run(cx, Event::Command(cmd)),
         }
     }
 
