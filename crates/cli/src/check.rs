@@ -16,7 +16,7 @@ use crate::scenario_flags::ScenarioArgs;
 use crate::{BadInput, Outcome};
 
 /// The flags a scenario file describes instead, which `elect check --scenario` refuses: the others (--algorithm,
-/// --nodes, --param, --monitor, --bare-monitor, --heartbeat, --seed) change or add to the file's.
+/// --nodes, --param, --lease, --monitor, --bare-monitor, --heartbeat, --seed) change or add to the file's.
 const FILE_ONLY: [&str; 12] = [
     "topology",
     "ids",
@@ -36,7 +36,8 @@ const FILE_ONLY: [&str; 12] = [
 pub(crate) struct CheckArgs {
     /// Check the run of this scenario file, or of the one of this name that ships with elect (`elect list
     /// --scenarios`): its algorithm, processes, delays and, with --timed, its faults at their times. --algorithm,
-    /// --nodes, --monitor, --bare-monitor and --heartbeat override the file's, and --param adds to its parameters;
+    /// --nodes, --monitor, --bare-monitor and --heartbeat override the file's, and --param and --lease add to its
+    /// parameters;
     /// the other scenario flags may not be given with it.
     #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = FILE_ONLY)]
     scenario: Option<PathBuf>,
@@ -187,8 +188,8 @@ impl CheckArgs {
         })
     }
 
-    /// The run of the scenario file at `path`, with what --algorithm, --nodes, --param, --monitor, --bare-monitor,
-    /// --heartbeat and --judge change in it.
+    /// The run of the scenario file at `path`, with what --algorithm, --nodes, --param, --lease, --monitor,
+    /// --bare-monitor, --heartbeat and --judge change in it.
     fn scenario_config(&self, limits: &Limits, path: &Path) -> anyhow::Result<SimConfig> {
         let text = crate::presets::read(limits, path)?;
         let mut sim =
@@ -199,8 +200,8 @@ impl CheckArgs {
         if let Some(n) = self.scenario_args.nodes {
             sim.nodes = n;
         }
-        for pair in &self.scenario_args.params {
-            let added = elect_algos::Params::parse([pair.as_str()]).map_err(|e| BadInput(e.to_string()))?;
+        for pair in self.scenario_args.param_pairs() {
+            let added = elect_algos::Params::parse([pair]).map_err(|e| BadInput(e.to_string()))?;
             for (key, value) in added.iter() {
                 sim.params.insert(key, value).map_err(|e| BadInput(e.to_string()))?;
             }

@@ -77,6 +77,11 @@ pub(crate) struct ScenarioArgs {
     /// failure, for any single-leader algorithm.
     #[arg(long)]
     pub(crate) bare_monitor: bool,
+    /// With --monitor: the lease mode, the same as --param lease=on. A member leads only while a majority of the
+    /// members backs it, so no two members ever say they lead at one instant (the one-leader property, which the
+    /// run then judges); see the lease guide of the book.
+    #[arg(long)]
+    pub(crate) lease: bool,
     /// With --monitor or --bare-monitor: a heartbeat every K times the delay bound T [default: 2, or the scenario
     /// file's].
     #[arg(long, value_name = "K")]
@@ -95,7 +100,7 @@ pub(crate) struct ScenarioArgs {
 }
 
 /// The flags of [`ScenarioArgs`] a scenario file describes instead (all but --seed), by id.
-pub(crate) const DESCRIBED_BY_A_FILE: [&str; 18] = [
+pub(crate) const DESCRIBED_BY_A_FILE: [&str; 19] = [
     "algorithm",
     "nodes",
     "topology",
@@ -110,6 +115,7 @@ pub(crate) const DESCRIBED_BY_A_FILE: [&str; 18] = [
     "partition",
     "prefer",
     "params",
+    "lease",
     "monitor",
     "bare_monitor",
     "heartbeat",
@@ -132,6 +138,11 @@ fn parse_prefer(s: &str) -> Result<Prefer, String> {
 }
 
 impl ScenarioArgs {
+    /// The algorithm parameters given, `KEY=VALUE` each: --param's, then `lease=on` for --lease.
+    pub(crate) fn param_pairs(&self) -> impl Iterator<Item = &str> {
+        self.params.iter().map(String::as_str).chain(self.lease.then_some("lease=on"))
+    }
+
     /// The run these flags describe, with the simulator's defaults for everything they do not.
     pub(crate) fn config(&self) -> Result<SimConfig, BadInput> {
         let algorithm = self.algorithm.as_deref().unwrap_or_default();
@@ -147,7 +158,7 @@ impl ScenarioArgs {
             }
         };
         let mut cfg = SimConfig::new(algorithm, nodes);
-        cfg.params = Params::parse(self.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
+        cfg.params = Params::parse(self.param_pairs()).map_err(|e| BadInput(e.to_string()))?;
         cfg.topology = self.topology.clone();
         cfg.ids = self.ids.clone();
         cfg.initiators = match &self.initiators {

@@ -395,8 +395,10 @@ fn the_new_monitor_and_synchronizer_flags_refuse_bad_input_with_one_line() {
         (&["sim", "-a", "bully", "-n", "3", "--param", "monitor-bug=same-epoch"], "it needs --monitor"),
         (
             &["sim", "-a", "bully", "-n", "3", "--param", "lease=on"],
-            "lease mode of the deployed member: it needs --monitor",
+            "lease mode of the deployed member (as --lease does): it needs --monitor",
         ),
+        (&["check", "-a", "bully", "-n", "3", "--lease"], "--param lease sets the lease mode"),
+        (&["sim", "--scenario", "member-partition", "--lease"], "cannot be used with '--lease'"),
         (&["check", "-a", "bully", "-n", "3", "--monitor", "--param", "lease=2"], "a lease must be at least 5 T"),
         (&["sim", "-a", "bully", "-n", "3", "--monitor", "--param", "max-drift-ppm=9"], "add lease=on"),
         (&["check", "-a", "bully", "-n", "3", "--judge", "one-leaders"], "'one-leaders' is no property"),

@@ -103,11 +103,26 @@ async fn a_leader_asked_over_http_resigns_and_sits_out() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_leader_hands_over_to_a_weaker_member_which_keeps_leading_until_it_fails() {
-    let cluster_of_four = |c: &mut NodeConfig| {
+    hand_over(|c| {
         with_http(c);
         c.resign_hold = Duration::from_millis(300);
-    };
-    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3, 4]), cluster_of_four).await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_lease_mode_too_a_leader_hands_over() {
+    hand_over(|c| {
+        with_http(c);
+        c.resign_hold = Duration::from_millis(300);
+        c.lease = Some(elect_algos::member::Lease::for_heartbeat(c.heartbeat));
+    })
+    .await;
+}
+
+/// Four members hand leadership from 4 to 2; 2 keeps it past the deadline, and 4 takes it back once 2 fails.
+async fn hand_over(configure: fn(&mut NodeConfig)) {
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3, 4]), configure).await;
     let first = cluster.agreed().await;
     assert_eq!(first.leader, Some(NodeId(4)));
     let bad = [

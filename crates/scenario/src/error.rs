@@ -163,7 +163,7 @@ pub enum ConfigError {
     #[error("--param {0} plants a flaw in the deployed member: it needs --monitor")]
     BugNeedsMonitor(&'static str),
     /// The lease mode without `--monitor`.
-    #[error("--param {0} sets the lease mode of the deployed member: it needs --monitor")]
+    #[error("--param {0} sets the lease mode of the deployed member (as --lease does): it needs --monitor")]
     LeaseNeedsMonitor(&'static str),
     /// A lock-step algorithm whose processes do not all start at time 0.
     #[error(
