@@ -39,8 +39,8 @@ pub enum CheckError {
     SimulatorFaults,
     /// Faults at given times in an untimed check.
     #[error(
-        "scheduled faults (crashes, recoveries, link faults, partitions at given times) need --timed; untimed checks \
-         take fault budgets instead (--crashes, --recoveries)"
+        "scheduled faults (crashes, recoveries, resignations, transfers, link faults, partitions at given times) need \
+         --timed; untimed checks take fault budgets instead (--crashes, --recoveries)"
     )]
     ScheduledUntimed,
     /// More link faults or partitions than a state can record.

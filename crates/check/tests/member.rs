@@ -346,3 +346,36 @@ fn in_the_lease_mode_no_two_members_lead_at_one_instant_and_outside_it_they_do()
         assert_eq!(o.counterexample.map(|c| c.property), Some("uniqueness"), "{algorithm}");
     }
 }
+
+/// A transfer from the leader to the weakest member, checked at n = 3 with a crash: one grant per epoch, one live
+/// leader at the end, and in the lease mode one leader at a time; judging safety (the strongest leads) shows the
+/// weakest member leading, so the transfer takes effect.
+#[test]
+fn a_transfer_keeps_one_leader_per_epoch_and_makes_the_member_named_leader() {
+    for algorithm in ["bully", "garcia-molina"] {
+        for lease in [false, true] {
+            let o = member(algorithm, 3, |c| {
+                c.sim.transfers.push("3>1@20".parse().unwrap());
+                c.crashes = 1;
+                if lease {
+                    c.sim.params = Params::parse(["lease=on"]).unwrap();
+                }
+            });
+            assert!(o.ok() && o.complete, "{algorithm}, lease {lease}: {:?}", o.counterexample);
+            let mut held = vec!["uniqueness", "agreement", "live-leader"];
+            if lease {
+                held.push("one-leader");
+            }
+            for property in held {
+                assert!(verdicts(&o).contains(&(property, "held")), "{algorithm}: {:?}", o.verdicts);
+            }
+        }
+        let o = member(algorithm, 3, |c| {
+            c.sim.transfers.push("3>1@20".parse().unwrap());
+            c.sim.judge = vec![elect_core::Property::Safety];
+        });
+        let found = o.counterexample.unwrap_or_else(|| panic!("{algorithm}: {:?}", o.verdicts));
+        assert_eq!(found.property, "safety", "{algorithm}");
+        assert!(found.detail.contains("elected 1 but the expected winner is 3"), "{algorithm}: {}", found.detail);
+    }
+}

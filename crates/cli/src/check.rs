@@ -17,7 +17,7 @@ use crate::{BadInput, Outcome};
 
 /// The flags a scenario file describes instead, which `elect check --scenario` refuses: the others (--algorithm,
 /// --nodes, --param, --lease, --monitor, --bare-monitor, --heartbeat, --seed) change or add to the file's.
-const FILE_ONLY: [&str; 12] = [
+const FILE_ONLY: [&str; 13] = [
     "topology",
     "ids",
     "initiators",
@@ -27,6 +27,7 @@ const FILE_ONLY: [&str; 12] = [
     "crash",
     "recover",
     "resign",
+    "transfer",
     "link_down",
     "partition",
     "synchronizer",

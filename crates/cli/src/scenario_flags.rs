@@ -6,7 +6,9 @@
 use clap::Args;
 use elect_algos::Params;
 use elect_core::Prefer;
-use elect_scenario::{Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, SimConfig, TopologyKind, parse_time};
+use elect_scenario::{
+    Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, SimConfig, TopologyKind, Transfer, parse_time,
+};
 
 use crate::BadInput;
 
@@ -52,6 +54,11 @@ pub(crate) struct ScenarioArgs {
     /// tells the others and sits out while another is elected. `elect check` needs --timed.
     #[arg(long, value_name = "ID@T")]
     pub(crate) resign: Vec<NodeAt>,
+    /// Tell process FROM to hand leadership over to process TO at time T (repeatable): with --monitor, a leading
+    /// member tells the others, resigns, and stands aside with the members ranked above TO while TO takes over.
+    /// Such a run does not judge safety (the strongest live process leads). `elect check` needs --timed.
+    #[arg(long, value_name = "FROM>TO@T")]
+    pub(crate) transfer: Vec<Transfer>,
     /// Take a link down: A-B@T (both ways) or A>B@T (one way), healing at U with @T..U (repeatable). `elect
     /// check` needs --timed.
     #[arg(long, value_name = "A-B@T..U")]
@@ -100,7 +107,7 @@ pub(crate) struct ScenarioArgs {
 }
 
 /// The flags of [`ScenarioArgs`] a scenario file describes instead (all but --seed), by id.
-pub(crate) const DESCRIBED_BY_A_FILE: [&str; 19] = [
+pub(crate) const DESCRIBED_BY_A_FILE: [&str; 20] = [
     "algorithm",
     "nodes",
     "topology",
@@ -111,6 +118,7 @@ pub(crate) const DESCRIBED_BY_A_FILE: [&str; 19] = [
     "crash",
     "recover",
     "resign",
+    "transfer",
     "link_down",
     "partition",
     "prefer",
@@ -171,6 +179,7 @@ impl ScenarioArgs {
         cfg.crashes = self.crash.clone();
         cfg.recoveries = self.recover.clone();
         cfg.resigns = self.resign.clone();
+        cfg.transfers = self.transfer.clone();
         cfg.link_downs = self.link_down.clone();
         cfg.partitions = self.partition.clone();
         cfg.prefer = self.prefer;
@@ -234,6 +243,8 @@ mod tests {
             "4@5",
             "--resign",
             "3@7",
+            "--transfer",
+            "3>1@8",
             "--link-down",
             "1-2@1..3",
             "--partition",
@@ -248,5 +259,6 @@ mod tests {
         let check = parse::<CheckArgs>(&argv).config().unwrap().sim;
         assert_eq!(sim, check);
         assert_eq!((sim.nodes, sim.seed, sim.monitor, sim.crashes.len()), (4, 9, Some(3), 1), "{sim:?}");
+        assert_eq!(sim.transfers.len(), 1, "{sim:?}");
     }
 }

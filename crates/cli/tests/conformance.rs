@@ -1,8 +1,8 @@
 //! One history, three drivers. The simulator runs a member's process (`--monitor`) through a scripted history:
 //! the start, deliveries in the order its constant delays give, timer firings, the leader's crash, its recovery
-//! from what it made durable, and its resignation. That history, step by step, is then fed to the checker's model
-//! and to the network runtime (`elect node`'s runner, on an in-memory network, with its state files), and every
-//! step must send the same messages and leave the same statuses in all three.
+//! from what it made durable, its resignation, and its hand-over to the weakest member. That history, step by step,
+//! is then fed to the checker's model and to the network runtime (`elect node`'s runner, on an in-memory network,
+//! with its state files), and every step must send the same messages and leave the same statuses in all three.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -72,7 +72,8 @@ const N: u32 = 3;
 const CRASH: &str = "3@20.37";
 const RECOVER: &str = "3@40.37";
 const RESIGN: &str = "3@60.37";
-const UNTIL: u64 = 90;
+const TRANSFER: &str = "3>1@85.37";
+const UNTIL: u64 = 110;
 
 fn config(algorithm: &str) -> SimConfig {
     let mut c = SimConfig::new(algorithm, N as usize);
@@ -82,6 +83,7 @@ fn config(algorithm: &str) -> SimConfig {
     c.crashes.push(CRASH.parse::<NodeAt>().unwrap());
     c.recoveries.push(RECOVER.parse::<NodeAt>().unwrap());
     c.resigns.push(RESIGN.parse::<NodeAt>().unwrap());
+    c.transfers.push(TRANSFER.parse().unwrap());
     c.until = Some(UNTIL * TICKS_PER_UNIT);
     c
 }
@@ -312,11 +314,12 @@ fn follow_in_the_runtime(algorithm: &str, history: &[Happened]) {
 
 fn conforms(algorithm: &str) {
     let history = history(algorithm);
-    // The history holds what it is meant to: a crash, a recovery, a resignation, and traffic in between.
+    // The history holds what it is meant to: a crash, a recovery, a resignation, a transfer, and traffic in between.
     let count = |f: fn(&Input) -> bool| history.iter().filter(|h| f(&h.input)).count();
     assert_eq!(count(|i| matches!(i, Input::Crash(_))), 1);
     assert_eq!(count(|i| matches!(i, Input::Recover(_))), 1);
     assert_eq!(count(|i| matches!(i, Input::Command(_, Command::Resign))), 1);
+    assert_eq!(count(|i| matches!(i, Input::Command(_, Command::Transfer { to: NodeId(1) }))), 1);
     assert!(count(|i| matches!(i, Input::Timer(..))) > 10, "{algorithm}: timers fire");
     assert!(count(|i| matches!(i, Input::Deliver { .. })) > 30, "{algorithm}: messages arrive");
     follow_in_the_checker(algorithm, &history);

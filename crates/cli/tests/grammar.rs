@@ -52,6 +52,7 @@ const SIM: &[&str] = &[
     "--recover",
     "--crash-leader-at",
     "--resign",
+    "--transfer",
     "--loss",
     "--duplicate",
     "--link-down",

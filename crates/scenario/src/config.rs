@@ -11,7 +11,7 @@ use std::str::FromStr;
 use elect_algos::Params;
 use elect_core::{NodeId, Prefer};
 
-use crate::faults::{LinkDown, Loss, NodeAt, Partition, Probability};
+use crate::faults::{LinkDown, Loss, NodeAt, Partition, Probability, Transfer};
 use crate::spec::{MAX_DELAY_UNITS, SpecError};
 use crate::time::{TICKS_PER_UNIT, format_time, parse_time};
 use crate::topology::TopologyKind;
@@ -274,6 +274,9 @@ pub struct SimConfig {
     pub crash_leader_at: Vec<u64>,
     /// Tell a process to give up leadership (`ID@T`): `Command::Resign`, which a member acts on if it leads.
     pub resigns: Vec<NodeAt>,
+    /// Tell a process to hand leadership over to another (`FROM>TO@T`): `Command::Transfer`, which a member acts on
+    /// if it leads.
+    pub transfers: Vec<Transfer>,
     /// Message loss, everywhere or per link.
     pub losses: Vec<Loss>,
     /// The probability that a message is delivered twice.
@@ -327,6 +330,7 @@ impl SimConfig {
             recoveries: Vec::new(),
             crash_leader_at: Vec::new(),
             resigns: Vec::new(),
+            transfers: Vec::new(),
             losses: Vec::new(),
             duplicate: Probability::NEVER,
             link_downs: Vec::new(),
@@ -397,6 +401,7 @@ impl SimConfig {
         self.recoveries.iter().for_each(|c| push("recover", c.to_string()));
         self.crash_leader_at.iter().for_each(|&t| push("crash-leader-at", format_time(t)));
         self.resigns.iter().for_each(|r| push("resign", r.to_string()));
+        self.transfers.iter().for_each(|t| push("transfer", t.to_string()));
         self.losses.iter().for_each(|l| push("loss", l.to_string()));
         if !self.duplicate.is_never() {
             push("duplicate", self.duplicate.to_string());
@@ -440,8 +445,12 @@ impl SimConfig {
     }
 
     /// The checks of a run: what the algorithm promises (`promised`), and the properties of [`Self::judge`] it does
-    /// not.
+    /// not. A run with a transfer does not judge safety (the strongest live process leads): a transfer makes another
+    /// process leader on purpose.
     pub fn checks(&self, mut promised: Vec<elect_core::Check>) -> Vec<elect_core::Check> {
+        if !self.transfers.is_empty() {
+            promised.retain(|c| c.property != elect_core::Property::Safety);
+        }
         for property in &self.judge {
             if !promised.iter().any(|c| c.property == *property) {
                 promised.push(property.check());

@@ -82,6 +82,38 @@ fn parse_id(s: &str) -> Result<NodeId, SpecError> {
     s.trim().parse().map(NodeId).map_err(|_| SpecError::NotAnId(crate::shorten(s.trim()).into_owned()))
 }
 
+/// A leader told to hand leadership over to another process at a time (`FROM>TO@T`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    /// The process told, which acts on it if it leads then.
+    pub from: NodeId,
+    /// The process it names.
+    pub to: NodeId,
+    /// When, in ticks.
+    pub at: u64,
+}
+
+impl FromStr for Transfer {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let malformed = |e: SpecError| SpecError::malformed("transfer ", s, e);
+        let (ids, at) = s.trim().split_once('@').ok_or_else(|| malformed(SpecError::Transfer))?;
+        let (from, to) = ids.split_once('>').ok_or_else(|| malformed(SpecError::Transfer))?;
+        let (from, to) = (parse_id(from).map_err(malformed)?, parse_id(to).map_err(malformed)?);
+        if from == to {
+            return Err(malformed(SpecError::SelfTransfer));
+        }
+        let at = parse_time(at).map_err(|e| SpecError::malformed("transfer ", s, e))?;
+        Ok(Self { from, to, at })
+    }
+}
+
+impl fmt::Display for Transfer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}>{}@{}", self.from, self.to, format_time(self.at))
+    }
+}
+
 /// When a fault holds: from `from` on, until `until` if given (`@T` or `@T..U`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Window {

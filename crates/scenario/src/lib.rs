@@ -35,7 +35,9 @@ mod trace;
 pub use config::{Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig};
 pub use elect_algos::params::{shorten, shorten_to};
 pub use error::ConfigError;
-pub use faults::{Link, LinkDown, LinkFault, Loss, Losses, NodeAt, Partition, PartitionFault, Probability, Window};
+pub use faults::{
+    Link, LinkDown, LinkFault, Loss, Losses, NodeAt, Partition, PartitionFault, Probability, Transfer, Window,
+};
 pub use graph::{End, Graph};
 pub use mobility::MobilitySpec;
 pub use scenario::{Scenario, Scheduled, build_process, neighbors};

@@ -12,7 +12,7 @@ use rand::seq::{SliceRandom, index};
 
 use crate::config::{Attrs, Ids, InitiatorSpec, MAX_DELAY_BOUND, MAX_MOBILITY_PAIRS, SimConfig};
 use crate::error::ConfigError;
-use crate::faults::{Link, LinkFault, Losses, NodeAt, PartitionFault};
+use crate::faults::{Link, LinkFault, Losses, NodeAt, PartitionFault, Transfer};
 use crate::graph::{End, Graph};
 use crate::rng::{Stream, rng};
 use crate::time::Time;
@@ -42,6 +42,8 @@ pub struct Scenario {
     pub recoveries: Vec<(u32, u64)>,
     /// Resignations as (position, tick).
     pub resigns: Vec<(u32, u64)>,
+    /// Transfers as (position of the process told, id of the one named, tick).
+    pub transfers: Vec<(u32, NodeId, u64)>,
     /// Link faults, each on one or two directed links.
     pub link_faults: Vec<LinkFault>,
     /// Partitions.
@@ -72,6 +74,8 @@ pub enum Scheduled {
     CrashLeader,
     /// The process at this position is told to resign.
     Resign(u32),
+    /// The process at this position is told to hand leadership over to the process of this id.
+    Transfer(u32, NodeId),
     /// Link fault `index` starts (`true`) or ends.
     Link(usize, bool),
     /// Partition `index` starts (`true`) or heals.
@@ -109,6 +113,7 @@ impl Scenario {
             .map_err(ConfigError::Recovery)?;
         let recoveries = at_positions(&config.recoveries, "recovering node", &positions)?;
         let resigns = at_positions(&config.resigns, "resigning node", &positions)?;
+        let transfers = transfers_at_positions(&config.transfers, &positions)?;
         let down_at_start: BTreeSet<u32> = crashes.iter().filter(|&&(_, at)| at == 0).map(|&(p, _)| p).collect();
         let initiators = initiators(config, &graph, &ranks, &down_at_start, &positions)?;
         let link_faults = link_faults(config, &graph, &positions)?;
@@ -145,6 +150,7 @@ impl Scenario {
             crashes,
             recoveries,
             resigns,
+            transfers,
             link_faults,
             partitions,
             losses,
@@ -169,6 +175,7 @@ impl Scenario {
         faults.extend(self.recoveries.iter().map(|&(node, at)| (at, Scheduled::Recover(node))));
         faults.extend(self.config.crash_leader_at.iter().map(|&at| (at, Scheduled::CrashLeader)));
         faults.extend(self.resigns.iter().map(|&(node, at)| (at, Scheduled::Resign(node))));
+        faults.extend(self.transfers.iter().map(|&(node, to, at)| (at, Scheduled::Transfer(node, to))));
         for (k, f) in self.link_faults.iter().enumerate() {
             faults.push((f.window.from, Scheduled::Link(k, true)));
             faults.extend(f.window.until.map(|u| (u, Scheduled::Link(k, false))));
@@ -297,6 +304,18 @@ fn at_positions(
     events.iter().map(|e| Ok((positions.find(e.id, what)?, e.at))).collect()
 }
 
+/// Transfers as (position of the process told, id of the one named, tick); both must be processes of the run.
+fn transfers_at_positions(
+    transfers: &[Transfer],
+    positions: &Positions<'_>,
+) -> Result<Vec<(u32, NodeId, u64)>, ConfigError> {
+    let at = |t: &Transfer| {
+        positions.find(t.to, "node a transfer names")?;
+        Ok((positions.find(t.from, "transferring node")?, t.to, t.at))
+    };
+    transfers.iter().map(at).collect()
+}
+
 /// The directed links between positions that `l` names: one, or both directions; the link must exist.
 fn directed(l: Link, graph: &Graph, positions: &Positions<'_>) -> Result<Vec<(u32, u32)>, ConfigError> {
     let (a, b) = (positions.find(l.a, "linked node")?, positions.find(l.b, "linked node")?);
@@ -388,6 +407,7 @@ fn first_fault_flag(config: &SimConfig) -> Option<&'static str> {
         (!config.crashes.is_empty(), "--crash"),
         (!config.recoveries.is_empty(), "--recover"),
         (!config.resigns.is_empty(), "--resign"),
+        (!config.transfers.is_empty(), "--transfer"),
         (!config.crash_leader_at.is_empty(), "--crash-leader-at"),
         (!config.losses.is_empty(), "--loss"),
         (!config.duplicate.is_never(), "--duplicate"),

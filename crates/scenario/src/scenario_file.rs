@@ -28,9 +28,10 @@
 //! string per process in increasing id order, `1` where the row's process can send to the column's and `0` where
 //! it cannot, for connectivity that is not transitive (complete topology only).
 //!
-//! A `[[fault]]` has a time `at` and one of `crash = ID`, `recover = ID`, `resign = ID`, `crash-leader = true`,
-//! `link-down = "A-B"` (or `"A>B"`, one way) or `partition = "1,2|3"` (or `"1,2>3"`); the last two may `heal` at
-//! a later time.
+//! A `[[fault]]` has a time `at` and one of `crash = ID`, `recover = ID`, `resign = ID`, `transfer = ID` with
+//! `to = ID` (the leader told to hand leadership over, and the member it names), `crash-leader = true`, `link-down
+//! = "A-B"` (or `"A>B"`, one way) or `partition = "1,2|3"` (or `"1,2>3"`); the last two may `heal` at a later
+//! time.
 //!
 //! `[expect]` may say `leader` (an id, or `"none"`), `agreed`, `ok` (every checked property held), `held` and
 //! `violated` (lists of property names), `messages`, `by-kind` (a table), `elected-at` and `terminated`.
@@ -46,7 +47,7 @@ use serde::de::{self, Deserializer, Visitor};
 use toml::Spanned;
 
 use crate::config::{Attrs, Delay, Ids, InitiatorSpec, SimConfig};
-use crate::faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Window};
+use crate::faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Transfer, Window};
 use crate::scenario::Scenario;
 use crate::spec::SpecError;
 use crate::time::{TimeError, format_time, parse_time};
@@ -194,6 +195,8 @@ struct RawFault {
     crash: Option<u32>,
     recover: Option<u32>,
     resign: Option<u32>,
+    transfer: Option<u32>,
+    to: Option<u32>,
     crash_leader: Option<bool>,
     link_down: Option<String>,
     partition: Option<String>,
@@ -223,6 +226,7 @@ enum Fault {
     Crash(NodeAt),
     Recover(NodeAt),
     Resign(NodeAt),
+    Transfer(Transfer),
     CrashLeader(u64),
     LinkDown(LinkDown),
     Partition(Partition),
@@ -234,6 +238,7 @@ impl Fault {
             Self::Crash(c) => cfg.crashes.push(*c),
             Self::Recover(r) => cfg.recoveries.push(*r),
             Self::Resign(r) => cfg.resigns.push(*r),
+            Self::Transfer(t) => cfg.transfers.push(*t),
             Self::CrashLeader(t) => cfg.crash_leader_at.push(*t),
             Self::LinkDown(l) => cfg.link_downs.push(*l),
             Self::Partition(p) => cfg.partitions.push(p.clone()),
@@ -530,15 +535,20 @@ fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> 
     let heal = f.heal.as_ref().map(|h| r.parse(h, |u| u.ticks())).transpose()?;
     let given = [f.crash.is_some(), f.recover.is_some(), f.crash_leader.is_some(), f.link_down.is_some()]
         .into_iter()
-        .chain([f.partition.is_some(), f.resign.is_some()])
+        .chain([f.partition.is_some(), f.resign.is_some(), f.transfer.is_some()])
         .filter(|&b| b)
         .count();
     if given != 1 {
         return Err(r.at(
             &span,
-            "a fault needs exactly one of crash, recover, resign, crash-leader, link-down or partition (with its time \
-             at)",
+            "a fault needs exactly one of crash, recover, resign, transfer, crash-leader, link-down or partition (with \
+             its time at)",
         ));
+    }
+    if f.transfer.is_some() != f.to.is_some() {
+        return Err(
+            r.at(&span, "a transfer names the leader told (transfer = ID) and the member it hands over to (to = ID)")
+        );
     }
     if heal.is_some() && f.link_down.is_none() && f.partition.is_none() {
         return Err(r.at(&span, "only link-down and partition faults heal"));
@@ -556,6 +566,11 @@ fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> 
         Fault::Recover(NodeAt { id: NodeId(id), at })
     } else if let Some(id) = f.resign {
         Fault::Resign(NodeAt { id: NodeId(id), at })
+    } else if let (Some(from), Some(to)) = (f.transfer, f.to) {
+        if from == to {
+            return Err(r.at(&span, "a transfer hands leadership from one process to another"));
+        }
+        Fault::Transfer(Transfer { from: NodeId(from), to: NodeId(to), at })
     } else if let Some(yes) = f.crash_leader {
         if !yes {
             return Err(r.at(&span, "crash-leader = false crashes nobody; remove the fault"));
@@ -720,6 +735,18 @@ held = ["a3", "a4-prime"]
         assert!(prop.starts_with("s.toml:4: ") && prop.contains("unknown property 'a5'"), "{prop}");
         let initiator = error("algorithm = \"bully\"\nnodes = 3\ninitiators = [7]\n");
         assert!(initiator.starts_with("s.toml:3: "), "{initiator}");
+    }
+
+    #[test]
+    fn a_transfer_names_the_leader_told_and_the_member_it_hands_over_to() {
+        let text = "algorithm = \"bully\"\nnodes = 3\nmonitor = true\n[[fault]]\nat = 20\ntransfer = 3\nto = 1\n";
+        let c = ScenarioFile::parse("t.toml", text).unwrap().config;
+        assert_eq!(c.transfers, vec!["3>1@20".parse().unwrap()]);
+        assert!(c.command_line().contains("--transfer '3>1@20'"), "{}", c.command_line());
+        let alone = error("algorithm = \"bully\"\nnodes = 3\n[[fault]]\nat = 1\ntransfer = 3\n");
+        assert!(alone.starts_with("s.toml:3: ") && alone.contains("(to = ID)"), "{alone}");
+        let same = error("algorithm = \"bully\"\nnodes = 3\n[[fault]]\nat = 1\ntransfer = 3\nto = 3\n");
+        assert!(same.contains("from one process to another"), "{same}");
     }
 
     #[test]

@@ -72,6 +72,12 @@ pub enum SpecError {
     /// `ID@TIME` without its `@`.
     #[error("expected ID@TIME")]
     NodeAt,
+    /// A transfer that is not `FROM>TO@TIME`.
+    #[error("expected FROM>TO@TIME")]
+    Transfer,
+    /// A transfer from a process to itself.
+    #[error("a transfer hands leadership from one process to another")]
+    SelfTransfer,
     /// A window that ends before it starts.
     #[error("the window {0} ends before it starts")]
     EmptyWindow(String),

@@ -22,6 +22,11 @@ impl<A: Algorithm> Model<A> {
                         self.handle(state, node, Event::Command(Command::Resign));
                     }
                 }
+                Scheduled::Transfer(node, to) => {
+                    if state.procs[node as usize].is_some() {
+                        self.handle(state, node, Event::Command(Command::Transfer { to }));
+                    }
+                }
                 Scheduled::Link(k, down) => set_bit(&mut state.links_down, k, down),
                 Scheduled::Partition(k, on) => set_bit(&mut state.partitions_on, k, on),
             }

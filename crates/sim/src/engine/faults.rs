@@ -100,6 +100,14 @@ impl<A: Algorithm> Sim<A> {
                     self.handle(node, Event::Command(Command::Resign));
                 }
             }
+            Fault::Scheduled(Scheduled::Transfer(node, to)) => {
+                if self.up[node as usize] {
+                    self.count_event();
+                    let cmd = Command::Transfer { to };
+                    self.record(Record::Command { t: self.t(), node: self.id(node), cmd });
+                    self.handle(node, Event::Command(cmd));
+                }
+            }
             Fault::Scheduled(Scheduled::CrashLeader) => match self.current_leader() {
                 Some(node) => self.crash(node),
                 None => self.record(Record::Note { t: self.t(), note: "crash-leader: no process leads now".into() }),
