@@ -120,7 +120,8 @@ async fn in_the_lease_mode_too_a_leader_hands_over() {
     .await;
 }
 
-/// Four members hand leadership from 4 to 2; 2 keeps it past the deadline, and 4 takes it back once 2 fails.
+/// Four members hand leadership from 4 to 2, then from 2 to 1; each keeps it past the deadline, and 4 takes it
+/// back once 1 fails.
 async fn hand_over(configure: fn(&mut NodeConfig)) {
     let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3, 4]), configure).await;
     let first = cluster.agreed().await;
@@ -154,10 +155,19 @@ async fn hand_over(configure: fn(&mut NodeConfig)) {
     for id in ids(&[1, 2, 3, 4]) {
         assert_eq!(cluster.leadership(id), second, "member {id}");
     }
-    // When it fails, they take part again, and the strongest leads.
-    cluster.kill(NodeId(2)).await;
-    let third = cluster.agreed_where(|l| l.leader == Some(NodeId(4))).await;
+    // It hands over in turn, to 1: 2, 3 and 4 stand aside.
+    let r = request(http(&cluster, 2), "POST", "/transfer?to=1", &[]).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let third = cluster.agreed_where(|l| l.leader == Some(NodeId(1))).await;
     assert!(third.epoch > second.epoch);
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    for id in ids(&[1, 2, 3, 4]) {
+        assert_eq!(cluster.leadership(id), third, "member {id}");
+    }
+    // When it fails, they take part again, and the strongest leads.
+    cluster.kill(NodeId(1)).await;
+    let fourth = cluster.agreed_where(|l| l.leader == Some(NodeId(4))).await;
+    assert!(fourth.epoch > third.epoch);
     cluster.check_logs();
 }
 

@@ -80,19 +80,24 @@ impl<A: Algorithm> Member<A> {
 
     /// The leader of epoch `lead` hands leadership over to `to`. Heard only from the leader of the
     /// newest epoch this member knows: `to` starts an election, a member that would outrank it stands aside, and
-    /// the others follow the election `to` starts.
+    /// the others follow the election `to` starts. A member standing aside for an earlier transfer (the leader
+    /// that hands over now took over then) does the same: it stands aside for `to` instead, or takes part again.
     pub(super) fn on_transfer(&mut self, cx: &mut Cx<'_, Self>, lead: Option<Epoch>, to: NodeId) {
         let Some(lead) = lead.filter(|&lead| lead >= self.seen) else { return };
-        if self.away != Away::Present {
+        let aside = matches!(self.away, Away::Aside { .. });
+        if !aside && self.away != Away::Present {
             return;
         }
-        if to == self.fixed.setup.id {
-            self.run(cx, Event::Command(Command::Initiate));
-        } else if self.outranks(to) {
+        if self.outranks(to) {
             if self.leading {
                 self.run(cx, Event::Command(Command::Resign));
             }
             self.stand_aside(cx, to, lead);
+        } else if aside {
+            // Back with a fresh instance, which initiates: the member named wins that election too.
+            self.rejoin(cx);
+        } else if to == self.fixed.setup.id {
+            self.run(cx, Event::Command(Command::Initiate));
         }
     }
 

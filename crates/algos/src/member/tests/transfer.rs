@@ -108,3 +108,20 @@ fn a_transfer_is_valid_only_from_a_leader_and_naming_another_member() {
         assert_eq!(valid(A, &lead(to)), Err("a transfer names a member other than its sender"), "{to}");
     }
 }
+
+#[test]
+fn a_member_standing_aside_hears_the_next_transfer_of_the_member_it_stood_aside_for() {
+    // C handed over to A; B stands aside, and A took over under 2.A. Then A hands over to B: B takes part again
+    // (with a fresh instance, which initiates); C, still standing aside for A, now stands aside for B.
+    let taken = ballot(2, A);
+    let from_a = |to| packet(taken, Some(taken), Body::Transfer { to });
+    let mut b = start(B, None);
+    hear(&mut b, C, transfer_from_c(A));
+    hear(&mut b, A, from_a(B));
+    assert_eq!((b.away, b.inner().initiated), (Away::Present, 1));
+    let mut c = start(C, None);
+    settle_as_leader(&mut c, A);
+    step(&mut c, Event::Command(Command::Transfer { to: A }));
+    hear(&mut c, A, from_a(B));
+    assert_eq!(c.away, Away::Aside { to: B, from: taken, due: false });
+}
