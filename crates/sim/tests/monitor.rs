@@ -590,3 +590,18 @@ fn invitation_keeps_one_group_most_of_the_time_through_20_percent_loss() {
         }
     }
 }
+
+/// A member that first hears of an epoch from its coordinator's announcement follows it and starts no election of
+/// its own: with every member starting at once, the strongest claims at once, and the others' elections (of their
+/// own, older epochs) are dropped. Bully's one-election bound holds, with exactly n(n-1)/2 elections, no ok and
+/// n-1 coordinator messages.
+#[test]
+fn a_member_that_hears_the_coordinator_first_starts_no_second_election() {
+    for n in [3_u64, 5, 8] {
+        let cfg = config("bully", n as usize, |c| c.monitor = Some(2));
+        let r = run_ok(&cfg);
+        let counts = [r.messages.kind("election"), r.messages.kind("ok"), r.messages.kind("coordinator")];
+        assert_eq!(counts, [n * (n - 1) / 2, 0, n - 1], "{}", r.reproduce);
+        assert!(!r.bounds.is_empty() && r.bounds.iter().all(|b| b.held), "{:?}: {}", r.bounds, r.reproduce);
+    }
+}

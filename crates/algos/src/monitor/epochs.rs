@@ -7,7 +7,7 @@
 //! hears of; on a complete graph, a process that hears the heartbeat of a newer epoch from a stronger leader
 //! follows it there without an election.
 
-use elect_core::{Command, Cx, Epoch, Event, NodeId, Port, Setup};
+use elect_core::{Command, Cx, Epoch, Event, Instant, NodeId, Port, Process, Setup, State};
 
 use super::messages::{MonitorMsg, MonitorTimer};
 use super::process::{Monitored, Msg};
@@ -38,12 +38,17 @@ impl<A: Algorithm> Monitored<A> {
     /// Leaves the current epoch for `epoch`, started because `down` failed (if it was), with a fresh instance of
     /// the algorithm, which initiates.
     pub(super) fn start_epoch(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>) {
+        self.leave_for(cx, epoch, down, true);
+    }
+
+    /// Leaves the current epoch for `epoch` with a fresh instance of the algorithm, which initiates if `initiate`.
+    fn leave_for(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch, down: Option<NodeId>, initiate: bool) {
         self.reserve(cx, epoch);
         if self.beating {
             // A leader that moves on takes its followers along, rather than leaving them to suspect it.
             self.announce(cx, &MonitorMsg::Join { epoch, down });
         }
-        self.enter_epoch(cx, epoch, down, true);
+        self.enter_epoch(cx, epoch, down, initiate);
     }
 
     /// Enters `epoch` with a fresh instance of the algorithm, which initiates if `initiate` (and otherwise waits:
@@ -155,6 +160,10 @@ impl<A: Algorithm> Monitored<A> {
         true
     }
 
+    /// A message of the algorithm, of `epoch`, arrived on `from`. One of a newer epoch opens it here: the fresh
+    /// instance initiates (every process that hears of an election takes part in it) unless the message alone
+    /// ends the election at this process (a coordinator's announcement): then the election is over, and
+    /// initiating would only start a second one that elects the same leader.
     pub(super) fn on_inner(
         &mut self,
         cx: &mut Cx<'_, Self>,
@@ -163,11 +172,27 @@ impl<A: Algorithm> Monitored<A> {
         down: Option<NodeId>,
         msg: Msg<A>,
     ) {
-        if !self.meet_epoch(cx, from, epoch, down) {
+        if epoch > self.epoch && !self.catching_up {
+            self.leave_for(cx, epoch, down, false);
+            let inner_from = self.ring.incoming(&self.fixed, from);
+            if !self.settled_by(cx.now(), inner_from, &msg) {
+                self.run(cx, Event::Command(Command::Initiate));
+            }
+        } else if !self.meet_epoch(cx, from, epoch, down) {
             return;
         }
         cx.rule(rule::DELIVER);
         let from = self.ring.incoming(&self.fixed, from);
         self.run(cx, Event::Message { from, msg });
+    }
+
+    /// Whether the algorithm's instance, fresh in its epoch, would follow a leader once it got `msg` on `from`
+    /// (tried on a copy, whose effects are dropped).
+    fn settled_by(&self, now: Instant, from: Port, msg: &Msg<A>) -> bool {
+        let mut probe = self.inner.process().clone();
+        let mut effects = Vec::new();
+        elect_core::driver::handle(&mut probe, now, Event::Message { from, msg: msg.clone() }, &mut effects);
+        let status = probe.status();
+        status.state == State::Normal && status.leader.is_some()
     }
 }
