@@ -110,8 +110,9 @@ impl<M: Message> Message for MonitorMsg<M> {
 
     fn describe(&self) -> String {
         match self {
-            Self::Inner { epoch, msg, .. } => format!("{} (epoch {epoch})", msg.describe()),
-            Self::Ring { epoch, msg, .. } => format!("{} (epoch {epoch}, ring hop)", msg.describe()),
+            // The algorithm's message may name an epoch of its own (Bully's election epoch): say whose this is.
+            Self::Inner { epoch, msg, .. } => format!("{}, in the monitor's epoch {epoch}", msg.describe()),
+            Self::Ring { epoch, msg, .. } => format!("{}, in the monitor's epoch {epoch}, ring hop", msg.describe()),
             Self::HopAck { epoch } => format!("hop-ack (epoch {epoch})"),
             Self::Heartbeat { epoch, .. } => format!("heartbeat (epoch {epoch})"),
             Self::Join { epoch, down: Some(down) } => format!("join epoch {epoch} ({down} failed)"),

@@ -286,3 +286,11 @@ fn a_process_taken_for_failed_does_not_follow_the_leader_of_that_epoch() {
     step(&mut a, Event::Message { from, msg: MonitorMsg::Heartbeat { epoch, seq: 1, down: Some(B) } });
     assert_eq!((a.epoch(), a.status().leader), (epoch, Some(C)));
 }
+
+#[test]
+fn a_message_of_the_algorithm_says_which_epoch_is_the_monitor_s() {
+    use elect_core::Message;
+    let election = crate::bully::Msg::Election { epoch: Epoch::of(1, A) };
+    let inner = MonitorMsg::Inner { epoch: Epoch::of(1, C), down: None, msg: election };
+    assert_eq!(inner.describe(), "election (epoch 1.1), in the monitor's epoch 1.3");
+}
