@@ -15,6 +15,12 @@ fn with_http(config: &mut NodeConfig) {
     config.http = Some("127.0.0.1:0".parse().unwrap());
 }
 
+/// HTTP, and a resign hold (a transfer's deadline) of 300 ms, so that a test waits well past it.
+fn with_short_hold(config: &mut NodeConfig) {
+    with_http(config);
+    config.resign_hold = Duration::from_millis(300);
+}
+
 fn json(r: &Response) -> Value {
     assert_eq!(r.header("content-type"), Some("application/json"), "{} {}", r.status, r.body);
     serde_json::from_str(&r.body).unwrap()
@@ -103,18 +109,13 @@ async fn a_leader_asked_over_http_resigns_and_sits_out() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_leader_hands_over_to_a_weaker_member_which_keeps_leading_until_it_fails() {
-    hand_over(|c| {
-        with_http(c);
-        c.resign_hold = Duration::from_millis(300);
-    })
-    .await;
+    hand_over(with_short_hold).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_the_lease_mode_too_a_leader_hands_over() {
     hand_over(|c| {
-        with_http(c);
-        c.resign_hold = Duration::from_millis(300);
+        with_short_hold(c);
         c.lease = Some(elect_algos::member::Lease::for_heartbeat(c.heartbeat));
     })
     .await;
@@ -173,11 +174,7 @@ async fn hand_over(configure: fn(&mut NodeConfig)) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transfer_to_a_member_that_cannot_lead_falls_back_to_an_election_at_the_deadline() {
-    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), |c| {
-        with_http(c);
-        c.resign_hold = Duration::from_millis(300);
-    })
-    .await;
+    let mut cluster = Cluster::start_with("bully", &ids(&[1, 2, 3]), with_short_hold).await;
     let first = cluster.agreed().await;
     assert_eq!(first.leader, Some(NodeId(3)));
     // Member 2 is gone: nobody takes over, and at the deadline the others elect as usual.

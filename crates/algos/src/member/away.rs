@@ -69,7 +69,7 @@ impl<A: Algorithm> Member<A> {
     /// vouches for the request), then resigns and stands aside like the members that would outrank `to`. Naming
     /// itself, or no member, does nothing.
     pub(super) fn transfer(&mut self, cx: &mut Cx<'_, Self>, to: NodeId) {
-        let named = self.fixed.setup.neighbors.iter().any(|n| n.id == to);
+        let named = self.rank_of(to).is_some();
         let Some(grant) = self.grant else { return };
         if self.away == Away::Present && named {
             self.broadcast(cx, Body::Transfer { to });
@@ -142,8 +142,7 @@ impl<A: Algorithm> Member<A> {
 
     /// Whether the algorithm ranks this member above member `peer`.
     fn outranks(&self, peer: NodeId) -> bool {
-        let setup = &self.fixed.setup;
-        setup.neighbors.iter().any(|n| n.id == peer && n.rank < setup.rank)
+        self.rank_of(peer).is_some_and(|rank| rank < self.fixed.setup.rank)
     }
 
     /// Stops taking part in elections: until the resign hold is over (`hold`), or for good.

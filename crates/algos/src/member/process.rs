@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use elect_core::driver::Host;
-use elect_core::{Command, Cx, Epoch, Event, EventOf, NodeId, Notice, Peers, Port, Process, Span, Status, View};
+use elect_core::{Command, Cx, Epoch, Event, EventOf, NodeId, Notice, Peers, Port, Process, Rank, Span, Status, View};
 
 use super::asking::Asking;
 use super::away::Away;
@@ -140,8 +140,12 @@ impl<A: Algorithm> Member<A> {
 
     /// Whether member `peer` is stronger than this one.
     pub(super) fn stronger(&self, peer: NodeId) -> bool {
-        let setup = &self.fixed.setup;
-        setup.neighbors.iter().any(|n| n.id == peer && n.rank > setup.rank)
+        self.rank_of(peer).is_some_and(|rank| rank > self.fixed.setup.rank)
+    }
+
+    /// The rank of member `peer`, if it is another member.
+    pub(super) fn rank_of(&self, peer: NodeId) -> Option<Rank> {
+        self.fixed.setup.neighbors.iter().find(|n| n.id == peer).map(|n| n.rank)
     }
 
     /// Makes the member's state durable: its incarnation, `seen` and the algorithm's last durable state.
