@@ -605,3 +605,19 @@ fn a_member_that_hears_the_coordinator_first_starts_no_second_election() {
         assert!(!r.bounds.is_empty() && r.bounds.iter().all(|b| b.held), "{:?}: {}", r.bounds, r.reproduce);
     }
 }
+
+/// A member halted by the coordinator of a newer epoch waits for it and starts no election of its own: with every
+/// member starting at once under Garcia-Molina, the strongest halts the others at once, and their probes (of their
+/// own, older epochs) are dropped. Exactly n(n-1)/2 `are-you-there`, none answered, and one halt, new-coordinator
+/// and ready round of n-1 calls each; the algorithm's bound holds.
+#[test]
+fn a_member_halted_by_the_coordinator_starts_no_second_election() {
+    for n in [3_u64, 5, 8] {
+        let cfg = config("garcia-molina", n as usize, |c| c.monitor = Some(2));
+        let r = run_ok(&cfg);
+        let kinds = ["are-you-there", "are-you-there-reply", "halt", "new-coordinator", "ready"];
+        let counts = kinds.map(|k| r.messages.kind(k));
+        assert_eq!(counts, [n * (n - 1) / 2, 0, n - 1, n - 1, n - 1], "{}", r.reproduce);
+        assert!(!r.bounds.is_empty() && r.bounds.iter().all(|b| b.held), "{:?}: {}", r.bounds, r.reproduce);
+    }
+}

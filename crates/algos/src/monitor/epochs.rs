@@ -7,7 +7,7 @@
 //! hears of; on a complete graph, a process that hears the heartbeat of a newer epoch from a stronger leader
 //! follows it there without an election.
 
-use elect_core::{Command, Cx, Epoch, Event, Instant, NodeId, Port, Process, Setup, State};
+use elect_core::{Command, Cx, Epoch, Event, Instant, NodeId, Port, Process, Setup};
 
 use super::messages::{MonitorMsg, MonitorTimer};
 use super::process::{Monitored, Msg};
@@ -140,8 +140,6 @@ impl<A: Algorithm> Monitored<A> {
         }
     }
 
-    /// A message of the algorithm of `epoch` arrived on `from` (this process is not the one the epoch names): it
-    /// goes to this epoch's instance, entering a newer epoch first; one of an older epoch is stale.
     /// Meets the epoch of an algorithm's message from `from`: a message of an older epoch is answered with this
     /// one, a newer epoch is caught up with (while catching up) or entered. Whether the message is then for this
     /// epoch's algorithm.
@@ -162,8 +160,9 @@ impl<A: Algorithm> Monitored<A> {
 
     /// A message of the algorithm, of `epoch`, arrived on `from`. One of a newer epoch opens it here: the fresh
     /// instance initiates (every process that hears of an election takes part in it) unless the message alone
-    /// ends the election at this process (a coordinator's announcement): then the election is over, and
-    /// initiating would only start a second one that elects the same leader.
+    /// engages it in the election already under way: a coordinator's announcement ends the election at this
+    /// process, a halt makes it wait for the new coordinator, a call to elect makes it take part. Initiating as
+    /// well would start a second election that elects the same leader.
     pub(super) fn on_inner(
         &mut self,
         cx: &mut Cx<'_, Self>,
@@ -175,7 +174,7 @@ impl<A: Algorithm> Monitored<A> {
         if epoch > self.epoch && !self.catching_up {
             self.leave_for(cx, epoch, down, false);
             let inner_from = self.ring.incoming(&self.fixed, from);
-            if !self.settled_by(cx.now(), inner_from, &msg) {
+            if !self.engaged_by(cx.now(), inner_from, &msg) {
                 self.run(cx, Event::Command(Command::Initiate));
             }
         } else if !self.meet_epoch(cx, from, epoch, down) {
@@ -186,13 +185,14 @@ impl<A: Algorithm> Monitored<A> {
         self.run(cx, Event::Message { from, msg });
     }
 
-    /// Whether the algorithm's instance, fresh in its epoch, would follow a leader once it got `msg` on `from`
-    /// (tried on a copy, whose effects are dropped).
-    fn settled_by(&self, now: Instant, from: Port, msg: &Msg<A>) -> bool {
+    /// Whether `msg` on `from` alone would engage the algorithm's instance, fresh in its epoch, in the election:
+    /// make it follow a leader (a coordinator's announcement), take part (a call to elect) or wait for one (a
+    /// halt): its status changes. Tried on a copy, whose effects are dropped.
+    fn engaged_by(&self, now: Instant, from: Port, msg: &Msg<A>) -> bool {
         let mut probe = self.inner.process().clone();
+        let before = probe.status();
         let mut effects = Vec::new();
         elect_core::driver::handle(&mut probe, now, Event::Message { from, msg: msg.clone() }, &mut effects);
-        let status = probe.status();
-        status.state == State::Normal && status.leader.is_some()
+        probe.status() != before
     }
 }
