@@ -154,6 +154,10 @@ pub(crate) struct State<P: Process> {
     declared: Vec<(u64, u32)>,
     clash: Option<(u64, u32, u32)>,
     crashes_left: u8,
+    /// The positions that may still crash, by bit: all of them, unless the search designated some up front
+    /// ([`Model::roots`]); none once no crash is left, so that states after the last crash do not tell apart the
+    /// designations they came from.
+    doomed: u64,
     recoveries_left: u8,
     duplicates_left: u8,
     /// The next scheduled fault, and how long until it happens.
@@ -174,6 +178,11 @@ pub(crate) struct State<P: Process> {
 }
 
 impl<P: Process> State<P> {
+    /// The positions that may still crash, by bit.
+    pub(crate) fn doomed(&self) -> u64 {
+        self.doomed
+    }
+
     /// Takes note that the process at `node` changed (or crashed, or came back).
     fn renew(&mut self, node: u32) {
         self.proc_fps[node as usize] = fingerprint(&self.procs[node as usize]);
@@ -214,7 +223,7 @@ impl<P: Process> Hash for State<P> {
         self.timers.hash(h);
         self.durable.hash(h);
         (&self.declared, self.clash).hash(h);
-        (self.crashes_left, self.recoveries_left, self.duplicates_left).hash(h);
+        (self.crashes_left, self.doomed, self.recoveries_left, self.duplicates_left).hash(h);
         (self.next_fault, self.fault_in, self.links_down, self.partitions_on, self.ends_in).hash(h);
     }
 }
@@ -289,6 +298,9 @@ pub enum Action {
     Wait,
 }
 
+/// The most processes a search designates crashes among ([`Model::roots`]): one search root per choice.
+const DESIGNATED_MAX: usize = 16;
+
 /// The system: the algorithm, its scenario and the network's semantics.
 pub(crate) struct Model<A: Algorithm> {
     pub(crate) algorithm: A,
@@ -316,6 +328,10 @@ pub(crate) struct Model<A: Algorithm> {
     unique: bool,
     /// Whether a crashed process may come back (so its durable state and the messages it misses matter).
     may_recover: bool,
+    /// Whether a reduced search may designate the processes that may crash up front ([`Self::designations`]),
+    /// and, once a search has weighed it, whether it does.
+    may_designate: bool,
+    designating: std::sync::OnceLock<bool>,
     /// Every message met so far, which the states' messages in flight number.
     messages: Messages<<A::Process as Process>::Msg>,
 }
@@ -361,6 +377,11 @@ impl<A: Algorithm> Model<A> {
             return Err(CheckError::TooManyFaults);
         }
         let may_recover = config.recoveries > 0 || !scenario.recoveries.is_empty();
+        let may_designate = config.reduce
+            && config.crashes > 0
+            && !may_recover
+            && !A::Process::HEARS_LINKS
+            && scenario.len() <= DESIGNATED_MAX;
         let (checks, winner) = (sim.checks(algorithm.checks()), algorithm.winner());
         let unique = checks.iter().any(|c| c.property == Property::Uniqueness);
         let end = match (config.timed, sim.until) {
@@ -389,12 +410,54 @@ impl<A: Algorithm> Model<A> {
             end,
             unique,
             may_recover,
+            may_designate,
+            designating: std::sync::OnceLock::new(),
             messages: Messages::new(),
         })
     }
 
     fn fifo(&self) -> bool {
         self.config.network == Network::Fifo
+    }
+
+    /// Where a search starts. A full search starts from [`Self::initial`]. A reduced one, when it may crash
+    /// processes, starts from one copy of it per choice of the processes that may crash (as many as the budget,
+    /// each at most once without recoveries), with no other process allowed to.
+    ///
+    /// **Why.** Crashes chosen at any moment from one budget depend on one another: one spent rules out the others.
+    /// So every state with a crash left had to be expanded in full, the reduction saving nothing before the crash.
+    /// Designated up front, a crash is a step of its own process: it changes nothing but that process (it drops the
+    /// messages to it, which a message sent to it later would find dropped as well) and takes nothing from any
+    /// other process, so it is independent of their steps, and persistent sets treat it as they treat its other
+    /// steps ([`crate::reduce`]). Every run of the full system crashes at most the budget's number of processes,
+    /// so some designation allows it. Once the budget is spent the designation is forgotten, and the states after
+    /// the last crash are shared by every designation. Not with recoveries (a process that recovers may crash
+    /// again and spend another's share of the budget) nor for processes told of their links going down (a crash
+    /// then changes its neighbours).
+    ///
+    /// Returns the designations, as the positions allowed to crash by bit; [`Self::root`] builds each one's state.
+    ///
+    /// Designating pays when the reduction saves more than the copies cost, which a short look ahead without
+    /// crashes weighs ([`crate::reduce::designation_pays`]); either way the verdicts are the same.
+    pub(crate) fn designations(&self) -> Vec<u64> {
+        let n = self.scenario.len() as u32;
+        let k = u32::from(self.config.crashes).min(n);
+        let all: Vec<u64> = (0..1u64 << n).filter(|mask| mask.count_ones() == k).collect();
+        let pays = self.may_designate && crate::reduce::designation_pays(self, all.len());
+        if !*self.designating.get_or_init(|| pays) {
+            return vec![self.initial().doomed];
+        }
+        all
+    }
+
+    /// Whether the search designates the processes that may crash (then a crash is a step of its process).
+    fn designating(&self) -> bool {
+        self.designating.get() == Some(&true)
+    }
+
+    /// The initial state with only the processes of `doomed` allowed to crash.
+    pub(crate) fn root(&self, doomed: u64) -> State<A::Process> {
+        State { doomed, ..self.initial() }
     }
 
     pub(crate) fn initial(&self) -> State<A::Process> {
@@ -408,6 +471,7 @@ impl<A: Algorithm> Model<A> {
             declared: Vec::new(),
             clash: None,
             crashes_left: self.config.crashes,
+            doomed: if self.config.crashes > 0 { u64::MAX } else { 0 },
             recoveries_left: self.config.recoveries,
             duplicates_left: if self.config.network == Network::Duplicating { self.config.duplicates } else { 0 },
             next_fault: 0,
@@ -530,7 +594,9 @@ impl<A: Algorithm> Model<A> {
         for (i, p) in state.procs.iter().enumerate() {
             let node = i as u32;
             match p {
-                Some(_) if state.crashes_left > 0 => out.push(Action::Crash { node }),
+                Some(_) if state.crashes_left > 0 && (i >= 64 || state.doomed & (1 << i) != 0) => {
+                    out.push(Action::Crash { node });
+                }
                 None if state.recoveries_left > 0 => out.push(Action::Recover { node }),
                 _ => {}
             }
@@ -580,6 +646,8 @@ impl<A: Algorithm> Model<A> {
         match action {
             Action::Deliver { link, .. } | Action::Lose { link, .. } => Some(self.link_far[link as usize].0),
             Action::Fire { node, .. } => Some(node),
+            // With the crashing processes designated up front, a crash is a step of its process like any other.
+            Action::Crash { node } if self.designating() => Some(node),
             Action::DeliverCopy { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => None,
         }
     }
@@ -657,6 +725,9 @@ impl<A: Algorithm> Model<A> {
             }
             Action::Crash { node } => {
                 next.crashes_left -= 1;
+                if next.crashes_left == 0 {
+                    next.doomed = 0;
+                }
                 self.restart_settling(&mut next);
                 self.crash(&mut next, node);
             }

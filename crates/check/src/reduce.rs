@@ -19,7 +19,9 @@
 //! so when a step of `T(i)` changes a status the state is expanded in full. C3 (no step ignored for ever around
 //! a cycle): when the graph may have a cycle, the search checks that every cycle passes through a state expanded
 //! in full, on the edges it kept, and otherwise runs again without the reduction ([`crate::search`]). States
-//! with a fault budget left and duplicating networks with copies left are expanded in full.
+//! with a fault budget left and duplicating networks with copies left are expanded in full, unless the search
+//! designated the processes that may crash up front ([`Model::designations`]): then a crash is a step of its own
+//! process, independent of the others', and belongs to that process's set.
 //!
 //! **Timed runs.** Time passing depends on every process, so the steps of one instant are reduced instead
 //! ([`persistent_now`]): one process's steps, when one of them must happen before time may pass.
@@ -30,9 +32,11 @@
 
 use elect_algos::Algorithm;
 
+use std::collections::HashSet;
+
 use crate::Network;
 use crate::commute::Commuting;
-use crate::model::{self, Action, Model, State};
+use crate::model::{self, Action, Model, State, fingerprint};
 
 /// The commuting rule, tried before the structural one: one delivery to a process whose deliveries commute
 /// ([`crate::commute`]), with its loss on lossy links, is a persistent set. Steps at other processes are
@@ -123,7 +127,9 @@ pub(crate) fn persistent<A: Algorithm>(
 /// with no message due, a timer at the end of its span. Then no sequence of other processes' steps can reach a
 /// step of `i` not already enabled, nor let time pass (the `Wait` step depends on everything), before some step
 /// of `T(i)` has been taken. States where time may pass, or a fault or duplicate may happen, are expanded in
-/// full (those steps belong to no one process).
+/// full (those steps belong to no one process), but for the crash of a designated process, a step of its own: it
+/// drops the messages due to it, which could let a timer of `i` fire now only if no message were due to `i`, and
+/// then `i` was anchored by a timer, with no message due at all.
 ///
 /// **Cycles.** Every cycle of a timed run lets time pass, and a state where it may is expanded in full; the
 /// search checks this proviso on the graph it keeps ([`crate::search`]) rather than assuming it.
@@ -143,4 +149,47 @@ fn persistent_now<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, act
         return None;
     }
     Some((0..actions.len()).filter(|&k| model.owner(actions[k]) == Some(i as u32)).collect())
+}
+
+/// How many states each look ahead of [`designation_pays`] explores, at most.
+const LOOK_AHEAD: usize = 10_000;
+
+/// Whether designating the processes that may crash ([`Model::designations`]) pays: whether, without crashes, the
+/// reduction keeps fewer than `1 / copies` of the states, as far as a short breadth-first look ahead sees (the
+/// levels both the full and the reduced look ahead completed). Designating copies the states before the crash once
+/// per designation and lets the reduction work on them; not designating expands them in full. Sound either way.
+pub(crate) fn designation_pays<A: Algorithm>(model: &Model<A>, copies: usize) -> bool {
+    let full = levels(model, false);
+    let reduced = levels(model, true);
+    let depth = full.len().min(reduced.len());
+    let sum = |levels: &[usize]| levels[..depth].iter().sum::<usize>();
+    sum(&full) > copies * sum(&reduced)
+}
+
+/// The number of states at each depth of the state graph without crashes, full or reduced, up to the first level
+/// that takes the look ahead past [`LOOK_AHEAD`] states.
+fn levels<A: Algorithm>(model: &Model<A>, reduced: bool) -> Vec<usize> {
+    let root = model.root(0);
+    let mut seen = HashSet::from([fingerprint(&root)]);
+    let (mut level, mut sizes, mut actions) = (vec![root], Vec::new(), Vec::new());
+    while !level.is_empty() && seen.len() < LOOK_AHEAD {
+        sizes.push(level.len());
+        let mut next_level = Vec::new();
+        for state in &level {
+            model.actions(state, &mut actions);
+            let mut chosen: Vec<State<A::Process>> = Vec::new();
+            if let Some(subset) = reduced.then(|| persistent(model, state, &actions)).flatten() {
+                chosen = subset.iter().map(|&k| model.step(state, actions[k])).collect();
+                if chosen.iter().any(|next| model::visible(state, next)) {
+                    chosen.clear();
+                }
+            }
+            if chosen.is_empty() {
+                chosen = actions.iter().map(|&a| model.step(state, a)).collect();
+            }
+            next_level.extend(chosen.into_iter().filter(|next| seen.insert(fingerprint(next))));
+        }
+        level = next_level;
+    }
+    sizes
 }

@@ -66,6 +66,8 @@ struct Pass {
     violations: Vec<(u32, Violation)>,
     /// The search stopped at the first violation.
     stopped_early: bool,
+    /// Each root's processes allowed to crash ([`Model::designations`]), by state number.
+    designations: Vec<u64>,
     found: Vec<Found>,
     /// With edges kept: every edge, each state's fingerprint and whether it is settled (its "at end" properties
     /// hold).
@@ -159,7 +161,7 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
         .collect();
     if pass.complete && !pass.stopped_early {
         if let (Some(graph), Some(c)) = (&pass.graph, &components) {
-            if let Some(cycle) = unsettled_cycle(model, &pass.found, graph, c) {
+            if let Some(cycle) = unsettled_cycle(model, &pass, graph, c) {
                 if !found.iter().any(|f| f.property == cycle.property) {
                     found.push(cycle);
                 }
@@ -181,11 +183,17 @@ fn search<A: Algorithm>(
     started: Clock,
 ) -> Pass {
     let config = &model.config;
-    let initial = model.initial();
+    // Distinct designations give distinct states: root `r` is state number `r`.
+    let designations = if reduce.is_some() { model.designations() } else { vec![model.initial().doomed()] };
     let mut seen = Seen::new();
-    seen.insert(fingerprint(&initial));
+    let mut frontier: VecDeque<(u32, State<A::Process>)> = VecDeque::new();
+    for &doomed in &designations {
+        let root = model.root(doomed);
+        frontier.push_back((seen.insert(fingerprint(&root)), root));
+    }
+    let roots = frontier.len();
     let mut pass = Pass {
-        states: 1,
+        states: roots as u64,
         transitions: 0,
         terminal: 0,
         depth: 0,
@@ -197,11 +205,15 @@ fn search<A: Algorithm>(
         stopped_early: false,
         // Every state found, by number: how it was reached. States themselves live only in the frontier; a path
         // is rebuilt by replaying its actions from the initial state.
-        found: vec![Found { parent: 0, depth: 0, action: None }],
-        graph: keep_edges.then(|| Graph { settled: vec![false], reduced: vec![false], ..Graph::default() }),
+        designations,
+        found: (0..roots as u32).map(|at| Found { parent: at, depth: 0, action: None }).collect(),
+        graph: keep_edges.then(|| Graph {
+            settled: vec![false; roots],
+            reduced: vec![false; roots],
+            ..Graph::default()
+        }),
         memory: Memory::default(),
     };
-    let mut frontier: VecDeque<(u32, State<A::Process>)> = VecDeque::from([(0, initial)]);
     let mut memory = crate::memory::Budget::new(config.max_memory, BATCH, dfs);
     'search: while !frontier.is_empty() {
         if frontier.len() as u64 > pass.memory.frontier_peak {
@@ -427,10 +439,11 @@ fn counterexample<A: Algorithm>(
 /// Returns the shortest path to the shallowest such state and a cycle back to it.
 fn unsettled_cycle<A: Algorithm>(
     model: &Model<A>,
-    found: &[Found],
+    pass: &Pass,
     graph: &Graph,
     c: &Components,
 ) -> Option<Counterexample> {
+    let found = &pass.found[..];
     let n = found.len();
     let (offsets, targets, component) = (&c.offsets, &c.targets, &c.component);
     let on_cycle = |s: usize| c.on_cycle(s);
@@ -464,7 +477,12 @@ fn unsettled_cycle<A: Algorithm>(
     chain.reverse();
     let states: Vec<u32> = std::iter::once(bad as u32).chain(chain).chain([bad as u32]).collect();
     // The actions along the cycle: found again by stepping and comparing fingerprints.
-    let mut state = actions_to(found, bad as u32).into_iter().fold(model.initial(), |s, a| model.step(&s, a));
+    let mut root = bad;
+    while found[root].action.is_some() {
+        root = found[root].parent as usize;
+    }
+    let start = model.root(pass.designations[root]);
+    let mut state = actions_to(found, bad as u32).into_iter().fold(start, |s, a| model.step(&s, a));
     let prefix_state = state.clone();
     let mut cycle = Vec::new();
     let mut all = Vec::new();

@@ -33,6 +33,8 @@ enum Work {
     Sweep(Option<usize>),
     /// One model check, on every core.
     Check(fn() -> CheckConfig),
+    /// A check that must find a counterexample (a planted flaw).
+    Finds(fn() -> CheckConfig),
 }
 
 /// A named benchmark scenario.
@@ -105,6 +107,20 @@ const SCENARIOS: &[Scenario] = &[
         describe: "the same around garcia-molina",
         work: Work::Check(|| deployed_member("garcia-molina", 4)),
     },
+    Scenario {
+        name: "check-gm-monitor-5",
+        describe: "the same with n=5",
+        work: Work::Check(|| deployed_member("garcia-molina", 5)),
+    },
+    Scenario {
+        name: "check-gm-same-epoch-5",
+        describe: "the same with the planted flaw monitor-bug=same-epoch, until it is found",
+        work: Work::Finds(|| {
+            let mut config = deployed_member("garcia-molina", 5);
+            config.sim.params = elect_algos::Params::parse(["monitor-bug=same-epoch"]).expect("a valid parameter");
+            config
+        }),
+    },
 ];
 
 /// The checker on the process `elect node` runs: `algorithm` in the member, `n` of them, timed, one crash at any
@@ -132,7 +148,7 @@ fn reordering_chang_roberts(n: usize, reduce: bool) -> CheckConfig {
 pub(crate) struct BenchArgs {
     /// Run only these scenarios (repeatable): cr-worst, hs-2^20, franklin-2^20, peterson-2^20, bully-w2,
     /// sweep-1-thread, sweep-all-cores, check-cr-10, check-cr-8-full, check-bully-monitor-4,
-    /// check-gm-monitor-4.
+    /// check-gm-monitor-4, check-gm-monitor-5, check-gm-same-epoch-5.
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
     /// Runs per scenario; the fastest is reported.
@@ -236,9 +252,17 @@ fn run_once(work: &Work) -> anyhow::Result<Counts> {
             let (messages, delivered) = (sum(|r| r.messages), sum(|r| r.delivered));
             Ok(Counts { messages, delivered, states: None, visited_bytes_per_state: None, threads })
         }
-        Work::Check(config) => {
+        Work::Check(config) | Work::Finds(config) => {
             let outcome = elect_check::check(&config()).map_err(|e| BadInput(e.to_string()))?;
-            anyhow::ensure!(outcome.ok(), "the check did not hold: {:?}", outcome.counterexample);
+            if let Work::Finds(_) = work {
+                anyhow::ensure!(outcome.counterexample.is_some(), "the planted flaw was not found");
+            } else {
+                anyhow::ensure!(
+                    outcome.ok() && outcome.complete,
+                    "the check did not hold: {:?}",
+                    outcome.counterexample
+                );
+            }
             let steps = outcome.transitions;
             Ok(Counts {
                 messages: steps,
@@ -297,7 +321,7 @@ fn bare_loop_processes(work: &Work) -> Option<u32> {
     match work {
         Work::Single(config) => u32::try_from(config().nodes).ok(),
         Work::Sweep(Some(1)) => Some(4096),
-        Work::Sweep(_) | Work::Check(_) => None,
+        Work::Sweep(_) | Work::Check(_) | Work::Finds(_) => None,
     }
 }
 
