@@ -20,6 +20,9 @@ use crate::{CheckConfig, CheckError, Network, Step};
 mod describe;
 mod faults;
 mod host;
+mod view;
+
+pub(crate) use view::{View, agreed, statuses, visible};
 
 use host::{InState, Recovering};
 
@@ -420,46 +423,6 @@ impl<A: Algorithm> Model<A> {
         self.config.network == Network::Fifo
     }
 
-    /// Where a search starts. A full search starts from [`Self::initial`]. A reduced one, when it may crash
-    /// processes, starts from one copy of it per choice of the processes that may crash (as many as the budget,
-    /// each at most once without recoveries), with no other process allowed to.
-    ///
-    /// **Why.** Crashes chosen at any moment from one budget depend on one another: one spent rules out the others.
-    /// So every state with a crash left had to be expanded in full, the reduction saving nothing before the crash.
-    /// Designated up front, a crash is a step of its own process: it changes nothing but that process (it drops the
-    /// messages to it, which a message sent to it later would find dropped as well) and takes nothing from any
-    /// other process, so it is independent of their steps, and persistent sets treat it as they treat its other
-    /// steps ([`crate::reduce`]). Every run of the full system crashes at most the budget's number of processes,
-    /// so some designation allows it. Once the budget is spent the designation is forgotten, and the states after
-    /// the last crash are shared by every designation. Not with recoveries (a process that recovers may crash
-    /// again and spend another's share of the budget) nor for processes told of their links going down (a crash
-    /// then changes its neighbours).
-    ///
-    /// Returns the designations, as the positions allowed to crash by bit; [`Self::root`] builds each one's state.
-    ///
-    /// Designating pays when the reduction saves more than the copies cost, which a short look ahead without
-    /// crashes weighs ([`crate::reduce::designation_pays`]); either way the verdicts are the same.
-    pub(crate) fn designations(&self) -> Vec<u64> {
-        let n = self.scenario.len() as u32;
-        let k = u32::from(self.config.crashes).min(n);
-        let all: Vec<u64> = (0..1u64 << n).filter(|mask| mask.count_ones() == k).collect();
-        let pays = self.may_designate && crate::reduce::designation_pays(self, all.len());
-        if !*self.designating.get_or_init(|| pays) {
-            return vec![self.initial().doomed];
-        }
-        all
-    }
-
-    /// Whether the search designates the processes that may crash (then a crash is a step of its process).
-    fn designating(&self) -> bool {
-        self.designating.get() == Some(&true)
-    }
-
-    /// The initial state with only the processes of `doomed` allowed to crash.
-    pub(crate) fn root(&self, doomed: u64) -> State<A::Process> {
-        State { doomed, ..self.initial() }
-    }
-
     pub(crate) fn initial(&self) -> State<A::Process> {
         let n = self.scenario.len();
         let mut state = State {
@@ -813,114 +776,5 @@ fn set_bit(bits: &mut u64, k: usize, on: bool) {
     }
 }
 
-/// Whether every live process follows the same leader.
-pub(crate) fn agreed<P: Process>(state: &State<P>) -> bool {
-    let mut leaders = state.procs.iter().flatten().map(|p| p.status().leader);
-    match leaders.next() {
-        Some(Some(first)) => leaders.all(|l| l == Some(first)),
-        _ => false,
-    }
-}
-
-/// Whether a step from `before` to `after` changed what the properties read: a status, or the declarations
-/// P-Unique is judged on.
-pub(crate) fn visible<P: Process>(before: &State<P>, after: &State<P>) -> bool {
-    before.declared != after.declared || before.clash != after.clash || statuses(before).ne(statuses(after))
-}
-
-/// Every process's status (down ones as [`Status::DOWN`]).
-pub(crate) fn statuses<P: Process>(state: &State<P>) -> impl Iterator<Item = Status> + '_ {
-    state.procs.iter().map(|p| p.as_ref().map_or(Status::DOWN, |p| p.status()))
-}
-
-/// A state as the property predicates see it.
-pub(crate) struct View<'a, A: Algorithm> {
-    state: &'a State<A::Process>,
-    model: &'a Model<A>,
-}
-
-impl<A: Algorithm> World for View<'_, A> {
-    fn len(&self) -> usize {
-        self.state.procs.len()
-    }
-    fn id(&self, i: usize) -> NodeId {
-        self.model.scenario.ids[i]
-    }
-    fn rank(&self, i: usize) -> Rank {
-        self.model.scenario.ranks[i]
-    }
-    fn status(&self, i: usize) -> Status {
-        self.state.procs[i].as_ref().map_or(Status::DOWN, |p| p.status())
-    }
-    fn is_initiator(&self, i: usize) -> bool {
-        self.model.scenario.initiators[i]
-    }
-    fn connected(&self, i: usize, j: usize) -> bool {
-        let graph = &self.model.scenario.graph;
-        let way = |a: usize, b: usize| {
-            (0..graph.degree(a as u32)).any(|p| {
-                graph.far_end(a as u32, p).node == b as u32
-                    && !self.model.blocked(self.state, graph.link_index(a as u32, p))
-            })
-        };
-        way(i, j) && way(j, i)
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Timed Bully on three processes with one crash, and `recoveries` recoveries.
-    fn bully(recoveries: u8) -> Model<elect_algos::bully::Bully> {
-        let mut config = CheckConfig::new(elect_scenario::SimConfig::new("bully", 3));
-        config.timed = true;
-        config.crashes = 1;
-        config.recoveries = recoveries;
-        let scenario = Scenario::build(&config.sim).expect("a valid scenario");
-        Model::new(elect_algos::bully::Bully::default(), scenario, config).expect("a model")
-    }
-
-    /// How many messages in flight are for position `node`.
-    fn for_node<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, node: u32) -> usize {
-        model.in_flight(state).filter(|&(slot, _)| model.receiver(slot).0 == node).count()
-    }
-
-    #[test]
-    fn a_message_in_flight_is_kept_once_and_numbered() {
-        assert!(std::mem::size_of::<(u32, InFlight)>() <= 48, "a message in flight costs a few bytes");
-        let model = bully(0);
-        let state = model.initial();
-        let sent: Vec<_> = model.in_flight(&state).collect();
-        assert!(sent.len() >= 2, "the election's first messages are on their way");
-        // Equal messages share a number; every number gives back its message.
-        for (k, (slot, msg)) in sent.iter().enumerate() {
-            let index = state.msgs[..k].iter().filter(|(s, _)| s == slot).count() as u32;
-            assert_eq!(&model.message(&state, *slot, index), msg);
-        }
-        let again = model.messages.intern(sent[0].1.clone());
-        assert_eq!(again, (state.msgs[0].1.id, state.msgs[0].1.fp));
-        let table = model.messages.read().all.len();
-        assert!(table <= sent.len(), "{table} messages numbered for {} in flight", sent.len());
-    }
-
-    #[test]
-    fn messages_for_a_process_that_cannot_come_back_are_not_kept() {
-        // At the start every process asks the stronger ones: the strongest (position 2) has messages coming.
-        let (keeps, drops) = (bully(1), bully(0));
-        assert!(for_node(&drops, &drops.initial(), 2) > 0, "the election's first messages are on their way");
-        // With a recovery left, a crashed process may come back: what is on its way to it is kept, to be lost
-        // when it is due (or delivered, if it is back by then).
-        let crashed = keeps.step(&keeps.initial(), Action::Crash { node: 2 });
-        assert!(for_node(&keeps, &crashed, 2) > 0);
-        // Without one it is dropped at the crash, and nothing sent to it afterwards is kept.
-        let mut state = drops.step(&drops.initial(), Action::Crash { node: 2 });
-        let mut actions = Vec::new();
-        for _ in 0..200 {
-            assert_eq!(for_node(&drops, &state, 2), 0, "a message for the crashed process was kept");
-            drops.actions(&state, &mut actions);
-            let Some(&action) = actions.first() else { break };
-            state = drops.step(&state, action);
-        }
-    }
-}
+mod tests;

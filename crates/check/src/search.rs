@@ -184,7 +184,8 @@ fn search<A: Algorithm>(
 ) -> Pass {
     let config = &model.config;
     // Distinct designations give distinct states: root `r` is state number `r`.
-    let designations = if reduce.is_some() { model.designations() } else { vec![model.initial().doomed()] };
+    let designations =
+        if reduce.is_some() { model.designations(reduce::designation_pays) } else { vec![model.initial().doomed()] };
     let mut seen = Seen::new();
     let mut frontier: VecDeque<(u32, State<A::Process>)> = VecDeque::new();
     for &doomed in &designations {

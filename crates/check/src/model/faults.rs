@@ -4,6 +4,46 @@
 use super::*;
 
 impl<A: Algorithm> Model<A> {
+    /// Where a search starts. A full search starts from [`Self::initial`]. A reduced one, when it may crash
+    /// processes, starts from one copy of it per choice of the processes that may crash (as many as the budget,
+    /// each at most once without recoveries), with no other process allowed to.
+    ///
+    /// **Why.** Crashes chosen at any moment from one budget depend on one another: one spent rules out the others.
+    /// So every state with a crash left had to be expanded in full, the reduction saving nothing before the crash.
+    /// Designated up front, a crash is a step of its own process: it changes nothing but that process (it drops the
+    /// messages to it, which a message sent to it later would find dropped as well) and takes nothing from any
+    /// other process, so it is independent of their steps, and persistent sets treat it as they treat its other
+    /// steps ([`crate::reduce`]). Every run of the full system crashes at most the budget's number of processes,
+    /// so some designation allows it. Once the budget is spent the designation is forgotten, and the states after
+    /// the last crash are shared by every designation. Not with recoveries (a process that recovers may crash
+    /// again and spend another's share of the budget) nor for processes told of their links going down (a crash
+    /// then changes its neighbours).
+    ///
+    /// Returns the designations, as the positions allowed to crash by bit; [`Self::root`] builds each one's state.
+    ///
+    /// Designating pays when the reduction saves more than the copies cost, which a short look ahead without
+    /// crashes weighs (`pays`, given the number of copies); either way the verdicts are the same.
+    pub(crate) fn designations(&self, pays: impl FnOnce(&Self, usize) -> bool) -> Vec<u64> {
+        let n = self.scenario.len() as u32;
+        let k = u32::from(self.config.crashes).min(n);
+        let all: Vec<u64> = (0..1u64 << n).filter(|mask| mask.count_ones() == k).collect();
+        let pays = self.may_designate && pays(self, all.len());
+        if !*self.designating.get_or_init(|| pays) {
+            return vec![self.initial().doomed];
+        }
+        all
+    }
+
+    /// Whether the search designates the processes that may crash (then a crash is a step of its process).
+    pub(super) fn designating(&self) -> bool {
+        self.designating.get() == Some(&true)
+    }
+
+    /// The initial state with only the processes of `doomed` allowed to crash.
+    pub(crate) fn root(&self, doomed: u64) -> State<A::Process> {
+        State { doomed, ..self.initial() }
+    }
+
     /// Carries out the scheduled faults due now, and sets how long until the next one.
     pub(super) fn run_faults(&self, state: &mut State<A::Process>) {
         while let Some(&(at, fault)) = self.schedule.get(state.next_fault as usize) {

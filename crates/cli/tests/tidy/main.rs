@@ -224,10 +224,11 @@ fn every_random_generator_is_seeded() {
 }
 
 /// Where the deterministic crates hold hashed collections, and under which names: each is only looked into.
-const HASHED: [(&str, &[&str]); 3] = [
+const HASHED: [(&str, &[&str]); 4] = [
     ("crates/scenario/src/draw.rs", &["linked"]),
     ("crates/check/src/search.rs", &["seen"]),
     ("crates/check/src/commute.rs", &["known_states", "known_msgs"]),
+    ("crates/check/src/reduce.rs", &["seen"]),
 ];
 
 /// The loops over a hashed collection whose result does not depend on the order (each entry written to the slot
