@@ -158,7 +158,7 @@ pub(crate) struct State<P: Process> {
     clash: Option<(u64, u32, u32)>,
     crashes_left: u8,
     /// The positions that may still crash, by bit: all of them, unless the search designated some up front
-    /// ([`Model::roots`]); none once no crash is left, so that states after the last crash do not tell apart the
+    /// ([`Model::designations`]); none once no crash is left, so that states after the last crash do not tell apart the
     /// designations they came from.
     doomed: u64,
     recoveries_left: u8,
@@ -301,7 +301,7 @@ pub enum Action {
     Wait,
 }
 
-/// The most processes a search designates crashes among ([`Model::roots`]): one search root per choice.
+/// The most processes a search designates crashes among ([`Model::designations`]): one search root per choice.
 const DESIGNATED_MAX: usize = 16;
 
 /// The system: the algorithm, its scenario and the network's semantics.
