@@ -136,10 +136,10 @@ fn run<A: Algorithm>(model: &Model<A>) -> Option<Commuting> {
         return None;
     }
     let initial = model.initial();
-    if initial.any_timer() || initial.procs.iter().any(Option::is_none) {
+    let n = initial.len();
+    if initial.any_timer() || (0..n).any(|i| !initial.live(i)) {
         return None;
     }
-    let n = initial.procs.len();
     let mut fix = Fixpoint {
         local: (0..n)
             .map(|_| Local {
@@ -152,8 +152,8 @@ fn run<A: Algorithm>(model: &Model<A>) -> Option<Commuting> {
         work: VecDeque::new(),
         size: 0,
     };
-    for (i, p) in initial.procs.iter().enumerate() {
-        fix.add_state(i as u32, p.as_deref().expect("every process is up at the start").clone());
+    for i in 0..n as u32 {
+        fix.add_state(i, model.process(&initial, i).expect("every process is up at the start").clone());
     }
     for (slot, msg) in model.in_flight(&initial) {
         let (to, port) = model.receiver(slot);

@@ -210,7 +210,8 @@ impl<A: Algorithm> At<A> {
 
     /// Each process of `state` as its algorithm describes it, by position (`None` while crashed).
     pub(crate) fn views(&self, state: &State<A::Process>) -> Vec<Option<View>> {
-        state.procs.iter().zip(&self.peers).map(|(p, peers)| p.as_ref().map(|p| p.view(&Peers(peers)))).collect()
+        let peers = self.peers.iter().enumerate();
+        peers.map(|(i, peers)| self.model.process(state, i as u32).map(|p| p.view(&Peers(peers)))).collect()
     }
 
     /// Takes `action`, enabled or not, and reports the step as a replayed path shows it.
@@ -224,7 +225,7 @@ impl<A: Algorithm> At<A> {
             .scenario
             .ids
             .iter()
-            .zip(model::statuses(&self.state).zip(model::statuses(&next)))
+            .zip(self.model.statuses(&self.state).zip(self.model.statuses(&next)))
             .filter(|(_, (a, b))| a != b)
             .map(|(&id, (_, b))| (id, b))
             .collect();
@@ -252,7 +253,7 @@ impl<A: Algorithm> Hand<A> {
         let model = &self.at.model;
         match goal {
             Goal::Violation => !model.judge_all(state, model.quiescent(state)).is_empty(),
-            Goal::Leader => model::agreed(state) && model.judge_all(state, true).is_empty(),
+            Goal::Leader => model.agreed(state) && model.judge_all(state, true).is_empty(),
         }
     }
 }
@@ -277,7 +278,7 @@ impl<A: Algorithm> Explore for Hand<A> {
     }
 
     fn statuses(&self) -> Vec<(NodeId, Status)> {
-        self.at.model.scenario.ids.iter().copied().zip(model::statuses(&self.at.state)).collect()
+        self.at.model.scenario.ids.iter().copied().zip(self.at.model.statuses(&self.at.state)).collect()
     }
 
     fn now(&self) -> Time {
@@ -297,16 +298,15 @@ impl<A: Algorithm> Explore for Hand<A> {
     fn snapshot(&self) -> Snapshot {
         let (model, state) = (&self.at.model, &self.at.state);
         let ids = &model.scenario.ids;
-        let processes = state
-            .procs
-            .iter()
+        let processes = (0..state.len() as u32)
+            .map(|i| model.process(state, i))
             .zip(ids)
             .zip(self.at.views(state))
             .map(|((p, &id), view)| ProcessNow {
                 id,
-                status: p.as_ref().map_or(Status::DOWN, |p| p.status()),
+                status: p.map_or(Status::DOWN, |p| p.status()),
                 view: view.unwrap_or_else(View::down),
-                detail: p.as_ref().map(|p| format!("{p:?}")),
+                detail: p.map(|p| format!("{p:?}")),
             })
             .collect();
         let mut links: Vec<LinkNow> = Vec::new();

@@ -42,6 +42,7 @@ mod commute;
 mod error;
 mod explore;
 mod file;
+mod intern;
 mod memory;
 mod model;
 mod reduce;
@@ -346,6 +347,10 @@ pub struct Memory {
     pub frontier_peak: u64,
     /// Bytes per visited state of the state graph's edges, when they are kept (to judge "eventually" on cycles).
     pub edges_bytes_per_state: f64,
+    /// Distinct process states met, each kept once, which states refer to by number.
+    pub process_states: u64,
+    /// Distinct messages met, each kept once likewise.
+    pub messages: u64,
     /// An upper bound on the odds that two distinct visited states shared a fingerprint, which would have hidden
     /// one of them: `s(s − 1) / 2⁶⁵` for `s` states.
     pub collision_odds: f64,
@@ -499,7 +504,7 @@ impl Driver for Replaying<'_> {
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         algorithm.validate(&self.scenario.ids)?;
         let mut at = explore::At::new(Model::new(algorithm, self.scenario, self.config)?);
-        let initial = at.model.scenario.ids.iter().copied().zip(model::statuses(&at.state)).collect();
+        let initial = at.model.scenario.ids.iter().copied().zip(at.model.statuses(&at.state)).collect();
         let mut steps = Vec::with_capacity(self.actions.len());
         for (k, &action) in self.actions.iter().enumerate() {
             if !at.model.enabled(&at.state, action) {

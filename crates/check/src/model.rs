@@ -2,7 +2,6 @@
 //! search ([`crate::search`]) knows nothing of processes; it asks this module for actions and successors.
 
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 use elect_algos::Algorithm;
 use std::borrow::Cow;
@@ -15,6 +14,7 @@ use elect_core::{
 use elect_scenario::{Delay, Scenario, Scheduled};
 use serde::{Deserialize, Serialize};
 
+use crate::intern::Interned;
 use crate::{CheckConfig, CheckError, Network, Step};
 
 mod describe;
@@ -22,7 +22,7 @@ mod faults;
 mod host;
 mod view;
 
-pub(crate) use view::{View, agreed, statuses, visible};
+pub(crate) use view::View;
 
 use host::{InState, Recovering};
 
@@ -61,7 +61,7 @@ impl Due {
     }
 }
 
-/// A message in flight: its number in the search's table of messages ([`Messages`]), its fingerprint (what a
+/// A message in flight: its number in the search's table of messages ([`Interned`]), its fingerprint (what a
 /// state's fingerprint hashes, and what the canonical order of unordered links sorts by) and when it is due.
 /// Numbers depend on the order in which threads met the messages, so they are never hashed: equal messages have
 /// one number, and so one fingerprint.
@@ -85,64 +85,19 @@ impl Hash for InFlight {
     }
 }
 
-/// Every distinct message a search has met, once each: states hold numbers into it, so that a successor copies a
-/// few bytes per message in flight rather than the messages. Messages are few (a run sends the same ones again and
-/// again), and the table only grows. Shared by the threads of a search: looking up takes a read lock, and the
-/// write lock is taken only for a message never met before.
-pub(crate) struct Messages<M> {
-    table: std::sync::RwLock<Table<M>>,
-}
-
-struct Table<M> {
-    all: Vec<(M, u64)>,
-    index: hashbrown::HashTable<u32>,
-}
-
-impl<M: Hash + Eq + Clone> Messages<M> {
-    fn new() -> Self {
-        Self { table: std::sync::RwLock::new(Table { all: Vec::new(), index: hashbrown::HashTable::new() }) }
-    }
-
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, Table<M>> {
-        self.table.read().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// `msg`'s number and fingerprint, numbering it if it is new.
-    fn intern(&self, msg: M) -> (u32, u64) {
-        let fp = fingerprint(&msg);
-        let find = |t: &Table<M>| t.index.find(fp, |&i| t.all[i as usize].0 == msg).copied();
-        if let Some(id) = find(&self.read()) {
-            return (id, fp);
-        }
-        let mut guard = self.table.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(id) = find(&guard) {
-            return (id, fp);
-        }
-        let Table { all, index } = &mut *guard;
-        // More distinct messages than a u32 numbers would take hundreds of gigabytes first.
-        let id = u32::try_from(all.len()).expect("fewer than 2^32 distinct messages");
-        all.push((msg, fp));
-        index.insert_unique(fp, id, |&i| all[i as usize].1);
-        (id, fp)
-    }
-
-    /// Message number `id`.
-    fn get(&self, id: u32) -> M {
-        self.read().all[id as usize].0.clone()
-    }
-}
+/// The number [`State::procs`] holds for a process that is down.
+const DOWN: u32 = u32::MAX;
 
 /// A state of the whole system. Times are kept relative to the present, which is kept apart ([`State::now`]) and
 /// left out of the fingerprint: two states that differ only in the clock behave alike.
 #[derive(Clone)]
 pub(crate) struct State<P: Process> {
-    /// Each process, `None` while crashed. Shared: a step copies the state with its processes' handles and then
-    /// the one process it changes, so that a successor costs one process, not all of them, and the states waiting
-    /// in the frontier share the processes they have in common.
-    pub(crate) procs: Vec<Option<Arc<P>>>,
-    /// Each process's fingerprint, renewed whenever the process changes ([`State::renew`]): a state's fingerprint
-    /// hashes these instead of the processes, so that it costs the one process a step changed, not all of them
-    /// (a member's hash runs through its maps and its algorithm's instance).
+    /// Each process, as its number in the model's table of processes ([`Model::process`]), or [`DOWN`] while
+    /// crashed: a step copies the numbers and looks up, changes and numbers the one process it steps.
+    procs: Vec<u32>,
+    /// Each process's fingerprint, set with its number ([`Model::put`]): a state's fingerprint hashes these
+    /// instead of the processes, so that it costs the one process a step changed, not all of them (a member's
+    /// hash runs through its maps and its algorithm's instance).
     proc_fps: Vec<u64>,
     /// Messages in flight, by directed link (the sender's link slot), in one vector: oldest first on FIFO
     /// links, in a canonical order otherwise (the order carries no meaning there, so it must not tell states
@@ -186,9 +141,14 @@ impl<P: Process> State<P> {
         self.doomed
     }
 
-    /// Takes note that the process at `node` changed (or crashed, or came back).
-    fn renew(&mut self, node: u32) {
-        self.proc_fps[node as usize] = fingerprint(&self.procs[node as usize]);
+    /// How many processes the system has.
+    pub(crate) fn len(&self) -> usize {
+        self.procs.len()
+    }
+
+    /// Whether the process at `node` is up.
+    pub(crate) fn live(&self, node: usize) -> bool {
+        self.procs[node] != DOWN
     }
 
     /// Where link slot `slot`'s messages are in [`Self::msgs`].
@@ -336,7 +296,9 @@ pub(crate) struct Model<A: Algorithm> {
     may_designate: bool,
     designating: std::sync::OnceLock<bool>,
     /// Every message met so far, which the states' messages in flight number.
-    messages: Messages<<A::Process as Process>::Msg>,
+    messages: Interned<<A::Process as Process>::Msg>,
+    /// Every process state met so far, which the states number.
+    processes: Interned<A::Process>,
 }
 
 impl<A: Algorithm> Model<A> {
@@ -415,7 +377,8 @@ impl<A: Algorithm> Model<A> {
             may_recover,
             may_designate,
             designating: std::sync::OnceLock::new(),
-            messages: Messages::new(),
+            messages: Interned::new(),
+            processes: Interned::new(),
         })
     }
 
@@ -446,9 +409,8 @@ impl<A: Algorithm> Model<A> {
             now: 0,
         };
         for i in 0..n as u32 {
-            let p = elect_scenario::build_process(&self.algorithm, &self.scenario, i);
-            state.procs.push(Some(Arc::new(p)));
-            state.renew(i);
+            state.procs.push(DOWN);
+            self.put(&mut state, i, Some(elect_scenario::build_process(&self.algorithm, &self.scenario, i)));
             self.handle(&mut state, i, Event::Start { restored: None });
         }
         // As in the simulator, the initiators initiate at time 0, before anything is delivered.
@@ -463,10 +425,28 @@ impl<A: Algorithm> Model<A> {
     /// [`driver`]).
     fn handle(&self, state: &mut State<A::Process>, node: u32, event: EventOf<A::Process>) {
         let mut effects = Vec::new();
-        let p = Arc::make_mut(state.procs[node as usize].as_mut().expect("only live processes handle events"));
-        driver::handle(p, Instant::from_ticks(state.now), event, &mut effects);
-        state.renew(node);
+        let mut p = self.process(state, node).expect("only live processes handle events").clone();
+        driver::handle(&mut p, Instant::from_ticks(state.now), event, &mut effects);
+        self.put(state, node, Some(p));
         driver::carry_out(&mut InState { model: self, state, node }, &mut effects);
+    }
+
+    /// The process at `node` in `state`, if it is up.
+    pub(crate) fn process(&self, state: &State<A::Process>, node: u32) -> Option<&A::Process> {
+        let id = state.procs[node as usize];
+        (id != DOWN).then(|| self.processes.get(id))
+    }
+
+    /// Sets the process at `node` (`None`: down), numbered in the table of processes.
+    fn put(&self, state: &mut State<A::Process>, node: u32, p: Option<A::Process>) {
+        let fp = fingerprint(&p);
+        state.proc_fps[node as usize] = fp;
+        state.procs[node as usize] = p.map_or(DOWN, |p| self.processes.intern(p, fp));
+    }
+
+    /// How many distinct messages and process states the search has met.
+    pub(crate) fn interned(&self) -> (usize, usize) {
+        (self.messages.len(), self.processes.len())
     }
 
     /// Whether a scheduled link fault or partition stops messages on link slot `slot` now.
@@ -505,7 +485,7 @@ impl<A: Algorithm> Model<A> {
             let msgs = &state.msgs[k..end];
             k = end;
             let to = self.link_far[slot as usize].0 as usize;
-            let live = state.procs[to].is_some();
+            let live = state.live(to);
             let link = slot;
             for (index, (_, m)) in msgs.iter().enumerate() {
                 if index > 0 && self.fifo() {
@@ -554,13 +534,13 @@ impl<A: Algorithm> Model<A> {
         if settled {
             return;
         }
-        for (i, p) in state.procs.iter().enumerate() {
+        for i in 0..state.len() {
             let node = i as u32;
-            match p {
-                Some(_) if state.crashes_left > 0 && (i >= 64 || state.doomed & (1 << i) != 0) => {
+            match state.live(i) {
+                true if state.crashes_left > 0 && (i >= 64 || state.doomed & (1 << i) != 0) => {
                     out.push(Action::Crash { node });
                 }
-                None if state.recoveries_left > 0 => out.push(Action::Recover { node }),
+                false if state.recoveries_left > 0 => out.push(Action::Recover { node }),
                 _ => {}
             }
         }
@@ -643,12 +623,12 @@ impl<A: Algorithm> Model<A> {
         &'a self,
         state: &'a State<A::Process>,
     ) -> impl Iterator<Item = (u32, <A::Process as Process>::Msg)> + 'a {
-        state.msgs.iter().map(|(slot, m)| (*slot, self.messages.get(m.id)))
+        state.msgs.iter().map(|(slot, m)| (*slot, self.messages.get(m.id).clone()))
     }
 
     /// The `index`-th message on link slot `slot` in `state`.
     pub(crate) fn message(&self, state: &State<A::Process>, slot: u32, index: u32) -> <A::Process as Process>::Msg {
-        self.messages.get(state.msg(slot, index).id)
+        self.messages.get(state.msg(slot, index).id).clone()
     }
 
     /// How many directed link slots the topology has.
@@ -664,6 +644,12 @@ impl<A: Algorithm> Model<A> {
     /// The state after `action`.
     pub(crate) fn step(&self, state: &State<A::Process>, action: Action) -> State<A::Process> {
         let mut next = state.clone();
+        self.take_step(state, action, &mut next);
+        next
+    }
+
+    /// Takes `action` from `state` in `next`, a copy of it.
+    fn take_step(&self, state: &State<A::Process>, action: Action, next: &mut State<A::Process>) {
         match action {
             Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
                 let (to, port) = self.link_far[link as usize];
@@ -674,8 +660,8 @@ impl<A: Algorithm> Model<A> {
                     let at = next.link(link).start + index as usize;
                     next.msgs.remove(at).1
                 };
-                let msg = self.messages.get(m.id);
-                self.handle(&mut next, to, Event::Message { from: Port(port), msg });
+                let msg = self.messages.get(m.id).clone();
+                self.handle(next, to, Event::Message { from: Port(port), msg });
             }
             Action::Lose { link, index } => {
                 let at = next.link(link).start + index as usize;
@@ -684,20 +670,20 @@ impl<A: Algorithm> Model<A> {
             Action::Fire { node, timer } => {
                 let at = next.node_timers(node).start + timer as usize;
                 let (_, timer, _) = next.timers.remove(at);
-                self.handle(&mut next, node, Event::Timer(timer));
+                self.handle(next, node, Event::Timer(timer));
             }
             Action::Crash { node } => {
                 next.crashes_left -= 1;
                 if next.crashes_left == 0 {
                     next.doomed = 0;
                 }
-                self.restart_settling(&mut next);
-                self.crash(&mut next, node);
+                self.restart_settling(next);
+                self.crash(next, node);
             }
             Action::Recover { node } => {
                 next.recoveries_left -= 1;
-                self.restart_settling(&mut next);
-                self.recover(&mut next, node);
+                self.restart_settling(next);
+                self.recover(next, node);
             }
             Action::Wait => {
                 let dt = self.next_instant(state).expect("time passes only when something is to come");
@@ -718,10 +704,9 @@ impl<A: Algorithm> Model<A> {
                     }
                     None => {}
                 }
-                self.run_faults(&mut next);
+                self.run_faults(next);
             }
         }
-        next
     }
 
     /// Whether `action` is enabled in `state` (replayed files are checked step by step).

@@ -36,7 +36,7 @@ use std::collections::HashSet;
 
 use crate::Network;
 use crate::commute::Commuting;
-use crate::model::{self, Action, Model, State, fingerprint};
+use crate::model::{Action, Model, State, fingerprint};
 
 /// The commuting rule, tried before the structural one: one delivery to a process whose deliveries commute
 /// ([`crate::commute`]), with its loss on lossy links, is a persistent set. Steps at other processes are
@@ -55,7 +55,7 @@ pub(crate) fn commuting_step<A: Algorithm>(
             continue;
         }
         let next = model.step(state, action);
-        if model::visible(state, &next) {
+        if model.visible(state, &next) {
             continue;
         }
         let mut chosen = vec![(action, next)];
@@ -80,7 +80,7 @@ pub(crate) fn persistent<A: Algorithm>(
     if model.config.timed {
         return persistent_now(model, state, actions);
     }
-    let n = state.procs.len();
+    let n = state.len();
     let fifo = model.config.network == Network::Fifo;
     let mut busy = vec![false; n];
     for &a in actions {
@@ -97,7 +97,7 @@ pub(crate) fn persistent<A: Algorithm>(
         while let Some(x) = stack.pop() {
             for &slot in &model.in_links[x] {
                 let y = model.sender(slot) as usize;
-                if members[y] || state.procs[y].is_none() || (fifo && !state.link_empty(slot)) {
+                if members[y] || !state.live(y) || (fifo && !state.link_empty(slot)) {
                     continue;
                 }
                 members[y] = true;
@@ -134,7 +134,7 @@ pub(crate) fn persistent<A: Algorithm>(
 /// **Cycles.** Every cycle of a timed run lets time pass, and a state where it may is expanded in full; the
 /// search checks this proviso on the graph it keeps ([`crate::search`]) rather than assuming it.
 fn persistent_now<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, actions: &[Action]) -> Option<Vec<usize>> {
-    let n = state.procs.len();
+    let n = state.len();
     let arriving = Model::<A>::arriving(state);
     let mut steps = vec![0usize; n];
     let mut anchored = vec![false; n];
@@ -180,7 +180,7 @@ fn levels<A: Algorithm>(model: &Model<A>, reduced: bool) -> Vec<usize> {
             let mut chosen: Vec<State<A::Process>> = Vec::new();
             if let Some(subset) = reduced.then(|| persistent(model, state, &actions)).flatten() {
                 chosen = subset.iter().map(|&k| model.step(state, actions[k])).collect();
-                if chosen.iter().any(|next| model::visible(state, next)) {
+                if chosen.iter().any(|next| model.visible(state, next)) {
                     chosen.clear();
                 }
             }

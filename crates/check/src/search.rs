@@ -11,7 +11,7 @@ use hashbrown::HashTable;
 use rayon::prelude::*;
 
 use crate::commute::{self, Commuting};
-use crate::model::{self, Action, Model, State, fingerprint};
+use crate::model::{Action, Model, State, fingerprint};
 use crate::{Counterexample, Memory, Order, Outcome, Verdict, reduce};
 
 /// States expanded in parallel at a time.
@@ -113,9 +113,12 @@ struct Expanded<P: Process> {
     /// The reduction explored only some of the enabled actions.
     reduced: bool,
     transitions: u64,
-    /// Successors: the state itself only if it was not seen before this batch.
-    next: Vec<(Action, u64, Option<State<P>>)>,
+    next: Vec<Successor<P>>,
 }
+
+/// A successor: its action and fingerprint, and, only if it was not seen before the batch, the state itself and
+/// whether it shows the properties what the state it came from does ([`Model::same_view`]).
+type Successor<P> = (Action, u64, Option<(State<P>, bool)>);
 
 pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
     let started = Clock::now();
@@ -187,10 +190,11 @@ fn search<A: Algorithm>(
     let designations =
         if reduce.is_some() { model.designations(reduce::designation_pays) } else { vec![model.initial().doomed()] };
     let mut seen = Seen::new();
-    let mut frontier: VecDeque<(u32, State<A::Process>)> = VecDeque::new();
+    // Each state waiting, with its number and whether it shows the properties what the state it came from did.
+    let mut frontier: VecDeque<(u32, bool, State<A::Process>)> = VecDeque::new();
     for &doomed in &designations {
         let root = model.root(doomed);
-        frontier.push_back((seen.insert(fingerprint(&root)), root));
+        frontier.push_back((seen.insert(fingerprint(&root)), false, root));
     }
     let roots = frontier.len();
     let mut pass = Pass {
@@ -238,17 +242,19 @@ fn search<A: Algorithm>(
         // A batch of the frontier is expanded in parallel, then merged in order, so that numbering, verdicts and
         // paths do not depend on the number of threads.
         let take = frontier.len().min(memory.batch());
-        let batch: Vec<(u32, State<A::Process>)> = if dfs {
+        let batch: Vec<(u32, bool, State<A::Process>)> = if dfs {
             frontier.drain(frontier.len() - take..).rev().collect()
         } else {
             frontier.drain(..take).collect()
         };
         let expanded: Vec<Expanded<A::Process>> = batch
             .par_iter()
-            .map(|(at, state)| expand(model, state, pass.found[*at as usize].depth, &seen, reduce, keep_edges))
+            .map(|(at, judged, state)| {
+                expand(model, state, *judged, pass.found[*at as usize].depth, &seen, reduce, keep_edges)
+            })
             .collect();
         let mut pushed = Vec::new();
-        for ((at, _), e) in batch.iter().zip(expanded) {
+        for ((at, ..), e) in batch.iter().zip(expanded) {
             let depth = pass.found[*at as usize].depth;
             pass.depth = pass.depth.max(depth);
             pass.elected |= e.elected;
@@ -282,7 +288,9 @@ fn search<A: Algorithm>(
                         j
                     }
                     None => {
-                        let Some(next) = next else { unreachable!("a state not seen before the batch is kept") };
+                        let Some((next, judged)) = next else {
+                            unreachable!("a state not seen before the batch is kept")
+                        };
                         if pass.found.len() >= config.max_states {
                             pass.complete = false;
                             pass.stopped = Some("--max-states");
@@ -295,7 +303,7 @@ fn search<A: Algorithm>(
                             g.reduced.push(false);
                         }
                         pass.states += 1;
-                        pushed.push((j, next));
+                        pushed.push((j, judged, next));
                         j
                     }
                 };
@@ -304,7 +312,7 @@ fn search<A: Algorithm>(
                 }
             }
             if let Some(seed) = config.shuffle {
-                pushed.sort_by_key(|(j, _)| {
+                pushed.sort_by_key(|(j, ..)| {
                     xxhash_rust::xxh3::xxh3_64_with_seed(&seen.fps[*j as usize].to_le_bytes(), seed)
                 });
             }
@@ -321,6 +329,8 @@ fn search<A: Algorithm>(
     let found_bytes = pass.found.capacity() * std::mem::size_of::<Found>();
     pass.memory.visited_bytes_per_state = (seen.bytes() + found_bytes) as f64 / states;
     pass.memory.collision_odds = Memory::collision_odds(pass.states);
+    let (messages, processes) = model.interned();
+    (pass.memory.messages, pass.memory.process_states) = (messages as u64, processes as u64);
     if let Some(g) = &mut pass.graph {
         let bytes = g.edges.capacity() * 8 + g.settled.capacity() + g.reduced.capacity();
         pass.memory.edges_bytes_per_state = bytes as f64 / states;
@@ -329,10 +339,13 @@ fn search<A: Algorithm>(
     pass
 }
 
-/// Everything the search needs from one state: its verdict, and its successors with their fingerprints.
+/// Everything the search needs from one state: its verdict, and its successors with their fingerprints. `judged`:
+/// the state shows the properties what the state it came from did, so its "always" verdicts are that state's,
+/// which held (a state that breaks one is not expanded).
 fn expand<A: Algorithm>(
     model: &Model<A>,
     state: &State<A::Process>,
+    judged: bool,
     depth: u32,
     seen: &Seen,
     reduce: Option<Option<&Commuting>>,
@@ -342,8 +355,8 @@ fn expand<A: Algorithm>(
     model.actions(state, &mut actions);
     // A run may end here: nothing is left to happen but faults it need not suffer.
     let quiescent = actions.iter().all(|&a| Model::<A>::optional(a));
-    let violations = model.judge_all(state, quiescent);
-    let agreed = model::agreed(state);
+    let violations = if judged && !quiescent { Vec::new() } else { model.judge_all(state, quiescent) };
+    let agreed = model.agreed(state);
     let settled = violations.is_empty() && (agreed || judge_settled) && model.judge(state, true).is_none();
     let mut e = Expanded {
         quiescent,
@@ -366,7 +379,14 @@ fn expand<A: Algorithm>(
         let fp = fingerprint(&next);
         // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest.
         let keep = seen.get(fp).is_none();
-        (action, fp, keep.then_some(next))
+        (
+            action,
+            fp,
+            keep.then(|| {
+                let same = model.same_view(state, &next);
+                (next, same)
+            }),
+        )
     };
     if let Some(commuting) = reduce {
         if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, &actions)) {
@@ -379,7 +399,7 @@ fn expand<A: Algorithm>(
             let mut visible = false;
             for &k in &subset {
                 let next = model.step(state, actions[k]);
-                visible |= model::visible(state, &next);
+                visible |= model.visible(state, &next);
                 e.next.push(found(actions[k], next));
                 if visible {
                     break;

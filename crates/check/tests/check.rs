@@ -292,6 +292,9 @@ fn a_visited_state_costs_bytes_not_kilobytes() {
     assert!(m.visited_bytes_per_state >= 20.0 && m.visited_bytes_per_state <= 70.0, "{m:?}");
     assert!(m.edges_bytes_per_state > 0.0, "a timed run of the member keeps its edges: {m:?}");
     assert!(m.frontier_peak >= 1 && m.frontier_peak < o.states, "{m:?}");
+    // A process passes through far fewer states of its own than the system does.
+    assert!(m.process_states >= 3 && m.process_states * 4 < o.states, "{m:?}");
+    assert!(m.messages >= 1 && m.messages < m.process_states, "{m:?}");
     let s = o.states as f64;
     assert_eq!(m.collision_odds, s * (s - 1.0) / 2f64.powi(65));
 }

@@ -82,8 +82,8 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_parser = ["por", "none"], default_value = "por")]
     reduction: String,
     /// Stop after this many unique states (the verdict is then partial). A visited state takes 40 to 70 bytes (its
-    /// fingerprint and how it was reached); the states waiting to be expanded are kept whole, sharing the processes
-    /// they have in common; the summary's memory line says how much each took.
+    /// fingerprint and how it was reached); the states waiting to be expanded are kept as numbers into tables of the
+    /// distinct process states and messages met, each kept once; the summary's memory line says how much each took.
     #[arg(long, default_value_t = 2_000_000)]
     max_states: usize,
     /// Explore no path longer than this many steps (the verdict is then partial).
@@ -359,6 +359,7 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<(
         },
         m.frontier_peak,
     )?;
+    writeln!(out, "            {} process states and {} messages, each kept once", m.process_states, m.messages)?;
     writeln!(out, "            odds that two states shared a fingerprint: at most {:.1e}", m.collision_odds)?;
     if o.stopped == Some("--max-memory") {
         writeln!(

@@ -17,7 +17,7 @@ impl<A: Algorithm> Model<A> {
             }
             Action::Lose { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => return None,
         };
-        let mut p = state.procs[node as usize].as_deref()?.clone();
+        let mut p = self.process(state, node)?.clone();
         driver::handle(&mut p, Instant::from_ticks(state.now), event, &mut Vec::new())
     }
 
@@ -46,9 +46,9 @@ impl<A: Algorithm> Model<A> {
                     out.push(crate::Sent {
                         from: id(self.link_ends[*slot as usize].0),
                         to: id(self.link_far[*slot as usize].0),
-                        kind: elect_core::Message::kind(&msg),
-                        msg: elect_core::Message::describe(&msg),
-                        json: serde_json::to_value(&msg).unwrap_or_default(),
+                        kind: elect_core::Message::kind(msg),
+                        msg: elect_core::Message::describe(msg),
+                        json: serde_json::to_value(msg).unwrap_or_default(),
                     });
                 }
             }

@@ -58,12 +58,12 @@ impl<A: Algorithm> Model<A> {
                 Scheduled::Recover(node) => self.recover(state, node),
                 Scheduled::CrashLeader => unreachable!("refused when the model is built"),
                 Scheduled::Resign(node) => {
-                    if state.procs[node as usize].is_some() {
+                    if state.live(node as usize) {
                         self.handle(state, node, Event::Command(Command::Resign));
                     }
                 }
                 Scheduled::Transfer(node, to) => {
-                    if state.procs[node as usize].is_some() {
+                    if state.live(node as usize) {
                         self.handle(state, node, Event::Command(Command::Transfer { to }));
                     }
                 }
@@ -92,10 +92,10 @@ impl<A: Algorithm> Model<A> {
     }
 
     pub(super) fn crash(&self, state: &mut State<A::Process>, node: u32) {
-        if state.procs[node as usize].take().is_none() {
+        if !state.live(node as usize) {
             return;
         }
-        state.renew(node);
+        self.put(state, node, None);
         state.timers.retain(|(n, ..)| *n != node);
         // Without recoveries, the messages on their way to it can only be lost: they are dropped now rather than
         // kept until they are due. They would tell apart states that behave alike, and double the states for each
@@ -111,11 +111,10 @@ impl<A: Algorithm> Model<A> {
     /// As in the simulator: a fresh process, in the driver contract's recovery sequence ([`driver::recover`]).
     pub(super) fn recover(&self, state: &mut State<A::Process>, node: u32) {
         let i = node as usize;
-        if state.procs[i].is_some() {
+        if state.live(i) {
             return;
         }
-        state.procs[i] = Some(Arc::new(elect_scenario::build_process(&self.algorithm, &self.scenario, node)));
-        state.renew(node);
+        self.put(state, node, Some(elect_scenario::build_process(&self.algorithm, &self.scenario, node)));
         let restored = state.durable.get(i).cloned().flatten();
         driver::recover(&mut Recovering { model: self, state, node }, restored, []);
     }
@@ -128,7 +127,7 @@ impl<A: Algorithm> Model<A> {
         let graph = &self.scenario.graph;
         for port in 0..graph.degree(node) {
             let end = graph.far_end(node, port);
-            if end.node != node && state.procs[end.node as usize].is_some() {
+            if end.node != node && state.live(end.node as usize) {
                 self.handle(state, end.node, Event::Link { port: Port(end.port), up });
             }
         }

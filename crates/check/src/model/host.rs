@@ -29,13 +29,15 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
         }
         // A message for a process that is down and cannot come back has no effect: it is not kept (see
         // `Model::crash`). (While the initial state is built, the processes not built yet are not down.)
-        if !model.may_recover && matches!(self.state.procs.get(model.link_far[slot].0 as usize), Some(None)) {
+        if !model.may_recover && self.state.procs.get(model.link_far[slot].0 as usize) == Some(&DOWN) {
             return;
         }
         let due = if model.config.timed { Due::after(model.delays.0, model.delays.1) } else { Due::ANY };
         let slot = slot as u32;
         let link = self.state.link(slot);
-        let (id, fp) = model.messages.intern(msg.into_owned());
+        let msg = msg.into_owned();
+        let fp = fingerprint(&msg);
+        let id = model.messages.intern(msg, fp);
         let item = InFlight { id, fp, due };
         let at = if model.fifo() {
             link.end

@@ -27,10 +27,23 @@ fn a_message_in_flight_is_kept_once_and_numbered() {
         let index = state.msgs[..k].iter().filter(|(s, _)| s == slot).count() as u32;
         assert_eq!(&model.message(&state, *slot, index), msg);
     }
-    let again = model.messages.intern(sent[0].1.clone());
-    assert_eq!(again, (state.msgs[0].1.id, state.msgs[0].1.fp));
-    let table = model.messages.read().all.len();
+    let first = state.msgs[0].1;
+    assert_eq!(first.fp, fingerprint(&sent[0].1));
+    assert_eq!(model.messages.intern(sent[0].1.clone(), first.fp), first.id);
+    let (table, processes) = model.interned();
     assert!(table <= sent.len(), "{table} messages numbered for {} in flight", sent.len());
+    assert!(processes >= state.len(), "each process numbered as it started and as it initiated");
+}
+
+#[test]
+fn equal_processes_share_a_number() {
+    let model = bully(0);
+    let (a, b) = (model.initial(), model.initial());
+    assert_eq!(a.procs, b.procs, "the same processes, numbered once");
+    let crashed = model.step(&a, Action::Crash { node: 0 });
+    assert!(!crashed.live(0) && crashed.live(1));
+    assert_eq!(model.process(&crashed, 0), None);
+    assert_eq!(model.process(&crashed, 1), model.process(&a, 1), "the others are as they were");
 }
 
 #[test]

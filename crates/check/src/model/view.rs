@@ -2,24 +2,35 @@
 
 use super::*;
 
-/// Whether every live process follows the same leader.
-pub(crate) fn agreed<P: Process>(state: &State<P>) -> bool {
-    let mut leaders = state.procs.iter().flatten().map(|p| p.status().leader);
-    match leaders.next() {
-        Some(Some(first)) => leaders.all(|l| l == Some(first)),
-        _ => false,
+impl<A: Algorithm> Model<A> {
+    /// Whether every live process follows the same leader.
+    pub(crate) fn agreed(&self, state: &State<A::Process>) -> bool {
+        let mut leaders = (0..state.len() as u32).filter_map(|i| self.process(state, i)).map(|p| p.status().leader);
+        match leaders.next() {
+            Some(Some(first)) => leaders.all(|l| l == Some(first)),
+            _ => false,
+        }
     }
-}
 
-/// Whether a step from `before` to `after` changed what the properties read: a status, or the declarations
-/// P-Unique is judged on.
-pub(crate) fn visible<P: Process>(before: &State<P>, after: &State<P>) -> bool {
-    before.declared != after.declared || before.clash != after.clash || statuses(before).ne(statuses(after))
-}
+    /// Whether a step from `before` to `after` changed what the properties read: a status, or the declarations
+    /// P-Unique is judged on.
+    pub(crate) fn visible(&self, before: &State<A::Process>, after: &State<A::Process>) -> bool {
+        before.declared != after.declared
+            || before.clash != after.clash
+            || (before.procs != after.procs && self.statuses(before).ne(self.statuses(after)))
+    }
 
-/// Every process's status (down ones as [`Status::DOWN`]).
-pub(crate) fn statuses<P: Process>(state: &State<P>) -> impl Iterator<Item = Status> + '_ {
-    state.procs.iter().map(|p| p.as_ref().map_or(Status::DOWN, |p| p.status()))
+    /// Whether `after` shows the properties what `before` does: the same statuses, declarations, and links cut.
+    /// Then its "always" verdicts are `before`'s.
+    pub(crate) fn same_view(&self, before: &State<A::Process>, after: &State<A::Process>) -> bool {
+        (before.links_down, before.partitions_on) == (after.links_down, after.partitions_on)
+            && !self.visible(before, after)
+    }
+
+    /// Every process's status (down ones as [`Status::DOWN`]).
+    pub(crate) fn statuses<'a>(&'a self, state: &'a State<A::Process>) -> impl Iterator<Item = Status> + 'a {
+        (0..state.len() as u32).map(|i| self.process(state, i).map_or(Status::DOWN, |p| p.status()))
+    }
 }
 
 /// A state as the property predicates see it.
@@ -30,7 +41,7 @@ pub(crate) struct View<'a, A: Algorithm> {
 
 impl<A: Algorithm> World for View<'_, A> {
     fn len(&self) -> usize {
-        self.state.procs.len()
+        self.state.len()
     }
     fn id(&self, i: usize) -> NodeId {
         self.model.scenario.ids[i]
@@ -39,7 +50,7 @@ impl<A: Algorithm> World for View<'_, A> {
         self.model.scenario.ranks[i]
     }
     fn status(&self, i: usize) -> Status {
-        self.state.procs[i].as_ref().map_or(Status::DOWN, |p| p.status())
+        self.model.process(self.state, i as u32).map_or(Status::DOWN, |p| p.status())
     }
     fn is_initiator(&self, i: usize) -> bool {
         self.model.scenario.initiators[i]
