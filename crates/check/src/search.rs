@@ -116,9 +116,20 @@ struct Expanded<P: Process> {
     next: Vec<Successor<P>>,
 }
 
-/// A successor: its action and fingerprint, and, only if it was not seen before the batch, the state itself and
-/// whether it shows the properties what the state it came from does ([`Model::same_view`]).
-type Successor<P> = (Action, u64, Option<(State<P>, bool)>);
+/// A successor: its action, its fingerprint, and what the expansion found of it.
+type Successor<P> = (Action, u64, Next<P>);
+
+/// A successor as the expansion found it. The thread that expands a state looks its successors up in the states
+/// seen before the batch, so that the merge, which runs on one thread, looks up only the others.
+// The successors of a batch live until its merge: boxing the states would cost an allocation each, for nothing.
+#[allow(clippy::large_enum_variant)]
+enum Next<P: Process> {
+    /// Seen before the batch: its number.
+    Seen(u32),
+    /// Not seen before the batch: the state, and whether it shows the properties what the state it came from does
+    /// ([`Model::same_view`]).
+    New(State<P>, bool),
+}
 
 pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
     let started = Clock::now();
@@ -282,15 +293,16 @@ fn search<A: Algorithm>(
             }
             pass.transitions += e.transitions;
             for (action, fp, next) in e.next {
-                let target = match seen.get(fp) {
-                    Some(j) => {
+                let known = match next {
+                    Next::Seen(j) => Ok(j),
+                    Next::New(state, judged) => seen.get(fp).ok_or((state, judged)),
+                };
+                let target = match known {
+                    Ok(j) => {
                         pass.maybe_cyclic |= pass.found[j as usize].depth <= depth;
                         j
                     }
-                    None => {
-                        let Some((next, judged)) = next else {
-                            unreachable!("a state not seen before the batch is kept")
-                        };
+                    Err((next, judged)) => {
                         if pass.found.len() >= config.max_states {
                             pass.complete = false;
                             pass.stopped = Some("--max-states");
@@ -378,15 +390,13 @@ fn expand<A: Algorithm>(
     let found = |action: Action, next: State<A::Process>| {
         let fp = fingerprint(&next);
         // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest.
-        let keep = seen.get(fp).is_none();
-        (
-            action,
-            fp,
-            keep.then(|| {
+        match seen.get(fp) {
+            Some(j) => (action, fp, Next::Seen(j)),
+            None => {
                 let same = model.same_view(state, &next);
-                (next, same)
-            }),
-        )
+                (action, fp, Next::New(next, same))
+            }
+        }
     };
     if let Some(commuting) = reduce {
         if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, &actions)) {
