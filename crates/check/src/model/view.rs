@@ -29,7 +29,12 @@ impl<A: Algorithm> Model<A> {
 
     /// Every process's status (down ones as [`Status::DOWN`]).
     pub(crate) fn statuses<'a>(&'a self, state: &'a State<A::Process>) -> impl Iterator<Item = Status> + 'a {
-        (0..state.len() as u32).map(|i| self.process(state, i).map_or(Status::DOWN, |p| p.status()))
+        (0..state.len() as u32).map(|i| self.status(state, i))
+    }
+
+    /// The status of the process at `node` ([`Status::DOWN`] while it is down).
+    pub(crate) fn status(&self, state: &State<A::Process>, node: u32) -> Status {
+        self.process(state, node).map_or(Status::DOWN, |p| p.status())
     }
 }
 
@@ -50,7 +55,7 @@ impl<A: Algorithm> World for View<'_, A> {
         self.model.scenario.ranks[i]
     }
     fn status(&self, i: usize) -> Status {
-        self.model.process(self.state, i as u32).map_or(Status::DOWN, |p| p.status())
+        self.model.status(self.state, i as u32)
     }
     fn is_initiator(&self, i: usize) -> bool {
         self.model.scenario.initiators[i]
