@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{
     Check, Command, EffectOf, Event, EventOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank, Span,
-    Status, Violation, Winner, World,
+    Status, Violation, When, Winner, World,
 };
 use elect_scenario::{Delay, Scenario, Scheduled};
 use serde::{Deserialize, Serialize};
@@ -289,6 +289,10 @@ pub(crate) struct Model<A: Algorithm> {
     end: Option<(u64, bool)>,
     /// Whether the algorithm promises P-Unique (so declarations are kept).
     unique: bool,
+    /// Whether some "always" property is judged on the statuses (every one but P-Unique, which is judged on the
+    /// declarations): then a timed run's reduction keeps status changes visible before the run settles too
+    /// ([`Self::visible_to_reduction`]).
+    statuses_always: bool,
     /// Whether a crashed process may come back (so its durable state and the messages it misses matter).
     may_recover: bool,
     /// Whether a reduced search may designate the processes that may crash up front ([`Self::designations`]),
@@ -304,23 +308,10 @@ pub(crate) struct Model<A: Algorithm> {
 impl<A: Algorithm> Model<A> {
     pub(crate) fn new(algorithm: A, scenario: Scenario, config: CheckConfig) -> Result<Self, CheckError> {
         let graph = &scenario.graph;
-        let slots = graph.link_slots();
-        let (mut link_ends, mut link_far) = (vec![(0, 0); slots], vec![(0, 0); slots]);
-        let mut in_links = vec![Vec::new(); scenario.len()];
         let next_port: Option<Vec<u32>> = algorithm
             .one_way()
             .then(|| (0..scenario.len() as u32).map(|i| graph.ring_ports(i).map_or(u32::MAX, |r| r.next.0)).collect());
-        for node in 0..scenario.len() as u32 {
-            for port in 0..graph.degree(node) {
-                let slot = graph.link_index(node, port);
-                let end = graph.far_end(node, port);
-                link_ends[slot] = (node, port);
-                link_far[slot] = (end.node, end.port);
-                if next_port.as_ref().is_none_or(|next| next[node as usize] == port) {
-                    in_links[end.node as usize].push(slot as u32);
-                }
-            }
-        }
+        let (link_ends, link_far, in_links) = link_tables(&scenario, next_port.as_deref());
         let sim = &config.sim;
         let delays = match sim.delay {
             Delay::Constant(d) => (d, d),
@@ -349,6 +340,7 @@ impl<A: Algorithm> Model<A> {
             && scenario.len() <= DESIGNATED_MAX;
         let (checks, winner) = (sim.checks(algorithm.checks()), algorithm.winner());
         let unique = checks.iter().any(|c| c.property == Property::Uniqueness);
+        let statuses_always = checks.iter().any(|c| c.when == When::Always && c.property != Property::Uniqueness);
         let end = match (config.timed, sim.until) {
             (false, _) => None,
             (true, Some(until)) => Some((until, false)),
@@ -374,6 +366,7 @@ impl<A: Algorithm> Model<A> {
             schedule,
             end,
             unique,
+            statuses_always,
             may_recover,
             may_designate,
             designating: std::sync::OnceLock::new(),
@@ -547,7 +540,7 @@ impl<A: Algorithm> Model<A> {
     }
 
     /// Timed runs: whether something must happen before time may pass.
-    fn due_now(&self, state: &State<A::Process>) -> bool {
+    pub(crate) fn due_now(&self, state: &State<A::Process>) -> bool {
         state.msgs.iter().any(|(_, m)| m.due.last == 0) || state.timers.iter().any(|(.., d)| d.last == 0)
     }
 
@@ -751,6 +744,30 @@ impl<A: Algorithm> Model<A> {
     pub(crate) fn view<'a>(&'a self, state: &'a State<A::Process>) -> View<'a, A> {
         View { state, model: self }
     }
+}
+
+/// A position and one of its ports.
+type PortAt = (u32, u32);
+
+/// By link slot, the sending position and port, and the receiving ones; by position, the link slots that end there
+/// and may carry messages (for one-way ring algorithms, whose `next_port`s are given, those from a `next` port).
+fn link_tables(scenario: &Scenario, next_port: Option<&[u32]>) -> (Vec<PortAt>, Vec<PortAt>, Vec<Vec<u32>>) {
+    let graph = &scenario.graph;
+    let slots = graph.link_slots();
+    let (mut link_ends, mut link_far) = (vec![(0, 0); slots], vec![(0, 0); slots]);
+    let mut in_links = vec![Vec::new(); scenario.len()];
+    for node in 0..scenario.len() as u32 {
+        for port in 0..graph.degree(node) {
+            let slot = graph.link_index(node, port);
+            let end = graph.far_end(node, port);
+            link_ends[slot] = (node, port);
+            link_far[slot] = (end.node, end.port);
+            if next_port.is_none_or(|next| next[node as usize] == port) {
+                in_links[end.node as usize].push(slot as u32);
+            }
+        }
+    }
+    (link_ends, link_far, in_links)
 }
 
 fn set_bit(bits: &mut u64, k: usize, on: bool) {

@@ -26,6 +26,21 @@
 //! **Timed runs.** Time passing depends on every process, so the steps of one instant are reduced instead
 //! ([`persistent_now`]): one process's steps, when one of them must happen before time may pass.
 //!
+//! **Visibility before a timed run settles.** C2 is what keeps every path's sequence of statuses, which
+//! "always" properties on statuses and the cycles that "eventually" is judged on need. Until a timed run has
+//! settled, neither needs it, unless some "always" property reads the statuses (A1, one-leader in the lease mode,
+//! safety judged always): then it applies there too ([`Model::visible_to_reduction`]). Without it, the reduction
+//! still reaches every state of the full graph where nothing must happen now (the ends of instants). Take a
+//! reduced state `s`, its persistent set `T`, and a path `w` of the full graph from `s` to the end of the instant.
+//! `T` holds a step that must happen before time passes, which no step outside `T` disables: so `w` takes a step
+//! of `T`, and the first, `t`, commutes with the steps before it (C1). The path `t` then the rest of `w` starts
+//! with a step the reduced graph has, and ends where `w` does; induction on its length does the rest, within an
+//! instant, where there is no cycle. And what the properties need before the run settles is in those states:
+//! P-Unique's clash, once recorded, stays in every later state; runs end, and so are judged "at end", only after
+//! they settle; and every cycle is in the settled part of the run, the steady window, where C2 holds as before,
+//! entered from the end of an instant. The states cut out are the orders within an instant in which processes
+//! change their statuses: with the member at five processes, nearly all of them.
+//!
 //! A unidirectional ring with FIFO links is the best case: a process with a message waiting depends on nobody,
 //! so one delivery at a time is explored. On unordered rings every sender can overtake, `N(i)` goes round the
 //! ring, and nothing is saved.
@@ -180,7 +195,7 @@ fn levels<A: Algorithm>(model: &Model<A>, reduced: bool) -> Vec<usize> {
             let mut chosen: Vec<State<A::Process>> = Vec::new();
             if let Some(subset) = reduced.then(|| persistent(model, state, &actions)).flatten() {
                 chosen = subset.iter().map(|&k| model.step(state, actions[k])).collect();
-                if chosen.iter().any(|next| model.visible(state, next)) {
+                if chosen.iter().any(|next| model.visible_to_reduction(state, next)) {
                     chosen.clear();
                 }
             }

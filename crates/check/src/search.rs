@@ -409,7 +409,7 @@ fn expand<A: Algorithm>(
             let mut visible = false;
             for &k in &subset {
                 let next = model.step(state, actions[k]);
-                visible |= model.visible(state, &next);
+                visible |= model.visible_to_reduction(state, &next);
                 e.next.push(found(actions[k], next));
                 if visible {
                     break;
@@ -702,3 +702,6 @@ fn verdicts<A: Algorithm>(
         more: found,
     }
 }
+
+#[cfg(test)]
+mod tests;

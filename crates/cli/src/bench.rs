@@ -103,6 +103,16 @@ const SCENARIOS: &[Scenario] = &[
         work: Work::Check(|| deployed_member("bully", 4)),
     },
     Scenario {
+        name: "check-bully-monitor-5",
+        describe: "the same with n=5",
+        work: Work::Check(|| deployed_member("bully", 5)),
+    },
+    Scenario {
+        name: "check-bully-same-epoch-5",
+        describe: "the same with the planted flaw monitor-bug=same-epoch, until it is found",
+        work: Work::Finds(|| planted_flaw("bully")),
+    },
+    Scenario {
         name: "check-gm-monitor-4",
         describe: "the same around garcia-molina",
         work: Work::Check(|| deployed_member("garcia-molina", 4)),
@@ -115,13 +125,16 @@ const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "check-gm-same-epoch-5",
         describe: "the same with the planted flaw monitor-bug=same-epoch, until it is found",
-        work: Work::Finds(|| {
-            let mut config = deployed_member("garcia-molina", 5);
-            config.sim.params = elect_algos::Params::parse(["monitor-bug=same-epoch"]).expect("a valid parameter");
-            config
-        }),
+        work: Work::Finds(|| planted_flaw("garcia-molina")),
     },
 ];
+
+/// [`deployed_member`] on five processes, with the planted flaw `monitor-bug=same-epoch`.
+fn planted_flaw(algorithm: &str) -> CheckConfig {
+    let mut config = deployed_member(algorithm, 5);
+    config.sim.params = elect_algos::Params::parse(["monitor-bug=same-epoch"]).expect("a valid parameter");
+    config
+}
 
 /// The checker on the process `elect node` runs: `algorithm` in the member, `n` of them, timed, one crash at any
 /// moment, within 4 GiB.
@@ -148,7 +161,8 @@ fn reordering_chang_roberts(n: usize, reduce: bool) -> CheckConfig {
 pub(crate) struct BenchArgs {
     /// Run only these scenarios (repeatable): cr-worst, hs-2^20, franklin-2^20, peterson-2^20, bully-w2,
     /// sweep-1-thread, sweep-all-cores, check-cr-10, check-cr-8-full, check-bully-monitor-4,
-    /// check-gm-monitor-4, check-gm-monitor-5, check-gm-same-epoch-5.
+    /// check-bully-monitor-5, check-bully-same-epoch-5, check-gm-monitor-4, check-gm-monitor-5,
+    /// check-gm-same-epoch-5.
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
     /// Runs per scenario; the fastest is reported.

@@ -20,6 +20,20 @@ impl<A: Algorithm> Model<A> {
             || (before.procs != after.procs && self.statuses(before).ne(self.statuses(after)))
     }
 
+    /// Whether the reduction must treat a step from `before` to `after` as visible (its condition C2: a persistent
+    /// set with a visible step is not taken). Timed runs hide status changes and declarations from it until the run
+    /// has settled, unless some "always" property is judged on the statuses; [`crate::reduce`] says why that is
+    /// sound.
+    pub(crate) fn visible_to_reduction(&self, before: &State<A::Process>, after: &State<A::Process>) -> bool {
+        (self.statuses_always || !self.settling(before)) && self.visible(before, after)
+    }
+
+    /// Whether `state` is part of a timed run that has not settled yet: its settling time after the last fault, or
+    /// the time until the scenario's end, has not passed. The state graph has no cycle there.
+    pub(crate) fn settling(&self, state: &State<A::Process>) -> bool {
+        self.config.timed && state.ends_in.is_some_and(|left| left > 0)
+    }
+
     /// Whether `after` shows the properties what `before` does: the same statuses, declarations, and links cut.
     /// Then its "always" verdicts are `before`'s.
     pub(crate) fn same_view(&self, before: &State<A::Process>, after: &State<A::Process>) -> bool {

@@ -1,0 +1,91 @@
+//! The reduction of timed runs against the full state graph.
+
+use std::collections::HashSet;
+
+use elect_algos::{Algorithm, Driver};
+use elect_scenario::{Scenario, ScenarioFile, SimConfig};
+
+use super::*;
+use crate::{CheckConfig, CheckError};
+
+/// What a full search of a timed run finds, and what the reduced search leaves out of it.
+#[derive(Debug)]
+struct Compared {
+    full: usize,
+    reduced: u64,
+    /// States of the full graph where nothing must happen now, before the run settles: the ends of instants.
+    ends: usize,
+    /// Those the reduced search did not reach.
+    missed: usize,
+}
+
+struct Compare {
+    scenario: Scenario,
+    config: CheckConfig,
+}
+
+impl Driver for Compare {
+    type Output = Result<Compared, CheckError>;
+    fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+        let model = Model::new(algorithm, self.scenario, self.config)?;
+        let reduced = search(&model, Some(None), false, true, Clock::now());
+        assert!(reduced.complete && reduced.violations.is_empty(), "the run holds");
+        let seen: HashSet<u64> = reduced.graph.expect("a timed run keeps its edges").fps.into_iter().collect();
+        // The full graph, from the same roots (the same choices of the process that may crash).
+        let mut full = HashSet::new();
+        let (mut ends, mut missed) = (0, 0);
+        let mut stack: Vec<_> = reduced.designations.iter().map(|&doomed| model.root(doomed)).collect();
+        let mut actions = Vec::new();
+        while let Some(state) = stack.pop() {
+            let fp = fingerprint(&state);
+            if !full.insert(fp) {
+                continue;
+            }
+            if model.settling(&state) && !model.due_now(&state) {
+                ends += 1;
+                missed += usize::from(!seen.contains(&fp));
+            }
+            model.actions(&state, &mut actions);
+            stack.extend(actions.iter().map(|&a| model.step(&state, a)));
+        }
+        Ok(Compared { full: full.len(), reduced: reduced.states, ends, missed })
+    }
+}
+
+fn compare(sim: SimConfig, crashes: u8) -> Compared {
+    let mut config = CheckConfig::new(sim);
+    config.timed = true;
+    config.crashes = crashes;
+    let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+    crate::dispatch(&config, &scenario.clone(), Compare { scenario, config: config.clone() }).expect("a model")
+}
+
+fn member(algorithm: &str, n: usize) -> SimConfig {
+    let mut sim = SimConfig::new(algorithm, n);
+    sim.monitor = Some(2);
+    sim
+}
+
+#[test]
+fn a_timed_reduction_reaches_the_end_of_every_instant_the_full_graph_does() {
+    let partition = {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/member-partition.toml");
+        let text = std::fs::read_to_string(path).expect("the scenario ships");
+        ScenarioFile::parse(path, &text).expect("a valid scenario").config
+    };
+    // The lease mode judges one leader at every instant: the reduction keeps status changes visible there.
+    let mut lease = member("bully", 3);
+    lease.params.insert("lease", "on").expect("a known parameter");
+    let cases = [
+        ("bully", member("bully", 3), 1),
+        ("bully, lease mode", lease, 1),
+        ("garcia-molina", member("garcia-molina", 3), 1),
+        ("member-partition", partition, 0),
+    ];
+    for (name, sim, crashes) in cases {
+        let c = compare(sim, crashes);
+        assert!(c.ends > 100, "{name}: {c:?}");
+        assert_eq!(c.missed, 0, "{name}: {c:?}");
+        assert!(c.reduced < c.full as u64, "{name}: {c:?}");
+    }
+}
