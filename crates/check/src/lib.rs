@@ -28,7 +28,8 @@
 //! faults a run need not suffer), and on every cycle of the state graph, since a run that can go round a cycle
 //! for ever through a state where one fails never settles. Cycles are judged without fairness, so untimed
 //! timeouts that fire again and again while a message waits count as such a run. *Sometimes*: some reachable
-//! state has every live process following one leader with the "at end" properties holding (non-vacuity).
+//! state has every live process following one leader with the "at end" properties holding (non-vacuity); before
+//! a timed run settles, a state where an instant's steps are all taken.
 //!
 //! **Search.** Breadth-first by default, so the first violation found has a shortest path, or depth-first;
 //! batches of the frontier are expanded in parallel on every core (rayon) and merged in order, so results do not

@@ -15,8 +15,8 @@
 //! (Godefroid's condition C1), because such a step needs a message that only a process of `N(i)` could receive
 //! first. The smallest `T(i)` is explored.
 //!
-//! **Provisos.** C0: `T(i)` is never empty. C2 (visibility): the properties read only the processes' statuses,
-//! so when a step of `T(i)` changes a status the state is expanded in full. C3 (no step ignored for ever around
+//! **Provisos.** C0: `T(i)` is never empty. C2 (visibility): the properties read only the processes' statuses
+//! and their declarations of leadership, so when a step of `T(i)` changes one the state is expanded in full. C3 (no step ignored for ever around
 //! a cycle): when the graph may have a cycle, the search checks that every cycle passes through a state expanded
 //! in full, on the edges it kept, and otherwise runs again without the reduction ([`crate::search`]). States
 //! with a fault budget left and duplicating networks with copies left are expanded in full, unless the search
@@ -30,16 +30,21 @@
 //! "always" properties on statuses and the cycles that "eventually" is judged on need. Until a timed run has
 //! settled, neither needs it, unless some "always" property reads the statuses (A1, one-leader in the lease mode,
 //! safety judged always): then it applies there too ([`Model::visible_to_reduction`]). Without it, the reduction
-//! still reaches every state of the full graph where nothing must happen now (the ends of instants). Take a
-//! reduced state `s`, its persistent set `T`, and a path `w` of the full graph from `s` to the end of the instant.
-//! `T` holds a step that must happen before time passes, which no step outside `T` disables: so `w` takes a step
-//! of `T`, and the first, `t`, commutes with the steps before it (C1). The path `t` then the rest of `w` starts
-//! with a step the reduced graph has, and ends where `w` does; induction on its length does the rest, within an
-//! instant, where there is no cycle. And what the properties need before the run settles is in those states:
-//! P-Unique's clash, once recorded, stays in every later state; runs end, and so are judged "at end", only after
-//! they settle; and every cycle is in the settled part of the run, the steady window, where C2 holds as before,
-//! entered from the end of an instant. The states cut out are the orders within an instant in which processes
-//! change their statuses: with the member at five processes, nearly all of them.
+//! still reaches every state of the full graph where nothing must happen now (the ends of instants; up to which
+//! of two processes that declare themselves leader in one epoch was recorded first). Take a reduced state `s`,
+//! its persistent set `T`, and a path `w` of the full graph from `s` to the end of the instant. `T` holds a step
+//! that must happen before time passes, which no step outside `T` disables: so `w` takes a step of `T`, and the
+//! first, `t`, commutes with the steps before it (C1). The path `t` then the rest of `w` starts with a step the
+//! reduced graph has, and ends where `w` does; induction on its length does the rest, within an instant, where
+//! there is no cycle. And what the properties need before the run settles is in those states: P-Unique's clash,
+//! once recorded, stays in every later state; runs end, and so are judged "at end", only after they settle; a
+//! leader counts for "sometimes" only at the end of an instant there ([`crate::search`]); and every cycle is in
+//! the settled part of the run, the steady window, where C2 holds as before, entered from the end of an instant.
+//! That last holds because time passes on every cycle and the settling time only runs down; a process that arms
+//! a timer due at once, again and again, would break it, so the search checks that no cycle passes through a
+//! state before the run settles, and otherwise runs again without the reduction. The states cut out are the
+//! orders within an instant in which processes change their statuses: with the member at five processes, nearly
+//! all of them.
 //!
 //! A unidirectional ring with FIFO links is the best case: a process with a message waiting depends on nobody,
 //! so one delivery at a time is explored. On unordered rings every sender can overtake, `N(i)` goes round the

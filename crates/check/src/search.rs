@@ -89,6 +89,9 @@ struct Graph {
     settled: Vec<bool>,
     /// States whose successors were cut down by the reduction.
     reduced: Vec<bool>,
+    /// States of a timed run that has not settled ([`Model::settling`]), where the reduction hides status changes:
+    /// no cycle may pass through one.
+    settling: Vec<bool>,
     fps: Vec<u64>,
 }
 
@@ -99,6 +102,13 @@ impl Graph {
         let edges: Vec<(u32, u32)> =
             self.edges.iter().copied().filter(|&(a, b)| self.reduced[a as usize] && self.reduced[b as usize]).collect();
         !Components::new(self.reduced.len(), &edges).any_cycle()
+    }
+
+    /// Whether a cycle of `c`, this graph's components, passes through a state of a run that has not settled. Time
+    /// passes on every cycle the checker's own models make, and never comes round before the run settles; a
+    /// process that arms a timer due at once, again and again, would make one.
+    fn settling_on_cycle(&self, c: &Components) -> bool {
+        (0..self.settling.len()).any(|s| self.settling[s] && c.on_cycle(s))
     }
 }
 
@@ -112,6 +122,8 @@ struct Expanded<P: Process> {
     cut: bool,
     /// The reduction explored only some of the enabled actions.
     reduced: bool,
+    /// The state is part of a timed run that has not settled ([`Model::settling`]).
+    settling: bool,
     transitions: u64,
     next: Vec<Successor<P>>,
 }
@@ -157,10 +169,16 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
             }
             None => pass.maybe_cyclic,
         };
-        let proviso = reduced && pass.graph.as_ref().is_some_and(Graph::every_cycle_expanded_in_full);
+        let proviso = reduced
+            && pass
+                .graph
+                .as_ref()
+                .zip(components.as_ref())
+                .is_some_and(|(g, c)| g.every_cycle_expanded_in_full() && !g.settling_on_cycle(c));
         if cyclic && ((reduced && !proviso) || pass.graph.is_none()) {
             // "Eventually" is judged on the cycles, and a reduced graph with a cycle of states all cut down by the
-            // reduction breaks its cycle proviso: the full graph is explored.
+            // reduction breaks its cycle proviso, as does one through a state whose status changes it hid: the full
+            // graph is explored.
             if reduced {
                 reduction_note = Some("the state graph may have cycles: explored again without reduction");
             }
@@ -226,6 +244,7 @@ fn search<A: Algorithm>(
         graph: keep_edges.then(|| Graph {
             settled: vec![false; roots],
             reduced: vec![false; roots],
+            settling: vec![false; roots],
             ..Graph::default()
         }),
         memory: Memory::default(),
@@ -273,6 +292,7 @@ fn search<A: Algorithm>(
             if let Some(g) = &mut pass.graph {
                 g.settled[*at as usize] = e.settled;
                 g.reduced[*at as usize] = e.reduced;
+                g.settling[*at as usize] = e.settling;
             }
             if !e.violations.is_empty() {
                 for v in e.violations {
@@ -313,6 +333,7 @@ fn search<A: Algorithm>(
                         if let Some(g) = &mut pass.graph {
                             g.settled.push(false);
                             g.reduced.push(false);
+                            g.settling.push(false);
                         }
                         pass.states += 1;
                         pushed.push((j, judged, next));
@@ -344,7 +365,7 @@ fn search<A: Algorithm>(
     let (messages, processes) = model.interned();
     (pass.memory.messages, pass.memory.process_states) = (messages as u64, processes as u64);
     if let Some(g) = &mut pass.graph {
-        let bytes = g.edges.capacity() * 8 + g.settled.capacity() + g.reduced.capacity();
+        let bytes = g.edges.capacity() * 8 + g.settled.capacity() + g.reduced.capacity() + g.settling.capacity();
         pass.memory.edges_bytes_per_state = bytes as f64 / states;
         g.fps = seen.fps;
     }
@@ -370,13 +391,17 @@ fn expand<A: Algorithm>(
     let violations = if judged && !quiescent { Vec::new() } else { model.judge_all(state, quiescent) };
     let agreed = model.agreed(state);
     let settled = violations.is_empty() && (agreed || judge_settled) && model.judge(state, true).is_none();
+    // Before a timed run settles, a leader counts once an instant's steps are all taken: the reduction takes one
+    // order of the status changes within an instant, which need not pass through every state in between.
+    let settling = model.settling(state);
     let mut e = Expanded {
         quiescent,
-        elected: agreed && settled,
+        elected: agreed && settled && !(settling && model.due_now(state)),
         settled,
         violations,
         cut: false,
         reduced: false,
+        settling,
         transitions: 0,
         next: Vec::new(),
     };
