@@ -36,7 +36,8 @@ impl<A: Algorithm> Model<A> {
     }
 
     /// Whether `state` is part of a timed run that has not settled yet: its settling time after the last fault, or
-    /// the time until the scenario's end, has not passed. The state graph has no cycle there.
+    /// the time until the scenario's end, has not passed. No cycle of the state graph should pass there, since the
+    /// settling time only runs down; the search checks it ([`crate::search`]).
     pub(crate) fn settling(&self, state: &State<A::Process>) -> bool {
         self.config.timed && state.ends_in.is_some_and(|left| left > 0)
     }
