@@ -11,7 +11,7 @@ use elect_core::{Message, Neighbor, NodeId, Peers, Process, Status, View, When};
 use elect_scenario::{Scenario, Time};
 use serde::Serialize;
 
-use crate::model::{self, Action, Model, State};
+use crate::model::{Action, Model, State};
 use crate::{CheckConfig, CheckError, Replayed, Step};
 
 /// What the current state looks like: every process, the messages in flight link by link, and where each promised
@@ -370,7 +370,7 @@ impl<A: Algorithm> Explore for Hand<A> {
         // Every state reached, with the index of the state it was reached from and the action taken.
         let mut tree: Vec<(usize, Action)> = Vec::new();
         let mut queue: VecDeque<(usize, State<A::Process>)> = VecDeque::new();
-        seen.insert(model::fingerprint(&self.at.state));
+        seen.insert(self.at.state.fingerprint());
         queue.push_back((usize::MAX, self.at.state.clone()));
         let mut actions = Vec::new();
         let mut complete = true;
@@ -394,7 +394,7 @@ impl<A: Algorithm> Explore for Hand<A> {
             model.actions(&state, &mut actions);
             for &action in &actions {
                 let next = model.step(&state, action);
-                if seen.insert(model::fingerprint(&next)) {
+                if seen.insert(next.fingerprint()) {
                     tree.push((index, action));
                     queue.push_back((tree.len() - 1, next));
                     if seen.len() >= max_states {

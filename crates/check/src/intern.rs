@@ -6,25 +6,34 @@
 //! through their combinations.
 //!
 //! Shared by the threads of a search, and read far more often than written: reading a value takes no lock (the
-//! values live in buckets that never move, each slot written once), looking a value up takes a read lock, and the
-//! write lock is taken only for a value never met before. Tables only grow. Numbers depend on the order in which
+//! values live in buckets that never move, each slot written once); looking a value up reads the thread's own index
+//! of the values it has met, then, for a value it has not, takes the shared index's read lock; the write lock is
+//! taken only for a value never met before. Tables only grow. Numbers depend on the order in which
 //! threads met the values, so they are never hashed: a state hashes the values' fingerprints.
 
+use std::cell::RefCell;
 use std::hash::Hash;
 use std::sync::{OnceLock, RwLock};
 
 use hashbrown::HashTable;
+use thread_local::ThreadLocal;
 
 /// Slots in the first bucket; each bucket after it holds twice as many as the one before.
 const FIRST: usize = 32;
 /// Enough buckets for every `u32` number: `FIRST · (2^BUCKETS − 1) ≥ 2^32`.
 const BUCKETS: usize = 28;
 
+/// A value and its fingerprint, written once.
+type Slot<T> = OnceLock<(T, u64)>;
+
 /// A table of distinct values of `T`, numbered from 0 in the order they were first met.
 pub(crate) struct Interned<T> {
-    buckets: [OnceLock<Box<[OnceLock<T>]>>; BUCKETS],
+    buckets: [OnceLock<Box<[Slot<T>]>>; BUCKETS],
     /// From fingerprints to (fingerprint, number); and how many values there are.
     index: RwLock<(HashTable<(u64, u32)>, u32)>,
+    /// Each thread's own index, of the numbers it has looked up: most look-ups end there, without writing to the
+    /// shared lock, whose counter two threads reading at once would pass back and forth between their caches.
+    local: ThreadLocal<RefCell<HashTable<u32>>>,
 }
 
 /// The bucket of value number `id`, and its place there.
@@ -36,12 +45,25 @@ fn locate(id: u32) -> (usize, usize) {
 
 impl<T: Hash + Eq> Interned<T> {
     pub(crate) fn new() -> Self {
-        Self { buckets: [const { OnceLock::new() }; BUCKETS], index: RwLock::new((HashTable::new(), 0)) }
+        Self {
+            buckets: [const { OnceLock::new() }; BUCKETS],
+            index: RwLock::new((HashTable::new(), 0)),
+            local: ThreadLocal::new(),
+        }
     }
 
     /// Value number `id`. Numbers come only from [`Self::intern`], which stores the value before it returns its
     /// number.
     pub(crate) fn get(&self, id: u32) -> &T {
+        &self.entry(id).0
+    }
+
+    /// The fingerprint value number `id` was interned with.
+    pub(crate) fn fingerprint(&self, id: u32) -> u64 {
+        self.entry(id).1
+    }
+
+    fn entry(&self, id: u32) -> &(T, u64) {
         let (bucket, at) = locate(id);
         let slots = self.buckets[bucket].get().expect("a number this table gave out");
         slots[at].get().expect("a value stored before its number was given out")
@@ -49,6 +71,18 @@ impl<T: Hash + Eq> Interned<T> {
 
     /// `value`'s number, given its fingerprint `fp`, numbering it if it is new.
     pub(crate) fn intern(&self, value: T, fp: u64) -> u32 {
+        let mut local = self.local.get_or_default().borrow_mut();
+        let this = |&id: &u32| self.entry(id).1 == fp && self.entry(id).0 == value;
+        if let Some(&id) = local.find(fp, this) {
+            return id;
+        }
+        let id = self.intern_shared(value, fp);
+        local.insert_unique(fp, id, |&id| self.entry(id).1);
+        id
+    }
+
+    /// As [`Self::intern`], in the shared index.
+    fn intern_shared(&self, value: T, fp: u64) -> u32 {
         let find = |table: &HashTable<(u64, u32)>| {
             table.find(fp, |&(f, id)| f == fp && *self.get(id) == value).map(|&(_, id)| id)
         };
@@ -65,7 +99,7 @@ impl<T: Hash + Eq> Interned<T> {
         *len = len.checked_add(1).expect("fewer than 2^32 distinct values");
         let (bucket, at) = locate(id);
         let slots = self.buckets[bucket].get_or_init(|| (0..FIRST << bucket).map(|_| OnceLock::new()).collect());
-        if slots[at].set(value).is_err() {
+        if slots[at].set((value, fp)).is_err() {
             unreachable!("each number is given out once, under the write lock");
         }
         table.insert_unique(fp, (fp, id), |&(f, _)| f);

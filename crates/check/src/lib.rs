@@ -4,8 +4,8 @@
 //! **States.** A state is every process's value (or its crash), the messages in flight on every directed link,
 //! the timers each process has armed, what each process made durable (when it may recover), the fault budgets
 //! left, and in timed runs how long until each message, timer and scheduled fault is due. States are compared by
-//! a 64-bit fingerprint (XXH3 of the whole state); two distinct states sharing one is possible in principle and
-//! would hide one of them, with odds of about `s² / 2⁶⁵` for `s` states.
+//! a 64-bit fingerprint, kept up to date step by step (`model/fingerprints.rs`); two distinct states sharing one is
+//! possible in principle and would hide one of them, with odds of about `s² / 2⁶⁵` for `s` states.
 //!
 //! **Actions.** The initial state is the one after every process started and the initiators initiated, in
 //! position order, as the simulator does at time 0. From a state, each of these is one step: a message is delivered

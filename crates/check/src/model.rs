@@ -19,8 +19,11 @@ use crate::{CheckConfig, CheckError, Network, Step};
 
 mod describe;
 mod faults;
+mod fingerprints;
 mod host;
 mod view;
+
+pub(crate) use fingerprints::fingerprint;
 
 pub(crate) use view::View;
 
@@ -79,26 +82,18 @@ impl InFlight {
     }
 }
 
-impl Hash for InFlight {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        (self.fp, self.due).hash(h);
-    }
-}
-
 /// The number [`State::procs`] holds for a process that is down.
 const DOWN: u32 = u32::MAX;
 
 /// A state of the whole system. Times are kept relative to the present, which is kept apart ([`State::now`]) and
 /// left out of the fingerprint: two states that differ only in the clock behave alike.
-#[derive(Clone)]
 pub(crate) struct State<P: Process> {
     /// Each process, as its number in the model's table of processes ([`Model::process`]), or [`DOWN`] while
     /// crashed: a step copies the numbers and looks up, changes and numbers the one process it steps.
     procs: Vec<u32>,
-    /// Each process's fingerprint, set with its number ([`Model::put`]): a state's fingerprint hashes these
-    /// instead of the processes, so that it costs the one process a step changed, not all of them (a member's
-    /// hash runs through its maps and its algorithm's instance).
-    proc_fps: Vec<u64>,
+    /// The processes' and the messages' share of the fingerprint, kept up to date as they change
+    /// ([`fingerprints`]).
+    parts: u64,
     /// Messages in flight, by directed link (the sender's link slot), in one vector: oldest first on FIFO
     /// links, in a canonical order otherwise (the order carries no meaning there, so it must not tell states
     /// apart).
@@ -133,6 +128,38 @@ pub(crate) struct State<P: Process> {
     steady: u64,
     /// The present, in ticks (timed runs; 0 otherwise).
     pub(crate) now: u64,
+}
+
+impl<P: Process> Clone for State<P> {
+    fn clone(&self) -> Self {
+        Self {
+            procs: self.procs.clone(),
+            msgs: self.msgs.clone(),
+            timers: self.timers.clone(),
+            durable: self.durable.clone(),
+            declared: self.declared.clone(),
+            ..*self
+        }
+    }
+
+    /// Copies `source` into the vectors this state already has: a search steps one scratch state per successor
+    /// ([`Model::step_into`]) and allocates only for those it keeps.
+    fn clone_from(&mut self, source: &Self) {
+        fn reuse<T: Clone>(mine: &mut Vec<T>, theirs: &[T]) -> Vec<T> {
+            let mut mine = std::mem::take(mine);
+            mine.clear();
+            mine.extend_from_slice(theirs);
+            mine
+        }
+        *self = Self {
+            procs: reuse(&mut self.procs, &source.procs),
+            msgs: reuse(&mut self.msgs, &source.msgs),
+            timers: reuse(&mut self.timers, &source.timers),
+            durable: reuse(&mut self.durable, &source.durable),
+            declared: reuse(&mut self.declared, &source.declared),
+            ..*source
+        };
+    }
 }
 
 impl<P: Process> State<P> {
@@ -176,42 +203,6 @@ impl<P: Process> State<P> {
     /// The `index`-th message on link slot `slot`.
     fn msg(&self, slot: u32, index: u32) -> InFlight {
         self.msgs[self.link(slot).start + index as usize].1
-    }
-}
-
-impl<P: Process> Hash for State<P> {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        self.proc_fps.hash(h);
-        self.msgs.hash(h);
-        self.timers.hash(h);
-        self.durable.hash(h);
-        (&self.declared, self.clash).hash(h);
-        (self.crashes_left, self.doomed, self.recoveries_left, self.duplicates_left).hash(h);
-        (self.next_fault, self.fault_in, self.links_down, self.partitions_on, self.ends_in).hash(h);
-    }
-}
-
-/// The 64-bit fingerprint states are told apart by: XXH3 of the bytes the value's `Hash` impl writes.
-pub(crate) fn fingerprint<T: Hash + ?Sized>(value: &T) -> u64 {
-    thread_local! {
-        static BYTES: std::cell::RefCell<Bytes> = const { std::cell::RefCell::new(Bytes(Vec::new())) };
-    }
-    BYTES.with_borrow_mut(|bytes| {
-        bytes.0.clear();
-        value.hash(bytes);
-        xxhash_rust::xxh3::xxh3_64(&bytes.0)
-    })
-}
-
-/// A `Hasher` that only gathers the bytes written to it.
-struct Bytes(Vec<u8>);
-
-impl Hasher for Bytes {
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.extend_from_slice(bytes);
-    }
-    fn finish(&self) -> u64 {
-        unreachable!("the bytes are hashed at once")
     }
 }
 
@@ -303,6 +294,10 @@ pub(crate) struct Model<A: Algorithm> {
     messages: Interned<<A::Process as Process>::Msg>,
     /// Every process state met so far, which the states number.
     processes: Interned<A::Process>,
+    /// The fingerprint of a position whose process is down.
+    down_fp: u64,
+    /// Each thread's buffer for the effects of a step, kept from one step to the next.
+    effects: thread_local::ThreadLocal<std::cell::RefCell<Vec<EffectOf<A::Process>>>>,
 }
 
 impl<A: Algorithm> Model<A> {
@@ -372,6 +367,8 @@ impl<A: Algorithm> Model<A> {
             designating: std::sync::OnceLock::new(),
             messages: Interned::new(),
             processes: Interned::new(),
+            down_fp: fingerprint(&None::<A::Process>),
+            effects: thread_local::ThreadLocal::new(),
         })
     }
 
@@ -383,7 +380,7 @@ impl<A: Algorithm> Model<A> {
         let n = self.scenario.len();
         let mut state = State {
             procs: Vec::with_capacity(n),
-            proc_fps: vec![0; n],
+            parts: 0,
             msgs: Vec::new(),
             timers: Vec::new(),
             durable: if self.may_recover { vec![None; n] } else { Vec::new() },
@@ -403,6 +400,7 @@ impl<A: Algorithm> Model<A> {
         };
         for i in 0..n as u32 {
             state.procs.push(DOWN);
+            state.parts = state.parts.wrapping_add(fingerprints::process_term(i, self.down_fp));
             self.put(&mut state, i, Some(elect_scenario::build_process(&self.algorithm, &self.scenario, i)));
             self.handle(&mut state, i, Event::Start { restored: None });
         }
@@ -411,17 +409,20 @@ impl<A: Algorithm> Model<A> {
             self.handle(&mut state, i, Event::Command(Command::Initiate));
         }
         self.run_faults(&mut state);
+        debug_assert_eq!(state.parts, self.parts(&state), "the fingerprint's parts are kept up to date");
         state
     }
 
     /// Runs one event at the live process at `node` and carries out its effects (the driver contract,
     /// [`driver`]).
     fn handle(&self, state: &mut State<A::Process>, node: u32, event: EventOf<A::Process>) {
-        let mut effects = Vec::new();
+        let buffer = self.effects.get_or_default();
+        let mut effects = buffer.take();
         let mut p = self.process(state, node).expect("only live processes handle events").clone();
         driver::handle(&mut p, Instant::from_ticks(state.now), event, &mut effects);
         self.put(state, node, Some(p));
         driver::carry_out(&mut InState { model: self, state, node }, &mut effects);
+        buffer.replace(effects);
     }
 
     /// The process at `node` in `state`, if it is up.
@@ -433,7 +434,7 @@ impl<A: Algorithm> Model<A> {
     /// Sets the process at `node` (`None`: down), numbered in the table of processes.
     fn put(&self, state: &mut State<A::Process>, node: u32, p: Option<A::Process>) {
         let fp = fingerprint(&p);
-        state.proc_fps[node as usize] = fp;
+        self.retally(state, node, fp);
         state.procs[node as usize] = p.map_or(DOWN, |p| self.processes.intern(p, fp));
     }
 
@@ -638,7 +639,15 @@ impl<A: Algorithm> Model<A> {
     pub(crate) fn step(&self, state: &State<A::Process>, action: Action) -> State<A::Process> {
         let mut next = state.clone();
         self.take_step(state, action, &mut next);
+        debug_assert_eq!(next.parts, self.parts(&next), "the fingerprint's parts are kept up to date");
         next
+    }
+
+    /// The state after `action`, in `next`, whose vectors are reused.
+    pub(crate) fn step_into(&self, state: &State<A::Process>, action: Action, next: &mut State<A::Process>) {
+        next.clone_from(state);
+        self.take_step(state, action, next);
+        debug_assert_eq!(next.parts, self.parts(next), "the fingerprint's parts are kept up to date");
     }
 
     /// Takes `action` from `state` in `next`, a copy of it.
@@ -651,14 +660,14 @@ impl<A: Algorithm> Model<A> {
                     next.msg(link, index)
                 } else {
                     let at = next.link(link).start + index as usize;
-                    next.msgs.remove(at).1
+                    next.change_link(link, |msgs| msgs.remove(at).1)
                 };
                 let msg = self.messages.get(m.id).clone();
                 self.handle(next, to, Event::Message { from: Port(port), msg });
             }
             Action::Lose { link, index } => {
                 let at = next.link(link).start + index as usize;
-                next.msgs.remove(at);
+                next.change_link(link, |msgs| msgs.remove(at));
             }
             Action::Fire { node, timer } => {
                 let at = next.node_timers(node).start + timer as usize;
@@ -687,6 +696,7 @@ impl<A: Algorithm> Model<A> {
                 for (.., due) in &mut next.timers {
                     due.pass(dt);
                 }
+                next.parts = self.parts(next);
                 match &mut next.ends_in {
                     Some(0) => next.steady -= dt,
                     Some(left) => {

@@ -56,7 +56,7 @@ use std::collections::HashSet;
 
 use crate::Network;
 use crate::commute::Commuting;
-use crate::model::{Action, Model, State, fingerprint};
+use crate::model::{Action, Model, State};
 
 /// The commuting rule, tried before the structural one: one delivery to a process whose deliveries commute
 /// ([`crate::commute`]), with its loss on lossy links, is a persistent set. Steps at other processes are
@@ -190,7 +190,7 @@ pub(crate) fn designation_pays<A: Algorithm>(model: &Model<A>, copies: usize) ->
 /// that takes the look ahead past [`LOOK_AHEAD`] states.
 fn levels<A: Algorithm>(model: &Model<A>, reduced: bool) -> Vec<usize> {
     let root = model.root(0);
-    let mut seen = HashSet::from([fingerprint(&root)]);
+    let mut seen = HashSet::from([root.fingerprint()]);
     let (mut level, mut sizes, mut actions) = (vec![root], Vec::new(), Vec::new());
     while !level.is_empty() && seen.len() < LOOK_AHEAD {
         sizes.push(level.len());
@@ -207,7 +207,7 @@ fn levels<A: Algorithm>(model: &Model<A>, reduced: bool) -> Vec<usize> {
             if chosen.is_empty() {
                 chosen = actions.iter().map(|&a| model.step(state, a)).collect();
             }
-            next_level.extend(chosen.into_iter().filter(|next| seen.insert(fingerprint(next))));
+            next_level.extend(chosen.into_iter().filter(|next| seen.insert(next.fingerprint())));
         }
         level = next_level;
     }

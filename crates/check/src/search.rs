@@ -2,6 +2,7 @@
 //! merged in order, and, when the state graph may have cycles, a second pass that keeps its edges so that
 //! "eventually" can be judged on the cycles (a run may loop for ever without settling).
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::time::Instant as Clock;
 
@@ -11,7 +12,7 @@ use hashbrown::HashTable;
 use rayon::prelude::*;
 
 use crate::commute::{self, Commuting};
-use crate::model::{Action, Model, State, fingerprint};
+use crate::model::{Action, Model, State};
 use crate::{Counterexample, Memory, Order, Outcome, Verdict, reduce};
 
 /// States expanded in parallel at a time.
@@ -125,22 +126,38 @@ struct Expanded<P: Process> {
     /// The state is part of a timed run that has not settled ([`Model::settling`]).
     settling: bool,
     transitions: u64,
-    next: Vec<Successor<P>>,
+    /// The successors, in the order of their actions: each one's action, fingerprint, and what the expansion found
+    /// of it.
+    next: Vec<(Action, u64, Next)>,
+    /// The successors not seen before the batch, in the same order: each state, and whether it shows the
+    /// properties what the state it came from does ([`Model::same_view`]). Kept apart, so that the many successors
+    /// seen before cost a few bytes each on their way to the merge.
+    new: Vec<(State<P>, bool)>,
 }
 
-/// A successor: its action, its fingerprint, and what the expansion found of it.
-type Successor<P> = (Action, u64, Next<P>);
+/// What a thread expanding states reuses from one state to the next: the buffer of enabled actions, and the state
+/// successors are stepped in ([`Model::step_into`]).
+struct Scratch<P: Process> {
+    actions: Vec<Action>,
+    state: Option<State<P>>,
+}
+
+impl<P: Process> Default for Scratch<P> {
+    fn default() -> Self {
+        Self { actions: Vec::new(), state: None }
+    }
+}
 
 /// A successor as the expansion found it. The thread that expands a state looks its successors up in the states
-/// seen before the batch, so that the merge, which runs on one thread, looks up only the others.
-// The successors of a batch live until its merge: boxing the states would cost an allocation each, for nothing.
-#[allow(clippy::large_enum_variant)]
-enum Next<P: Process> {
-    /// Seen before the batch: its number.
-    Seen(u32),
-    /// Not seen before the batch: the state, and whether it shows the properties what the state it came from does
-    /// ([`Model::same_view`]).
-    New(State<P>, bool),
+/// seen before the batch, and compares their depths with its own, so that the merge, which runs on one thread,
+/// looks up only the others.
+#[derive(Clone, Copy)]
+enum Next {
+    /// Seen before the batch: its number, and whether it is no deeper than the state it came from (an edge that
+    /// may close a cycle).
+    Seen(u32, bool),
+    /// Not seen before the batch: the next of [`Expanded::new`].
+    New,
 }
 
 pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
@@ -223,7 +240,7 @@ fn search<A: Algorithm>(
     let mut frontier: VecDeque<(u32, bool, State<A::Process>)> = VecDeque::new();
     for &doomed in &designations {
         let root = model.root(doomed);
-        frontier.push_back((seen.insert(fingerprint(&root)), false, root));
+        frontier.push_back((seen.insert(root.fingerprint()), false, root));
     }
     let roots = frontier.len();
     let mut pass = Pass {
@@ -250,6 +267,10 @@ fn search<A: Algorithm>(
         memory: Memory::default(),
     };
     let mut memory = crate::memory::Budget::new(config.max_memory, BATCH, dfs);
+    // Breadth-first, in the order of the actions: each new state joins the frontier as it is numbered. Otherwise a
+    // state's successors are ordered first.
+    let in_order = !dfs && config.shuffle.is_none();
+    let (mut batch, mut pushed) = (Vec::new(), Vec::new());
     'search: while !frontier.is_empty() {
         if frontier.len() as u64 > pass.memory.frontier_peak {
             pass.memory.frontier_peak = frontier.len() as u64;
@@ -271,33 +292,35 @@ fn search<A: Algorithm>(
         }
         // A batch of the frontier is expanded in parallel, then merged in order, so that numbering, verdicts and
         // paths do not depend on the number of threads.
+        // The threads that expand the states drop them. (A deque drained in parallel would be made contiguous
+        // first, moving the whole frontier.)
         let take = frontier.len().min(memory.batch());
-        let batch: Vec<(u32, bool, State<A::Process>)> = if dfs {
-            frontier.drain(frontier.len() - take..).rev().collect()
+        if dfs {
+            batch.extend(frontier.drain(frontier.len() - take..).rev());
         } else {
-            frontier.drain(..take).collect()
-        };
-        let expanded: Vec<Expanded<A::Process>> = batch
-            .par_iter()
-            .map(|(at, judged, state)| {
-                expand(model, state, *judged, pass.found[*at as usize].depth, &seen, reduce, keep_edges)
+            batch.extend(frontier.drain(..take));
+        }
+        let expanded: Vec<(u32, Expanded<A::Process>)> = batch
+            .par_drain(..)
+            .map_init(Scratch::default, |scratch, (at, judged, state)| {
+                let e = expand(model, &state, judged, &pass.found, at, &seen, reduce, keep_edges, scratch);
+                (at, e)
             })
             .collect();
-        let mut pushed = Vec::new();
-        for ((at, ..), e) in batch.iter().zip(expanded) {
-            let depth = pass.found[*at as usize].depth;
+        for (at, e) in expanded {
+            let depth = pass.found[at as usize].depth;
             pass.depth = pass.depth.max(depth);
             pass.elected |= e.elected;
             pass.terminal += u64::from(e.quiescent);
             if let Some(g) = &mut pass.graph {
-                g.settled[*at as usize] = e.settled;
-                g.reduced[*at as usize] = e.reduced;
-                g.settling[*at as usize] = e.settling;
+                g.settled[at as usize] = e.settled;
+                g.reduced[at as usize] = e.reduced;
+                g.settling[at as usize] = e.settling;
             }
             if !e.violations.is_empty() {
                 for v in e.violations {
                     if !pass.violations.iter().any(|(_, w)| w.property == v.property) {
-                        pass.violations.push((*at, v));
+                        pass.violations.push((at, v));
                     }
                 }
                 if !config.keep_going {
@@ -312,14 +335,23 @@ fn search<A: Algorithm>(
                 pass.stopped = Some("--max-depth");
             }
             pass.transitions += e.transitions;
+            let mut new = e.new.into_iter();
             for (action, fp, next) in e.next {
                 let known = match next {
-                    Next::Seen(j) => Ok(j),
-                    Next::New(state, judged) => seen.get(fp).ok_or((state, judged)),
+                    Next::Seen(j, back) => {
+                        pass.maybe_cyclic |= back;
+                        Ok(j)
+                    }
+                    Next::New => {
+                        let state = new.next().expect("a state for each successor not seen before");
+                        seen.get(fp).ok_or(state)
+                    }
                 };
                 let target = match known {
                     Ok(j) => {
-                        pass.maybe_cyclic |= pass.found[j as usize].depth <= depth;
+                        if let Next::New = next {
+                            pass.maybe_cyclic |= pass.found[j as usize].depth <= depth;
+                        }
                         j
                     }
                     Err((next, judged)) => {
@@ -329,19 +361,23 @@ fn search<A: Algorithm>(
                             continue;
                         }
                         let j = seen.insert(fp);
-                        pass.found.push(Found { parent: *at, depth: depth + 1, action: Some(action) });
+                        pass.found.push(Found { parent: at, depth: depth + 1, action: Some(action) });
                         if let Some(g) = &mut pass.graph {
                             g.settled.push(false);
                             g.reduced.push(false);
                             g.settling.push(false);
                         }
                         pass.states += 1;
-                        pushed.push((j, judged, next));
+                        if in_order {
+                            frontier.push_back((j, judged, next));
+                        } else {
+                            pushed.push((j, judged, next));
+                        }
                         j
                     }
                 };
                 if let Some(g) = &mut pass.graph {
-                    g.edges.push((*at, target));
+                    g.edges.push((at, target));
                 }
             }
             if let Some(seed) = config.shuffle {
@@ -375,17 +411,22 @@ fn search<A: Algorithm>(
 /// Everything the search needs from one state: its verdict, and its successors with their fingerprints. `judged`:
 /// the state shows the properties what the state it came from did, so its "always" verdicts are that state's,
 /// which held (a state that breaks one is not expanded).
+// Long: one state's verdict, then its successors in one of three ways (the commuting step, a persistent set, all).
+#[allow(clippy::too_many_arguments)]
 fn expand<A: Algorithm>(
     model: &Model<A>,
     state: &State<A::Process>,
     judged: bool,
-    depth: u32,
+    reached: &[Found],
+    at: u32,
     seen: &Seen,
     reduce: Option<Option<&Commuting>>,
     judge_settled: bool,
+    scratch: &mut Scratch<A::Process>,
 ) -> Expanded<A::Process> {
-    let mut actions = Vec::new();
-    model.actions(state, &mut actions);
+    let Scratch { actions, state: next } = scratch;
+    model.actions(state, actions);
+    let actions = &actions[..];
     // A run may end here: nothing is left to happen but faults it need not suffer.
     let quiescent = actions.iter().all(|&a| Model::<A>::optional(a));
     let violations = if judged && !quiescent { Vec::new() } else { model.judge_all(state, quiescent) };
@@ -404,7 +445,9 @@ fn expand<A: Algorithm>(
         settling,
         transitions: 0,
         next: Vec::new(),
+        new: Vec::new(),
     };
+    let depth = reached[at as usize].depth;
     if !e.violations.is_empty() {
         return e;
     }
@@ -412,30 +455,35 @@ fn expand<A: Algorithm>(
         e.cut = !actions.is_empty();
         return e;
     }
-    let found = |action: Action, next: State<A::Process>| {
-        let fp = fingerprint(&next);
-        // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest.
+    // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest. Only
+    // the others are copied out of the scratch state the successors are stepped in.
+    let found = |e: &mut Expanded<A::Process>, action: Action, next: Cow<'_, State<A::Process>>| {
+        let fp = next.fingerprint();
         match seen.get(fp) {
-            Some(j) => (action, fp, Next::Seen(j)),
+            Some(j) => e.next.push((action, fp, Next::Seen(j, reached[j as usize].depth <= depth))),
             None => {
                 let same = model.same_view(state, &next);
-                (action, fp, Next::New(next, same))
+                e.next.push((action, fp, Next::New));
+                e.new.push((next.into_owned(), same));
             }
         }
     };
+    let scratch = next.get_or_insert_with(|| state.clone());
     if let Some(commuting) = reduce {
-        if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, &actions)) {
-            e.next = chosen.into_iter().map(|(action, next)| found(action, next)).collect();
+        if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, actions)) {
+            for (action, next) in chosen {
+                found(&mut e, action, Cow::Owned(next));
+            }
             e.transitions = e.next.len() as u64;
             e.reduced = true;
             return e;
         }
-        if let Some(subset) = reduce::persistent(model, state, &actions) {
+        if let Some(subset) = reduce::persistent(model, state, actions) {
             let mut visible = false;
             for &k in &subset {
-                let next = model.step(state, actions[k]);
-                visible |= model.visible_to_reduction(state, &next);
-                e.next.push(found(actions[k], next));
+                model.step_into(state, actions[k], scratch);
+                visible |= model.visible_to_reduction(state, scratch);
+                found(&mut e, actions[k], Cow::Borrowed(scratch));
                 if visible {
                     break;
                 }
@@ -446,9 +494,14 @@ fn expand<A: Algorithm>(
                 return e;
             }
             e.next.clear();
+            e.new.clear();
         }
     }
-    e.next = actions.iter().map(|&a| found(a, model.step(state, a))).collect();
+    e.next.reserve_exact(actions.len());
+    for &a in actions {
+        model.step_into(state, a, scratch);
+        found(&mut e, a, Cow::Borrowed(scratch));
+    }
     e.transitions = e.next.len() as u64;
     e
 }
@@ -547,7 +600,7 @@ fn unsettled_cycle<A: Algorithm>(
         let (action, next) = all
             .iter()
             .map(|&a| (a, model.step(&state, a)))
-            .find(|(_, next)| fingerprint(next) == graph.fps[w[1] as usize])
+            .find(|(_, next)| next.fingerprint() == graph.fps[w[1] as usize])
             .expect("an edge of the graph is a step");
         cycle.push(action);
         state = next;

@@ -104,6 +104,7 @@ impl<A: Algorithm> Model<A> {
         if !self.may_recover {
             let far = &self.link_far;
             state.msgs.retain(|(slot, _)| far[*slot as usize].0 != node);
+            state.parts = self.parts(state);
         }
         self.tell_neighbors(state, node, false);
     }

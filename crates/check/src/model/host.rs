@@ -46,7 +46,7 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
             let key = item.key();
             link.start + self.state.msgs[link].partition_point(|(_, m)| m.key() <= key)
         };
-        self.state.msgs.insert(at, (slot, item));
+        self.state.change_link(slot, |msgs| msgs.insert(at, (slot, item)));
     }
 
     fn set_timer(&mut self, timer: <A::Process as Process>::Timer, after: Span) {

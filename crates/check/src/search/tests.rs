@@ -42,7 +42,7 @@ impl Driver for Compare {
         let mut stack: Vec<_> = reduced.designations.iter().map(|&doomed| model.root(doomed)).collect();
         let mut actions = Vec::new();
         while let Some(state) = stack.pop() {
-            let fp = fingerprint(&state);
+            let fp = state.fingerprint();
             if !full.insert(fp) {
                 continue;
             }
