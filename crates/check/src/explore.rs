@@ -238,7 +238,7 @@ impl<A: Algorithm> At<A> {
             .collect();
         self.state = next;
         let violations = model.judge_all(&self.state, model.quiescent(&self.state));
-        Replayed { step, at: Time(self.state.now), rule, sent, changed, views, violations }
+        Replayed { step, at: Time(self.state.rest.now), rule, sent, changed, views, violations }
     }
 }
 
@@ -282,7 +282,7 @@ impl<A: Algorithm> Explore for Hand<A> {
     }
 
     fn now(&self) -> Time {
-        Time(self.at.state.now)
+        Time(self.at.state.rest.now)
     }
 
     fn back(&mut self) -> bool {
@@ -356,7 +356,7 @@ impl<A: Algorithm> Explore for Hand<A> {
             .filter(|&slot| model.blocked(state, slot))
             .map(|slot| (ids[model.sender(slot as u32) as usize], ids[model.receiver(slot as u32).0 as usize]))
             .collect();
-        Snapshot { now: Time(state.now), depth: self.history.len(), processes, links, properties, settled, broken }
+        Snapshot { now: Time(state.rest.now), depth: self.history.len(), processes, links, properties, settled, broken }
     }
 
     fn scenario(&self) -> &Scenario {

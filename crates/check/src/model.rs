@@ -21,9 +21,11 @@ mod describe;
 mod faults;
 mod fingerprints;
 mod host;
+mod packed;
 mod view;
 
 pub(crate) use fingerprints::fingerprint;
+pub(crate) use packed::Packed;
 
 pub(crate) use view::View;
 
@@ -85,15 +87,11 @@ impl InFlight {
 /// The number [`State::procs`] holds for a process that is down.
 const DOWN: u32 = u32::MAX;
 
-/// A state of the whole system. Times are kept relative to the present, which is kept apart ([`State::now`]) and
-/// left out of the fingerprint: two states that differ only in the clock behave alike.
+/// A state of the whole system: its vectors, and the rest of it ([`Rest`]).
 pub(crate) struct State<P: Process> {
     /// Each process, as its number in the model's table of processes ([`Model::process`]), or [`DOWN`] while
     /// crashed: a step copies the numbers and looks up, changes and numbers the one process it steps.
     procs: Vec<u32>,
-    /// The processes' and the messages' share of the fingerprint, kept up to date as they change
-    /// ([`fingerprints`]).
-    parts: u64,
     /// Messages in flight, by directed link (the sender's link slot), in one vector: oldest first on FIFO
     /// links, in a canonical order otherwise (the order carries no meaning there, so it must not tell states
     /// apart).
@@ -102,9 +100,20 @@ pub(crate) struct State<P: Process> {
     timers: Vec<(u32, P::Timer, Due)>,
     /// What each process last made durable (kept only when a process may recover; empty otherwise).
     durable: Vec<Option<P::Durable>>,
-    /// Who declared itself leader in which epoch (kept only when the algorithm promises P-Unique), and the
-    /// first two processes found declaring themselves in one epoch.
+    /// Who declared itself leader in which epoch (kept only when the algorithm promises P-Unique).
     declared: Vec<(u64, u32)>,
+    pub(crate) rest: Rest,
+}
+
+/// Everything in a state but its vectors: a few dozen bytes, copied as they are. Times are kept relative to the
+/// present, which is kept apart ([`Rest::now`]) and left out of the fingerprint: two states that differ only in the
+/// clock behave alike.
+#[derive(Clone, Copy)]
+pub(crate) struct Rest {
+    /// The processes' and the messages' share of the fingerprint, kept up to date as they change
+    /// ([`fingerprints`]).
+    parts: u64,
+    /// The first two processes found declaring themselves leader in one epoch.
     clash: Option<(u64, u32, u32)>,
     crashes_left: u8,
     /// The positions that may still crash, by bit: all of them, unless the search designated some up front
@@ -145,27 +154,29 @@ impl<P: Process> Clone for State<P> {
     /// Copies `source` into the vectors this state already has: a search steps one scratch state per successor
     /// ([`Model::step_into`]) and allocates only for those it keeps.
     fn clone_from(&mut self, source: &Self) {
-        fn reuse<T: Clone>(mine: &mut Vec<T>, theirs: &[T]) -> Vec<T> {
-            let mut mine = std::mem::take(mine);
-            mine.clear();
-            mine.extend_from_slice(theirs);
-            mine
-        }
         *self = Self {
-            procs: reuse(&mut self.procs, &source.procs),
-            msgs: reuse(&mut self.msgs, &source.msgs),
-            timers: reuse(&mut self.timers, &source.timers),
-            durable: reuse(&mut self.durable, &source.durable),
-            declared: reuse(&mut self.declared, &source.declared),
+            procs: refill(&mut self.procs, &source.procs),
+            msgs: refill(&mut self.msgs, &source.msgs),
+            timers: refill(&mut self.timers, &source.timers),
+            durable: refill(&mut self.durable, &source.durable),
+            declared: refill(&mut self.declared, &source.declared),
             ..*source
         };
     }
 }
 
+/// `mine`, taken, holding a copy of `theirs`: the memory it had is reused.
+fn refill<T: Clone>(mine: &mut Vec<T>, theirs: &[T]) -> Vec<T> {
+    let mut mine = std::mem::take(mine);
+    mine.clear();
+    mine.extend_from_slice(theirs);
+    mine
+}
+
 impl<P: Process> State<P> {
     /// The positions that may still crash, by bit.
     pub(crate) fn doomed(&self) -> u64 {
-        self.doomed
+        self.rest.doomed
     }
 
     /// How many processes the system has.
@@ -380,27 +391,29 @@ impl<A: Algorithm> Model<A> {
         let n = self.scenario.len();
         let mut state = State {
             procs: Vec::with_capacity(n),
-            parts: 0,
             msgs: Vec::new(),
             timers: Vec::new(),
             durable: if self.may_recover { vec![None; n] } else { Vec::new() },
             declared: Vec::new(),
-            clash: None,
-            crashes_left: self.config.crashes,
-            doomed: if self.config.crashes > 0 { u64::MAX } else { 0 },
-            recoveries_left: self.config.recoveries,
-            duplicates_left: if self.config.network == Network::Duplicating { self.config.duplicates } else { 0 },
-            next_fault: 0,
-            fault_in: 0,
-            links_down: 0,
-            partitions_on: 0,
-            ends_in: self.end.map(|(after, _)| after),
-            steady: 0,
-            now: 0,
+            rest: Rest {
+                parts: 0,
+                clash: None,
+                crashes_left: self.config.crashes,
+                doomed: if self.config.crashes > 0 { u64::MAX } else { 0 },
+                recoveries_left: self.config.recoveries,
+                duplicates_left: if self.config.network == Network::Duplicating { self.config.duplicates } else { 0 },
+                next_fault: 0,
+                fault_in: 0,
+                links_down: 0,
+                partitions_on: 0,
+                ends_in: self.end.map(|(after, _)| after),
+                steady: 0,
+                now: 0,
+            },
         };
         for i in 0..n as u32 {
             state.procs.push(DOWN);
-            state.parts = state.parts.wrapping_add(fingerprints::process_term(i, self.down_fp));
+            state.rest.parts = state.rest.parts.wrapping_add(fingerprints::process_term(i, self.down_fp));
             self.put(&mut state, i, Some(elect_scenario::build_process(&self.algorithm, &self.scenario, i)));
             self.handle(&mut state, i, Event::Start { restored: None });
         }
@@ -409,7 +422,7 @@ impl<A: Algorithm> Model<A> {
             self.handle(&mut state, i, Event::Command(Command::Initiate));
         }
         self.run_faults(&mut state);
-        debug_assert_eq!(state.parts, self.parts(&state), "the fingerprint's parts are kept up to date");
+        debug_assert_eq!(state.rest.parts, self.parts(&state), "the fingerprint's parts are kept up to date");
         state
     }
 
@@ -419,7 +432,7 @@ impl<A: Algorithm> Model<A> {
         let buffer = self.effects.get_or_default();
         let mut effects = buffer.take();
         let mut p = self.process(state, node).expect("only live processes handle events").clone();
-        driver::handle(&mut p, Instant::from_ticks(state.now), event, &mut effects);
+        driver::handle(&mut p, Instant::from_ticks(state.rest.now), event, &mut effects);
         self.put(state, node, Some(p));
         driver::carry_out(&mut InState { model: self, state, node }, &mut effects);
         buffer.replace(effects);
@@ -445,7 +458,7 @@ impl<A: Algorithm> Model<A> {
 
     /// Whether a scheduled link fault or partition stops messages on link slot `slot` now.
     pub(crate) fn blocked(&self, state: &State<A::Process>, slot: usize) -> bool {
-        if state.links_down == 0 && state.partitions_on == 0 {
+        if state.rest.links_down == 0 && state.rest.partitions_on == 0 {
             return false;
         }
         let (from, to) = (self.link_ends[slot].0, self.link_far[slot].0);
@@ -454,13 +467,13 @@ impl<A: Algorithm> Model<A> {
             .link_faults
             .iter()
             .enumerate()
-            .any(|(k, f)| state.links_down & (1 << k) != 0 && f.directed.contains(&(from, to)));
+            .any(|(k, f)| state.rest.links_down & (1 << k) != 0 && f.directed.contains(&(from, to)));
         down || self
             .scenario
             .partitions
             .iter()
             .enumerate()
-            .any(|(k, p)| state.partitions_on & (1 << k) != 0 && p.cuts(from, to))
+            .any(|(k, p)| state.rest.partitions_on & (1 << k) != 0 && p.cuts(from, to))
     }
 
     /// Every action enabled in `state`, in a fixed order.
@@ -469,8 +482,8 @@ impl<A: Algorithm> Model<A> {
         // Once the settling time after the last fault has passed, no more faults happen (but scheduled ones); time
         // runs on for the steady window, then stops. At its end a run still carries out what is due at that instant
         // (as the simulator does at `until`), but time passes no further.
-        let settled = state.ends_in == Some(0);
-        let over = settled && state.steady == 0;
+        let settled = state.rest.ends_in == Some(0);
+        let over = settled && state.rest.steady == 0;
         let timed = self.config.timed;
         let mut k = 0;
         while k < state.msgs.len() {
@@ -503,7 +516,7 @@ impl<A: Algorithm> Model<A> {
                 out.push(Action::Deliver { link, index });
                 match self.config.network {
                     Network::Lossy => out.push(Action::Lose { link, index }),
-                    Network::Duplicating if state.duplicates_left > 0 => {
+                    Network::Duplicating if state.rest.duplicates_left > 0 => {
                         out.push(Action::DeliverCopy { link, index });
                     }
                     _ => {}
@@ -531,10 +544,10 @@ impl<A: Algorithm> Model<A> {
         for i in 0..state.len() {
             let node = i as u32;
             match state.live(i) {
-                true if state.crashes_left > 0 && (i >= 64 || state.doomed & (1 << i) != 0) => {
+                true if state.rest.crashes_left > 0 && (i >= 64 || state.rest.doomed & (1 << i) != 0) => {
                     out.push(Action::Crash { node });
                 }
-                false if state.recoveries_left > 0 => out.push(Action::Recover { node }),
+                false if state.rest.recoveries_left > 0 => out.push(Action::Recover { node }),
                 _ => {}
             }
         }
@@ -549,9 +562,9 @@ impl<A: Algorithm> Model<A> {
     fn next_instant(&self, state: &State<A::Process>) -> Option<u64> {
         let msgs = state.msgs.iter().filter_map(|(_, m)| m.due.next());
         let timers = state.timers.iter().filter_map(|(.., d)| d.next());
-        let fault = (state.fault_in > 0).then_some(state.fault_in);
-        let next = msgs.chain(timers).chain(fault).chain(state.ends_in.filter(|&e| e > 0)).min()?;
-        let steady = (state.ends_in == Some(0) && state.steady > 0).then_some(state.steady);
+        let fault = (state.rest.fault_in > 0).then_some(state.rest.fault_in);
+        let next = msgs.chain(timers).chain(fault).chain(state.rest.ends_in.filter(|&e| e > 0)).min()?;
+        let steady = (state.rest.ends_in == Some(0) && state.rest.steady > 0).then_some(state.rest.steady);
         Some(steady.map_or(next, |s| next.min(s)))
     }
 
@@ -639,7 +652,7 @@ impl<A: Algorithm> Model<A> {
     pub(crate) fn step(&self, state: &State<A::Process>, action: Action) -> State<A::Process> {
         let mut next = state.clone();
         self.take_step(state, action, &mut next);
-        debug_assert_eq!(next.parts, self.parts(&next), "the fingerprint's parts are kept up to date");
+        debug_assert_eq!(next.rest.parts, self.parts(&next), "the fingerprint's parts are kept up to date");
         next
     }
 
@@ -647,7 +660,7 @@ impl<A: Algorithm> Model<A> {
     pub(crate) fn step_into(&self, state: &State<A::Process>, action: Action, next: &mut State<A::Process>) {
         next.clone_from(state);
         self.take_step(state, action, next);
-        debug_assert_eq!(next.parts, self.parts(next), "the fingerprint's parts are kept up to date");
+        debug_assert_eq!(next.rest.parts, self.parts(next), "the fingerprint's parts are kept up to date");
     }
 
     /// Takes `action` from `state` in `next`, a copy of it.
@@ -656,7 +669,7 @@ impl<A: Algorithm> Model<A> {
             Action::Deliver { link, index } | Action::DeliverCopy { link, index } => {
                 let (to, port) = self.link_far[link as usize];
                 let m = if let Action::DeliverCopy { .. } = action {
-                    next.duplicates_left -= 1;
+                    next.rest.duplicates_left -= 1;
                     next.msg(link, index)
                 } else {
                     let at = next.link(link).start + index as usize;
@@ -675,34 +688,34 @@ impl<A: Algorithm> Model<A> {
                 self.handle(next, node, Event::Timer(timer));
             }
             Action::Crash { node } => {
-                next.crashes_left -= 1;
-                if next.crashes_left == 0 {
-                    next.doomed = 0;
+                next.rest.crashes_left -= 1;
+                if next.rest.crashes_left == 0 {
+                    next.rest.doomed = 0;
                 }
                 self.restart_settling(next);
                 self.crash(next, node);
             }
             Action::Recover { node } => {
-                next.recoveries_left -= 1;
+                next.rest.recoveries_left -= 1;
                 self.restart_settling(next);
                 self.recover(next, node);
             }
             Action::Wait => {
                 let dt = self.next_instant(state).expect("time passes only when something is to come");
-                next.now += dt;
+                next.rest.now += dt;
                 for (_, m) in &mut next.msgs {
                     m.due.pass(dt);
                 }
                 for (.., due) in &mut next.timers {
                     due.pass(dt);
                 }
-                next.parts = self.parts(next);
-                match &mut next.ends_in {
-                    Some(0) => next.steady -= dt,
+                next.rest.parts = self.parts(next);
+                match &mut next.rest.ends_in {
+                    Some(0) => next.rest.steady -= dt,
                     Some(left) => {
                         *left -= dt;
                         if *left == 0 {
-                            next.steady = self.steady_window();
+                            next.rest.steady = self.steady_window();
                         }
                     }
                     None => {}
@@ -727,7 +740,7 @@ impl<A: Algorithm> Model<A> {
     /// Every promised property `state` breaks.
     pub(crate) fn judge_all(&self, state: &State<A::Process>, settled: bool) -> Vec<Violation> {
         let mut out = Vec::new();
-        if let Some((epoch, first, second)) = state.clash {
+        if let Some((epoch, first, second)) = state.rest.clash {
             let id = |i: u32| self.scenario.ids[i as usize];
             out.push(Violation {
                 property: Property::Uniqueness,

@@ -2,52 +2,28 @@
 //! merged in order, and, when the state graph may have cycles, a second pass that keeps its edges so that
 //! "eventually" can be judged on the cycles (a run may loop for ever without settling).
 
-use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::time::Instant as Clock;
 
 use elect_algos::Algorithm;
 use elect_core::{Process, Violation, When};
-use hashbrown::HashTable;
 use rayon::prelude::*;
 
 use crate::commute::{self, Commuting};
-use crate::model::{Action, Model, State};
+use crate::model::{Action, Model, Packed, State};
 use crate::{Counterexample, Memory, Order, Outcome, Verdict, reduce};
 
 /// States expanded in parallel at a time.
 const BATCH: usize = 256;
 
-/// The states seen: each one's fingerprint, by number, and a table from fingerprints to numbers. Fingerprints
-/// are already uniform: the table uses them as they are.
-struct Seen {
-    fps: Vec<u64>,
-    table: HashTable<u32>,
-}
+/// How many runs of a batch each thread takes on average, so that a thread that finishes early takes another.
+const PIECES_PER_THREAD: usize = 4;
 
-impl Seen {
-    fn new() -> Self {
-        Self { fps: Vec::new(), table: HashTable::new() }
-    }
+mod frontier;
+mod seen;
 
-    fn get(&self, fp: u64) -> Option<u32> {
-        self.table.find(fp, |&i| self.fps[i as usize] == fp).copied()
-    }
-
-    /// Numbers a state not seen before (the next number: states are numbered as they are found).
-    fn insert(&mut self, fp: u64) -> u32 {
-        let j = self.fps.len() as u32;
-        self.fps.push(fp);
-        let fps = &self.fps;
-        self.table.insert_unique(fp, j, |&i| fps[i as usize]);
-        j
-    }
-
-    /// The bytes it takes.
-    fn bytes(&self) -> usize {
-        self.fps.capacity() * 8 + self.table.allocation_size()
-    }
-}
+use frontier::Frontier;
+use seen::Seen;
 
 /// What one pass over the state graph found.
 struct Pass {
@@ -113,8 +89,9 @@ impl Graph {
     }
 }
 
-/// One state's verdict and successors.
-struct Expanded<P: Process> {
+/// One state's verdict, and how many successors it has.
+struct Expanded {
+    at: u32,
     quiescent: bool,
     elected: bool,
     settled: bool,
@@ -126,27 +103,44 @@ struct Expanded<P: Process> {
     /// The state is part of a timed run that has not settled ([`Model::settling`]).
     settling: bool,
     transitions: u64,
-    /// The successors, in the order of their actions: each one's action, fingerprint, and what the expansion found
-    /// of it.
-    next: Vec<(Action, u64, Next)>,
-    /// The successors not seen before the batch, in the same order: each state, and whether it shows the
-    /// properties what the state it came from does ([`Model::same_view`]). Kept apart, so that the many successors
-    /// seen before cost a few bytes each on their way to the merge.
-    new: Vec<(State<P>, bool)>,
+    /// How many of [`Piece::next`] are this state's successors.
+    successors: usize,
 }
 
-/// What a thread expanding states reuses from one state to the next: the buffer of enabled actions, and the state
-/// successors are stepped in ([`Model::step_into`]).
-struct Scratch<P: Process> {
+/// What one thread makes of a run of a batch's states, kept from one batch to the next for its memory.
+struct Piece<P: Process> {
+    expanded: Vec<Expanded>,
+    /// The successors, in the order of the states and of their actions: each one's action, fingerprint, and what
+    /// the expansion found of it.
+    next: Vec<(Action, u64, Next)>,
+    /// The successors not seen before the batch, in the same order, and whether each shows the properties what
+    /// the state it came from does ([`Model::same_view`]). Kept apart, so that the many successors seen before
+    /// cost a few bytes each on their way to the merge.
+    new: Packed<P>,
+    same: Vec<bool>,
+    /// The buffer of enabled actions, the state being expanded, and the state its successors are stepped in
+    /// ([`Model::step_into`]).
     actions: Vec<Action>,
     state: Option<State<P>>,
+    scratch: Option<State<P>>,
 }
 
-impl<P: Process> Default for Scratch<P> {
+impl<P: Process> Default for Piece<P> {
     fn default() -> Self {
-        Self { actions: Vec::new(), state: None }
+        Self {
+            expanded: Vec::new(),
+            next: Vec::new(),
+            new: Packed::default(),
+            same: Vec::new(),
+            actions: Vec::new(),
+            state: None,
+            scratch: None,
+        }
     }
 }
+
+/// Where an expansion puts the successors it finds: [`Piece::next`], [`Piece::new`] and [`Piece::same`].
+type Out<'a, P> = (&'a mut Vec<(Action, u64, Next)>, &'a mut Packed<P>, &'a mut Vec<bool>);
 
 /// A successor as the expansion found it. The thread that expands a state looks its successors up in the states
 /// seen before the batch, and compares their depths with its own, so that the merge, which runs on one thread,
@@ -236,11 +230,10 @@ fn search<A: Algorithm>(
     let designations =
         if reduce.is_some() { model.designations(reduce::designation_pays) } else { vec![model.initial().doomed()] };
     let mut seen = Seen::new();
-    // Each state waiting, with its number and whether it shows the properties what the state it came from did.
-    let mut frontier: VecDeque<(u32, bool, State<A::Process>)> = VecDeque::new();
+    let mut frontier = Frontier::new(dfs);
     for &doomed in &designations {
         let root = model.root(doomed);
-        frontier.push_back((seen.insert(root.fingerprint()), false, root));
+        frontier.push((seen.insert(root.fingerprint()), false), &root);
     }
     let roots = frontier.len();
     let mut pass = Pass {
@@ -270,7 +263,7 @@ fn search<A: Algorithm>(
     // Breadth-first, in the order of the actions: each new state joins the frontier as it is numbered. Otherwise a
     // state's successors are ordered first.
     let in_order = !dfs && config.shuffle.is_none();
-    let (mut batch, mut pushed) = (Vec::new(), Vec::new());
+    let (mut pieces, mut pushed) = (Vec::<Piece<A::Process>>::new(), Vec::new());
     'search: while !frontier.is_empty() {
         if frontier.len() as u64 > pass.memory.frontier_peak {
             pass.memory.frontier_peak = frontier.len() as u64;
@@ -290,106 +283,114 @@ fn search<A: Algorithm>(
             pass.stopped = Some("--max-memory");
             break;
         }
-        // A batch of the frontier is expanded in parallel, then merged in order, so that numbering, verdicts and
-        // paths do not depend on the number of threads.
-        // The threads that expand the states drop them. (A deque drained in parallel would be made contiguous
-        // first, moving the whole frontier.)
-        let take = frontier.len().min(memory.batch());
-        if dfs {
-            batch.extend(frontier.drain(frontier.len() - take..).rev());
-        } else {
-            batch.extend(frontier.drain(..take));
+        // A batch of the frontier is expanded in parallel, in runs of states one after another, then merged in
+        // order, so that numbering, verdicts and paths do not depend on the number of threads.
+        let batch = frontier.batch(memory.batch());
+        let take = batch.len();
+        let count = take.min(rayon::current_num_threads() * PIECES_PER_THREAD);
+        if pieces.len() < count {
+            pieces.resize_with(count, Piece::default);
         }
-        let expanded: Vec<(u32, Expanded<A::Process>)> = batch
-            .par_drain(..)
-            .map_init(Scratch::default, |scratch, (at, judged, state)| {
-                let e = expand(model, &state, judged, &pass.found, at, &seen, reduce, keep_edges, scratch);
-                (at, e)
-            })
-            .collect();
-        for (at, e) in expanded {
-            let depth = pass.found[at as usize].depth;
-            pass.depth = pass.depth.max(depth);
-            pass.elected |= e.elected;
-            pass.terminal += u64::from(e.quiescent);
-            if let Some(g) = &mut pass.graph {
-                g.settled[at as usize] = e.settled;
-                g.reduced[at as usize] = e.reduced;
-                g.settling[at as usize] = e.settling;
+        pieces[..count].par_iter_mut().enumerate().for_each(|(c, piece)| {
+            piece.expanded.clear();
+            piece.next.clear();
+            piece.new.clear();
+            piece.same.clear();
+            for k in c * take / count..(c + 1) * take / count {
+                let (at, judged) = batch.read(k, &mut piece.state);
+                let e = expand(model, judged, &pass.found, at, &seen, reduce, keep_edges, piece);
+                piece.expanded.push(e);
             }
-            if !e.violations.is_empty() {
-                for v in e.violations {
-                    if !pass.violations.iter().any(|(_, w)| w.property == v.property) {
-                        pass.violations.push((at, v));
-                    }
-                }
-                if !config.keep_going {
-                    pass.stopped_early = true;
-                    break 'search;
-                }
-                // A state that breaks a property is not explored further.
-                continue;
-            }
-            if e.cut {
-                pass.complete = false;
-                pass.stopped = Some("--max-depth");
-            }
-            pass.transitions += e.transitions;
-            let mut new = e.new.into_iter();
-            for (action, fp, next) in e.next {
-                let known = match next {
-                    Next::Seen(j, back) => {
-                        pass.maybe_cyclic |= back;
-                        Ok(j)
-                    }
-                    Next::New => {
-                        let state = new.next().expect("a state for each successor not seen before");
-                        seen.get(fp).ok_or(state)
-                    }
-                };
-                let target = match known {
-                    Ok(j) => {
-                        if let Next::New = next {
-                            pass.maybe_cyclic |= pass.found[j as usize].depth <= depth;
-                        }
-                        j
-                    }
-                    Err((next, judged)) => {
-                        if pass.found.len() >= config.max_states {
-                            pass.complete = false;
-                            pass.stopped = Some("--max-states");
-                            continue;
-                        }
-                        let j = seen.insert(fp);
-                        pass.found.push(Found { parent: at, depth: depth + 1, action: Some(action) });
-                        if let Some(g) = &mut pass.graph {
-                            g.settled.push(false);
-                            g.reduced.push(false);
-                            g.settling.push(false);
-                        }
-                        pass.states += 1;
-                        if in_order {
-                            frontier.push_back((j, judged, next));
-                        } else {
-                            pushed.push((j, judged, next));
-                        }
-                        j
-                    }
-                };
+        });
+        frontier.taken(take);
+        for piece in &mut pieces[..count] {
+            let mut next = piece.next.iter();
+            let mut new = 0..;
+            for e in piece.expanded.drain(..) {
+                let at = e.at;
+                let depth = pass.found[at as usize].depth;
+                pass.depth = pass.depth.max(depth);
+                pass.elected |= e.elected;
+                pass.terminal += u64::from(e.quiescent);
                 if let Some(g) = &mut pass.graph {
-                    g.edges.push((at, target));
+                    g.settled[at as usize] = e.settled;
+                    g.reduced[at as usize] = e.reduced;
+                    g.settling[at as usize] = e.settling;
                 }
-            }
-            if let Some(seed) = config.shuffle {
-                pushed.sort_by_key(|(j, ..)| {
-                    xxhash_rust::xxh3::xxh3_64_with_seed(&seen.fps[*j as usize].to_le_bytes(), seed)
-                });
-            }
-            if dfs {
-                // The first action's successor is taken first.
-                frontier.extend(pushed.drain(..).rev());
-            } else {
-                frontier.extend(pushed.drain(..));
+                if !e.violations.is_empty() {
+                    for v in e.violations {
+                        if !pass.violations.iter().any(|(_, w)| w.property == v.property) {
+                            pass.violations.push((at, v));
+                        }
+                    }
+                    if !config.keep_going {
+                        pass.stopped_early = true;
+                        break 'search;
+                    }
+                    // A state that breaks a property is not explored further (it has no successors).
+                    continue;
+                }
+                if e.cut {
+                    pass.complete = false;
+                    pass.stopped = Some("--max-depth");
+                }
+                pass.transitions += e.transitions;
+                for &(action, fp, found) in next.by_ref().take(e.successors) {
+                    let known = match found {
+                        Next::Seen(j, back) => {
+                            pass.maybe_cyclic |= back;
+                            Ok(j)
+                        }
+                        Next::New => {
+                            let i = new.next().expect("numbers for every successor");
+                            match seen.get(fp) {
+                                Some(j) => {
+                                    pass.maybe_cyclic |= pass.found[j as usize].depth <= depth;
+                                    Ok(j)
+                                }
+                                None => Err(i),
+                            }
+                        }
+                    };
+                    let target = match known {
+                        Ok(j) => j,
+                        Err(i) => {
+                            if pass.found.len() >= config.max_states.min(seen::MOST) {
+                                pass.complete = false;
+                                pass.stopped = Some("--max-states");
+                                continue;
+                            }
+                            let j = seen.insert(fp);
+                            pass.found.push(Found { parent: at, depth: depth + 1, action: Some(action) });
+                            if let Some(g) = &mut pass.graph {
+                                g.settled.push(false);
+                                g.reduced.push(false);
+                                g.settling.push(false);
+                            }
+                            pass.states += 1;
+                            if in_order {
+                                frontier.push_from((j, piece.same[i]), &piece.new, i);
+                            } else {
+                                pushed.push((j, piece.same[i], i));
+                            }
+                            j
+                        }
+                    };
+                    if let Some(g) = &mut pass.graph {
+                        g.edges.push((at, target));
+                    }
+                }
+                if let Some(seed) = config.shuffle {
+                    pushed
+                        .sort_by_key(|&(j, ..)| xxhash_rust::xxh3::xxh3_64_with_seed(&seen.fp(j).to_le_bytes(), seed));
+                }
+                if dfs {
+                    // The first action's successor is taken first.
+                    pushed.reverse();
+                }
+                for (j, judged, i) in pushed.drain(..) {
+                    frontier.push_from((j, judged), &piece.new, i);
+                }
             }
         }
         memory.expanded(take);
@@ -403,7 +404,7 @@ fn search<A: Algorithm>(
     if let Some(g) = &mut pass.graph {
         let bytes = g.edges.capacity() * 8 + g.settled.capacity() + g.reduced.capacity() + g.settling.capacity();
         pass.memory.edges_bytes_per_state = bytes as f64 / states;
-        g.fps = seen.fps;
+        g.fps = seen.into_fps();
     }
     pass
 }
@@ -415,16 +416,16 @@ fn search<A: Algorithm>(
 #[allow(clippy::too_many_arguments)]
 fn expand<A: Algorithm>(
     model: &Model<A>,
-    state: &State<A::Process>,
     judged: bool,
     reached: &[Found],
     at: u32,
     seen: &Seen,
     reduce: Option<Option<&Commuting>>,
     judge_settled: bool,
-    scratch: &mut Scratch<A::Process>,
-) -> Expanded<A::Process> {
-    let Scratch { actions, state: next } = scratch;
+    piece: &mut Piece<A::Process>,
+) -> Expanded {
+    let Piece { next, new, same, actions, state, scratch, .. } = piece;
+    let state = state.as_ref().expect("the state to expand");
     model.actions(state, actions);
     let actions = &actions[..];
     // A run may end here: nothing is left to happen but faults it need not suffer.
@@ -436,6 +437,7 @@ fn expand<A: Algorithm>(
     // order of the status changes within an instant, which need not pass through every state in between.
     let settling = model.settling(state);
     let mut e = Expanded {
+        at,
         quiescent,
         elected: agreed && settled && !(settling && model.due_now(state)),
         settled,
@@ -444,8 +446,7 @@ fn expand<A: Algorithm>(
         reduced: false,
         settling,
         transitions: 0,
-        next: Vec::new(),
-        new: Vec::new(),
+        successors: 0,
     };
     let depth = reached[at as usize].depth;
     if !e.violations.is_empty() {
@@ -457,25 +458,28 @@ fn expand<A: Algorithm>(
     }
     // States seen in earlier batches are dropped here, while still in cache; the merge catches the rest. Only
     // the others are copied out of the scratch state the successors are stepped in.
-    let found = |e: &mut Expanded<A::Process>, action: Action, next: Cow<'_, State<A::Process>>| {
-        let fp = next.fingerprint();
+    let (first, first_new) = (next.len(), new.len());
+    let mut out: Out<'_, A::Process> = (next, new, same);
+    let found = |(next, new, same): &mut Out<'_, A::Process>, action: Action, successor: &State<A::Process>| {
+        let fp = successor.fingerprint();
         match seen.get(fp) {
-            Some(j) => e.next.push((action, fp, Next::Seen(j, reached[j as usize].depth <= depth))),
+            Some(j) => next.push((action, fp, Next::Seen(j, reached[j as usize].depth <= depth))),
             None => {
-                let same = model.same_view(state, &next);
-                e.next.push((action, fp, Next::New));
-                e.new.push((next.into_owned(), same));
+                same.push(model.same_view(state, successor));
+                next.push((action, fp, Next::New));
+                new.push(successor);
             }
         }
     };
-    let scratch = next.get_or_insert_with(|| state.clone());
+    let scratch = scratch.get_or_insert_with(|| state.clone());
     if let Some(commuting) = reduce {
         if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, actions)) {
-            for (action, next) in chosen {
-                found(&mut e, action, Cow::Owned(next));
+            for (action, successor) in chosen {
+                found(&mut out, action, &successor);
             }
-            e.transitions = e.next.len() as u64;
             e.reduced = true;
+            e.successors = out.0.len() - first;
+            e.transitions = e.successors as u64;
             return e;
         }
         if let Some(subset) = reduce::persistent(model, state, actions) {
@@ -483,26 +487,28 @@ fn expand<A: Algorithm>(
             for &k in &subset {
                 model.step_into(state, actions[k], scratch);
                 visible |= model.visible_to_reduction(state, scratch);
-                found(&mut e, actions[k], Cow::Borrowed(scratch));
+                found(&mut out, actions[k], scratch);
                 if visible {
                     break;
                 }
             }
             if !visible {
-                e.transitions = e.next.len() as u64;
                 e.reduced = true;
+                e.successors = out.0.len() - first;
+                e.transitions = e.successors as u64;
                 return e;
             }
-            e.next.clear();
-            e.new.clear();
+            out.0.truncate(first);
+            out.1.truncate(first_new);
+            out.2.truncate(first_new);
         }
     }
-    e.next.reserve_exact(actions.len());
     for &a in actions {
         model.step_into(state, a, scratch);
-        found(&mut e, a, Cow::Borrowed(scratch));
+        found(&mut out, a, scratch);
     }
-    e.transitions = e.next.len() as u64;
+    e.successors = out.0.len() - first;
+    e.transitions = e.successors as u64;
     e
 }
 

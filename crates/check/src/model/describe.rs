@@ -18,7 +18,7 @@ impl<A: Algorithm> Model<A> {
             Action::Lose { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => return None,
         };
         let mut p = self.process(state, node)?.clone();
-        driver::handle(&mut p, Instant::from_ticks(state.now), event, &mut Vec::new())
+        driver::handle(&mut p, Instant::from_ticks(state.rest.now), event, &mut Vec::new())
     }
 
     /// The messages `action` put in flight, going from `before` to `after`: what is in flight after it, less
@@ -78,7 +78,7 @@ impl<A: Algorithm> Model<A> {
             Action::Recover { node } => Step::Recover { node: id(node) },
             Action::Wait => {
                 let dt = self.next_instant(state).unwrap_or(0);
-                Step::Wait { until: elect_scenario::Time(state.now + dt) }
+                Step::Wait { until: elect_scenario::Time(state.rest.now + dt) }
             }
         }
     }

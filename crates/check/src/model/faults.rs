@@ -29,7 +29,7 @@ impl<A: Algorithm> Model<A> {
         let all: Vec<u64> = (0..1u64 << n).filter(|mask| mask.count_ones() == k).collect();
         let pays = self.may_designate && pays(self, all.len());
         if !*self.designating.get_or_init(|| pays) {
-            return vec![self.initial().doomed];
+            return vec![self.initial().rest.doomed];
         }
         all
     }
@@ -41,17 +41,19 @@ impl<A: Algorithm> Model<A> {
 
     /// The initial state with only the processes of `doomed` allowed to crash.
     pub(crate) fn root(&self, doomed: u64) -> State<A::Process> {
-        State { doomed, ..self.initial() }
+        let mut root = self.initial();
+        root.rest.doomed = doomed;
+        root
     }
 
     /// Carries out the scheduled faults due now, and sets how long until the next one.
     pub(super) fn run_faults(&self, state: &mut State<A::Process>) {
-        while let Some(&(at, fault)) = self.schedule.get(state.next_fault as usize) {
-            if at > state.now {
-                state.fault_in = at - state.now;
+        while let Some(&(at, fault)) = self.schedule.get(state.rest.next_fault as usize) {
+            if at > state.rest.now {
+                state.rest.fault_in = at - state.rest.now;
                 return;
             }
-            state.next_fault += 1;
+            state.rest.next_fault += 1;
             self.restart_settling(state);
             match fault {
                 Scheduled::Crash(node) => self.crash(state, node),
@@ -67,18 +69,18 @@ impl<A: Algorithm> Model<A> {
                         self.handle(state, node, Event::Command(Command::Transfer { to }));
                     }
                 }
-                Scheduled::Link(k, down) => set_bit(&mut state.links_down, k, down),
-                Scheduled::Partition(k, on) => set_bit(&mut state.partitions_on, k, on),
+                Scheduled::Link(k, down) => set_bit(&mut state.rest.links_down, k, down),
+                Scheduled::Partition(k, on) => set_bit(&mut state.rest.partitions_on, k, on),
             }
         }
-        state.fault_in = 0;
+        state.rest.fault_in = 0;
     }
 
     /// A fault happened: a run that ends settled lasts its settling time from now.
     pub(super) fn restart_settling(&self, state: &mut State<A::Process>) {
         if let Some((settle, true)) = self.end {
-            state.ends_in = Some(settle);
-            state.steady = 0;
+            state.rest.ends_in = Some(settle);
+            state.rest.steady = 0;
         }
     }
 
@@ -104,7 +106,7 @@ impl<A: Algorithm> Model<A> {
         if !self.may_recover {
             let far = &self.link_far;
             state.msgs.retain(|(slot, _)| far[*slot as usize].0 != node);
-            state.parts = self.parts(state);
+            state.rest.parts = self.parts(state);
         }
         self.tell_neighbors(state, node, false);
     }

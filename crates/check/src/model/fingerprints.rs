@@ -1,5 +1,5 @@
 //! Fingerprints: of values (processes, messages), and of states, whose processes' and messages' share
-//! ([`State::parts`]) is kept up to date as the state changes, so that a successor's fingerprint costs what its
+//! ([`Rest::parts`]) is kept up to date as the state changes, so that a successor's fingerprint costs what its
 //! step changed rather than the whole state.
 //!
 //! The share is a sum of terms (wrapping, on 64 bits): one per position, hashing the fingerprint of its process (or of
@@ -78,29 +78,30 @@ fn link_terms(slot: u32, msgs: &[(u32, InFlight)]) -> u64 {
 
 impl<P: Process> State<P> {
     /// The 64-bit fingerprint states are told apart by: the parts, and the rest of the state hashed whole. The
-    /// clock is left out, and so is [`State::steady`].
+    /// clock is left out, and so is [`Rest::steady`].
     pub(crate) fn fingerprint(&self) -> u64 {
         let hashed = |empty: bool, value: &dyn Fn() -> u64| if empty { 0 } else { value() };
         let timers = hashed(self.timers.is_empty(), &|| fingerprint(&self.timers));
         let durable = hashed(self.durable.is_empty(), &|| fingerprint(&self.durable));
-        let declared =
-            hashed(self.declared.is_empty() && self.clash.is_none(), &|| fingerprint(&(&self.declared, self.clash)));
-        let budgets = u64::from(self.crashes_left)
-            | u64::from(self.recoveries_left) << 8
-            | u64::from(self.duplicates_left) << 16
-            | u64::from(self.next_fault) << 24
-            | u64::from(self.ends_in.is_some()) << 40;
+        let declared = hashed(self.declared.is_empty() && self.rest.clash.is_none(), &|| {
+            fingerprint(&(&self.declared, self.rest.clash))
+        });
+        let budgets = u64::from(self.rest.crashes_left)
+            | u64::from(self.rest.recoveries_left) << 8
+            | u64::from(self.rest.duplicates_left) << 16
+            | u64::from(self.rest.next_fault) << 24
+            | u64::from(self.rest.ends_in.is_some()) << 40;
         let words = [
-            self.parts,
+            self.rest.parts,
             timers,
             durable,
             declared,
             budgets,
-            self.doomed,
-            self.fault_in,
-            self.links_down,
-            self.partitions_on,
-            self.ends_in.unwrap_or(0),
+            self.rest.doomed,
+            self.rest.fault_in,
+            self.rest.links_down,
+            self.rest.partitions_on,
+            self.rest.ends_in.unwrap_or(0),
         ];
         let mut bytes = [0u8; 80];
         for (chunk, word) in bytes.chunks_exact_mut(8).zip(words) {
@@ -114,7 +115,7 @@ impl<P: Process> State<P> {
         let before = link_terms(slot, &self.msgs[self.link(slot)]);
         let r = change(&mut self.msgs);
         let after = link_terms(slot, &self.msgs[self.link(slot)]);
-        self.parts = self.parts.wrapping_sub(before).wrapping_add(after);
+        self.rest.parts = self.rest.parts.wrapping_sub(before).wrapping_add(after);
         r
     }
 }
@@ -128,7 +129,7 @@ impl<A: Algorithm> Model<A> {
     /// Sets position `node`'s term for a process whose fingerprint is `fp`, in place of the one it had.
     pub(super) fn retally(&self, state: &mut State<A::Process>, node: u32, fp: u64) {
         let old = process_term(node, self.process_fp(state.procs[node as usize]));
-        state.parts = state.parts.wrapping_sub(old).wrapping_add(process_term(node, fp));
+        state.rest.parts = state.rest.parts.wrapping_sub(old).wrapping_add(process_term(node, fp));
     }
 
     /// `state`'s parts, counted from scratch: after a step that changes every message (time passing), and to

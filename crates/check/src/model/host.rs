@@ -80,7 +80,7 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
         let at = state.declared.partition_point(|&(e, _)| e < epoch);
         match state.declared.get(at) {
             Some(&(e, other)) if e == epoch && other != node => {
-                state.clash.get_or_insert((epoch, other, node));
+                state.rest.clash.get_or_insert((epoch, other, node));
             }
             Some(&(e, _)) if e == epoch => {}
             _ => state.declared.insert(at, (epoch, node)),

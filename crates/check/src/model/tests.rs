@@ -92,9 +92,62 @@ fn a_fingerprint_does_not_depend_on_the_order_the_state_was_reached_in() {
     // Along a run, the share kept up to date is the one counted from scratch.
     let mut state = ab;
     for k in 0..200 {
-        assert_eq!(state.parts, model.parts(&state), "after {k} steps");
+        assert_eq!(state.rest.parts, model.parts(&state), "after {k} steps");
         model.actions(&state, &mut actions);
         let Some(&action) = actions.get(k % actions.len().max(1)) else { break };
         state = model.step(&state, action);
     }
+}
+
+/// Whether two states are the same, clock included.
+fn same<P: Process>(a: &State<P>, b: &State<P>) -> bool {
+    a.fingerprint() == b.fingerprint()
+        && (a.rest.now, a.rest.steady, a.rest.parts) == (b.rest.now, b.rest.steady, b.rest.parts)
+        && a.procs == b.procs
+        && a.msgs == b.msgs
+        && (a.timers.len(), a.durable.len(), a.declared.len()) == (b.timers.len(), b.durable.len(), b.declared.len())
+}
+
+#[test]
+fn packed_states_read_back_as_they_were_stored() {
+    // Timed, with a crash and a recovery: states with timers and durable state, messages coming and going.
+    let model = bully(1);
+    let mut states = vec![model.initial()];
+    let mut actions = Vec::new();
+    for k in 0..120 {
+        let state = states.last().unwrap();
+        model.actions(state, &mut actions);
+        let Some(&action) = actions.get(k % actions.len().max(1)) else { break };
+        states.push(model.step(state, action));
+    }
+    assert!(states.iter().any(|s| !s.timers.is_empty()) && states.iter().any(|s| !s.durable.is_empty()));
+    assert!(states.iter().any(|s| s.msgs.len() > 1) && states.iter().any(|s| s.msgs.is_empty()));
+    let mut packed = Packed::default();
+    for state in &states {
+        packed.push(state);
+    }
+    assert_eq!(packed.len(), states.len());
+    // Read into one state again and again, whose vectors are sometimes longer than the next state's.
+    let mut into = states[0].clone();
+    for i in (0..states.len()).rev().chain(0..states.len()) {
+        packed.read(i, &mut into);
+        assert!(same(&into, &states[i]), "state {i} read back");
+        assert!(same(&packed.get(i), &states[i]));
+    }
+    // Every other state copied into another, then the first half kept: the rest is forgotten.
+    let mut copied = Packed::default();
+    for i in (0..states.len()).step_by(2) {
+        copied.push_from(&packed, i);
+    }
+    for (k, i) in (0..states.len()).step_by(2).enumerate() {
+        assert!(same(&copied.get(k), &states[i]), "state {i} copied");
+    }
+    let half = states.len() / 2;
+    packed.truncate(half);
+    packed.push(&states[half + 1]);
+    assert_eq!(packed.len(), half + 1);
+    assert!(same(&packed.get(half - 1), &states[half - 1]));
+    assert!(same(&packed.get(half), &states[half + 1]), "a state stored after a truncation");
+    packed.clear();
+    assert_eq!(packed.len(), 0);
 }

@@ -16,7 +16,7 @@ impl<A: Algorithm> Model<A> {
     /// P-Unique is judged on.
     pub(crate) fn visible(&self, before: &State<A::Process>, after: &State<A::Process>) -> bool {
         before.declared != after.declared
-            || before.clash != after.clash
+            || before.rest.clash != after.rest.clash
             || (before.procs != after.procs && self.statuses(before).ne(self.statuses(after)))
     }
 
@@ -39,13 +39,13 @@ impl<A: Algorithm> Model<A> {
     /// the time until the scenario's end, has not passed. No cycle of the state graph should pass there, since the
     /// settling time only runs down; the search checks it ([`crate::search`]).
     pub(crate) fn settling(&self, state: &State<A::Process>) -> bool {
-        self.config.timed && state.ends_in.is_some_and(|left| left > 0)
+        self.config.timed && state.rest.ends_in.is_some_and(|left| left > 0)
     }
 
     /// Whether `after` shows the properties what `before` does: the same statuses, declarations, and links cut.
     /// Then its "always" verdicts are `before`'s.
     pub(crate) fn same_view(&self, before: &State<A::Process>, after: &State<A::Process>) -> bool {
-        (before.links_down, before.partitions_on) == (after.links_down, after.partitions_on)
+        (before.rest.links_down, before.rest.partitions_on) == (after.rest.links_down, after.rest.partitions_on)
             && !self.visible(before, after)
     }
 

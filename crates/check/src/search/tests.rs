@@ -100,3 +100,54 @@ fn a_timed_reduction_reaches_the_end_of_every_instant_the_full_graph_does() {
         }
     }
 }
+
+#[test]
+fn the_frontier_gives_states_back_first_in_first_out_or_last_in_first_out() {
+    let config = CheckConfig::new(SimConfig::new("bully", 4));
+    let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+    let model = Model::new(elect_algos::bully::Bully::default(), scenario, config).expect("a model");
+    // A few distinct states, stored in turn: each state's number says which it is.
+    let mut states = vec![model.initial()];
+    let mut actions = Vec::new();
+    while states.len() < 5 {
+        model.actions(states.last().unwrap(), &mut actions);
+        states.push(model.step(states.last().unwrap(), actions[0]));
+    }
+    let state = |j: u32| &states[j as usize % states.len()];
+    let mut into = None;
+    for dfs in [false, true] {
+        let mut frontier = Frontier::new(dfs);
+        // Far more states than a block holds (10,500), added while others are taken; breadth-first, batches end
+        // where blocks do.
+        let (mut pushed, mut taken) = (0u32, Vec::new());
+        while pushed < 10_000 || !frontier.is_empty() {
+            for _ in 0..if pushed < 10_000 { 700 } else { 0 } {
+                frontier.push((pushed, pushed % 3 == 0), state(pushed));
+                pushed += 1;
+            }
+            let batch = frontier.batch(300);
+            assert!(batch.len() > 0 && batch.len() <= 300);
+            let mut this = Vec::new();
+            for k in 0..batch.len() {
+                let (j, judged) = batch.read(k, &mut into);
+                assert_eq!(judged, j % 3 == 0);
+                assert_eq!(into.as_ref().unwrap().fingerprint(), state(j).fingerprint(), "state {j}");
+                this.push(j);
+            }
+            let len = this.len();
+            frontier.taken(len);
+            assert_eq!(frontier.len(), pushed as usize - taken.len() - len);
+            taken.extend(this);
+        }
+        if dfs {
+            // Last in, first out: each batch takes the newest states, newest first.
+            assert!(taken[..300].iter().copied().eq((400..700).rev()), "{:?}", &taken[..10]);
+        } else {
+            let wrong = taken.iter().enumerate().find(|&(k, &j)| j != k as u32);
+            assert_eq!(wrong, None, "first in, first out");
+        }
+        let mut sorted = taken.clone();
+        sorted.sort_unstable();
+        assert!(sorted.into_iter().eq(0..pushed), "every state taken once");
+    }
+}

@@ -1,0 +1,152 @@
+//! States kept one after another, as the frontier and the successors on their way to it keep them: each state's
+//! vectors go to the ends of shared vectors, one per field, and the rest of it ([`Rest`], a few dozen bytes) to a
+//! head. A waiting state costs no allocation of its own, states stored one after another are read from memory one
+//! after another, and once the shared vectors have grown, storing more states reuses the memory of those taken
+//! out.
+
+use super::*;
+
+/// States stored one after another ([`Self::push`]) and read back by their place ([`Self::read`]).
+pub(crate) struct Packed<P: Process> {
+    heads: Vec<Head>,
+    procs: Vec<u32>,
+    msgs: Vec<(u32, InFlight)>,
+    timers: Vec<(u32, P::Timer, Due)>,
+    durable: Vec<Option<P::Durable>>,
+    declared: Vec<(u64, u32)>,
+}
+
+/// One state's place in the shared vectors, and the rest of it.
+#[derive(Clone, Copy)]
+struct Head {
+    starts: Starts,
+    rest: Rest,
+}
+
+/// Where a state's vectors start in the shared vectors; each ends where the next state's starts.
+#[derive(Clone, Copy)]
+struct Starts {
+    procs: usize,
+    msgs: usize,
+    timers: usize,
+    durable: usize,
+    declared: usize,
+}
+
+impl<P: Process> Default for Packed<P> {
+    fn default() -> Self {
+        Self {
+            heads: Vec::new(),
+            procs: Vec::new(),
+            msgs: Vec::new(),
+            timers: Vec::new(),
+            durable: Vec::new(),
+            declared: Vec::new(),
+        }
+    }
+}
+
+impl<P: Process> Packed<P> {
+    /// How many states it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Forgets every state, keeping the memory for the next ones.
+    pub(crate) fn clear(&mut self) {
+        self.truncate(0);
+    }
+
+    /// Keeps the first `len` states.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len >= self.heads.len() {
+            return;
+        }
+        let s = self.heads[len].starts;
+        self.heads.truncate(len);
+        self.procs.truncate(s.procs);
+        self.msgs.truncate(s.msgs);
+        self.timers.truncate(s.timers);
+        self.durable.truncate(s.durable);
+        self.declared.truncate(s.declared);
+    }
+
+    /// Stores `state` after the others.
+    pub(crate) fn push(&mut self, state: &State<P>) {
+        self.push_parts(state.rest, (&state.procs, &state.msgs, &state.timers, &state.durable, &state.declared));
+    }
+
+    /// Stores `from`'s `i`-th state after the others.
+    pub(crate) fn push_from(&mut self, from: &Self, i: usize) {
+        self.push_parts(from.heads[i].rest, from.parts(i));
+    }
+
+    fn push_parts(&mut self, rest: Rest, parts: Parts<'_, P>) {
+        let (procs, msgs, timers, durable, declared) = parts;
+        self.heads.push(Head { starts: self.end(), rest });
+        self.procs.extend_from_slice(procs);
+        self.msgs.extend_from_slice(msgs);
+        self.timers.extend_from_slice(timers);
+        self.durable.extend_from_slice(durable);
+        self.declared.extend_from_slice(declared);
+    }
+
+    /// The `i`-th state's vectors.
+    fn parts(&self, i: usize) -> Parts<'_, P> {
+        let s = self.heads[i].starts;
+        let e = self.heads.get(i + 1).map_or_else(|| self.end(), |h| h.starts);
+        (
+            &self.procs[s.procs..e.procs],
+            &self.msgs[s.msgs..e.msgs],
+            &self.timers[s.timers..e.timers],
+            &self.durable[s.durable..e.durable],
+            &self.declared[s.declared..e.declared],
+        )
+    }
+
+    /// Where the next state's vectors will start.
+    fn end(&self) -> Starts {
+        Starts {
+            procs: self.procs.len(),
+            msgs: self.msgs.len(),
+            timers: self.timers.len(),
+            durable: self.durable.len(),
+            declared: self.declared.len(),
+        }
+    }
+
+    /// Copies the `i`-th state into `into`, reusing its vectors.
+    pub(crate) fn read(&self, i: usize, into: &mut State<P>) {
+        let (procs, msgs, timers, durable, declared) = self.parts(i);
+        *into = State {
+            procs: refill(&mut into.procs, procs),
+            msgs: refill(&mut into.msgs, msgs),
+            timers: refill(&mut into.timers, timers),
+            durable: refill(&mut into.durable, durable),
+            declared: refill(&mut into.declared, declared),
+            rest: self.heads[i].rest,
+        };
+    }
+
+    /// The `i`-th state, in vectors of its own.
+    pub(crate) fn get(&self, i: usize) -> State<P> {
+        let (procs, msgs, timers, durable, declared) = self.parts(i);
+        State {
+            procs: procs.to_vec(),
+            msgs: msgs.to_vec(),
+            timers: timers.to_vec(),
+            durable: durable.to_vec(),
+            declared: declared.to_vec(),
+            rest: self.heads[i].rest,
+        }
+    }
+}
+
+/// A state's vectors, borrowed.
+type Parts<'a, P> = (
+    &'a [u32],
+    &'a [(u32, InFlight)],
+    &'a [(u32, <P as Process>::Timer, Due)],
+    &'a [Option<<P as Process>::Durable>],
+    &'a [(u64, u32)],
+);
