@@ -139,6 +139,9 @@ pub struct CheckConfig {
     pub keep_going: bool,
     /// Whether to explore one persistent set of steps per state where that is sound.
     pub reduce: bool,
+    /// Keep every state seen, and tell states apart field by field rather than by their 64-bit fingerprints: no
+    /// two states can be taken for one, at the cost of each state seen taking what a waiting state does.
+    pub exact: bool,
     /// Stop after this many unique states (the verdict is then partial).
     pub max_states: usize,
     /// Do not explore beyond this many steps.
@@ -170,6 +173,7 @@ impl CheckConfig {
             shuffle: None,
             keep_going: false,
             reduce: true,
+            exact: false,
             max_states: 2_000_000,
             max_depth: u32::MAX,
             max_time: None,
@@ -339,7 +343,8 @@ pub struct Outcome {
 
 /// How a search spent memory. Visited states are kept as 64-bit fingerprints with, for each, how it was first
 /// reached (its parent's number, its depth and the step), from which a counterexample's path is rebuilt; only the
-/// states waiting to be expanded are kept whole, sharing the processes they have in common.
+/// states waiting to be expanded are kept whole, sharing the processes they have in common (and, in the exact mode,
+/// every state seen).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Memory {
     /// Bytes per visited state: its fingerprint, its slot in the table of fingerprints, and how it was reached.
@@ -352,8 +357,10 @@ pub struct Memory {
     pub process_states: u64,
     /// Distinct messages met, each kept once likewise.
     pub messages: u64,
+    /// Whether every state seen was kept, and states told apart field by field ([`CheckConfig::exact`]).
+    pub exact: bool,
     /// An upper bound on the odds that two distinct visited states shared a fingerprint, which would have hidden
-    /// one of them: `s(s − 1) / 2⁶⁵` for `s` states.
+    /// one of them: `s(s − 1) / 2⁶⁵` for `s` states (0 in the exact mode).
     pub collision_odds: f64,
 }
 

@@ -229,11 +229,11 @@ fn search<A: Algorithm>(
     // Distinct designations give distinct states: root `r` is state number `r`.
     let designations =
         if reduce.is_some() { model.designations(reduce::designation_pays) } else { vec![model.initial().doomed()] };
-    let mut seen = Seen::new();
+    let mut seen = Seen::new(config.exact);
     let mut frontier = Frontier::new(dfs);
     for &doomed in &designations {
         let root = model.root(doomed);
-        frontier.push((seen.insert(root.fingerprint()), false), &root);
+        frontier.push((seen.insert(root.fingerprint(), &root), false), &root);
     }
     let roots = frontier.len();
     let mut pass = Pass {
@@ -343,7 +343,7 @@ fn search<A: Algorithm>(
                         }
                         Next::New => {
                             let i = new.next().expect("numbers for every successor");
-                            match seen.get(fp) {
+                            match seen.get_packed(fp, &piece.new, i) {
                                 Some(j) => {
                                     pass.maybe_cyclic |= pass.found[j as usize].depth <= depth;
                                     Ok(j)
@@ -360,7 +360,7 @@ fn search<A: Algorithm>(
                                 pass.stopped = Some("--max-states");
                                 continue;
                             }
-                            let j = seen.insert(fp);
+                            let j = seen.insert_packed(fp, &piece.new, i);
                             pass.found.push(Found { parent: at, depth: depth + 1, action: Some(action) });
                             if let Some(g) = &mut pass.graph {
                                 g.settled.push(false);
@@ -398,7 +398,8 @@ fn search<A: Algorithm>(
     let states = pass.found.len().max(1) as f64;
     let found_bytes = pass.found.capacity() * std::mem::size_of::<Found>();
     pass.memory.visited_bytes_per_state = (seen.bytes() + found_bytes) as f64 / states;
-    pass.memory.collision_odds = Memory::collision_odds(pass.states);
+    pass.memory.exact = config.exact;
+    pass.memory.collision_odds = if config.exact { 0.0 } else { Memory::collision_odds(pass.states) };
     let (messages, processes) = model.interned();
     (pass.memory.messages, pass.memory.process_states) = (messages as u64, processes as u64);
     if let Some(g) = &mut pass.graph {
@@ -419,7 +420,7 @@ fn expand<A: Algorithm>(
     judged: bool,
     reached: &[Found],
     at: u32,
-    seen: &Seen,
+    seen: &Seen<A::Process>,
     reduce: Option<Option<&Commuting>>,
     judge_settled: bool,
     piece: &mut Piece<A::Process>,
@@ -462,7 +463,7 @@ fn expand<A: Algorithm>(
     let mut out: Out<'_, A::Process> = (next, new, same);
     let found = |(next, new, same): &mut Out<'_, A::Process>, action: Action, successor: &State<A::Process>| {
         let fp = successor.fingerprint();
-        match seen.get(fp) {
+        match seen.get(fp, successor) {
             Some(j) => next.push((action, fp, Next::Seen(j, reached[j as usize].depth <= depth))),
             None => {
                 same.push(model.same_view(state, successor));

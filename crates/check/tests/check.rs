@@ -300,6 +300,37 @@ fn a_visited_state_costs_bytes_not_kilobytes() {
 }
 
 #[test]
+fn the_exact_mode_finds_the_same_states_and_verdicts() {
+    let member = |exact: bool, bug: bool| {
+        let mut sim = SimConfig::new("bully", 3);
+        sim.monitor = Some(2);
+        if bug {
+            sim.params = Params::parse(["monitor-bug=same-epoch"]).unwrap();
+        }
+        let mut config = CheckConfig::new(sim);
+        (config.timed, config.crashes, config.exact) = (true, 1, exact);
+        check(&config).unwrap()
+    };
+    let ring = |exact: bool| {
+        run_with("chang-roberts", 6, |c| (c.network, c.reduce, c.exact) = (Network::Unordered, false, exact))
+    };
+    for (fingerprints, exact) in [
+        (ring(false), ring(true)),
+        (member(false, false), member(true, false)),
+        (member(false, true), member(true, true)),
+    ] {
+        assert_eq!(
+            (fingerprints.states, fingerprints.transitions, verdicts_of(&fingerprints)),
+            (exact.states, exact.transitions, verdicts_of(&exact))
+        );
+        assert_eq!(fingerprints.counterexample.map(|c| c.path), exact.counterexample.map(|c| c.path));
+        assert!(exact.memory.exact && exact.memory.collision_odds == 0.0);
+        // Every state kept whole costs more than its fingerprint.
+        assert!(exact.memory.visited_bytes_per_state > fingerprints.memory.visited_bytes_per_state + 30.0);
+    }
+}
+
+#[test]
 fn a_saved_counterexample_replays_to_the_same_violation() {
     for (algorithm, timed, bound) in [("bully", false, None), ("bully", true, Some(400)), ("peterson", false, None)] {
         let mut config = CheckConfig::new(SimConfig::new(algorithm, 4));

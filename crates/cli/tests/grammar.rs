@@ -77,7 +77,8 @@ const CHECK: &[&str] = &[
     "--param",
 ];
 const SWEEP: &[&str] = &["--algorithms", "--seeds", "--threads", "--max-runs"];
-const SWITCHES: &[&str] = &["--json", "--monitor", "--bare-monitor", "--timed", "--dfs", "--keep-going", "--help"];
+const SWITCHES: &[&str] =
+    &["--json", "--monitor", "--bare-monitor", "--timed", "--dfs", "--keep-going", "--exact", "--help"];
 const ALGORITHMS: &[&str] =
     &["bully", "chang-roberts", "lelann", "floodmax", "invitation", "ad-hoc", "franklin", "garcia-molina", "paxos"];
 

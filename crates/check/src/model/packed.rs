@@ -128,6 +128,39 @@ impl<P: Process> Packed<P> {
         };
     }
 
+    /// Whether the `i`-th state is `state`, field by field: the same processes and messages (their numbers: equal
+    /// values have one number), timers, durable state, declarations, budgets and faults. The clock and the steady
+    /// window are left out, as a fingerprint leaves them out.
+    pub(crate) fn same(&self, i: usize, state: &State<P>) -> bool {
+        self.same_as(i, state.rest, (&state.procs, &state.msgs, &state.timers, &state.durable, &state.declared))
+    }
+
+    /// As [`Self::same`], for `other`'s `k`-th state.
+    pub(crate) fn same_packed(&self, i: usize, other: &Self, k: usize) -> bool {
+        self.same_as(i, other.heads[k].rest, other.parts(k))
+    }
+
+    fn same_as(&self, i: usize, rest: Rest, parts: Parts<'_, P>) -> bool {
+        let key = |r: Rest| {
+            let budgets = (r.crashes_left, r.doomed, r.recoveries_left, r.duplicates_left);
+            (r.parts, r.clash, budgets, r.next_fault, r.fault_in, r.links_down, r.partitions_on, r.ends_in)
+        };
+        key(self.heads[i].rest) == key(rest) && self.parts(i) == parts
+    }
+
+    /// The bytes it takes.
+    pub(crate) fn bytes(&self) -> usize {
+        fn bytes<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        bytes(&self.heads)
+            + bytes(&self.procs)
+            + bytes(&self.msgs)
+            + bytes(&self.timers)
+            + bytes(&self.durable)
+            + bytes(&self.declared)
+    }
+
     /// The `i`-th state, in vectors of its own.
     pub(crate) fn get(&self, i: usize) -> State<P> {
         let (procs, msgs, timers, durable, declared) = self.parts(i);

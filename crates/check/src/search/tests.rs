@@ -151,3 +151,33 @@ fn the_frontier_gives_states_back_first_in_first_out_or_last_in_first_out() {
         assert!(sorted.into_iter().eq(0..pushed), "every state taken once");
     }
 }
+
+#[test]
+fn the_exact_mode_tells_apart_two_states_that_share_a_fingerprint() {
+    let config = CheckConfig::new(SimConfig::new("bully", 4));
+    let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+    let model = Model::new(elect_algos::bully::Bully::default(), scenario, config).expect("a model");
+    let a = model.initial();
+    let mut actions = Vec::new();
+    model.actions(&a, &mut actions);
+    let b = model.step(&a, actions[0]);
+    let mut packed = Packed::default();
+    packed.push(&b);
+    // One fingerprint for two distinct states, as a collision would give.
+    let fp = 42;
+    for exact in [false, true] {
+        let mut seen = Seen::new(exact);
+        let first = seen.insert(fp, &a);
+        assert_eq!(seen.get(fp, &a), Some(first));
+        if exact {
+            assert_eq!(seen.get(fp, &b), None);
+            assert_eq!(seen.get_packed(fp, &packed, 0), None);
+            let second = seen.insert_packed(fp, &packed, 0);
+            assert_ne!(first, second);
+            assert_eq!(seen.get(fp, &b), Some(second));
+            assert_eq!(seen.get(fp, &a), Some(first));
+        } else {
+            assert_eq!(seen.get(fp, &b), Some(first), "by its fingerprint alone, the second is taken for the first");
+        }
+    }
+}
