@@ -102,8 +102,7 @@ struct Expanded {
     reduced: bool,
     /// The state is part of a timed run that has not settled ([`Model::settling`]).
     settling: bool,
-    transitions: u64,
-    /// How many of [`Piece::next`] are this state's successors.
+    /// How many of [`Piece::next`] are this state's successors (its transitions).
     successors: usize,
 }
 
@@ -334,7 +333,7 @@ fn search<A: Algorithm>(
                     pass.complete = false;
                     pass.stopped = Some("--max-depth");
                 }
-                pass.transitions += e.transitions;
+                pass.transitions += e.successors as u64;
                 for &(action, fp, found) in next.by_ref().take(e.successors) {
                     let known = match found {
                         Next::Seen(j, back) => {
@@ -446,7 +445,6 @@ fn expand<A: Algorithm>(
         cut: false,
         reduced: false,
         settling,
-        transitions: 0,
         successors: 0,
     };
     let depth = reached[at as usize].depth;
@@ -480,7 +478,6 @@ fn expand<A: Algorithm>(
             }
             e.reduced = true;
             e.successors = out.0.len() - first;
-            e.transitions = e.successors as u64;
             return e;
         }
         if let Some(subset) = reduce::persistent(model, state, actions) {
@@ -496,7 +493,6 @@ fn expand<A: Algorithm>(
             if !visible {
                 e.reduced = true;
                 e.successors = out.0.len() - first;
-                e.transitions = e.successors as u64;
                 return e;
             }
             out.0.truncate(first);
@@ -509,7 +505,6 @@ fn expand<A: Algorithm>(
         found(&mut out, a, scratch);
     }
     e.successors = out.0.len() - first;
-    e.transitions = e.successors as u64;
     e
 }
 
