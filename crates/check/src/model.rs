@@ -142,36 +142,58 @@ pub(crate) struct Rest {
 
 impl<P: Process> Clone for State<P> {
     fn clone(&self) -> Self {
-        Self {
-            procs: self.procs.clone(),
-            msgs: self.msgs.clone(),
-            timers: self.timers.clone(),
-            durable: self.durable.clone(),
-            declared: self.declared.clone(),
-            ..*self
-        }
+        Self::from_vectors(self.rest, self.vectors())
     }
 
     /// Copies `source` into the vectors this state already has: a search steps one scratch state per successor
     /// ([`Model::step_into`]) and allocates only for those it keeps.
     fn clone_from(&mut self, source: &Self) {
-        *self = Self {
-            procs: refill(&mut self.procs, &source.procs),
-            msgs: refill(&mut self.msgs, &source.msgs),
-            timers: refill(&mut self.timers, &source.timers),
-            durable: refill(&mut self.durable, &source.durable),
-            declared: refill(&mut self.declared, &source.declared),
-            ..*source
-        };
+        self.refill(source.rest, source.vectors());
     }
 }
 
-/// `mine`, taken, holding a copy of `theirs`: the memory it had is reused.
-fn refill<T: Clone>(mine: &mut Vec<T>, theirs: &[T]) -> Vec<T> {
-    let mut mine = std::mem::take(mine);
-    mine.clear();
-    mine.extend_from_slice(theirs);
-    mine
+/// A state's vectors, borrowed.
+type Vectors<'a, P> = (
+    &'a [u32],
+    &'a [(u32, InFlight)],
+    &'a [(u32, <P as Process>::Timer, Due)],
+    &'a [Option<<P as Process>::Durable>],
+    &'a [(u64, u32)],
+);
+
+impl<P: Process> State<P> {
+    /// Its vectors, borrowed.
+    fn vectors(&self) -> Vectors<'_, P> {
+        (&self.procs, &self.msgs, &self.timers, &self.durable, &self.declared)
+    }
+
+    /// The state made of `rest` and copies of `vectors`.
+    fn from_vectors(rest: Rest, vectors: Vectors<'_, P>) -> Self {
+        let (procs, msgs, timers, durable, declared) = vectors;
+        Self {
+            procs: procs.to_vec(),
+            msgs: msgs.to_vec(),
+            timers: timers.to_vec(),
+            durable: durable.to_vec(),
+            declared: declared.to_vec(),
+            rest,
+        }
+    }
+
+    /// Becomes the state made of `rest` and copies of `vectors`, in the vectors it already has.
+    fn refill(&mut self, rest: Rest, vectors: Vectors<'_, P>) {
+        fn refill<T: Clone>(mine: &mut Vec<T>, theirs: &[T]) {
+            mine.clear();
+            mine.extend_from_slice(theirs);
+        }
+        let (procs, msgs, timers, durable, declared) = vectors;
+        refill(&mut self.procs, procs);
+        refill(&mut self.msgs, msgs);
+        refill(&mut self.timers, timers);
+        refill(&mut self.durable, durable);
+        refill(&mut self.declared, declared);
+        self.rest = rest;
+    }
 }
 
 impl<P: Process> State<P> {

@@ -73,16 +73,16 @@ impl<P: Process> Packed<P> {
 
     /// Stores `state` after the others.
     pub(crate) fn push(&mut self, state: &State<P>) {
-        self.push_parts(state.rest, (&state.procs, &state.msgs, &state.timers, &state.durable, &state.declared));
+        self.push_vectors(state.rest, state.vectors());
     }
 
     /// Stores `from`'s `i`-th state after the others.
     pub(crate) fn push_from(&mut self, from: &Self, i: usize) {
-        self.push_parts(from.heads[i].rest, from.parts(i));
+        self.push_vectors(from.heads[i].rest, from.vectors(i));
     }
 
-    fn push_parts(&mut self, rest: Rest, parts: Parts<'_, P>) {
-        let (procs, msgs, timers, durable, declared) = parts;
+    fn push_vectors(&mut self, rest: Rest, vectors: Vectors<'_, P>) {
+        let (procs, msgs, timers, durable, declared) = vectors;
         self.heads.push(Head { starts: self.end(), rest });
         self.procs.extend_from_slice(procs);
         self.msgs.extend_from_slice(msgs);
@@ -92,7 +92,7 @@ impl<P: Process> Packed<P> {
     }
 
     /// The `i`-th state's vectors.
-    fn parts(&self, i: usize) -> Parts<'_, P> {
+    fn vectors(&self, i: usize) -> Vectors<'_, P> {
         let s = self.heads[i].starts;
         let e = self.heads.get(i + 1).map_or_else(|| self.end(), |h| h.starts);
         (
@@ -117,35 +117,27 @@ impl<P: Process> Packed<P> {
 
     /// Copies the `i`-th state into `into`, reusing its vectors.
     pub(crate) fn read(&self, i: usize, into: &mut State<P>) {
-        let (procs, msgs, timers, durable, declared) = self.parts(i);
-        *into = State {
-            procs: refill(&mut into.procs, procs),
-            msgs: refill(&mut into.msgs, msgs),
-            timers: refill(&mut into.timers, timers),
-            durable: refill(&mut into.durable, durable),
-            declared: refill(&mut into.declared, declared),
-            rest: self.heads[i].rest,
-        };
+        into.refill(self.heads[i].rest, self.vectors(i));
     }
 
     /// Whether the `i`-th state is `state`, field by field: the same processes and messages (their numbers: equal
     /// values have one number), timers, durable state, declarations, budgets and faults. The clock and the steady
     /// window are left out, as a fingerprint leaves them out.
     pub(crate) fn same(&self, i: usize, state: &State<P>) -> bool {
-        self.same_as(i, state.rest, (&state.procs, &state.msgs, &state.timers, &state.durable, &state.declared))
+        self.same_as(i, state.rest, state.vectors())
     }
 
     /// As [`Self::same`], for `other`'s `k`-th state.
     pub(crate) fn same_packed(&self, i: usize, other: &Self, k: usize) -> bool {
-        self.same_as(i, other.heads[k].rest, other.parts(k))
+        self.same_as(i, other.heads[k].rest, other.vectors(k))
     }
 
-    fn same_as(&self, i: usize, rest: Rest, parts: Parts<'_, P>) -> bool {
+    fn same_as(&self, i: usize, rest: Rest, vectors: Vectors<'_, P>) -> bool {
         let key = |r: Rest| {
             let budgets = (r.crashes_left, r.doomed, r.recoveries_left, r.duplicates_left);
             (r.parts, r.clash, budgets, r.next_fault, r.fault_in, r.links_down, r.partitions_on, r.ends_in)
         };
-        key(self.heads[i].rest) == key(rest) && self.parts(i) == parts
+        key(self.heads[i].rest) == key(rest) && self.vectors(i) == vectors
     }
 
     /// The bytes it takes.
@@ -163,23 +155,6 @@ impl<P: Process> Packed<P> {
 
     /// The `i`-th state, in vectors of its own.
     pub(crate) fn get(&self, i: usize) -> State<P> {
-        let (procs, msgs, timers, durable, declared) = self.parts(i);
-        State {
-            procs: procs.to_vec(),
-            msgs: msgs.to_vec(),
-            timers: timers.to_vec(),
-            durable: durable.to_vec(),
-            declared: declared.to_vec(),
-            rest: self.heads[i].rest,
-        }
+        State::from_vectors(self.heads[i].rest, self.vectors(i))
     }
 }
-
-/// A state's vectors, borrowed.
-type Parts<'a, P> = (
-    &'a [u32],
-    &'a [(u32, InFlight)],
-    &'a [(u32, <P as Process>::Timer, Due)],
-    &'a [Option<<P as Process>::Durable>],
-    &'a [(u64, u32)],
-);

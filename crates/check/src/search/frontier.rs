@@ -84,13 +84,11 @@ impl<P: Process> Frontier<P> {
     /// The next states to expand, at most `most` (and for a breadth-first search, at most what is left of the
     /// front block). They stay in the frontier until [`Self::taken`].
     pub(super) fn batch(&self, most: usize) -> Batch<'_, P> {
+        let block = &self.blocks[0];
+        let len = most.min(block.tags.len() - block.taken);
         if self.stack {
-            let block = &self.blocks[0];
-            let len = most.min(block.tags.len());
             Batch { block, first: block.tags.len().wrapping_sub(1), len, backwards: true }
         } else {
-            let block = &self.blocks[0];
-            let len = most.min(block.tags.len() - block.taken);
             Batch { block, first: block.taken, len, backwards: false }
         }
     }
@@ -121,25 +119,25 @@ impl<P: Process> Frontier<P> {
 
     /// Adds `from`'s `i`-th state at the back.
     pub(super) fn push_from(&mut self, tag: (u32, bool), from: &Packed<P>, i: usize) {
-        self.back().states.push_from(from, i);
-        self.back().tags.push(tag);
-        self.len += 1;
+        self.back(tag).push_from(from, i);
     }
 
     /// Adds `state` at the back.
     pub(super) fn push(&mut self, tag: (u32, bool), state: &State<P>) {
-        self.back().states.push(state);
-        self.back().tags.push(tag);
-        self.len += 1;
+        self.back(tag).push(state);
     }
 
-    /// The block the next state goes to: a new one once the last is full (breadth-first).
-    fn back(&mut self) -> &mut Block<P> {
+    /// Counts one more state, with `tag`, in the block it goes to (a new one once the last is full,
+    /// breadth-first), and gives that block's states for it to be stored in.
+    fn back(&mut self, tag: (u32, bool)) -> &mut Packed<P> {
+        self.len += 1;
         let full = self.blocks.back().is_none_or(|b| b.tags.len() >= BLOCK);
         if !self.stack && full {
             let block = self.spare.pop().unwrap_or_else(Block::new);
             self.blocks.push_back(block);
         }
-        self.blocks.back_mut().expect("a block")
+        let back = self.blocks.back_mut().expect("a block");
+        back.tags.push(tag);
+        &mut back.states
     }
 }
