@@ -362,6 +362,38 @@ fn in_the_lease_mode_no_two_members_lead_at_one_instant_and_outside_it_they_do()
     }
 }
 
+/// A leader that hears nobody, from 5 on and for ever (`lease-deaf-leader.toml`), in the lease mode at n = 3: in every
+/// interleaving no two members lead at one instant, and 1 and 2, a majority that can talk, end up following a leader
+/// among them that leads (`majority-leader`: its lease lapses, it goes quiet, they elect another). The planted flaw
+/// of a leader whose lease lapsed beating on as if it held one is found: 1 and 2 keep following 3, and nobody leads.
+#[test]
+fn in_the_lease_mode_a_majority_elects_another_leader_when_the_leader_hears_nobody() {
+    use elect_core::Property::{MajorityLeader, OneLeader};
+    for algorithm in ["bully", "garcia-molina"] {
+        let mut sim = scenario("lease-deaf-leader");
+        sim.algorithm = algorithm.to_owned();
+        sim.only = vec![OneLeader, MajorityLeader];
+        for network in [Network::Fifo, Network::Unordered] {
+            let mut c = CheckConfig::new(sim.clone());
+            (c.timed, c.network) = (true, network);
+            let o = check(&c).unwrap();
+            assert!(o.ok() && o.complete, "{algorithm}, {network:?}: {:?}", o.counterexample);
+            assert_eq!(verdicts(&o), [("one-leader", "held"), ("majority-leader", "held"), ("leader", "held")]);
+        }
+
+        sim.params = Params::parse(["lease=on", "monitor-bug=lapsed-leader"]).unwrap();
+        let mut c = CheckConfig::new(sim);
+        c.timed = true;
+        let o = check(&c).unwrap();
+        let found = o.counterexample.as_ref().unwrap_or_else(|| panic!("{algorithm}: {:?}", o.verdicts));
+        assert_eq!(found.property, "majority-leader", "{algorithm}");
+        assert!(found.detail.contains("processes {1, 2}, a majority"), "{}", found.detail);
+        let replayed = replay(&c, &found.actions).unwrap();
+        let last = replayed.steps.last().unwrap();
+        assert!(last.violations.iter().any(|v| v.property == MajorityLeader), "{algorithm}");
+    }
+}
+
 /// A transfer from the leader to the weakest member, checked at n = 3 with a crash: one grant per epoch, one live
 /// leader at the end, and in the lease mode one leader at a time; judging safety (the strongest leads) shows the
 /// weakest member leading, so the transfer takes effect.

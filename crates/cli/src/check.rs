@@ -197,7 +197,7 @@ impl CheckArgs {
     }
 
     /// The run of the scenario file at `path`, with what --algorithm, --nodes, --param, --lease, --monitor,
-    /// --bare-monitor, --heartbeat and --judge change in it.
+    /// --bare-monitor, --heartbeat, --judge and --only change in it.
     fn scenario_config(&self, limits: &Limits, path: &Path) -> anyhow::Result<SimConfig> {
         let text = crate::presets::read(limits, path)?;
         let mut sim =
@@ -215,6 +215,7 @@ impl CheckArgs {
             }
         }
         sim.judge.extend(self.scenario_args.judge.iter().copied());
+        sim.only.extend(self.scenario_args.only.iter().copied());
         if self.scenario_args.monitor || self.scenario_args.bare_monitor {
             sim.monitor = Some(self.scenario_args.heartbeat.or(sim.monitor).unwrap_or(2));
             sim.bare_monitor = self.scenario_args.bare_monitor;

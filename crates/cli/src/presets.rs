@@ -19,6 +19,7 @@ pub(crate) const SCENARIOS: &[(&str, &str)] = &[
     ("garcia-molina-typical", include_str!("../../../scenarios/garcia-molina-typical.toml")),
     ("invitation-lossy", include_str!("../../../scenarios/invitation-lossy.toml")),
     ("invitation-merge", include_str!("../../../scenarios/invitation-merge.toml")),
+    ("lease-deaf-leader", include_str!("../../../scenarios/lease-deaf-leader.toml")),
     ("member-deaf-to-leader", include_str!("../../../scenarios/member-deaf-to-leader.toml")),
     ("member-one-way", include_str!("../../../scenarios/member-one-way.toml")),
     ("member-partition", include_str!("../../../scenarios/member-partition.toml")),

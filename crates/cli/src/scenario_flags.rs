@@ -104,6 +104,11 @@ pub(crate) struct ScenarioArgs {
     /// leads on beside the majority's new leader while it is cut off.
     #[arg(long, value_name = "PROPERTY", value_parser = parse_property)]
     pub(crate) judge: Vec<elect_core::Property>,
+    /// Judge these properties and no others (comma-separated or repeated), whether the algorithm promises them or
+    /// not: under a fault that never heals, agreement among every live process cannot hold, while majority-leader
+    /// (a majority that can talk follows one leader among it) can.
+    #[arg(long, value_name = "PROPERTY", value_parser = parse_property, value_delimiter = ',')]
+    pub(crate) only: Vec<elect_core::Property>,
 }
 
 /// The flags of [`ScenarioArgs`] a scenario file describes instead (all but --seed), by id.
@@ -187,6 +192,7 @@ impl ScenarioArgs {
         cfg.bare_monitor = self.bare_monitor;
         cfg.synchronizer = self.synchronizer;
         cfg.judge.clone_from(&self.judge);
+        cfg.only.clone_from(&self.only);
         Ok(cfg)
     }
 }

@@ -18,7 +18,7 @@ use crate::{BadInput, Outcome, progress};
 pub(crate) struct SimArgs {
     /// Run the scenario in this TOML file, or the one of this name that ships with elect (`elect list
     /// --scenarios`; a path has a / or ends in .toml), and check the ending it documents; only --seed, --judge,
-    /// --json, --trace and the pictures (--svg, --topology-svg, --html, --shiviz) may be given with it.
+    /// --only, --json, --trace and the pictures (--svg, --topology-svg, --html, --shiviz) may be given with it.
     #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = DESCRIBED_BY_A_FILE, conflicts_with_all = SIM_SCENARIO_FLAGS)]
     scenario: Option<PathBuf>,
     /// Re-run a counterexample saved by `elect check --save FILE`, step by step, showing each status change and
@@ -111,6 +111,7 @@ impl SimArgs {
                 file.config.seed = seed;
             }
             file.config.judge.extend(self.scenario_args.judge.iter().copied());
+            file.config.only.extend(self.scenario_args.only.iter().copied());
             return Ok((file.config.clone(), Some(file)));
         }
         let mut cfg = self.scenario_args.config()?;

@@ -305,3 +305,26 @@ fn in_the_lease_mode_no_two_members_say_they_lead_at_once_through_every_fault() 
     }
     assert_eq!(report["lease"], true, "{report:#}");
 }
+
+/// A leader that hears nobody but is heard (`deaf-leader`): in the classic mode it leads on and nothing changes; in the
+/// lease mode no backing reaches it, its lease lapses, it goes quiet, and the other two elect one of them well within
+/// the bound of the lease guide (about 90 ms with these timings; 500 ms leaves room for a busy machine), with never
+/// two members leading at once.
+#[test]
+fn a_leader_that_hears_nobody_leads_on_in_the_classic_mode_and_gives_way_in_the_lease_mode() {
+    let deaf = ["--nodes", "3", "--algorithm", "bully", "--nemesis", "deaf-leader", "--nemesis-hold", "1000"];
+    let (pid, code, report) = cluster_pid(&[&deaf[..], &["--nemesis-rounds", "1"]].concat());
+    check_nemesis(pid, code, &report, 1);
+    let r = &report["nemesis"]["rounds"][0];
+    assert_eq!((r["failover_ms"].as_f64(), r["side_changes"].as_u64()), (None, Some(0)), "{r}");
+    assert_eq!(r["leader"], r["after"][0], "{r}");
+
+    let (pid, code, report) = cluster_pid(&[&deaf[..], &["--nemesis-rounds", "2", "--lease"]].concat());
+    check_nemesis(pid, code, &report, 2);
+    let overlap = &report["leaders_overlap"];
+    assert_eq!((overlap["total_ms"].as_f64(), overlap["stretches"].as_u64()), (Some(0.0), Some(0)), "{overlap}");
+    for r in report["nemesis"]["rounds"].as_array().unwrap() {
+        assert!(r["failover_ms"].as_f64().is_some_and(|f| f < 500.0), "{r}");
+        assert!(r["leaderless_ms"].as_f64().is_some_and(|f| f < 1000.0), "{r}");
+    }
+}

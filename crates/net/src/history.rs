@@ -11,7 +11,7 @@
 //! - **stale writes accepted**: a fencing store that accepted a write under an epoch lower than one it had
 //!   accepted before (the store's one promise, checked here from its log rather than trusted).
 //!
-//! [`availability`] and [`agreed_at`] measure what should happen: a side of the cluster (the members that can
+//! [`availability`], [`leaderless_ms`] and [`agreed_at`] measure what should happen: a side of the cluster (the members that can
 //! reach one another, the majority while a fault holds) agreeing on one live leader. [`overlap`] measures how long
 //! two members both said they led, in any epochs: what fencing epochs make safe for a resource that checks them,
 //! and what an application without such a resource must not see.
@@ -175,12 +175,19 @@ pub fn availability(entries: &[Entry], sides: &[Side], end_ms: f64) -> Option<f6
     if end_ms <= start {
         return None;
     }
+    let up = (end_ms - start) - leaderless_ms(entries, sides, start, end_ms);
+    Some((up / (end_ms - start)).clamp(0.0, 1.0))
+}
+
+/// How long, from `from_ms` to `to_ms`, the side in force did not agree on one live leader of its own (in
+/// milliseconds). `sides` is in time order; before the first side, the side is empty and has no leader.
+pub fn leaderless_ms(entries: &[Entry], sides: &[Side], from_ms: f64, to_ms: f64) -> f64 {
     let mut latest = Latest::default();
     let mut side: &[u32] = &[];
     let (mut e, mut s) = (0, 0);
-    let mut t = start;
-    let mut up = 0.0;
-    loop {
+    let mut t = from_ms;
+    let mut down = 0.0;
+    while t < to_ms {
         // Everything at or before `t` applies; then the state holds until the next change.
         while e < entries.len() && entries[e].at_ms <= t {
             latest.apply(&entries[e]);
@@ -193,16 +200,13 @@ pub fn availability(entries: &[Entry], sides: &[Side], end_ms: f64) -> Option<f6
         let next = [entries.get(e).map(|x| x.at_ms), sides.get(s).map(|x| x.from_ms)]
             .into_iter()
             .flatten()
-            .fold(end_ms, f64::min);
-        if latest.agreed(side).is_some() {
-            up += next - t;
-        }
-        if next >= end_ms {
-            break;
+            .fold(to_ms, f64::min);
+        if latest.agreed(side).is_none() {
+            down += next - t;
         }
         t = next;
     }
-    Some((up / (end_ms - start)).clamp(0.0, 1.0))
+    down
 }
 
 /// The first instant at or after `from_ms` at which every member of `side` shows the same live leader (one of
@@ -399,6 +403,10 @@ mod tests {
         let a = availability(&h, &[late], 100.0).unwrap();
         assert!((a - 0.8).abs() < 1e-9, "{a}");
         assert_eq!(availability(&h, &[], 100.0), None);
+        // Within one window: 0..20 before all agree, and 60..70.
+        let all = Side { from_ms: 0.0, members: vec![1, 2, 3] };
+        assert!((leaderless_ms(&h, std::slice::from_ref(&all), 0.0, 100.0) - 30.0).abs() < 1e-9);
+        assert!((leaderless_ms(&h, std::slice::from_ref(&all), 30.0, 65.0) - 5.0).abs() < 1e-9);
     }
 
     #[test]

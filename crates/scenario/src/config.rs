@@ -312,6 +312,10 @@ pub struct SimConfig {
     pub synchronizer: Option<elect_algos::synchronizers::Spec>,
     /// Properties to judge besides those the algorithm promises (`--judge`), to show where it breaks them.
     pub judge: Vec<elect_core::Property>,
+    /// If not empty, judge these properties and no others (`--only`): under a fault that never heals, properties
+    /// over every live process (agreement, say) cannot hold, while those over what can talk (`majority-leader`)
+    /// can.
+    pub only: Vec<elect_core::Property>,
 }
 
 impl SimConfig {
@@ -347,6 +351,7 @@ impl SimConfig {
             mobility_until: None,
             synchronizer: None,
             judge: Vec::new(),
+            only: Vec::new(),
         }
     }
 
@@ -441,20 +446,24 @@ impl SimConfig {
             push("mobility-until", format_time(t));
         }
         self.judge.iter().for_each(|p| push("judge", p.name().to_owned()));
+        self.only.iter().for_each(|p| push("only", p.name().to_owned()));
         args
     }
 
     /// The checks of a run: what the algorithm promises (`promised`), and the properties of [`Self::judge`] it does
-    /// not. A run with a transfer does not judge safety (the strongest live process leads): a transfer makes another
+    /// not; only those of [`Self::only`], if it names any. A run with a transfer does not judge safety (the strongest live process leads): a transfer makes another
     /// process leader on purpose.
     pub fn checks(&self, mut promised: Vec<elect_core::Check>) -> Vec<elect_core::Check> {
         if !self.transfers.is_empty() {
             promised.retain(|c| c.property != elect_core::Property::Safety);
         }
-        for property in &self.judge {
+        for property in self.judge.iter().chain(&self.only) {
             if !promised.iter().any(|c| c.property == *property) {
                 promised.push(property.check());
             }
+        }
+        if !self.only.is_empty() {
+            promised.retain(|c| self.only.contains(&c.property));
         }
         promised
     }

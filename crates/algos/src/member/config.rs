@@ -61,16 +61,22 @@ pub enum Bug {
     /// `deaf-leaders`: two leaders of one of the leader monitor's epochs ignore each other's heartbeats instead of
     /// settling which one leads: after a one-way fault the cluster may never agree again.
     DeafLeaders,
+    /// `lapsed-leader`: a leader whose lease lapsed, or that no majority backs, goes on asking for one, its
+    /// algorithm goes on beating as if it held one, and members back any leader their promise lets them, whichever
+    /// they follow: the others keep following it or keep backing it, and a majority cut off from it by a one-way
+    /// fault may never lead.
+    LapsedLeader,
 }
 
 /// The parameter that plants a [`Bug`]. It belongs to the member, not to the algorithm, so drivers take it out of
 /// the algorithm's parameters ([`Bug::take`]) before they look the algorithm up.
 pub const BUG_PARAM: ParamInfo = ParamInfo {
     name: "monitor-bug",
-    values: "same-epoch or deaf-leaders",
+    values: "same-epoch, deaf-leaders or lapsed-leader",
     default: "none",
     help: "plant a flaw in the deployed member (only with --monitor): same-epoch makes a new leadership grant \
-           reuse the epoch it replaces; deaf-leaders makes two leaders of one monitor epoch ignore each other",
+           reuse the epoch it replaces; deaf-leaders makes two leaders of one monitor epoch ignore each other; \
+           lapsed-leader (with lease) makes a leader whose lease lapsed go on beating as if it held one",
 };
 
 impl Bug {
@@ -81,6 +87,7 @@ impl Bug {
             None | Some("none") => None,
             Some("same-epoch") => Some(Self::SameEpoch),
             Some("deaf-leaders") => Some(Self::DeafLeaders),
+            Some("lapsed-leader") => Some(Self::LapsedLeader),
             Some(other) => {
                 return Err(ParamError::Invalid {
                     key: BUG_PARAM.name,

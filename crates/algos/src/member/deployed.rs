@@ -35,6 +35,16 @@ impl<A> Deployed<A> {
         let lease = self.config.lease?;
         Some(super::lease::LeaseTiming::new(&lease, self.config.heartbeat, t).promise + t)
     }
+
+    /// In the lease mode, how long a leader that no majority backs any more may go on speaking before it goes
+    /// quiet (and the leader monitor's suspicion starts): its lease's hold and the lapsed grace, or a new leader's
+    /// fresh grace, whichever is longer; and how long a quiet leader may then say nothing (a promise time), which
+    /// delays the meeting of two quiet leaders when a partition heals.
+    fn lease_quiet(&self, t: Duration) -> Option<Duration> {
+        let lease = self.config.lease?;
+        let timing = super::lease::LeaseTiming::new(&lease, self.config.heartbeat, t);
+        Some((timing.hold + timing.lapsed_grace).max(timing.fresh_grace) + timing.promise)
+    }
 }
 
 impl<A: Algorithm> Algorithm for Deployed<A> {
@@ -56,11 +66,15 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
 
     /// What a member promises: fencing epochs unique to one grant (P-Unique on the member's grants) always, and
     /// once the run has settled, the algorithm's own end-of-run properties and, for single-leader algorithms, every
-    /// live member showing one live leader.
+    /// live member showing one live leader. In the lease mode, one leader at a time always, and for single-leader
+    /// algorithms, once the run has settled, a leader among every majority that can talk (`majority-leader`).
     fn checks(&self) -> Vec<Check> {
         let mut checks = vec![Check::always(Property::Uniqueness)];
         if self.config.lease.is_some() {
             checks.push(Check::always(Property::OneLeader));
+            if A::INFO.elects == Elects::OneLeader {
+                checks.push(Check::at_end(Property::MajorityLeader));
+            }
         }
         checks.extend(self.inner.checks().into_iter().filter(|c| c.when == When::AtEnd));
         if A::INFO.elects == Elects::OneLeader {
@@ -87,11 +101,13 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
     }
 
     /// The algorithm's settling time, then a rival's claim may live out its life, then the settling wait and the
-    /// grant's announcement.
+    /// grant's announcement. In the lease mode, the leader monitor starts to suspect a leader that no majority backs
+    /// only once it has gone quiet, and the new leader may wait for the promises to it to run out.
     fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
         let t = delay_bound?;
         let inner = self.inner.settle_time(facts, delay_bound)?;
-        let leased = self.lease_wait(t).map_or(Duration::ZERO, |wait| wait + t * 3);
+        let quiet = self.lease_quiet(t).unwrap_or(Duration::ZERO);
+        let leased = self.lease_wait(t).map_or(Duration::ZERO, |wait| quiet + wait + t * 3);
         Some(inner + t * (self.config.claim_ttl + self.config.settle + 2) + leased + Duration::TICK)
     }
 

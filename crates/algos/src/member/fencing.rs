@@ -132,7 +132,8 @@ impl<A: Algorithm> Member<A> {
         }
         // In the lease mode it asks for a lease once the algorithm has kept it leader for the settling wait: a
         // member named leader for a moment (a concurrent election's loser) does not promise itself its own backing.
-        self.lease_follows(cx, leads && self.settled);
+        let epoch = self.inner().status().epoch;
+        self.lease_follows(cx, leads && self.settled, epoch);
     }
 
     /// A new grant, the epoch after every epoch this member has seen. Past the last round there is no epoch to

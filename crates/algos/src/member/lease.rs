@@ -13,11 +13,22 @@
 //! paused, stops saying it leads by itself. A member that starts backs nobody for `L(1+ρ)`: it may have promised
 //! before it stopped. Rounds are numbered so that a late answer to an old round is never taken for an answer to a
 //! new one, whatever the network's delays.
+//!
+//! A leader that holds no lease does not pass for a live one. Once its lease has lapsed it sends its algorithm
+//! nothing (no heartbeat vouches for a lease it does not hold), so that the others' leader monitor suspects it and
+//! its pre-vote finds nobody who still hears it; it asks for the lease again every `T` for a short grace (`2T`),
+//! and then goes quiet: it asks for nothing more for a promise time, or until the algorithm names it leader anew
+//! (in another epoch), and then asks again as a new leader. A new leader asks for as long as the others' promises to
+//! a leader before it may take to run out, and a round trip more, and goes quiet too if no majority backed it by
+//! then. So while a majority can talk, a leader that hears
+//! none of it (a one-way fault, a half-broken link) gives way to one of the majority within a lease, a grace, and
+//! one failover of the leader monitor.
 
 use std::collections::BTreeSet;
 
-use elect_core::{Cx, Duration, NodeId, Port, Span};
+use elect_core::{Cx, Duration, NodeId, Port, Process, Span};
 
+use super::Bug;
 use super::packet::{Body, MemberTimer};
 use super::process::Member;
 use super::rule;
@@ -139,6 +150,10 @@ pub(super) struct LeaseTiming {
     pub(super) retry: Duration,
     /// How many rounds may be unanswered at once: those sent within one hold, `⌈hold/renew⌉`, and one more.
     pub(super) slots: u64,
+    /// How long a new leader asks for a lease before it goes quiet: a promise to the leader before it, and `3T`.
+    pub(super) fresh_grace: Duration,
+    /// How long a leader whose lease lapsed asks again before it goes quiet: `2T`.
+    pub(super) lapsed_grace: Duration,
 }
 
 impl LeaseTiming {
@@ -151,7 +166,8 @@ impl LeaseTiming {
         let promise = clamp((l * rate).div_ceil(MILLION)) + Duration::TICK;
         let renew = t * heartbeat.max(1);
         let slots = hold.ticks().div_ceil(renew.ticks().max(1)).saturating_add(1);
-        Self { hold, promise, renew, retry: t, slots }
+        let (fresh_grace, lapsed_grace) = (promise + t * 3, t * 2);
+        Self { hold, promise, renew, retry: t, slots, fresh_grace, lapsed_grace }
     }
 }
 
@@ -166,10 +182,42 @@ pub(super) enum Promise {
     Starting,
 }
 
+/// Where a member stands with its own lease.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Standing {
+    /// It does not seek one: the algorithm does not name it leader (or not yet for the settling wait).
+    Idle,
+    /// A new leader: it asks every `T`, and its algorithm speaks as usual, for the fresh grace.
+    Seeking,
+    /// It holds a lease.
+    Holding,
+    /// Its lease lapsed: it asks every `T` for the lapsed grace, and its algorithm says nothing meanwhile.
+    Lapsed,
+    /// No majority backed it within its grace: it asks for nothing, and its algorithm says nothing, for a promise
+    /// time, or until the algorithm names it leader in another epoch (or no longer names it).
+    Quiet,
+}
+
+impl Standing {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Idle => "none",
+            Self::Seeking => "asking",
+            Self::Holding => "held",
+            Self::Lapsed => "lapsed, asking again",
+            Self::Quiet => "lapsed, quiet",
+        }
+    }
+}
+
 /// A leader's side of the lease: its rounds and who backed them, and which of them hold a lease; and the member's
 /// promise, as anyone's backer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct Leases {
+    /// Where it stands with its own lease.
+    standing: Standing,
+    /// The algorithm's epoch (its status's `epoch`) in which it last started to seek a lease.
+    sought_in: u64,
     /// The last round this member sent (0: none yet).
     round: u64,
     /// Per slot (`round % slots`): the round in it, whether its hold still runs, and who backed it.
@@ -193,7 +241,19 @@ impl Leases {
     pub(super) fn new(timing: Option<&LeaseTiming>) -> Self {
         let slots = timing.map_or(0, |t| t.slots);
         let empty = Slot { round: 0, running: false, held: false, backers: BTreeSet::new() };
-        Self { round: 0, slots: vec![empty; slots as usize], renewing: false, promise: Promise::Free }
+        Self {
+            standing: Standing::Idle,
+            sought_in: 0,
+            round: 0,
+            slots: vec![empty; slots as usize],
+            renewing: false,
+            promise: Promise::Free,
+        }
+    }
+
+    /// Whether its lease lapsed, and it holds none.
+    fn lapsed(&self) -> bool {
+        matches!(self.standing, Standing::Lapsed | Standing::Quiet)
     }
 
     /// Whether a round a majority backed still holds.
@@ -210,6 +270,12 @@ impl Leases {
 }
 
 impl<A: Algorithm> Member<A> {
+    /// Whether the algorithm must say nothing: the member's lease lapsed (unless the planted flaw `lapsed-leader`
+    /// lets it speak on).
+    pub(super) fn silenced(&self) -> bool {
+        self.lease.lapsed() && self.fixed.bug != Some(Bug::LapsedLeader)
+    }
+
     /// Whether this member may lead: without leases, always; with them, while it holds one.
     pub(super) fn leased(&self) -> bool {
         self.fixed.lease.is_none() || self.lease.held()
@@ -229,18 +295,83 @@ impl<A: Algorithm> Member<A> {
         }
     }
 
-    /// Whether this member seeks a lease (`seeks`: the algorithm has kept it leader for the settling wait): it
-    /// starts asking at once, or stops renewing.
-    pub(super) fn lease_follows(&mut self, cx: &mut Cx<'_, Self>, seeks: bool) {
-        if self.fixed.lease.is_none() {
+    /// Whether this member seeks a lease (`seeks`: the algorithm has kept it leader for the settling wait), and
+    /// `epoch`, the algorithm's epoch: a member that starts to seek one asks at once, for the fresh grace; one named
+    /// leader in another epoch than the one it last sought a lease in starts afresh, unless it holds one; one that
+    /// no longer seeks stops asking.
+    pub(super) fn lease_follows(&mut self, cx: &mut Cx<'_, Self>, seeks: bool, epoch: u64) {
+        let Some(timing) = self.fixed.lease else { return };
+        let standing = self.lease.standing;
+        if !seeks {
+            if standing != Standing::Idle {
+                self.lease.standing = Standing::Idle;
+                cx.cancel_timer(MemberTimer::Grace);
+            }
+            if self.lease.renewing {
+                self.lease.renewing = false;
+                cx.cancel_timer(MemberTimer::Renew);
+            }
             return;
         }
-        if seeks && !self.lease.renewing {
-            self.renew(cx);
-        } else if !seeks && self.lease.renewing {
-            self.lease.renewing = false;
-            cx.cancel_timer(MemberTimer::Renew);
+        let anew = standing == Standing::Idle || (epoch != self.lease.sought_in && standing != Standing::Holding);
+        self.lease.sought_in = epoch;
+        if anew {
+            self.lease.standing = Standing::Seeking;
+            cx.set_timer(MemberTimer::Grace, Span::exactly(timing.fresh_grace));
+            if !self.lease.renewing {
+                self.renew(cx);
+            }
         }
+    }
+
+    /// Follows what the rounds' holds say: a member that seeks a lease and got one holds it; one that held it and
+    /// lost it (its last backed round ran out) says nothing more, asks again at once and every `T`, for the lapsed
+    /// grace.
+    fn reckon(&mut self, cx: &mut Cx<'_, Self>) {
+        let Some(timing) = self.fixed.lease else { return };
+        match (self.lease.standing, self.lease.held()) {
+            (Standing::Seeking | Standing::Lapsed | Standing::Quiet, true) => {
+                self.lease.standing = Standing::Holding;
+                cx.cancel_timer(MemberTimer::Grace);
+            }
+            (Standing::Holding, false) => {
+                self.lease.standing = Standing::Lapsed;
+                cx.set_timer(MemberTimer::Grace, Span::exactly(timing.lapsed_grace));
+                self.renew(cx);
+            }
+            _ => {}
+        }
+    }
+
+    /// The grace ran out with no lease held: the member goes quiet (see the module documentation), unless the
+    /// planted flaw `lapsed-leader` keeps it asking, and its algorithm speaking, as if nothing had happened. A quiet
+    /// member tries again, as a new leader, a promise time later: two leaders that went quiet on the two sides of a
+    /// partition would otherwise never hear of each other once it heals.
+    pub(super) fn on_grace(&mut self, cx: &mut Cx<'_, Self>) {
+        let Some(timing) = self.fixed.lease else { return };
+        match self.lease.standing {
+            Standing::Seeking | Standing::Lapsed if self.fixed.bug != Some(Bug::LapsedLeader) => {
+                cx.rule(rule::QUIET);
+                self.lease.standing = Standing::Quiet;
+                cx.set_timer(MemberTimer::Grace, Span::exactly(timing.promise));
+                if self.lease.renewing {
+                    self.lease.renewing = false;
+                    cx.cancel_timer(MemberTimer::Renew);
+                }
+            }
+            Standing::Quiet => {
+                cx.rule(rule::TRY_AGAIN);
+                self.lease.standing = Standing::Seeking;
+                cx.set_timer(MemberTimer::Grace, Span::exactly(timing.fresh_grace));
+                self.renew(cx);
+            }
+            _ => cx.rule(rule::QUIET),
+        }
+    }
+
+    /// What the member's view shows of its own lease, in the lease mode.
+    pub(super) fn lease_standing(&self) -> Option<&'static str> {
+        self.fixed.lease.map(|_| self.lease.standing.name())
     }
 
     /// Sends the next round, backs it itself if its promise lets it, and arms the next: a heartbeat period later
@@ -260,6 +391,11 @@ impl<A: Algorithm> Member<A> {
         let me = self.fixed.setup.id;
         if self.promise_to(cx, me) {
             self.backed(round, me);
+            // A majority of one: a member alone holds the lease it backs itself.
+            if self.lease.held() && self.lease.standing != Standing::Holding {
+                self.lease.standing = Standing::Holding;
+                cx.cancel_timer(MemberTimer::Grace);
+            }
         }
         self.broadcast(cx, Body::Lease { round });
         let next = if self.lease.held() { timing.renew } else { timing.retry };
@@ -271,22 +407,28 @@ impl<A: Algorithm> Member<A> {
     pub(super) fn on_renew(&mut self, cx: &mut Cx<'_, Self>) {
         cx.rule(rule::RENEW);
         self.lease.renewing = false;
-        if self.leading && self.settled {
+        if self.leading && self.settled && self.lease.standing != Standing::Quiet {
             self.renew(cx);
         }
     }
 
-    /// Member `peer` asks to be backed in `round`: backed, if this member's promise lets it.
+    /// Member `peer` asks to be backed in `round`: backed, if this member's promise lets it and its algorithm names
+    /// no other leader. (A leader that went quiet on its own side of a fault, and asks again, does not take the
+    /// backing of a member that follows the leader the others elected since, while that one seeks its lease.)
     pub(super) fn on_lease(&mut self, cx: &mut Cx<'_, Self>, from: Port, round: u64) {
-        if self.fixed.lease.is_some() && self.promise_to(cx, self.peer(from)) {
+        let peer = self.peer(from);
+        let other = self.inner().status().leader.is_some_and(|leader| leader != peer)
+            && self.fixed.bug != Some(Bug::LapsedLeader);
+        if self.fixed.lease.is_some() && !other && self.promise_to(cx, peer) {
             cx.send(from, self.packet(Body::LeaseAck { round }));
         }
     }
 
     /// Member `peer` backed `round`.
-    pub(super) fn on_lease_ack(&mut self, from: Port, round: u64) {
+    pub(super) fn on_lease_ack(&mut self, cx: &mut Cx<'_, Self>, from: Port, round: u64) {
         let peer = self.peer(from);
         self.backed(round, peer);
+        self.reckon(cx);
     }
 
     /// `by` backed `round`: if it is one of the rounds whose hold still runs, a majority of backers makes it hold.
@@ -322,6 +464,7 @@ impl<A: Algorithm> Member<A> {
             s.running = false;
             s.held = false;
         }
+        self.reckon(cx);
     }
 
     /// The promise ran out: this member may back anyone.
@@ -338,6 +481,6 @@ impl<A: Algorithm> Member<A> {
                 cx.cancel_timer(MemberTimer::Hold(i as u8));
             }
         }
-        self.lease_follows(cx, false);
+        self.lease_follows(cx, false, 0);
     }
 }

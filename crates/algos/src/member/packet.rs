@@ -152,6 +152,8 @@ pub enum MemberTimer<T> {
     Hold(u8),
     /// Lease mode: this member's promise to back one leader ran out.
     Promise,
+    /// Lease mode: the grace of a leader that seeks a lease ran out.
+    Grace,
 }
 
 /// What a member keeps on stable storage.

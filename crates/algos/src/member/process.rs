@@ -161,6 +161,7 @@ impl<A: Algorithm> Member<A> {
             cx: &mut *cx,
             life: self.life,
             header: (self.incarnation, self.seen, self.grant),
+            silent: self.silenced(),
             durable: &mut self.durable,
             saved_seen: &mut self.saved_seen,
         };
@@ -175,12 +176,17 @@ struct Outer<'a, 'b, 'c, A: Algorithm> {
     cx: &'a mut Cx<'b, Member<A>>,
     life: u32,
     header: (u64, Epoch, Option<Epoch>),
+    /// The member's lease lapsed: the algorithm's messages are not sent (see [`super::lease`]).
+    silent: bool,
     durable: &'c mut Option<Durable<A>>,
     saved_seen: &'c mut Epoch,
 }
 
 impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
     fn send(&mut self, to: Port, msg: Cow<'_, Msg<A>>) {
+        if self.silent {
+            return;
+        }
         let (incarnation, seen, lead) = self.header;
         self.cx.send(to, Packet { incarnation, seen, lead, body: Body::Algorithm(msg.into_owned()) });
     }
@@ -265,7 +271,7 @@ impl<A: Algorithm> Process for Member<A> {
                 self.run(cx, Event::Command(Command::Initiate));
             }
             Body::Lease { round } => self.on_lease(cx, from, round),
-            Body::LeaseAck { round } => self.on_lease_ack(from, round),
+            Body::LeaseAck { round } => self.on_lease_ack(cx, from, round),
             Body::Transfer { to } => self.on_transfer(cx, lead, to),
             _ => {}
         }
@@ -308,6 +314,7 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Renew => self.on_renew(cx),
             MemberTimer::Hold(slot) => self.on_hold(cx, slot),
             MemberTimer::Promise => self.on_promise(cx),
+            MemberTimer::Grace => self.on_grace(cx),
         }
         self.decide(cx);
     }
@@ -352,7 +359,7 @@ impl<A: Algorithm> Process for Member<A> {
             Away::Waiting => View::new("sitting out (takeover delay)"),
             Away::Aside { .. } => View::new("standing aside (transfer)"),
         };
-        view.with_some("grant", self.grant)
+        view.with_some("grant", self.grant).with_some("lease", self.lease_standing())
     }
 
     fn describe_timer(timer: &Self::Timer) -> String {
@@ -365,6 +372,7 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Renew => "next lease round".to_owned(),
             MemberTimer::Hold(slot) => format!("end of the hold of lease slot {slot}"),
             MemberTimer::Promise => "end of the promise to back one leader".to_owned(),
+            MemberTimer::Grace => "end of the grace to get a lease".to_owned(),
         }
     }
 }

@@ -29,7 +29,7 @@ pub const DEADLINE: &str = "transfer deadline, rejoin unless taken over";
 /// Past the deadline, the member a transfer named stopped leading (its claim lapsed or it said so): the members standing aside for it take part again.
 pub const ASIDE_OVER: &str = "new leader gone, stop standing aside";
 
-/// Lease mode: a member asked to back a leader's lease backs it, unless it promised another member within its promise time (or it started within it).
+/// Lease mode: a member asked to back a leader's lease backs it, unless it promised another member within its promise time (or it started within it), or its algorithm names another leader.
 pub const BACK: &str = "back a lease unless promised to another";
 /// Lease mode: a member counts who backed its round; once a majority did, it holds the lease until that round's hold runs out.
 pub const BACKED: &str = "count a backer of a lease round";
@@ -39,6 +39,10 @@ pub const RENEW: &str = "ask for the lease again";
 pub const HOLD: &str = "a lease round ran out";
 /// Lease mode: a member's promise to back only one leader ran out: it may back anyone.
 pub const PROMISE: &str = "a promise to back one leader ran out";
+/// Lease mode: a leader that no majority backed within its grace (a new leader's, or one whose lease lapsed) goes quiet: it asks for nothing more, and its algorithm says nothing, for a promise time or until it is named leader in another epoch.
+pub const QUIET: &str = "no lease within the grace, go quiet";
+/// Lease mode: a leader quiet for a promise time asks for a lease again, as a new leader, and its algorithm speaks again.
+pub const TRY_AGAIN: &str = "quiet for a promise time, ask again";
 
 /// Every rule, in the order the chapter lists them.
 pub const ALL: &[&str] = &[
@@ -60,4 +64,6 @@ pub const ALL: &[&str] = &[
     RENEW,
     HOLD,
     PROMISE,
+    QUIET,
+    TRY_AGAIN,
 ];

@@ -205,7 +205,7 @@ impl<'p> Bench<'p> {
         let li = self.index_of(leader)?;
         let kinds = &self.plan.nemesis;
         let kind = kinds[(round as usize - 1) % kinds.len()];
-        let fault = nemesis::inject(kind, li, self.fleet.members.len(), &mut self.rng);
+        let fault = nemesis::inject(kind, li, self.fleet.members.len(), self.plan.lease_ms.is_some(), &mut self.rng);
         let t0 = Instant::now();
         self.inject(&fault, li)?;
         self.side(t0, fault.side.clone());
@@ -233,6 +233,8 @@ impl<'p> Bench<'p> {
         self.side(t1, (0..self.fleet.members.len()).collect());
         let stable = self.wait_stable(healed + self.plan.round_timeout)?;
         let recovery_ms = stable.map(|at| ms(at.saturating_duration_since(healed)));
+        let end_ms = ms(stable.unwrap_or_else(Instant::now).saturating_duration_since(self.origin));
+        let leaderless_ms = self.leaderless_ms(from_ms, end_ms);
         if recovery_ms.is_none() {
             self.fail_round(round, leader, before);
         }
@@ -251,6 +253,7 @@ impl<'p> Bench<'p> {
             recovery_ms,
             after: stable.and_then(|_| self.agreement(|_| true)),
             side_changes,
+            leaderless_ms,
             rounds_used: self
                 .history
                 .iter()
@@ -260,6 +263,14 @@ impl<'p> Bench<'p> {
                 .unwrap_or(0),
         });
         Ok(())
+    }
+
+    /// How long, from `from_ms` to `to_ms`, the side in force had no live leader it agreed on.
+    fn leaderless_ms(&self, from_ms: f64, to_ms: f64) -> f64 {
+        // Lines are kept as they come, which need not be their stamps' order.
+        let mut entries = self.history.clone();
+        entries.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+        history::leaderless_ms(&entries, &self.sides, from_ms, to_ms)
     }
 
     /// The index of the member the others agree on as leader.

@@ -36,8 +36,8 @@ pub(super) struct Injection {
     pub(super) detail: String,
 }
 
-/// The fault `kind` makes of a cluster of `n` members led by member index `leader`.
-pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, rng: &mut ChaCha8Rng) -> Injection {
+/// The fault `kind` makes of a cluster of `n` members led by member index `leader`, in the lease mode if `lease`.
+pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, lease: bool, rng: &mut ChaCha8Rng) -> Injection {
     let kind = match kind {
         Nemesis::Mixed => Nemesis::MIXED[rng.random_range(0..Nemesis::MIXED.len())],
         k => k,
@@ -84,6 +84,18 @@ pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, rng: &mut ChaCha8Rn
             true,
             format!("leader {} hears the others but is not heard", id(leader)),
         ),
+        Nemesis::DeafLeader => {
+            // In the classic mode the leader's heartbeats still reach everybody, and it leads on; in the lease mode
+            // no backing reaches it, so it must give way to one of the others.
+            let side = if lease { others } else { everyone.clone() };
+            fault(
+                vec![(leader, Rules { deaf_to: others_of(leader, n), mute_to: Vec::new(), loss_permille: 0 })],
+                None,
+                side,
+                lease,
+                format!("leader {} hears nobody but is heard", id(leader)),
+            )
+        }
         Nemesis::Deaf => {
             // A follower drawn from the run's seed hears nothing from the leader; the others, the leader among them,
             // are the side that should keep its leader and epoch throughout.
@@ -115,6 +127,11 @@ pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, rng: &mut ChaCha8Rn
     }
 }
 
+/// Every member index of `n` but `i`.
+fn others_of(i: usize, n: usize) -> Vec<usize> {
+    (0..n).filter(|&j| j != i).collect()
+}
+
 /// What one round of the nemesis did and how the cluster answered.
 #[derive(Clone, Debug, Serialize)]
 pub(super) struct NemesisRound {
@@ -134,6 +151,9 @@ pub(super) struct NemesisRound {
     pub(super) after: Option<(u32, u64)>,
     /// How many times a member of the side shown a new leadership (a leader or an epoch) while the fault held.
     pub(super) side_changes: u64,
+    /// From the fault to the end of the recovery, how long the side in force (while the fault held, the members
+    /// expected to have a leader; after the heal, everybody) did not agree on one live leader of its own.
+    pub(super) leaderless_ms: f64,
     /// Epoch rounds used from the fault to the end of the recovery: the highest round any member showed then,
     /// less the round before the fault.
     pub(super) rounds_used: u64,
@@ -147,7 +167,7 @@ mod tests {
 
     #[test]
     fn a_deaf_member_hears_everybody_but_the_leader() {
-        let f = inject(Nemesis::Deaf, 4, 5, &mut ChaCha8Rng::seed_from_u64(1));
+        let f = inject(Nemesis::Deaf, 4, 5, false, &mut ChaCha8Rng::seed_from_u64(1));
         let [(deaf, rules)] = f.rules.as_slice() else { panic!("{f:?}") };
         assert!(*deaf != 4 && rules.deaf_to == [4] && rules.mute_to.is_empty(), "{f:?}");
         assert_eq!(f.side, (0..5).filter(|i| i != deaf).collect::<Vec<_>>());
@@ -155,9 +175,19 @@ mod tests {
     }
 
     #[test]
+    fn a_deaf_leader_is_heard_and_gives_way_only_in_the_lease_mode() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let f = inject(Nemesis::DeafLeader, 2, 3, true, &mut rng);
+        assert_eq!(f.rules, vec![(2, Rules { deaf_to: vec![0, 1], mute_to: vec![], loss_permille: 0 })]);
+        assert!(f.takes_leader && f.side == [0, 1]);
+        let f = inject(Nemesis::DeafLeader, 2, 3, false, &mut rng);
+        assert!(!f.takes_leader && f.side == [0, 1, 2]);
+    }
+
+    #[test]
     fn a_split_puts_the_leader_in_a_minority() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let f = inject(Nemesis::Split, 4, 5, &mut rng);
+        let f = inject(Nemesis::Split, 4, 5, false, &mut rng);
         assert_eq!(f.side.len(), 3);
         assert!(!f.side.contains(&4));
         let minority: Vec<usize> = f.rules.iter().map(|(i, _)| *i).collect();
@@ -168,20 +198,20 @@ mod tests {
             assert_eq!(r.mute_to, f.side);
         }
         // Three members: the leader alone against two.
-        let f = inject(Nemesis::Split, 0, 3, &mut rng);
+        let f = inject(Nemesis::Split, 0, 3, false, &mut rng);
         assert_eq!((f.rules.len(), f.side.clone()), (1, vec![1, 2]));
     }
 
     #[test]
     fn one_way_mutes_the_leader_only() {
-        let f = inject(Nemesis::OneWay, 2, 3, &mut ChaCha8Rng::seed_from_u64(1));
+        let f = inject(Nemesis::OneWay, 2, 3, false, &mut ChaCha8Rng::seed_from_u64(1));
         assert_eq!(f.rules, vec![(2, Rules { deaf_to: vec![], mute_to: vec![0, 1], loss_permille: 0 })]);
         assert!(f.takes_leader);
     }
 
     #[test]
     fn loss_applies_everywhere_and_keeps_the_leader() {
-        let f = inject(Nemesis::Loss(200), 0, 4, &mut ChaCha8Rng::seed_from_u64(1));
+        let f = inject(Nemesis::Loss(200), 0, 4, false, &mut ChaCha8Rng::seed_from_u64(1));
         assert_eq!(f.rules.len(), 4);
         assert!(f.rules.iter().all(|(_, r)| r.loss_permille == 200));
         assert!(!f.takes_leader);
@@ -192,7 +222,7 @@ mod tests {
     fn mixed_draws_every_kind_from_the_seed_and_repeats_with_it() {
         let draw = |seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            (0..60).map(|_| inject(Nemesis::Mixed, 0, 5, &mut rng).kind).collect::<Vec<_>>()
+            (0..60).map(|_| inject(Nemesis::Mixed, 0, 5, false, &mut rng).kind).collect::<Vec<_>>()
         };
         let kinds = draw(7);
         assert_eq!(kinds, draw(7));

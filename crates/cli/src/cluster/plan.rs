@@ -44,7 +44,9 @@ pub(crate) struct ClusterArgs {
     /// Run every member in a Linux network namespace of its own (veth pairs on a bridge) and, in each round, inject
     /// a fault, hold it for --nemesis-hold, then heal it: `partition-leader` (the leader cut off from everyone),
     /// `split` (the leader and a minority cut off from the majority), `one-way` (the leader hears the others but
-    /// is not heard), `deaf` (one follower hears nothing from the leader; everybody else hears everybody), `loss:P` (every packet between members dropped with probability P), `pause` (SIGSTOP, then
+    /// is not heard), `deaf-leader` (the leader is heard by all but hears nobody: with --lease the others must elect
+    /// another, since nobody's backing reaches it), `deaf` (one follower hears nothing from the leader; everybody
+    /// else hears everybody), `loss:P` (every packet between members dropped with probability P), `pause` (SIGSTOP, then
     /// SIGCONT the leader), `kill` (SIGKILL, then restart the leader on its data directory), `mixed` (a random
     /// sequence of all of them, from --seed). Several kinds take turns. Faults are nftables rules inside the
     /// namespaces; needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and the programs `ip` and `nft`
@@ -102,6 +104,8 @@ pub(super) enum Nemesis {
     PartitionLeader,
     Split,
     OneWay,
+    /// The leader hears nobody (its input is dropped) while everybody hears it.
+    DeafLeader,
     /// One follower cannot hear the leader (its input from the leader is dropped), while everybody else, the leader
     /// included, hears everybody.
     Deaf,
@@ -115,14 +119,23 @@ pub(super) enum Nemesis {
 
 impl Nemesis {
     /// The kinds `mixed` draws from.
-    pub(super) const MIXED: [Self; 7] =
-        [Self::PartitionLeader, Self::Split, Self::OneWay, Self::Deaf, Self::Loss(200), Self::Pause, Self::Kill];
+    pub(super) const MIXED: [Self; 8] = [
+        Self::PartitionLeader,
+        Self::Split,
+        Self::OneWay,
+        Self::DeafLeader,
+        Self::Deaf,
+        Self::Loss(200),
+        Self::Pause,
+        Self::Kill,
+    ];
 
     fn parse(s: &str) -> Result<Self, BadInput> {
         Ok(match s.trim() {
             "partition-leader" => Self::PartitionLeader,
             "split" => Self::Split,
             "one-way" => Self::OneWay,
+            "deaf-leader" => Self::DeafLeader,
             "deaf" => Self::Deaf,
             "pause" => Self::Pause,
             "kill" => Self::Kill,
@@ -137,7 +150,7 @@ impl Nemesis {
                 }
                 None => {
                     return Err(BadInput(format!(
-                        "unknown --nemesis kind `{other}` (partition-leader, split, one-way, deaf, loss:P, pause, kill, mixed)"
+                        "unknown --nemesis kind `{other}` (partition-leader, split, one-way, deaf-leader, deaf, loss:P, pause, kill, mixed)"
                     )));
                 }
             },
@@ -150,6 +163,7 @@ impl Nemesis {
             Self::PartitionLeader => "partition-leader".into(),
             Self::Split => "split".into(),
             Self::OneWay => "one-way".into(),
+            Self::DeafLeader => "deaf-leader".into(),
             Self::Deaf => "deaf".into(),
             Self::Loss(permille) => format!("loss:{}", f64::from(permille) / 1000.0),
             Self::Pause => "pause".into(),

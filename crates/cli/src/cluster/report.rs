@@ -310,8 +310,17 @@ impl Report {
 impl NemesisReport {
     /// One line per round, then the recovery times.
     fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
-        let mut table =
-            Table::new(vec!["ROUND", "FAULT", "LEADER", "FAILOVER MS", "RECOVERY MS", "AFTER", "CHANGES", "ROUNDS"]);
+        let mut table = Table::new(vec![
+            "ROUND",
+            "FAULT",
+            "LEADER",
+            "FAILOVER MS",
+            "RECOVERY MS",
+            "NO LEADER MS",
+            "AFTER",
+            "CHANGES",
+            "ROUNDS",
+        ]);
         let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"));
         for r in &self.rounds {
             table.row(vec![
@@ -320,6 +329,7 @@ impl NemesisReport {
                 format!("{}@{}", r.leader, epoch::show(r.epoch)),
                 opt(r.failover_ms),
                 r.recovery_ms.map_or_else(|| "NOT RECOVERED".to_owned(), |v| format!("{v:.1}")),
+                format!("{:.1}", r.leaderless_ms),
                 r.after.map_or_else(|| "-".to_owned(), |(l, e)| format!("{l}@{}", epoch::show(e))),
                 r.side_changes.to_string(),
                 r.rounds_used.to_string(),

@@ -124,6 +124,36 @@ pub(super) fn check_a4(world: &impl World) -> Result<Option<Violation>, Skipped>
     Ok(None)
 }
 
+/// A leader wherever a majority can talk: every set of live processes that can all talk to each other and is a
+/// majority of all the processes follows one of them, which says it leads.
+pub(super) fn check_majority_leader(world: &impl World) -> Result<Option<Violation>, Skipped> {
+    let (live, adj) = live_graph(world);
+    if live.len() > MAX_CLIQUE_NODES {
+        let reason = format!("{} live processes; maximal cliques are enumerated up to {MAX_CLIQUE_NODES}", live.len());
+        return Err(Skipped { property: Property::MajorityLeader, reason });
+    }
+    let majority = world.len() / 2 + 1;
+    for clique in maximal_cliques(&adj) {
+        if (clique.count_ones() as usize) < majority {
+            continue;
+        }
+        let members: Vec<usize> = (0..live.len()).filter(|&k| clique & (1 << k) != 0).map(|k| live[k]).collect();
+        let led_by = |i: usize| {
+            let me = world.id(i);
+            members.iter().all(|&j| world.status(j).leader == Some(me))
+        };
+        if !members.iter().any(|&i| led_by(i)) {
+            let detail = format!(
+                "processes {}, a majority, can all talk to each other but do not all follow one of them that leads",
+                ids(world, &live, clique)
+            );
+            let node = members.first().map(|&i| world.id(i));
+            return Ok(Some(Violation { property: Property::MajorityLeader, node, detail }));
+        }
+    }
+    Ok(None)
+}
+
 /// A4′ (a): every live process is NORMAL, in its coordinator's group, and connected to it in `E*`.
 /// A4′ (b): there are no more groups than a minimum clique cover of the connectivity graph.
 pub(super) fn check_a4_prime(world: &impl World) -> (Option<Violation>, Option<Skipped>) {

@@ -52,6 +52,10 @@ pub enum Property {
     ComponentLeader,
     /// One leader at a time: at no instant do two live processes each say they lead (in any epochs).
     OneLeader,
+    /// A leader wherever a majority can talk: after a stable interval, the members of every set of live processes
+    /// that can all talk to each other both ways and is a majority of all the processes follow one of them, which
+    /// says it leads.
+    MajorityLeader,
 }
 
 /// Whether a property constrains every state (safety) or what must eventually happen (liveness).
@@ -65,7 +69,7 @@ pub enum Class {
 }
 
 impl Property {
-    const ALL: [Self; 13] = [
+    const ALL: [Self; 14] = [
         Self::Safety,
         Self::Liveness,
         Self::Validity,
@@ -79,6 +83,7 @@ impl Property {
         Self::A4Prime,
         Self::ComponentLeader,
         Self::OneLeader,
+        Self::MajorityLeader,
     ];
 
     /// Every property, in a fixed order.
@@ -102,6 +107,7 @@ impl Property {
             Self::A4Prime => "a4-prime",
             Self::ComponentLeader => "component-leader",
             Self::OneLeader => "one-leader",
+            Self::MajorityLeader => "majority-leader",
         }
     }
 
@@ -123,6 +129,7 @@ impl Property {
             Self::A4Prime => "docs/reference/properties.md#a4-prime",
             Self::ComponentLeader => "docs/reference/properties.md#component-leader",
             Self::OneLeader => "docs/reference/properties.md#one-leader",
+            Self::MajorityLeader => "docs/reference/properties.md#majority-leader",
         }
     }
 
@@ -143,7 +150,9 @@ impl Property {
     /// Safety or liveness.
     pub fn class(self) -> Class {
         match self {
-            Self::Liveness | Self::A2 | Self::A4 | Self::A4Prime | Self::ComponentLeader => Class::Liveness,
+            Self::Liveness | Self::A2 | Self::A4 | Self::A4Prime | Self::ComponentLeader | Self::MajorityLeader => {
+                Class::Liveness
+            }
             _ => Class::Safety,
         }
     }
@@ -171,6 +180,9 @@ impl Property {
                 "after a stable interval, every live process follows the strongest live process of its connected component"
             }
             Self::OneLeader => "at no instant do two live processes each say they lead, in any epochs",
+            Self::MajorityLeader => {
+                "after a stable interval, a majority that can all talk to each other follows one of them, which leads"
+            }
         }
     }
 

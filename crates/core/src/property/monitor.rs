@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::groups::{GroupTally, a3_detail, check_a4, check_a4_prime};
+use super::groups::{GroupTally, a3_detail, check_a4, check_a4_prime, check_majority_leader};
 use super::{Check, Class, Property, Skipped, Violation, When, Winner, World, expected_leader, show};
 use crate::{NodeId, Notice, State, Status};
 
@@ -160,6 +160,13 @@ impl Monitor {
         }
         if self.wants(Property::ComponentLeader, When::AtEnd) {
             self.check_component_leaders(world, &live, out);
+        }
+        if self.wants(Property::MajorityLeader, When::AtEnd) {
+            match check_majority_leader(world) {
+                Ok(Some(v)) => self.push(out, v),
+                Ok(None) => {}
+                Err(skipped) => self.skipped.push(skipped),
+            }
         }
         if self.wants(Property::A4Prime, When::AtEnd) {
             let (violation, skipped) = check_a4_prime(world);
@@ -514,6 +521,27 @@ mod tests {
         let v = Monitor::check_state(&checks, Winner::StrongestLive, &split, false);
         assert_eq!(names(&v), [Property::A3]);
         assert!(v[0].detail.contains("group (1, 1) follow both 1 and 2"), "{}", v[0].detail);
+    }
+
+    #[test]
+    fn a_majority_that_can_talk_must_follow_one_of_them_that_leads() {
+        let checks = [Check::at_end(Property::MajorityLeader)];
+        let judge = |w: &crate::property::fixture::Fixture| {
+            names(&Monitor::check_state(&checks, Winner::StrongestLive, w, true))
+        };
+        // 3 is cut off from 1 and 2 and shows nobody; 1 and 2, a majority of three, follow 2, which leads.
+        let mut w = fixture(vec![normal(2), normal(2), Status { leader: None, ..normal(3) }]);
+        w.broken = vec![(0, 2), (1, 2)];
+        assert_eq!(judge(&w), []);
+        // Still following 3, which they cannot talk to, they break it...
+        w.statuses = vec![normal(3), normal(3), normal(3)];
+        assert_eq!(judge(&w), [Property::MajorityLeader]);
+        // ... and so do they when the one they follow does not say it leads.
+        w.statuses = vec![normal(2), Status { leader: None, ..normal(2) }, Status { leader: None, ..normal(3) }];
+        assert_eq!(judge(&w), [Property::MajorityLeader]);
+        // No majority can talk (three singletons): nothing is owed.
+        w.broken = vec![(0, 1), (0, 2), (1, 2)];
+        assert_eq!(judge(&w), []);
     }
 
     #[test]
