@@ -84,18 +84,7 @@ pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, lease: bool, rng: &
             true,
             format!("leader {} hears the others but is not heard", id(leader)),
         ),
-        Nemesis::DeafLeader => {
-            // In the classic mode the leader's heartbeats still reach everybody, and it leads on; in the lease mode
-            // no backing reaches it, so it must give way to one of the others.
-            let side = if lease { others } else { everyone.clone() };
-            fault(
-                vec![(leader, Rules { deaf_to: others_of(leader, n), mute_to: Vec::new(), loss_permille: 0 })],
-                None,
-                side,
-                lease,
-                format!("leader {} hears nobody but is heard", id(leader)),
-            )
-        }
+        Nemesis::DeafLeader => deaf_leader(leader, n, lease),
         Nemesis::Deaf => {
             // A follower drawn from the run's seed hears nothing from the leader; the others, the leader among them,
             // are the side that should keep its leader and epoch throughout.
@@ -124,6 +113,20 @@ pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, lease: bool, rng: &
             fault(Vec::new(), Some(Signal::Kill), others, true, format!("leader {} killed (SIGKILL)", id(leader)))
         }
         Nemesis::Mixed => unreachable!("drawn above"),
+    }
+}
+
+/// The leader hears nobody but is heard. In the classic mode its heartbeats still reach everybody, and it leads on;
+/// in the lease mode no backing reaches it, so it must give way to one of the others.
+fn deaf_leader(leader: usize, n: usize, lease: bool) -> Injection {
+    let others = others_of(leader, n);
+    Injection {
+        kind: Nemesis::DeafLeader,
+        rules: vec![(leader, Rules { deaf_to: others.clone(), mute_to: Vec::new(), loss_permille: 0 })],
+        signal: None,
+        side: if lease { others } else { (0..n).collect() },
+        takes_leader: lease,
+        detail: format!("leader {} hears nobody but is heard", leader + 1),
     }
 }
 
