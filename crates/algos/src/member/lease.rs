@@ -29,6 +29,7 @@ use std::collections::BTreeSet;
 use elect_core::{Cx, Duration, NodeId, Port, Process, Span};
 
 use super::Bug;
+use super::away::Away;
 use super::packet::{Body, MemberTimer};
 use super::process::Member;
 use super::rule;
@@ -414,10 +415,13 @@ impl<A: Algorithm> Member<A> {
 
     /// Member `peer` asks to be backed in `round`: backed, if this member's promise lets it and its algorithm names
     /// no other leader. (A leader that went quiet on its own side of a fault, and asks again, does not take the
-    /// backing of a member that follows the leader the others elected since, while that one seeks its lease.)
+    /// backing of a member that follows the leader the others elected since, while that one seeks its lease.) A
+    /// member that sits out (standing aside for a transfer, resigned, waiting) hears nothing of its algorithm's
+    /// elections: what its algorithm names is stale, and it backs anyone its promise lets it.
     pub(super) fn on_lease(&mut self, cx: &mut Cx<'_, Self>, from: Port, round: u64) {
         let peer = self.peer(from);
-        let other = self.inner().status().leader.is_some_and(|leader| leader != peer)
+        let other = self.away == Away::Present
+            && self.inner().status().leader.is_some_and(|leader| leader != peer)
             && self.fixed.bug != Some(Bug::LapsedLeader);
         if self.fixed.lease.is_some() && !other && self.promise_to(cx, peer) {
             cx.send(from, self.packet(Body::LeaseAck { round }));

@@ -97,6 +97,21 @@ fn a_member_backs_one_leader_until_its_promise_runs_out() {
 }
 
 #[test]
+fn a_member_standing_aside_for_a_transfer_backs_the_member_named_though_its_algorithm_names_the_old_leader() {
+    let mut b = start_leasing(B);
+    hear(&mut b, C, says(Script::Follow(C)));
+    // C asks for its lease: B backs it, its algorithm names C.
+    assert_eq!(lease_sends(&hear(&mut b, C, packet(ballot(1, C), None, Body::Lease { round: 1 }))).len(), 1);
+    step(&mut b, Event::Timer(MemberTimer::Promise));
+    // C hands over to A; B, ranked above A, stands aside, and its algorithm hears nothing more: it names C still.
+    hear(&mut b, C, packet(ballot(1, C), Some(ballot(1, C)), Body::Transfer { to: A }));
+    assert_eq!(b.inner().status().leader, Some(C));
+    // A, elected, asks for its lease: B backs it.
+    let effects = hear(&mut b, A, packet(ballot(1, C), None, Body::Lease { round: 1 }));
+    assert_eq!(lease_sends(&effects), [(port(B, A), Body::LeaseAck { round: 1 })]);
+}
+
+#[test]
 fn a_member_that_starts_backs_nobody_until_a_promise_it_may_have_made_ran_out() {
     let mut a = build(A, config());
     step(&mut a, Event::Start { restored: Some(Saved { incarnation: 1, seen: ballot(1, A), inner: None }) });
