@@ -17,6 +17,7 @@ pub(crate) const SCENARIOS: &[(&str, &str)] = &[
     ("bully-figure", include_str!("../../../scenarios/bully-figure.toml")),
     ("bully-inaccurate-detector", include_str!("../../../scenarios/bully-inaccurate-detector.toml")),
     ("garcia-molina-typical", include_str!("../../../scenarios/garcia-molina-typical.toml")),
+    ("invitation-deaf-member", include_str!("../../../scenarios/invitation-deaf-member.toml")),
     ("invitation-lossy", include_str!("../../../scenarios/invitation-lossy.toml")),
     ("invitation-merge", include_str!("../../../scenarios/invitation-merge.toml")),
     ("lease-deaf-leader", include_str!("../../../scenarios/lease-deaf-leader.toml")),

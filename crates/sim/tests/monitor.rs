@@ -434,6 +434,42 @@ fn a_member_deaf_to_a_leader_the_others_hear_does_not_depose_it() {
 }
 
 #[test]
+fn an_invitation_member_deaf_to_its_coordinator_stays_in_its_group_and_the_others_see_no_change() {
+    // Five members of the Invitation algorithm; from 100 to 700, 4 hears nothing from its coordinator 5, which still
+    // hears 4. Each time 4's are-you-there goes unanswered, it asks the others whether they hear the coordinator of
+    // its group (the pre-vote); they do, and 4 stays: the others show the same leader and epoch throughout, and 4
+    // is back in the conversation at the heal. As published (`pre-vote=false`), 4 forms a group of its own each
+    // time, a new leader in a newer epoch that the others hear of, and the others' epochs change again and again.
+    let changes = |pre_vote: bool| {
+        let cfg = config("invitation", 5, |c| {
+            c.topology = Some(TopologyKind::Complete);
+            c.monitor = Some(2);
+            c.delay = Delay::Uniform(units(1) / 5, units(1));
+            c.link_downs.push("5>4@100..700".parse().unwrap());
+            c.params = elect_algos::Params::parse([format!("pre-vote={pre_vote}").as_str()]).unwrap();
+            c.until = Some(units(1000));
+        });
+        let (report, records) = traced(&cfg);
+        assert!(report.ok(), "pre-vote={pre_vote}: {:?}", report.properties.violations);
+        assert_eq!(report.leader, Some(NodeId(5)), "pre-vote={pre_vote}");
+        let during = |r: &&serde_json::Value| (100.0..=700.0).contains(&r["t"].as_f64().unwrap_or(0.0));
+        let shown = records
+            .iter()
+            .filter(during)
+            .filter(|r| r["ev"] == "notice" && r["notice"] == "shows" && r["node"] != 4)
+            .count();
+        let asked = records.iter().filter(during).filter(|r| r["ev"] == "send" && r["kind"] == "do-you-hear").count();
+        (shown, asked)
+    };
+    let (shown, asked) = changes(true);
+    assert!(asked > 0, "4 never missed its coordinator");
+    assert_eq!(shown, 0, "the others' leadership changed {shown} times during the fault");
+    let (shown, asked) = changes(false);
+    assert_eq!(asked, 0);
+    assert!(shown > 20, "as published, the others' leadership changed only {shown} times");
+}
+
+#[test]
 fn a_deaf_member_does_not_depose_the_leader_when_everybody_misses_a_heartbeat_at_once() {
     // Five members; from 10 to 610, 4 hears nothing from the leader 5 and keeps following it on the others' word
     // (its pre-votes). At 300 nobody hears 5 for 3T, as when the whole machine stalls: 4's next pre-vote finds
