@@ -328,3 +328,21 @@ fn a_leader_that_hears_nobody_leads_on_in_the_classic_mode_and_gives_way_in_the_
         assert!(r["leaderless_ms"].as_f64().is_some_and(|f| f < 1000.0), "{r}");
     }
 }
+
+/// Invitation beside a member deaf to its coordinator: the deaf member's pre-votes find the others hear the
+/// coordinator, it stays in the group, and the others' leadership does not change; as published
+/// (`pre-vote=false`) it forms a group of its own again and again, each a newer epoch the others hear of.
+#[test]
+fn an_invitation_member_deaf_to_its_coordinator_changes_nothing_for_the_others() {
+    let deaf = ["--nodes", "4", "--algorithm", "invitation", "--nemesis", "deaf", "--nemesis-hold", "1000"];
+    let changes = |extra: &[&str]| {
+        let (pid, code, report) = cluster_pid(&[&deaf[..], &["--nemesis-rounds", "1"], extra].concat());
+        check_nemesis(pid, code, &report, 1);
+        let r = &report["nemesis"]["rounds"][0];
+        assert_eq!(r["leader"], r["after"][0], "{r}");
+        r["side_changes"].as_u64().unwrap()
+    };
+    assert_eq!(changes(&[]), 0);
+    let published = changes(&["--param", "pre-vote=false"]);
+    assert!(published > 10, "as published, the others' leadership changed only {published} times");
+}
