@@ -29,7 +29,7 @@ pub const DEADLINE: &str = "transfer deadline, rejoin unless taken over";
 /// Past the deadline, the member a transfer named stopped leading (its claim lapsed or it said so): the members standing aside for it take part again.
 pub const ASIDE_OVER: &str = "new leader gone, stop standing aside";
 
-/// Lease mode: a member asked to back a leader's lease backs it, unless it promised another member within its promise time (or it started within it), or its algorithm names another leader.
+/// Lease mode: a member asked to back a leader's lease backs it, unless it promised another member within its promise time (or it started within it), or it takes part and its algorithm names another leader (a member that sits out backs anyone).
 pub const BACK: &str = "back a lease unless promised to another";
 /// Lease mode: a member counts who backed its round; once a majority did, it holds the lease until that round's hold runs out.
 pub const BACKED: &str = "count a backer of a lease round";
