@@ -22,6 +22,7 @@ pub mod member;
 pub mod monitor;
 pub mod params;
 pub mod peterson;
+pub mod program;
 pub mod registry;
 pub mod ring_participant;
 pub mod rounds;

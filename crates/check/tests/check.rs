@@ -711,3 +711,25 @@ fn a_cycle_before_a_timed_run_settles_is_explored_without_the_reduction() {
     assert!(o.complete, "{o:?}");
     assert_eq!(o.reduction_note, Some("the state graph may have cycles: explored again without reduction"));
 }
+
+#[test]
+fn chang_roberts_written_as_a_program_explores_as_the_built_in_one() {
+    use elect_algos::program::{Program, example::ChangRobertsInJson};
+    // Without the reduction, so that every interleaving is a state of its own (with it, a ring is a handful).
+    for (n, network) in [(4, Network::Unordered), (5, Network::Unordered), (5, Network::Fifo)] {
+        let config = || {
+            let mut c = CheckConfig::new(SimConfig::new("chang-roberts", n));
+            c.sim.ids = Ids::Random;
+            c.network = network;
+            c.reduce = false;
+            c
+        };
+        let built_in = check(&config()).unwrap();
+        let program = Program::load(Box::new(ChangRobertsInJson { forward_smaller: false }), &Params::new()).unwrap();
+        let mine = check_algorithm(program.clone(), &config()).unwrap();
+        assert_eq!(program.failure(), None);
+        assert!(mine.complete && built_in.complete);
+        assert_eq!((mine.states, mine.transitions), (built_in.states, built_in.transitions), "n = {n}");
+        assert_eq!(verdicts_of(&mine), verdicts_of(&built_in), "n = {n}");
+    }
+}

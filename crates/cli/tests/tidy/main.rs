@@ -147,10 +147,17 @@ fn core_and_algos_do_no_io_read_no_clock_and_hold_no_rng() {
                 assert!(!code.contains(word), "{file}:{n}: `{word}` in a sans-IO crate: {code}");
             }
         }
-        for dep in ["rand", "rand_chacha", "tokio", "serde_json", "postcard"] {
+        for dep in ["rand", "rand_chacha", "tokio", "postcard"] {
             assert!(!crate_dependencies(krate).contains(dep), "{dep} in the dependencies of {krate}, a sans-IO crate");
         }
     }
+    // JSON is the process protocol's encoding (pure parsing and writing, no I/O): in algos only the protocol's
+    // module speaks it; every other algorithm's messages are typed, and the network's wire format is the runtime's.
+    for (file, n, code) in code_lines("algos") {
+        let protocol = file.starts_with("crates/algos/src/program");
+        assert!(protocol || !code.contains("serde_json"), "{file}:{n}: JSON outside the process protocol: {code}");
+    }
+    assert!(!crate_dependencies("core").contains("serde_json"), "serde_json in the dependencies of core");
 }
 
 #[test]

@@ -1,0 +1,184 @@
+//! The process that stands for a program: what it sends the program, and how it checks what comes back.
+
+use elect_core::{Duration, Effect, Event, Instant, Message, NodeId, Port, Process, Span};
+use serde_json::{Value, json};
+
+use super::*;
+
+/// A program whose every answer `answer` gives (from the request, as JSON).
+struct Scripted<F>(F);
+
+impl<F: Fn(&Value) -> Result<String, String> + Send + Sync> Stepper for Scripted<F> {
+    fn call(&self, request: &str) -> Result<String, String> {
+        let r: Value = serde_json::from_str(request).expect("elect sends JSON");
+        if r["type"] == "init" {
+            return Ok(json!({
+                "type": "init_ok", "protocol": 1, "name": "scripted", "messages": ["ping", "pong"],
+                "timers": ["wake"], "rules": ["answer a ping"],
+            })
+            .to_string());
+        }
+        (self.0)(&r)
+    }
+}
+
+fn load(answer: impl Fn(&Value) -> Result<String, String> + Send + Sync + 'static) -> Program {
+    Program::load(Box::new(Scripted(answer)), &Params::parse(["k=v"]).unwrap()).unwrap()
+}
+
+/// Process 2 of 1 to 3, with `T` of 10 ticks.
+fn process(program: &Program) -> ProgramProcess {
+    let members = [1, 2, 3].map(NodeId);
+    crate::testing::on_complete_graph(NodeId(2), &members, Duration::from_ticks(10), |s| program.build(s))
+}
+
+fn step(
+    p: &mut ProgramProcess,
+    event: elect_core::EventOf<ProgramProcess>,
+) -> Vec<elect_core::EffectOf<ProgramProcess>> {
+    let mut effects = Vec::new();
+    elect_core::driver::handle(p, Instant::ZERO, event, &mut effects);
+    effects
+}
+
+fn ok(extra: Value) -> Result<String, String> {
+    let mut answer = json!({ "type": "step_ok", "state": { "n": 1 }, "status": { "state": "normal", "leader": null } });
+    answer.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    Ok(answer.to_string())
+}
+
+#[test]
+fn a_step_carries_the_setup_the_state_and_the_event_and_its_answer_becomes_effects() {
+    let program = load(|r| {
+        assert_eq!(r["setup"]["id"], 2);
+        assert_eq!(r["setup"]["ports"], json!([{ "port": 0, "id": 1 }, { "port": 1, "id": 3 }]));
+        assert_eq!(r["setup"]["params"], json!({ "k": "v" }));
+        match r["event"]["type"].as_str().unwrap() {
+            "start" => {
+                assert_eq!((&r["state"], &r["event"]["durable"]), (&Value::Null, &Value::Null));
+                ok(json!({ "set_timers": [{ "timer": "wake", "after": 2.5 }], "persist": { "saved": true } }))
+            }
+            "message" => {
+                assert_eq!(r["state"], json!({ "n": 1 }), "the state it chose comes back");
+                assert_eq!((&r["event"]["src"], &r["event"]["body"]), (&json!(1), &json!({ "type": "ping", "x": 7 })));
+                ok(json!({
+                    "state": { "n": 2 }, "send": [{ "dest": 1, "body": { "type": "pong" } }], "rule": "answer a ping",
+                    "status": { "state": "normal", "leader": 2, "epoch": 4 }, "elected": true,
+                    "cancel_timers": ["wake"], "view": { "role": "leader", "values": [["pings", 1]] },
+                }))
+            }
+            other => Err(format!("unexpected {other}")),
+        }
+    });
+    let mut p = process(&program);
+    let effects = step(&mut p, Event::Start { restored: None });
+    let wake = ProgramTimer(names::timer_index("wake").unwrap());
+    assert_eq!(
+        effects,
+        [
+            Effect::SetTimer { timer: wake, after: Span::exactly(Duration::from_ticks(25)) },
+            Effect::Persist(r#"{"saved":true}"#.to_owned()),
+        ]
+    );
+    let ping = ProgramMsg::from_body(json!({ "type": "ping", "x": 7 }).as_object().unwrap().clone()).unwrap();
+    let effects = step(&mut p, Event::Message { from: Port(1), msg: ping });
+    let pong = ProgramMsg::from_body(json!({ "type": "pong" }).as_object().unwrap().clone()).unwrap();
+    assert_eq!(
+        effects,
+        [
+            Effect::Send { to: Port(1), msg: pong.clone() },
+            Effect::CancelTimer { timer: wake },
+            Effect::Notify(elect_core::Notice::Elected { epoch: 4 }),
+        ]
+    );
+    assert_eq!(pong.kind(), "pong");
+    assert_eq!(p.state(), r#"{"n":2}"#);
+    assert_eq!(p.status().leader, Some(NodeId(2)));
+    assert_eq!(p.view(&elect_core::Peers(&[])).to_string(), "leader: pings 1");
+    assert_eq!(program.failure(), None);
+}
+
+#[test]
+fn a_wrong_answer_has_no_effect_and_is_kept_with_the_process_and_the_event() {
+    let cases = [
+        ("not json", "its answer is not step_ok"),
+        (r#"{"type":"oops"}"#, "its answer is not step_ok"),
+        (
+            r#"{"type":"step_ok","state":1,"status":{"state":"normal","leader":null},"send":[{"dest":2,"body":{"type":"ping"}}]}"#,
+            "it sends to port 2; its ports are 0 to 1",
+        ),
+        (
+            r#"{"type":"step_ok","state":1,"status":{"state":"normal","leader":null},"send":[{"dest":0,"body":{"type":"pang"}}]}"#,
+            "message type \"pang\" was not declared",
+        ),
+        (
+            r#"{"type":"step_ok","state":1,"status":{"state":"normal","leader":null},"send":[{"dest":0,"body":{"x":1}}]}"#,
+            "a message body needs a \"type\"",
+        ),
+        (
+            r#"{"type":"step_ok","state":1,"status":{"state":"normal","leader":null},"set_timers":[{"timer":"sleep","after":1}]}"#,
+            "timer \"sleep\" was not declared",
+        ),
+        (
+            r#"{"type":"step_ok","state":1,"status":{"state":"normal","leader":null},"set_timers":[{"timer":"wake","after":-1}]}"#,
+            "after -1 T",
+        ),
+        (
+            r#"{"type":"step_ok","state":1,"status":{"state":"normal","leader":null},"rule":"made up"}"#,
+            "rule \"made up\" was not declared",
+        ),
+        (r#"{"type":"step_ok","state":1,"status":{"state":"leading","leader":null}}"#, "status \"leading\""),
+    ];
+    for (answer, problem) in cases {
+        let program = load(move |_| Ok(answer.to_owned()));
+        let mut p = process(&program);
+        assert_eq!(step(&mut p, Event::Start { restored: None }), [], "{answer}");
+        let failure = program.failure().expect(answer);
+        assert_eq!((failure.node, failure.event.as_str()), (NodeId(2), r#"{"durable":null,"type":"start"}"#));
+        assert!(failure.problem.contains(problem), "{answer}: {}", failure.problem);
+        assert_eq!(p.state(), "null", "{answer}: the state did not change");
+    }
+    // A program that cannot answer: the stepper's words; and nothing is asked after a failure.
+    let program = load(|_| Err("it exited with status 3".to_owned()));
+    let mut p = process(&program);
+    step(&mut p, Event::Start { restored: None });
+    assert_eq!(
+        program.failure().unwrap().to_string(),
+        r#"process 2, given {"durable":null,"type":"start"}: it exited with status 3"#
+    );
+}
+
+#[test]
+fn what_it_declares_is_checked_when_it_is_loaded() {
+    let init = |answer: Value| {
+        struct Init(String);
+        impl Stepper for Init {
+            fn call(&self, _: &str) -> Result<String, String> {
+                Ok(self.0.clone())
+            }
+        }
+        Program::load(Box::new(Init(answer.to_string())), &Params::new()).map(|_| ()).unwrap_err()
+    };
+    let base = || json!({ "type": "init_ok", "protocol": 1, "name": "x", "messages": ["a"] });
+    let with = |key: &str, value: Value| {
+        let mut v = base();
+        v[key] = value;
+        v
+    };
+    assert!(init(with("protocol", json!(2))).contains("it speaks protocol 2; elect speaks 1"));
+    assert!(init(with("messages", json!([]))).contains("no message kind"));
+    assert!(init(with("messages", json!(["a", "a"]))).contains("\"a\" is declared twice"));
+    assert!(init(with("rules", json!([""]))).contains("1 to 80 bytes"));
+    assert!(init(with("type", json!("step_ok"))).contains("not init_ok"));
+    assert!(init(with("extra", json!(1))).contains("unknown field"));
+}
+
+#[test]
+fn a_message_from_the_wire_must_be_an_object_of_a_declared_type() {
+    load(|_| Err(String::new()));
+    let body = |text: &str| serde_json::from_value::<ProgramMsg>(json!(text));
+    assert_eq!(body(r#"{"type":"ping"}"#).unwrap().kind(), "ping");
+    assert!(body(r#"{"type":"nobody-declared-this"}"#).is_err());
+    assert!(body("[1, 2]").is_err());
+    assert!(body(&format!(r#"{{"type":"ping","pad":"{}"}}"#, "x".repeat(MAX_BODY_BYTES))).is_err());
+}
