@@ -55,3 +55,24 @@ fn a_program_with_a_planted_flaw_breaks_uniqueness_as_the_built_in_flaw_does() {
     let violated = |r: &Report| r.properties.violations.iter().map(|v| v.property).collect::<Vec<_>>();
     assert_eq!(violated(&mine), violated(&built_in));
 }
+
+#[test]
+fn a_program_run_repeats_bit_for_bit_with_its_seed() {
+    let cfg = config("chang-roberts", 8, |c| {
+        c.topology = Some(TopologyKind::Ring);
+        c.ids = Ids::Random;
+        c.seed = 7;
+        c.delay = elect_scenario::Delay::Uniform(common::units(1) / 10, common::units(1));
+    });
+    let traced = || {
+        let buf = common::SharedBuf::default();
+        let mut sim = Sim::new(program(false), Scenario::build(&cfg).unwrap());
+        sim.trace_to(Box::new(buf.clone()));
+        sim.run().unwrap();
+        drop(sim);
+        String::from_utf8(buf.bytes()).unwrap()
+    };
+    let first = traced();
+    assert!(first.lines().count() > 50, "{first}");
+    assert_eq!(first, traced());
+}
