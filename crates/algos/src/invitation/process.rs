@@ -305,8 +305,10 @@ impl InvitationProcess {
     /// An answer to its pre-vote: one yes keeps it in its group (it asks its coordinator again next period); a no
     /// from everybody asked puts it in a group of its own at once.
     fn on_pre_vote_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, group: GroupId, yes: bool) {
-        let asked = self.peers.len() - 1;
-        let Some(noes) = self.poll.as_mut().filter(|_| group == self.group) else {
+        let coordinator = self.coordinator;
+        let asked = self.peers.iter().filter(|&&(_, r)| r != coordinator).count();
+        let from_asked = self.rank_of(from) != coordinator;
+        let Some(noes) = self.poll.as_mut().filter(|_| group == self.group && from_asked) else {
             return cx.rule(STALE);
         };
         if yes {
@@ -642,10 +644,11 @@ mod tests {
         unanswered(&mut p);
         assert_eq!(step(&mut p, Event::Timer(Timer::PreVoteWait)).0, Some(NOBODY_HEARS));
         assert_eq!((p.coordinator(), p.group()), (NodeId(2), GroupId { counter: 2, creator: NodeId(2) }));
-        // Both asked say no: at once.
+        // Both asked say no: at once. (An answer from the coordinator, which was not asked, counts for nothing.)
         let mut p = member_of_4(true);
         unanswered(&mut p);
         let no = Msg::DoYouHearReply { group: ours(), yes: false };
+        assert_eq!(step(&mut p, Event::Message { from: Port(2), msg: no.clone() }).0, Some(STALE));
         assert_eq!(step(&mut p, Event::Message { from: Port(0), msg: no.clone() }).0, Some(NOT_HEARD));
         assert_eq!(step(&mut p, Event::Message { from: Port(1), msg: no }).0, Some(NOBODY_HEARS));
         assert_eq!(p.coordinator(), NodeId(2));
