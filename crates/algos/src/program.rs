@@ -57,7 +57,7 @@ pub(crate) struct Shared {
     pub(crate) stepper: Box<dyn Stepper>,
     pub(crate) described: Described,
     /// The run's parameters, as a JSON object, for the setup of each process.
-    pub(crate) params: String,
+    pub(crate) params: serde_json::Value,
     failure: Mutex<Option<Failure>>,
 }
 

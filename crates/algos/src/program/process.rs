@@ -158,8 +158,7 @@ impl ProgramProcess {
         let ports: Vec<Value> = setup.neighbors.iter().map(|n| json!({ "port": n.port.0, "id": n.id.0 })).collect();
         let ring = setup.ring.map(|r| json!({ "next": r.next.0, "prev": r.prev.0 }));
         let t = setup.delay_bound.unwrap_or(Duration::from_ticks(1000));
-        let params: Value = serde_json::from_str(&shared.params).unwrap_or(Value::Null);
-        let json = json!({ "id": setup.id.0, "ports": ports, "ring": ring, "params": params });
+        let json = json!({ "id": setup.id.0, "ports": ports, "ring": ring, "params": shared.params });
         Self {
             shared,
             me: setup.id,

@@ -72,9 +72,8 @@ pub(crate) fn parse_init(line: &str) -> Result<Described, String> {
 }
 
 /// The run's parameters as a JSON object of strings.
-pub(crate) fn params_json(params: &Params) -> String {
-    let map: Map<String, Value> = params.iter().map(|(k, v)| (k.to_owned(), Value::from(v))).collect();
-    Value::Object(map).to_string()
+pub(crate) fn params_json(params: &Params) -> Value {
+    Value::Object(params.iter().map(|(k, v)| (k.to_owned(), Value::from(v))).collect())
 }
 
 /// The answer to `step`.
