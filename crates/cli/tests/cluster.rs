@@ -338,11 +338,11 @@ fn an_invitation_member_deaf_to_its_coordinator_changes_nothing_for_the_others()
     let changes = |extra: &[&str]| {
         let (pid, code, report) = cluster_pid(&[&deaf[..], &["--nemesis-rounds", "1"], extra].concat());
         check_nemesis(pid, code, &report, 1);
-        let r = &report["nemesis"]["rounds"][0];
-        assert_eq!(r["leader"], r["after"][0], "{r}");
-        r["side_changes"].as_u64().unwrap()
+        report["nemesis"]["rounds"][0].clone()
     };
-    assert_eq!(changes(&[]), 0);
-    let published = changes(&["--param", "pre-vote=false"]);
+    // With the pre-vote the coordinator leads throughout; as published, the deaf member's own group may even win.
+    let r = changes(&[]);
+    assert_eq!((r["side_changes"].as_u64(), &r["leader"]), (Some(0), &r["after"][0]), "{r}");
+    let published = changes(&["--param", "pre-vote=false"])["side_changes"].as_u64().unwrap();
     assert!(published > 10, "as published, the others' leadership changed only {published} times");
 }
