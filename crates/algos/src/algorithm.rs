@@ -212,6 +212,12 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
     /// What the registry knows about it.
     const INFO: &'static Info;
 
+    /// What this configuration of it is: [`Self::INFO`], but for an algorithm that says what it is only when it
+    /// runs (a program, which names itself and its rules).
+    fn info(&self) -> &'static Info {
+        Self::INFO
+    }
+
     /// Builds the configuration from validated parameters.
     fn from_params(params: &Params) -> Result<Self, ParamError>;
 

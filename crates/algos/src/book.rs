@@ -115,6 +115,11 @@ pub fn rules_in(chapter: &str) -> Vec<(String, String)> {
 /// Every rule a run of the algorithm named `algorithm` (canonical) may name: its own, then those of what runs
 /// around it. Empty for a name that is not an algorithm's.
 pub fn rules(algorithm: &str) -> Vec<Rule> {
+    // A program names its rules and states none: the names are all there is.
+    if crate::program::is_program(algorithm) {
+        let rules = crate::lookup(algorithm).map(|info| info.rules).unwrap_or_default();
+        return rules.iter().map(|r| Rule { rule: (*r).to_owned(), text: String::new(), chapter: "" }).collect();
+    }
     let Some(&(_, path, chapter)) = ALGORITHMS.iter().find(|(name, ..)| *name == algorithm) else {
         return Vec::new();
     };

@@ -96,7 +96,7 @@ impl<D: MemberDriver> Driver for Deploy<D> {
             lease: self.timing.lease,
             ..MemberConfig::new(self.timing.heartbeat, self.timing.resign_hold)
         };
-        if A::INFO.elects == Elects::OneLeader {
+        if algorithm.info().elects == Elects::OneLeader {
             let monitor = MonitorConfig {
                 deaf_leaders: self.timing.bug == Some(Bug::DeafLeaders),
                 ..MonitorConfig::for_network(&algorithm, &self.network, self.timing.heartbeat)

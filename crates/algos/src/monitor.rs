@@ -50,7 +50,7 @@ impl<D: Driver> Driver for Bare<D> {
 
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
         if algorithm.winner() == Winner::EarliestInitiator {
-            return Err(crate::algorithm::ElectsEarliest(A::INFO.name));
+            return Err(crate::algorithm::ElectsEarliest(algorithm.info().name));
         }
         let config = MonitorConfig::for_network(&algorithm, &self.network, self.heartbeat);
         Ok(self.driver.drive(LeaderMonitor::new(algorithm, config)))
@@ -68,6 +68,10 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
     type Process = Monitored<A>;
     const INFO: &'static Info = A::INFO;
 
+    fn info(&self) -> &'static Info {
+        self.inner.info()
+    }
+
     /// The algorithm's own parameters, with heartbeats every `2T` and a one-hop timeout.
     fn from_params(params: &Params) -> Result<Self, ParamError> {
         Ok(Self::new(A::from_params(params)?, MonitorConfig::new(2, 1, 5)))
@@ -78,7 +82,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
     }
 
     fn build(&self, setup: &Setup<'_>) -> Monitored<A> {
-        Monitored::new(self.inner.clone(), Fixed::new(A::INFO.needs, &self.config, setup))
+        Monitored::new(self.inner.clone(), Fixed::new(self.inner.info().needs, &self.config, setup))
     }
 
     /// The algorithm's properties, except that its safety is judged once the run has settled: between a

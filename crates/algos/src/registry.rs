@@ -22,6 +22,9 @@ pub enum RegistryError {
     /// Bad parameters.
     #[error(transparent)]
     Param(#[from] ParamError),
+    /// A program (`exec:PATH`) could not be started, or said something wrong of itself.
+    #[error("{0}")]
+    Program(String),
     /// A synchronizer was asked to run an algorithm that is not written in rounds.
     #[error("{name} is not written in rounds, so no synchronizer can run it (those that are: {known})")]
     NotInRounds {
@@ -108,16 +111,24 @@ pub fn dispatch_synchronized<D: Driver>(
     drive_synchronized(info, params, choice, driver)
 }
 
-/// The algorithm called `name` (canonical or alias).
+/// The algorithm called `name` (canonical or alias), or the program it names (`exec:PATH`), started on first use.
 pub fn lookup(name: &str) -> Result<&'static Info, RegistryError> {
+    if crate::program::is_program(name) {
+        return crate::program::loaded::get(name).map(|l| l.info).map_err(RegistryError::Program);
+    }
     let name = name.trim().to_ascii_lowercase();
     all().iter().copied().find(|info| info.name == name || info.aliases.contains(&name.as_str())).ok_or_else(|| {
         RegistryError::Unknown { name, known: all().iter().map(|i| i.name).collect::<Vec<_>>().join(", ") }
     })
 }
 
-/// Looks `name` up, validates `params`, and hands the algorithm to `driver`.
+/// Looks `name` up, validates `params`, and hands the algorithm to `driver`. A program takes any parameters: they
+/// are handed to it, and it judges them.
 pub fn dispatch<D: Driver>(name: &str, params: &Params, driver: D) -> Result<D::Output, RegistryError> {
+    if crate::program::is_program(name) {
+        let loaded = crate::program::loaded::get(name).map_err(RegistryError::Program)?;
+        return Ok(driver.drive(crate::program::Program::with_params(loaded, params)));
+    }
     let info = lookup(name)?;
     params.check_known(info.name, info.params)?;
     drive_named(info, params, driver)

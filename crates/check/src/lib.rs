@@ -523,6 +523,6 @@ impl Driver for Replaying<'_> {
         let settled = at.model.quiescent(&at.state);
         let last = at.model.judge_all(&at.state, true);
         let properties = at.model.checks.iter().map(|c| c.property.name()).collect();
-        Ok(Replay { algorithm: A::INFO.name, initial, steps, last, settled, properties })
+        Ok(Replay { algorithm: at.model.algorithm.info().name, initial, steps, last, settled, properties })
     }
 }

@@ -757,7 +757,7 @@ fn verdicts<A: Algorithm>(
     });
     let config = &model.config;
     Outcome {
-        algorithm: A::INFO.name,
+        algorithm: model.algorithm.info().name,
         nodes: model.scenario.len(),
         network: config.network,
         timed: config.timed,

@@ -725,7 +725,8 @@ fn chang_roberts_written_as_a_program_explores_as_the_built_in_one() {
             c
         };
         let built_in = check(&config()).unwrap();
-        let program = Program::load(Box::new(ChangRobertsInJson { forward_smaller: false }), &Params::new()).unwrap();
+        let stepper = Box::new(ChangRobertsInJson { forward_smaller: false });
+        let program = Program::load("in-json", stepper, &Params::new()).unwrap();
         let mine = check_algorithm(program.clone(), &config()).unwrap();
         assert_eq!(program.failure(), None);
         assert!(mine.complete && built_in.complete);

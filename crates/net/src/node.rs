@@ -460,7 +460,7 @@ impl Launch {
                 (m, addr, config.names.get(&m).map(ToString::to_string))
             })
             .collect();
-        let board = Arc::new(Board::new(id, A::INFO.name, addrs, published));
+        let board = Arc::new(Board::new(id, member.info().name, addrs, published));
         if config.lease.is_some() {
             board.set_lease_mode();
         }
@@ -546,7 +546,7 @@ impl Then for Spawn {
         let span = info_span!("member", id = id.0);
         span.in_scope(|| {
             info!(
-                algorithm = A::INFO.name,
+                algorithm = config.algorithm.as_str(),
                 incarnation,
                 seed,
                 members = ?config.members().iter().map(|m| m.0).collect::<Vec<_>>(),

@@ -11,7 +11,8 @@ use elect_scenario::{Ids, Scenario, SimConfig, TopologyKind};
 use elect_sim::{Report, Sim};
 
 fn program(forward_smaller: bool) -> Program {
-    Program::load(Box::new(ChangRobertsInJson { forward_smaller }), &Params::new()).unwrap()
+    let name = if forward_smaller { "in-json-forwarding-smaller" } else { "in-json" };
+    Program::load(name, Box::new(ChangRobertsInJson { forward_smaller }), &Params::new()).unwrap()
 }
 
 fn ring(n: usize, seed: u64) -> SimConfig {

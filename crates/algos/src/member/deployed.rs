@@ -51,6 +51,10 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
     type Process = Member<A>;
     const INFO: &'static Info = A::INFO;
 
+    fn info(&self) -> &'static Info {
+        self.inner.info()
+    }
+
     fn from_params(params: &Params) -> Result<Self, ParamError> {
         Ok(Self::new(A::from_params(params)?, MemberConfig::new(2, Duration::ZERO)))
     }
@@ -72,7 +76,7 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
         let mut checks = vec![Check::always(Property::Uniqueness)];
         if self.config.lease.is_some() {
             checks.push(Check::always(Property::OneLeader));
-            if A::INFO.elects == Elects::OneLeader {
+            if self.inner.info().elects == Elects::OneLeader {
                 checks.push(Check::at_end(Property::MajorityLeader));
             }
         }

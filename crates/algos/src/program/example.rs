@@ -17,7 +17,7 @@ impl Stepper for ChangRobertsInJson {
         let r: Value = serde_json::from_str(request).map_err(|e| e.to_string())?;
         let answer = match r["type"].as_str() {
             Some("init") => json!({
-                "type": "init_ok", "protocol": 1, "name": "chang-roberts-in-json",
+                "type": "init_ok", "in_reply_to": 0, "protocol": 1, "name": "chang-roberts-in-json", "needs": "ring",
                 "messages": ["token", "elected"],
                 "rules": ["send own token", "relay", "forward a stronger token", "swallow a weaker token",
                           "own token returned, elected", "pass the announcement on", "announcement came home"],
@@ -86,7 +86,7 @@ impl ChangRobertsInJson {
             None => json!({ "state": "normal", "leader": null }),
         };
         json!({
-            "type": "step_ok", "state": state, "send": send, "status": status, "elected": elected, "rule": rule,
+            "type": "step_ok", "in_reply_to": r["seq"], "state": state, "send": send, "status": status, "elected": elected, "rule": rule,
             "view": { "role": state["role"], "values": [["id", me]] },
         })
     }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::protocol::{Answer, MAX_NAME_BYTES};
-use super::{Failure, Shared, names};
+use super::{Shared, Stepper, names};
 
 /// The longest message body, in bytes of JSON.
 pub const MAX_BODY_BYTES: usize = 4096;
@@ -179,22 +179,23 @@ impl ProgramProcess {
     /// Sends `event` to the program with this process's state, and applies the answer; a failure is kept, and the
     /// step does nothing.
     fn step(&mut self, cx: &mut Cx<'_, Self>, event: Value) {
-        if self.shared.failed() {
+        let loaded = self.shared.loaded.clone();
+        if loaded.failed() {
             return;
         }
-        let request = format!(r#"{{"type":"step","setup":{},"state":{},"event":{}}}"#, self.setup, self.state, event);
-        let result = self.shared.stepper.call(&request).and_then(|line| self.apply(cx, &line));
-        if let Err(problem) = result {
-            self.shared.fail(Failure { node: self.me, event: event.to_string(), problem });
+        let (seq, twice) = loaded.next_step();
+        let request =
+            format!(r#"{{"type":"step","seq":{seq},"setup":{},"state":{},"event":{}}}"#, self.setup, self.state, event);
+        let result = ask(&*loaded.stepper, &request, seq, twice).and_then(|answer| self.apply(cx, answer));
+        let event = event.to_string();
+        match result {
+            Ok(()) => loaded.done(seq, self.me, &event),
+            Err(problem) => loaded.fail(self.me, seq, event, problem),
         }
     }
 
     /// Checks the whole answer first, then applies it: a wrong answer has no effect at all.
-    fn apply(&mut self, cx: &mut Cx<'_, Self>, line: &str) -> Result<(), String> {
-        let answer: Answer = serde_json::from_str(line).map_err(|e| format!("its answer is not step_ok: {e}"))?;
-        if answer.kind != "step_ok" {
-            return Err(format!("it answered {:?}, not step_ok", answer.kind));
-        }
+    fn apply(&mut self, cx: &mut Cx<'_, Self>, answer: Answer) -> Result<(), String> {
         let state = answer.state.to_string();
         if state.len() > MAX_STATE_BYTES {
             return Err(format!("a state of {} bytes; at most {MAX_STATE_BYTES}", state.len()));
@@ -237,17 +238,18 @@ impl ProgramProcess {
         self.state = state.into();
         self.status = status;
         self.view = answer.view.map(Arc::new);
-        for (to, msg) in sends {
-            cx.send(to, msg);
-        }
-        for (t, after) in timers {
-            cx.set_timer(t, after);
+        // What is persisted is durable before anything is sent; a timer cancelled and set in one answer is set.
+        if let Some(p) = persist {
+            cx.persist(p);
         }
         for t in cancels {
             cx.cancel_timer(t);
         }
-        if let Some(p) = persist {
-            cx.persist(p);
+        for (t, after) in timers {
+            cx.set_timer(t, after);
+        }
+        for (to, msg) in sends {
+            cx.send(to, msg);
         }
         if answer.elected {
             cx.notify(Notice::Elected { epoch: status.epoch });
@@ -266,6 +268,37 @@ impl ProgramProcess {
         };
         Ok(Status { state, leader: s.leader.map(NodeId), epoch: s.epoch, group: None })
     }
+}
+
+/// Asks `request` (whose `seq` is `seq`) and reads the answer; asked `twice`, the two answers must be equal.
+fn ask(stepper: &dyn Stepper, request: &str, seq: u64, twice: bool) -> Result<Answer, String> {
+    let first = parse(&stepper.call(request)?, seq)?;
+    if twice {
+        let second = parse(&stepper.call(request)?, seq)?;
+        if second != first {
+            let differ = if first.state == second.state {
+                "the same state but other effects".to_owned()
+            } else {
+                format!("the state {} and then {}", first.state, second.state)
+            };
+            return Err(format!("it is not deterministic: asked this step twice, it answered {differ}"));
+        }
+    }
+    Ok(first)
+}
+
+fn parse(line: &str, seq: u64) -> Result<Answer, String> {
+    let answer: Answer = serde_json::from_str(line).map_err(|e| {
+        let shown: String = line.chars().take(120).collect();
+        format!("its answer is not step_ok ({e}): {shown:?}")
+    })?;
+    if answer.kind != "step_ok" {
+        return Err(format!("it answered {:?}, not step_ok", answer.kind));
+    }
+    if answer.in_reply_to != seq {
+        return Err(format!("it answered step {} when asked step {seq}", answer.in_reply_to));
+    }
+    Ok(answer)
 }
 
 impl Process for ProgramProcess {

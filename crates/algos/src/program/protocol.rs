@@ -1,11 +1,13 @@
-//! The protocol's messages, as JSON lines. elect asks `{"type":"init","protocol":1}` once; the program answers
-//! `init_ok` with its name, its message kinds, its timers and its rules. Then, for each event of each process,
-//! elect sends `step` (the process's setup, its state, the event) and the program answers `step_ok` (the new state
-//! and the effects). Each type below says what its fields mean.
+//! The protocol's messages, as JSON lines. elect asks `{"type":"init","protocol":1,"seq":0}` once; the program
+//! answers `init_ok` with its name, its message kinds, its timers and its rules. Then, for each event of each
+//! process, elect sends `step` (the process's setup, its state, the event) and the program answers `step_ok` (the
+//! new state and the effects). Every request has a `seq`, which its answer repeats as `in_reply_to`: an answer to
+//! another request is refused. Each type below says what its fields mean.
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::algorithm::Needs;
 use crate::params::Params;
 
 /// The protocol's version.
@@ -24,6 +26,8 @@ pub struct Described {
     /// Always `init_ok`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The `seq` of the request it answers: 0.
+    pub in_reply_to: u64,
     /// The protocol version it speaks.
     pub protocol: u64,
     /// Its name (`my-chang-roberts`).
@@ -36,10 +40,28 @@ pub struct Described {
     /// The names of its rules, which a step may name.
     #[serde(default)]
     pub rules: Vec<String>,
+    /// The topology it needs: `ring` (each process is told its ring's `next` and `prev` ports), `complete` or
+    /// `connected` (the default). Runs take it when no topology is asked for.
+    #[serde(default)]
+    pub needs: Option<String>,
+    /// A title, in a few words (`Chang-Roberts, my way`).
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+impl Described {
+    /// The topology it needs.
+    pub fn needs(&self) -> Needs {
+        match self.needs.as_deref() {
+            Some("ring") => Needs::Ring,
+            Some("complete") => Needs::Complete,
+            _ => Needs::Connected,
+        }
+    }
 }
 
 pub(crate) fn init_request() -> String {
-    json!({ "type": "init", "protocol": PROTOCOL }).to_string()
+    json!({ "type": "init", "protocol": PROTOCOL, "seq": 0 }).to_string()
 }
 
 /// `init_ok`, checked: the version, and names that are few, short, distinct and not empty.
@@ -48,8 +70,19 @@ pub(crate) fn parse_init(line: &str) -> Result<Described, String> {
     if d.kind != "init_ok" {
         return Err(format!("it answered init with {:?}, not init_ok", d.kind));
     }
+    if d.in_reply_to != 0 {
+        return Err(format!("it answered init (seq 0) with in_reply_to {}", d.in_reply_to));
+    }
     if d.protocol != PROTOCOL {
         return Err(format!("it speaks protocol {}; elect speaks {PROTOCOL}", d.protocol));
+    }
+    if let Some(needs) = &d.needs {
+        if !["ring", "complete", "connected"].contains(&needs.as_str()) {
+            return Err(format!("it needs {needs:?}: ring, complete or connected"));
+        }
+    }
+    if d.title.as_ref().is_some_and(|t| t.len() > MAX_NAME_BYTES) {
+        return Err(format!("its title has more than {MAX_NAME_BYTES} bytes"));
     }
     if d.messages.is_empty() {
         return Err("it declares no message kind".to_owned());
@@ -77,11 +110,13 @@ pub(crate) fn params_json(params: &Params) -> Value {
 }
 
 /// The answer to `step`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Answer {
     #[serde(rename = "type")]
     pub(crate) kind: String,
+    /// The `seq` of the step it answers.
+    pub(crate) in_reply_to: u64,
     /// The process's new state: any JSON value.
     pub(crate) state: Value,
     #[serde(default)]
@@ -101,7 +136,7 @@ pub(crate) struct Answer {
 }
 
 /// A message to send: to the neighbour at port `dest`, with a `body` whose `type` is a declared kind.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Send {
     pub(crate) dest: u32,
@@ -109,7 +144,7 @@ pub(crate) struct Send {
 }
 
 /// A timer to set, `after` (a number of `T`, 0 or more) from now.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SetTimer {
     pub(crate) timer: String,
@@ -117,7 +152,7 @@ pub(crate) struct SetTimer {
 }
 
 /// The process's status: `normal` or `election` (`down` is the driver's), the leader it believes in, the epoch.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct StatusAnswer {
     pub(crate) state: String,

@@ -13,17 +13,31 @@ impl<F: Fn(&Value) -> Result<String, String> + Send + Sync> Stepper for Scripted
         let r: Value = serde_json::from_str(request).expect("elect sends JSON");
         if r["type"] == "init" {
             return Ok(json!({
-                "type": "init_ok", "protocol": 1, "name": "scripted", "messages": ["ping", "pong"],
+                "type": "init_ok", "in_reply_to": 0, "protocol": 1, "name": "scripted", "messages": ["ping", "pong"],
                 "timers": ["wake"], "rules": ["answer a ping"],
             })
             .to_string());
         }
-        (self.0)(&r)
+        // Answers repeat the request's seq unless the script says otherwise.
+        let answer = (self.0)(&r)?;
+        match serde_json::from_str::<Value>(&answer) {
+            Ok(Value::Object(mut a)) if !a.contains_key("in_reply_to") => {
+                a.insert("in_reply_to".to_owned(), r["seq"].clone());
+                Ok(Value::Object(a).to_string())
+            }
+            _ => Ok(answer),
+        }
     }
 }
 
+/// A name no other test's program has: programs are kept by name for the life of the process.
+fn unique() -> String {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    format!("test-{}", N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
 fn load(answer: impl Fn(&Value) -> Result<String, String> + Send + Sync + 'static) -> Program {
-    Program::load(Box::new(Scripted(answer)), &Params::parse(["k=v"]).unwrap()).unwrap()
+    Program::load(&unique(), Box::new(Scripted(answer)), &Params::parse(["k=v"]).unwrap()).unwrap()
 }
 
 /// Process 2 of 1 to 3, with `T` of 10 ticks.
@@ -76,8 +90,8 @@ fn a_step_carries_the_setup_the_state_and_the_event_and_its_answer_becomes_effec
     assert_eq!(
         effects,
         [
-            Effect::SetTimer { timer: wake, after: Span::exactly(Duration::from_ticks(25)) },
             Effect::Persist(r#"{"saved":true}"#.to_owned()),
+            Effect::SetTimer { timer: wake, after: Span::exactly(Duration::from_ticks(25)) },
         ]
     );
     let ping = ProgramMsg::from_body(json!({ "type": "ping", "x": 7 }).as_object().unwrap().clone()).unwrap();
@@ -86,8 +100,8 @@ fn a_step_carries_the_setup_the_state_and_the_event_and_its_answer_becomes_effec
     assert_eq!(
         effects,
         [
-            Effect::Send { to: Port(1), msg: pong.clone() },
             Effect::CancelTimer { timer: wake },
+            Effect::Send { to: Port(1), msg: pong.clone() },
             Effect::Notify(elect_core::Notice::Elected { epoch: 4 }),
         ]
     );
@@ -128,6 +142,10 @@ fn a_wrong_answer_has_no_effect_and_is_kept_with_the_process_and_the_event() {
             "rule \"made up\" was not declared",
         ),
         (r#"{"type":"step_ok","state":1,"status":{"state":"leading","leader":null}}"#, "status \"leading\""),
+        (
+            r#"{"type":"step_ok","in_reply_to":99,"state":1,"status":{"state":"normal","leader":null}}"#,
+            "it answered step 99 when asked step 1",
+        ),
     ];
     for (answer, problem) in cases {
         let program = load(move |_| Ok(answer.to_owned()));
@@ -142,10 +160,38 @@ fn a_wrong_answer_has_no_effect_and_is_kept_with_the_process_and_the_event() {
     let program = load(|_| Err("it exited with status 3".to_owned()));
     let mut p = process(&program);
     step(&mut p, Event::Start { restored: None });
+    let failure = program.failure().unwrap();
     assert_eq!(
-        program.failure().unwrap().to_string(),
-        r#"process 2, given {"durable":null,"type":"start"}: it exited with status 3"#
+        failure.to_string(),
+        format!(
+            r#"{} failed at step 1: process 2, given {{"durable":null,"type":"start"}}: it exited with status 3"#,
+            failure.program
+        )
     );
+}
+
+#[test]
+fn a_step_is_asked_twice_and_two_answers_that_differ_stop_the_run_naming_the_steps_before() {
+    let asked = std::sync::atomic::AtomicU64::new(0);
+    let program = load(move |r| {
+        let n = asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // Deterministic for the start, then a counter in the state.
+        let state = if r["event"]["type"] == "start" { json!(0) } else { json!(n) };
+        ok(json!({ "state": state }))
+    });
+    let mut p = process(&program);
+    step(&mut p, Event::Start { restored: None });
+    assert_eq!(program.failure(), None);
+    step(&mut p, Event::Timer(ProgramTimer(names::timer_index("wake").unwrap())));
+    let failure = program.failure().unwrap();
+    assert_eq!(failure.step, 2);
+    assert!(
+        failure.problem.contains("not deterministic: asked this step twice, it answered the state 2 and then 3"),
+        "{}",
+        failure.problem
+    );
+    assert_eq!(failure.recent, [r#"step 1: process 2, given {"durable":null,"type":"start"}"#]);
+    assert!(failure.to_string().contains("the steps before it:\n  step 1: process 2"), "{failure}");
 }
 
 #[test]
@@ -157,9 +203,9 @@ fn what_it_declares_is_checked_when_it_is_loaded() {
                 Ok(self.0.clone())
             }
         }
-        Program::load(Box::new(Init(answer.to_string())), &Params::new()).map(|_| ()).unwrap_err()
+        Program::load(&unique(), Box::new(Init(answer.to_string())), &Params::new()).map(|_| ()).unwrap_err()
     };
-    let base = || json!({ "type": "init_ok", "protocol": 1, "name": "x", "messages": ["a"] });
+    let base = || json!({ "type": "init_ok", "in_reply_to": 0, "protocol": 1, "name": "x", "messages": ["a"] });
     let with = |key: &str, value: Value| {
         let mut v = base();
         v[key] = value;
@@ -171,6 +217,8 @@ fn what_it_declares_is_checked_when_it_is_loaded() {
     assert!(init(with("rules", json!([""]))).contains("1 to 80 bytes"));
     assert!(init(with("type", json!("step_ok"))).contains("not init_ok"));
     assert!(init(with("extra", json!(1))).contains("unknown field"));
+    assert!(init(with("in_reply_to", json!(3))).contains("with in_reply_to 3"));
+    assert!(init(with("needs", json!("torus"))).contains("ring, complete or connected"));
 }
 
 #[test]

@@ -19,7 +19,7 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
                 next[node as usize],
                 to.0,
                 "{} declares that it sends only on the ring's next port, but sent on port {}",
-                A::INFO.name,
+                model.algorithm.info().name,
                 to.0
             );
         }
