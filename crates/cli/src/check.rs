@@ -242,6 +242,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
         return crate::swarm::run(config, &chosen, out, &reproducible(argv));
     }
     let outcome = elect_check::check(&config).map_err(|e| BadInput(e.to_string()))?;
+    crate::program::stop_if_failed()?;
     if let (Some(path), Some(c)) = (&args.save, &outcome.counterexample) {
         let text = CounterexampleFile::new(reproducible(argv), c).to_json();
         limits::write_file(path, "counterexample file", text.as_bytes())?;
@@ -262,6 +263,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
 
 fn every(config: &CheckConfig, json: bool) -> anyhow::Result<Outcome> {
     let every = elect_check::check_every_arrangement(config).map_err(|e| BadInput(e.to_string()))?;
+    crate::program::stop_if_failed()?;
     let mut out = io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, &every)?;

@@ -7,11 +7,13 @@ mod bench;
 mod check;
 mod cluster;
 mod fence;
+mod grade;
 mod labels;
 mod limits;
 mod list;
 mod node;
 mod presets;
+mod program;
 mod progress;
 mod replay;
 mod scenario_flags;
@@ -38,6 +40,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
+    #[command(flatten)]
+    program: program::ProgramArgs,
 }
 
 #[derive(Subcommand)]
@@ -57,6 +61,9 @@ enum Cmd {
     Plot(sweep::PlotArgs),
     /// Explore every interleaving of a small scenario and prove or refute the algorithm's properties.
     Check(Box<check::CheckArgs>),
+    /// Grade a program (exec:PROGRAM) against a reference on an assignment: hidden arrangements simulated, small
+    /// sizes checked exhaustively; a report in text, JSON or JUnit XML.
+    Grade(grade::GradeArgs),
     /// Measure the simulator: message deliveries per second on one core, and peak memory.
     Bench(bench::BenchArgs),
     /// Run one member of a cluster over UDP: elect a leader with real processes, until interrupted.
@@ -148,6 +155,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = program::install(&cli.program) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    // Grading reports a program's failure as a failed case; every other command stops on it.
+    let grading = matches!(cli.command, Cmd::Grade(_));
     let result = match cli.command {
         Cmd::Tour(args) => tour::run(&args),
         Cmd::Sim(args) => sim::run(&args),
@@ -159,11 +172,19 @@ fn main() -> ExitCode {
             let argv: Vec<String> = std::env::args().skip_while(|a| a != "check").skip(1).collect();
             check::run(&args, &argv)
         }
+        Cmd::Grade(args) => grade::run(&args),
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Node(args) => node::run(&args),
         Cmd::Cluster(args) => cluster::run(&args),
         Cmd::Serve(args) => serve::run(&args),
     };
+    let failure = elect_algos::program::first_failure();
+    elect_algos::program::shutdown_all();
+    if let (Ok(_), Some(failure), false) = (&result, failure, grading) {
+        let _ = io::stdout().flush();
+        eprintln!("error: {failure}\n(what is printed above, if anything, is the run up to that step)");
+        return ExitCode::from(2);
+    }
     match result {
         Ok(Outcome::Held) => ExitCode::SUCCESS,
         Ok(Outcome::Violated) => ExitCode::from(1),
@@ -181,7 +202,7 @@ fn main() -> ExitCode {
         Err(e) => {
             let _ = io::stdout().flush();
             let message = e.chain().map(ToString::to_string).collect::<Vec<_>>().join(": ");
-            eprintln!("error: {}", short_line(&message));
+            eprintln!("error: {}", message.lines().map(short_line).collect::<Vec<_>>().join("\n"));
             ExitCode::from(2)
         }
     }

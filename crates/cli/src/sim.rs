@@ -193,6 +193,7 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     let result = simulate(args, hooks);
     spinner.finish_and_clear();
     let Simulated { cfg, file, report } = result?;
+    crate::program::stop_if_failed()?;
     let mut out = io::stdout().lock();
     if args.json {
         serde_json::to_writer(&mut out, &report)?;

@@ -1,0 +1,210 @@
+//! Programs as algorithms: `--algorithm exec:./ring.py` starts the program once, as a child process, and speaks
+//! the process protocol with it over its standard input and output, one JSON line each way per step. Every answer
+//! is bounded in time (`--program-timeout`) and in size (`--program-max-line`); a program that exits, hangs or
+//! writes too much is killed, reaped and reported, naming the process, the event and the step.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use elect_algos::program::Stepper;
+
+use crate::BadInput;
+
+/// How long a program may take to answer one request, and how long a line it may write.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ProgramLimits {
+    pub(crate) timeout: Duration,
+    pub(crate) max_line: usize,
+}
+
+static LIMITS: OnceLock<ProgramLimits> = OnceLock::new();
+
+/// The flags every command shares for programs.
+#[derive(clap::Args, Clone, Debug)]
+pub(crate) struct ProgramArgs {
+    /// With `--algorithm exec:PROGRAM`: how long the program may take to answer one step, in milliseconds, before
+    /// elect stops it and says which step it was.
+    #[arg(long, global = true, value_name = "MS", default_value_t = 10_000)]
+    program_timeout: u64,
+    /// With `--algorithm exec:PROGRAM`: the longest line the program may answer with, in bytes (K, M suffixes).
+    #[arg(long, global = true, value_name = "BYTES", default_value = "1M")]
+    program_max_line: String,
+}
+
+/// Checks the flags and lets `exec:` name programs.
+pub(crate) fn install(args: &ProgramArgs) -> Result<(), BadInput> {
+    if !(1..=3_600_000).contains(&args.program_timeout) {
+        return Err(BadInput(format!("--program-timeout {}: from 1 to 3600000 ms", args.program_timeout)));
+    }
+    let max_line = crate::limits::parse_bytes(&args.program_max_line)
+        .map_err(|e| BadInput(format!("--program-max-line {}: {e}", args.program_max_line)))?;
+    if !(1024..=256 << 20).contains(&max_line) {
+        return Err(BadInput(format!("--program-max-line {}: from 1K to 256M", args.program_max_line)));
+    }
+    let limits = ProgramLimits { timeout: Duration::from_millis(args.program_timeout), max_line: max_line as usize };
+    let _ = LIMITS.set(limits);
+    elect_algos::program::set_loader(start);
+    Ok(())
+}
+
+/// Stops a command whose program failed, before it reports a run that stopped at the failure: the error names the
+/// program, the step, the process, the event and the steps before it.
+pub(crate) fn stop_if_failed() -> Result<(), BadInput> {
+    match elect_algos::program::first_failure() {
+        Some(failure) => Err(BadInput(failure.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// Starts `command` (a program and its arguments, split at spaces: `./ring.py`, `python3 ring.py`).
+fn start(command: &str) -> Result<Box<dyn Stepper>, String> {
+    let limits = LIMITS.get().copied().unwrap_or(ProgramLimits { timeout: Duration::from_secs(10), max_line: 1 << 20 });
+    Running::start(command, limits).map(|c| Box::new(c) as Box<dyn Stepper>)
+}
+
+/// A program running as a child process.
+struct Running {
+    command: String,
+    limits: ProgramLimits,
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    child: std::process::Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Result<String, String>>,
+    /// Why it can no longer be asked anything.
+    dead: Option<String>,
+}
+
+impl Running {
+    fn start(command: &str, limits: ProgramLimits) -> Result<Self, String> {
+        let mut words = command.split_whitespace();
+        let program = words.next().ok_or("exec: needs a program to run: exec:./ring.py")?;
+        let mut child = Command::new(program)
+            .args(words)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| {
+                let hint = if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    " (make it executable with a #! line, or name its interpreter: exec:python3 ring.py)"
+                } else {
+                    ""
+                };
+                format!("cannot start {command}: {e}{hint}")
+            })?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().ok_or("the program has no standard output")?;
+        let (tx, lines) = sync_channel(1);
+        let max = limits.max_line;
+        std::thread::Builder::new()
+            .name("program-reader".to_owned())
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
+                loop {
+                    let line = read_line(&mut reader, max);
+                    let end = line.is_err();
+                    if tx.send(line).is_err() || end {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot read from {command}: {e}"))?;
+        Ok(Self { command: command.to_owned(), limits, inner: Mutex::new(Inner { child, stdin, lines, dead: None }) })
+    }
+}
+
+/// One line of at most `max` bytes, without its newline.
+fn read_line(reader: &mut impl BufRead, max: usize) -> Result<String, String> {
+    let mut line = Vec::new();
+    let read = reader.by_ref().take(max as u64 + 1).read_until(b'\n', &mut line).map_err(|e| e.to_string())?;
+    if read == 0 {
+        return Err(String::new());
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    } else if line.len() > max {
+        return Err(format!("it wrote a line longer than {max} bytes (--program-max-line)"));
+    }
+    String::from_utf8(line).map_err(|_| "it wrote a line that is not UTF-8".to_owned())
+}
+
+impl Inner {
+    /// Stops the program, if it runs, and reaps it; `why` is kept for every later request.
+    fn stop(&mut self, why: String) -> String {
+        self.stdin = None;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.dead.get_or_insert(why).clone()
+    }
+
+    /// How the program ended, after its output closed: waits for it a moment, then kills it.
+    fn ended(&mut self) -> String {
+        self.stdin = None;
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                _ => break None,
+            }
+        };
+        let why = match status {
+            Some(status) => match (status.code(), std::os::unix::process::ExitStatusExt::signal(&status)) {
+                (Some(code), _) => format!("it exited with status {code} instead of answering"),
+                (None, Some(signal)) => format!("it was killed by signal {signal} instead of answering"),
+                _ => "it ended instead of answering".to_owned(),
+            },
+            None => "it closed its output instead of answering".to_owned(),
+        };
+        self.stop(why)
+    }
+}
+
+impl Stepper for Running {
+    fn call(&self, request: &str) -> Result<String, String> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(why) = &inner.dead {
+            return Err(why.clone());
+        }
+        let written = match inner.stdin.as_mut() {
+            Some(stdin) => {
+                stdin.write_all(request.as_bytes()).and_then(|()| stdin.write_all(b"\n")).and_then(|()| stdin.flush())
+            }
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
+        if written.is_err() {
+            return Err(inner.ended());
+        }
+        match inner.lines.recv_timeout(self.limits.timeout) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(why)) if why.is_empty() => Err(inner.ended()),
+            Ok(Err(why)) => Err(inner.stop(why)),
+            Err(RecvTimeoutError::Timeout) => Err(inner.stop(format!(
+                "it did not answer within {} ms (--program-timeout); {} was stopped",
+                self.limits.timeout.as_millis(),
+                self.command
+            ))),
+            Err(RecvTimeoutError::Disconnected) => Err(inner.ended()),
+        }
+    }
+
+    fn shutdown(&self) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        // Its input closes first, so that a program that reads to the end exits by itself.
+        inner.stdin = None;
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = inner.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        inner.stop("it was shut down".to_owned());
+    }
+}
