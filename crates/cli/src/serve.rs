@@ -60,6 +60,10 @@ pub(crate) struct ServeArgs {
     /// request that names a file gets 400.
     #[arg(long)]
     allow_files: bool,
+    /// A program to offer beside the built-in algorithms (exec:PROGRAM; repeat for several): it is started now,
+    /// and requests may name it. A request cannot start any other program.
+    #[arg(long = "program", value_name = "exec:PROGRAM")]
+    programs: Vec<String>,
     /// The most processes of a simulation (and of each run of a sweep).
     #[arg(long, value_name = "N", default_value_t = Caps::DEFAULT.sim_nodes)]
     max_nodes: usize,
@@ -195,6 +199,13 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
         seconds: args.max_seconds,
         runs: args.max_runs,
     };
+    for program in &args.programs {
+        if !elect_algos::program::is_program(program) {
+            return Err(crate::BadInput(format!("--program {program}: a program is named exec:PROGRAM")).into());
+        }
+        elect_algos::lookup(program).map_err(|e| crate::BadInput(format!("--program: {e}")))?;
+    }
+    elect_algos::program::seal();
     api::quiet_aborts();
     let server = Arc::new(Server {
         caps,

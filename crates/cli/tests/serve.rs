@@ -324,3 +324,38 @@ fn the_explorer_says_which_links_a_fault_cuts() {
     assert!(now["state"]["now"].as_f64().unwrap() >= 3.0, "{}", now["state"]);
     assert_eq!(now["state"]["broken"], json!([]), "healed at 3: {}", now["state"]);
 }
+
+/// A program the server was started with is explored in its own words; one it was not started with is refused,
+/// so that no request can make the server start a program.
+#[test]
+fn the_explorer_shows_a_program_in_its_words_and_runs_no_other() {
+    let program = concat!("exec:", env!("CARGO_MANIFEST_DIR"), "/../../examples/python/chang_roberts.py");
+    let closed = Server::start(&[]);
+    let refused = closed.post("/api/explore", &json!({ "algorithm": program, "nodes": 3 }).to_string());
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(refused.body.contains("is not one of the programs this server was started with"), "{}", refused.body);
+    assert_eq!(closed.get(&format!("/api/sim?algorithm={program}&nodes=3")).status, 400);
+
+    let server = Server::start(&["--program", program]);
+    assert_eq!(server.get("/api/limits").json()["programs"], json!([program]));
+    let open = server.post("/api/explore", &json!({ "algorithm": program, "nodes": 3 }).to_string());
+    assert_eq!(open.status, 200, "{}", open.body);
+    let start = open.json();
+    let session = start["session"].as_str().unwrap().to_owned();
+    let roles = |state: &Value| -> Vec<String> {
+        let processes = state["state"]["processes"].as_array().unwrap();
+        processes.iter().map(|p| p["view"]["role"].as_str().unwrap_or("").to_owned()).collect()
+    };
+    assert_eq!(roles(&start), ["candidate"; 3], "every process initiated: {}", start["state"]);
+    // Deliver every token once: each step names one of the rules the program declared.
+    let declared = ["relay", "forward a stronger token", "swallow a weaker token", "own token returned, elected"];
+    let mut last = start;
+    for _ in 0..3 {
+        last = step(&server, &session, &json!(0));
+        let rule = last["step"]["rule"].as_str().unwrap_or("");
+        assert!(declared.contains(&rule), "{}", last["step"]);
+    }
+    assert!(roles(&last).iter().any(|r| r == "lost"), "{:?}", roles(&last));
+    let rules = server.get(&format!("/api/rules?algorithm={program}")).json();
+    assert_eq!(rules["rules"].as_array().unwrap().len(), 7, "{rules}");
+}

@@ -2,7 +2,7 @@
 //! view, fills its form, runs it, steps the viewer, and in Explore clicks its way to untimed Bully's two
 //! coordinators on three processes, where the uniqueness property turns red. A second test steps Explore by its
 //! picture: the state cards, a message delivered by a click on its chip, back and forward, a timer fired from its
-//! card, at 1400×900 and at 1024×768.
+//! card, at 1400×900 and at 1024×768. A third explores Chang-Roberts written in Python, in its own words.
 //!
 //! Chromium comes from Debian's packages (`scripts/install-chromium`), so this test is `#[ignore]`d under a plain
 //! `cargo test` and run by `scripts/test` with `--ignored`. Run alone: `scripts/install-chromium && cargo test -p
@@ -445,4 +445,30 @@ fn explore_keeps_every_branch_draws_its_steps_and_goes_to_any_of_them() {
     assert!(last_taken(&mut browser).starts_with(&said), "{said}");
     browser.eval("document.getElementById('explore').scrollIntoView()");
     shoot(&mut browser, "serve-explore-branches.png");
+}
+
+/// A student's program in Python, served with `--program`: the page offers it first, and Explore shows its
+/// processes in its own words (the roles its view names) and each step's rule as the program named it.
+#[test]
+#[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+fn explore_shows_a_python_program_in_its_own_words() {
+    let program = concat!("exec:", env!("CARGO_MANIFEST_DIR"), "/../../examples/python/chang_roberts.py");
+    let server = Server::start(&["--program", program]);
+    let mut browser = Browser::open(&server.url("/"));
+    browser.wait("document.readyState === 'complete' && document.getElementById('limits').textContent !== ''");
+    assert_eq!(text(&mut browser, "document.getElementById('form-explore').elements['algorithm'].value"), program);
+    browser.eval("document.getElementById('tab-explore').click()");
+    set(&mut browser, "explore", "nodes", "3");
+    browser.eval("document.getElementById('run-explore').click()");
+    browser.wait("document.querySelectorAll('#explore-canvas [data-card]').length === 3");
+    let shown = explored(&mut browser);
+    assert!(shown.matches("candidate").count() >= 3, "{shown}");
+    let delivered = click_chip(&mut browser, 1);
+    assert!(delivered.contains("\"type\":\"token\""), "{delivered}");
+    let rule = text(&mut browser, "document.getElementById('explore-rule-name').textContent");
+    assert!(["swallow a weaker token", "forward a stronger token"].contains(&rule.as_str()), "{rule}");
+    assert!(last_taken(&mut browser).contains(&rule), "{}", last_taken(&mut browser));
+    let shown = explored(&mut browser);
+    assert!(shown.contains("lost") || rule == "swallow a weaker token", "{shown}");
+    shoot(&mut browser, "serve-explore-program");
 }

@@ -109,6 +109,7 @@ pub(crate) fn limits_json(caps: &Caps, at_once: usize) -> Value {
         "runs": caps.runs,
         "requests": at_once,
         "files": caps.allow_files,
+        "programs": elect_algos::program::loaded_names(),
     })
 }
 
