@@ -70,7 +70,7 @@ impl StatusKey for Learned {
 
 /// The properties every election here promises: S001 safety (after every event or at the end), P-Unique when
 /// the algorithm has an "I am leader" action, and, once quiescent, S001 liveness and S003's `L(i)` conditions.
-fn election_checks(safety: When, unique: bool) -> Vec<Check> {
+pub fn election_checks(safety: When, unique: bool) -> Vec<Check> {
     let mut checks = vec![Check { property: Property::Safety, when: safety }];
     if unique {
         checks.push(Check::always(Property::Uniqueness));

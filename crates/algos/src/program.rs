@@ -11,6 +11,7 @@
 pub mod example;
 pub(crate) mod loaded;
 mod names;
+mod native;
 mod process;
 mod protocol;
 #[cfg(test)]
@@ -27,8 +28,9 @@ use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOr
 use crate::election_checks;
 use crate::params::{ParamError, Params};
 
-pub use loaded::{Loader, PREFIX, first_failure, is_program, loaded_names, seal, set_loader, shutdown_all};
+pub use loaded::{Loader, PREFIX, first_failure, install, is_program, loaded_names, seal, set_loader, shutdown_all};
 pub use names::NameError;
+pub use native::Native;
 pub use process::{MAX_BODY_BYTES, MAX_STATE_BYTES, MAX_TIMER_T, ProgramMsg, ProgramProcess, ProgramTimer};
 pub use protocol::{Described, PROTOCOL};
 
@@ -40,6 +42,18 @@ pub trait Stepper: Send + Sync {
 
     /// Ends the program (a child process is killed, if it still runs, and reaped). Nothing is asked after it.
     fn shutdown(&self) {}
+
+    /// The bounds a run is held to, when the program states them (an algorithm written in Rust does; a program
+    /// in another language has them stated by the user, as `elect grade` and `elect sweep --bound` do).
+    fn bounds(&self, facts: &Facts) -> Vec<Bound> {
+        let _ = facts;
+        Vec::new()
+    }
+
+    /// The properties it promises, when it says (by default, those of every election).
+    fn checks(&self) -> Option<Vec<Check>> {
+        None
+    }
 }
 
 /// How many of the steps before a failure it keeps, to show what led to it.
@@ -224,7 +238,7 @@ impl Algorithm for Program {
     }
 
     fn checks(&self) -> Vec<Check> {
-        election_checks(When::Always, true)
+        self.shared.loaded.stepper.checks().unwrap_or_else(|| election_checks(When::Always, true))
     }
 
     fn winner(&self) -> Winner {
@@ -236,7 +250,7 @@ impl Algorithm for Program {
         t * (3 * facts.nodes)
     }
 
-    fn bounds(&self, _: &Facts) -> Vec<Bound> {
-        Vec::new()
+    fn bounds(&self, facts: &Facts) -> Vec<Bound> {
+        self.shared.loaded.stepper.bounds(facts)
     }
 }

@@ -42,9 +42,21 @@ pub fn loaded_names() -> Vec<&'static str> {
     LOADED.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|l| l.info.name).collect()
 }
 
-/// Whether `name` names a program rather than a built-in algorithm.
+/// Whether `name` names a program rather than a built-in algorithm: `exec:PATH`, or the name of one installed in
+/// this process ([`install`]).
 pub fn is_program(name: &str) -> bool {
-    name.trim_start().starts_with(PREFIX)
+    let name = name.trim();
+    name.starts_with(PREFIX) || LOADED.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|l| l.info.name == name)
+}
+
+/// Installs a program served in this process (a [`super::native::Native`] algorithm) under `name`, which runs then
+/// take as they take a built-in algorithm's (`--algorithm NAME`). The caller keeps the built-in names free.
+pub fn install(name: &str, stepper: Box<dyn Stepper>) -> Result<(), String> {
+    let name = name.trim();
+    if name.is_empty() || name.starts_with(PREFIX) {
+        return Err(format!("{name:?} cannot name an installed algorithm: it is empty, or a path"));
+    }
+    load(name, stepper).map(|_| ())
 }
 
 /// The first failure of any program loaded in this process.

@@ -86,7 +86,7 @@ fn crate_dependencies(krate: &str) -> BTreeSet<String> {
 }
 
 /// The graph `ARCHITECTURE.md` draws: each workspace crate's directory and the elect crates it depends on.
-const GRAPH: [(&str, &[&str]); 9] = [
+const GRAPH: [(&str, &[&str]); 10] = [
     ("crates/core", &[]),
     ("crates/algos", &["elect-core"]),
     ("crates/scenario", &["elect-algos", "elect-core"]),
@@ -99,6 +99,7 @@ const GRAPH: [(&str, &[&str]); 9] = [
         &["elect-algos", "elect-check", "elect-core", "elect-net", "elect-scenario", "elect-sim", "elect-viz"],
     ),
     ("examples/fencing-store", &["elect-core", "elect-net"]),
+    ("examples/rust-program", &["elect"]),
 ];
 
 #[test]
