@@ -13,7 +13,7 @@ use elect_scenario::{Ids, SimConfig, TopologyKind};
 use serde::Deserialize;
 
 use crate::{BadInput, Outcome};
-use bound::Formula;
+pub(crate) use bound::Formula;
 pub(crate) use report::Case;
 
 #[derive(Args)]

@@ -58,6 +58,11 @@ pub(crate) struct SweepArgs {
     /// extension instead.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Hold every run to a bound on its messages, a formula of n (`n*(n+1)/2 + n`, `2*n*log2(n)`: numbers, n,
+    /// + - * / ^, parentheses, log2): for algorithms without a bound of their own (a program's), it fills the
+    /// bound columns, and a run over it counts as failed. An algorithm's own bound is kept.
+    #[arg(long, value_name = "FORMULA")]
+    bound: Option<String>,
     /// Run only shard I of N (I from 0): the runs whose position in the CSV is I mod N, written atomically to a
     /// file of their own (see --out; `sweep-DIGEST.shard-I-of-N.csv` without it), for `elect merge`. Without it,
     /// a copy of a batch array job takes its shard from the scheduler: SLURM_ARRAY_TASK_ID (with _MIN, _STEP,
@@ -203,6 +208,8 @@ fn plan(args: &SweepArgs) -> anyhow::Result<Sweep> {
 /// what it kept of the rows.
 fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>, chosen: Option<&Chosen>) -> anyhow::Result<Seen> {
     let part = chosen.map_or(Shard::ALL, |c| c.shard);
+    let bound = args.bound.as_deref().map(crate::grade::Formula::parse).transpose();
+    let bound = bound.map_err(|e| BadInput(format!("--bound: {e}")))?;
     let bar = progress_bar(sweep.work_of(part).map_err(|e| BadInput(e.to_string()))?);
     let mut atomic = None;
     let mut out: Option<Box<dyn Write>> = Some(match (chosen, &args.out) {
@@ -239,7 +246,10 @@ fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>, chosen: Optio
                 Streamed::Kinds(kinds) => {
                     csv = Some(CsvWriter::new(out.take().expect("one header"), kinds.to_vec())?);
                 }
-                Streamed::Row(row) => {
+                Streamed::Row(mut row) => {
+                    if let Some(bound) = &bound {
+                        hold_to(&mut row, bound);
+                    }
                     csv.as_mut().expect("the header comes first").write(&row)?;
                     seen.add(*row, args.plot.is_some().then_some(args.metric));
                 }
@@ -312,7 +322,7 @@ impl Seen {
         if self.bad == 0 {
             return Outcome::Held;
         }
-        eprintln!("{} of {} runs violated a property; the first ones:", self.bad, self.rows);
+        eprintln!("{} of {} runs violated a property or the bound; the first ones:", self.bad, self.rows);
         for r in &self.first_bad {
             let mut cfg = template.clone();
             cfg.algorithm = r.algorithm.to_owned();
@@ -322,6 +332,20 @@ impl Seen {
             eprintln!("  reproduce with: {}", cfg.command_line());
         }
         Outcome::Violated
+    }
+}
+
+/// Fills a row without a bound of its own with `bound` at its size; a run that sent more fails.
+fn hold_to(row: &mut Row, bound: &crate::grade::Formula) {
+    if row.bound.is_some() {
+        return;
+    }
+    let value = bound.at(row.n as u64).floor().max(0.0) as u64;
+    row.bound = Some(bound.to_string());
+    row.bound_value = Some(value);
+    row.bound_measured = Some(row.messages);
+    if row.messages > value {
+        row.ok = false;
     }
 }
 

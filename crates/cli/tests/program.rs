@@ -267,3 +267,17 @@ fn three_members_running_the_python_chang_roberts_elect_and_fail_over() {
     assert!(elected, "the three did not agree on 3: {latest:?}");
     assert!(failed_over, "1 and 2 did not agree on 2 after 3 failed: {latest:?}");
 }
+
+#[test]
+fn a_sweep_holds_a_program_to_the_bound_the_user_states() {
+    let sweep = |program: &str| elect(&["sweep", "--algorithms", program, "-n", "8,16", "--ids", "descending", "--bound", "n*(n+1)/2 + n"]);
+    let o = sweep(CHANG_ROBERTS);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let csv = text(&o.stdout);
+    // Ids descending: the worst case, n(n+1)/2 tokens and n announcements, exactly the bound.
+    assert!(csv.contains(",8,1,44,36,8,") && csv.contains(",n*(n+1)/2 + n,44,44,"), "{csv}");
+    assert!(csv.contains(",16,1,152,136,16,") && csv.contains(",n*(n+1)/2 + n,152,152,"), "{csv}");
+    let o = sweep("exec:examples/python/wrong/announces_twice.py");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("2 of 2 runs violated a property or the bound"), "{}", text(&o.stderr));
+}
