@@ -3,9 +3,9 @@
 //! is bounded in time (`--program-timeout`) and in size (`--program-max-line`); a program that exits, hangs or
 //! writes too much is killed, reaped and reported, naming the process, the event and the step.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
+use std::io::{Read, Write};
+use std::os::fd::AsFd;
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -75,7 +75,9 @@ struct Running {
 struct Inner {
     child: std::process::Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Result<String, String>>,
+    stdout: ChildStdout,
+    /// What it wrote after the last line read.
+    pending: Vec<u8>,
     /// Why it can no longer be asked anything.
     dead: Option<String>,
 }
@@ -100,41 +102,59 @@ impl Running {
             })?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().ok_or("the program has no standard output")?;
-        let (tx, lines) = sync_channel(1);
-        let max = limits.max_line;
-        std::thread::Builder::new()
-            .name("program-reader".to_owned())
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                loop {
-                    let line = read_line(&mut reader, max);
-                    let end = line.is_err();
-                    if tx.send(line).is_err() || end {
-                        return;
-                    }
-                }
-            })
-            .map_err(|e| format!("cannot read from {command}: {e}"))?;
-        Ok(Self { command: command.to_owned(), limits, inner: Mutex::new(Inner { child, stdin, lines, dead: None }) })
+        let inner = Inner { child, stdin, stdout, pending: Vec::new(), dead: None };
+        Ok(Self { command: command.to_owned(), limits, inner: Mutex::new(inner) })
     }
 }
 
-/// One line of at most `max` bytes, without its newline.
-fn read_line(reader: &mut impl BufRead, max: usize) -> Result<String, String> {
-    let mut line = Vec::new();
-    let read = reader.by_ref().take(max as u64 + 1).read_until(b'\n', &mut line).map_err(|e| e.to_string())?;
-    if read == 0 {
-        return Err(String::new());
-    }
-    if line.last() == Some(&b'\n') {
-        line.pop();
-    } else if line.len() > max {
-        return Err(format!("it wrote a line longer than {max} bytes (--program-max-line)"));
-    }
-    String::from_utf8(line).map_err(|_| "it wrote a line that is not UTF-8".to_owned())
+/// Why a line could not be read.
+enum Unread {
+    /// The program closed its output (it ended, most likely).
+    Closed,
+    /// Past the deadline.
+    Late,
+    /// Too long, not UTF-8, or the pipe failed.
+    Wrong(String),
 }
 
 impl Inner {
+    /// The next line the program writes, without its newline: at most `max` bytes, before `deadline`. Read on the
+    /// asking thread (waiting with poll), so that a step costs no hand-over between threads.
+    fn read_line(&mut self, max: usize, deadline: Instant) -> Result<String, Unread> {
+        let mut scanned = 0;
+        loop {
+            if let Some(at) = self.pending[scanned..].iter().position(|&b| b == b'\n') {
+                let mut line: Vec<u8> = self.pending.drain(..=scanned + at).collect();
+                line.pop();
+                if line.len() > max {
+                    return Err(Unread::Wrong(format!("it wrote a line longer than {max} bytes (--program-max-line)")));
+                }
+                return String::from_utf8(line).map_err(|_| Unread::Wrong("it wrote a line that is not UTF-8".into()));
+            }
+            scanned = self.pending.len();
+            if scanned > max {
+                return Err(Unread::Wrong(format!("it wrote a line longer than {max} bytes (--program-max-line)")));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let wait = nix::poll::PollTimeout::try_from(left.as_millis().min(60_000) as i32)
+                .unwrap_or(nix::poll::PollTimeout::MAX);
+            let mut fds = [nix::poll::PollFd::new(self.stdout.as_fd(), nix::poll::PollFlags::POLLIN)];
+            match nix::poll::poll(&mut fds, wait) {
+                Ok(0) if left.is_zero() => return Err(Unread::Late),
+                Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
+                Ok(_) => {}
+                Err(e) => return Err(Unread::Wrong(format!("cannot wait for its answer: {e}"))),
+            }
+            let mut chunk = [0u8; 64 * 1024];
+            match self.stdout.read(&mut chunk) {
+                Ok(0) => return Err(Unread::Closed),
+                Ok(n) => self.pending.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Unread::Wrong(format!("cannot read its answer: {e}"))),
+            }
+        }
+    }
+
     /// Stops the program, if it runs, and reaps it; `why` is kept for every later request.
     fn stop(&mut self, why: String) -> String {
         self.stdin = None;
@@ -181,16 +201,15 @@ impl Stepper for Running {
         if written.is_err() {
             return Err(inner.ended());
         }
-        match inner.lines.recv_timeout(self.limits.timeout) {
-            Ok(Ok(line)) => Ok(line),
-            Ok(Err(why)) if why.is_empty() => Err(inner.ended()),
-            Ok(Err(why)) => Err(inner.stop(why)),
-            Err(RecvTimeoutError::Timeout) => Err(inner.stop(format!(
+        match inner.read_line(self.limits.max_line, Instant::now() + self.limits.timeout) {
+            Ok(line) => Ok(line),
+            Err(Unread::Closed) => Err(inner.ended()),
+            Err(Unread::Wrong(why)) => Err(inner.stop(why)),
+            Err(Unread::Late) => Err(inner.stop(format!(
                 "it did not answer within {} ms (--program-timeout); {} was stopped",
                 self.limits.timeout.as_millis(),
                 self.command
             ))),
-            Err(RecvTimeoutError::Disconnected) => Err(inner.ended()),
         }
     }
 

@@ -58,9 +58,9 @@ pub(crate) struct SweepArgs {
     /// extension instead.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Hold every run to a bound on its messages, a formula of n (`n*(n+1)/2 + n`, `2*n*log2(n)`: numbers, n,
-    /// + - * / ^, parentheses, log2): for algorithms without a bound of their own (a program's), it fills the
-    /// bound columns, and a run over it counts as failed. An algorithm's own bound is kept.
+    /// Hold every run to a bound on its messages, a formula of n such as `n*(n+1)/2 + n` or `2*n*log2(n)`
+    /// (numbers, n, the operators `+ - * / ^`, parentheses, log2): for algorithms without a bound of their own (a
+    /// program's), it fills the bound columns, and a run over it counts as failed. An algorithm's own bound is kept.
     #[arg(long, value_name = "FORMULA")]
     bound: Option<String>,
     /// Run only shard I of N (I from 0): the runs whose position in the CSV is I mod N, written atomically to a

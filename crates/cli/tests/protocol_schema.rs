@@ -20,7 +20,8 @@ fn schema() -> jsonschema::Validator {
 fn traffic(args: &[&str]) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("lines");
-    let program = format!("exec:python3 crates/cli/tests/programs/logging.py {} examples/python/chang_roberts.py", log.display());
+    let program =
+        format!("exec:python3 crates/cli/tests/programs/logging.py {} examples/python/chang_roberts.py", log.display());
     let (command, rest) = args.split_first().unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_elect"))
         .current_dir(root())
@@ -40,8 +41,7 @@ fn every_request_and_answer_of_a_run_and_of_a_check_fits_the_schema() {
     lines.extend(traffic(&["check", "-n", "3", "--network", "unordered", "--reduction", "none"]));
     let types: std::collections::BTreeSet<&str> = lines.iter().filter_map(|l| l["type"].as_str()).collect();
     assert_eq!(types, ["init", "init_ok", "step", "step_ok"].into(), "every kind of line was seen");
-    let events: std::collections::BTreeSet<&str> =
-        lines.iter().filter_map(|l| l["event"]["type"].as_str()).collect();
+    let events: std::collections::BTreeSet<&str> = lines.iter().filter_map(|l| l["event"]["type"].as_str()).collect();
     assert_eq!(events, ["command", "message", "start"].into());
     for line in &lines {
         let errors: Vec<String> = schema.iter_errors(line).map(|e| e.to_string()).collect();
