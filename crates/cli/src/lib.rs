@@ -142,9 +142,11 @@ pub(crate) fn short_line(line: &str) -> String {
 /// [`algos::program::Native`] algorithm) beside the built-in ones: `--algorithm NAME` runs one.
 ///
 /// ```no_run
-/// # fn native() -> Box<dyn elect::algos::program::Stepper> { unimplemented!() }
+/// use elect::algos::program::example::ChangRobertsInJson;
+///
 /// fn main() -> std::process::ExitCode {
-///     elect::main_with(vec![("my-chang-roberts".to_owned(), native())])
+///     let stepper = Box::new(ChangRobertsInJson { forward_smaller: false });
+///     elect::main_with(vec![("my-chang-roberts".to_owned(), stepper)])
 /// }
 /// ```
 pub fn main_with(installed: Vec<(String, Box<dyn elect_algos::program::Stepper>)>) -> ExitCode {

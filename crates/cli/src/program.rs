@@ -163,18 +163,22 @@ impl Inner {
         self.dead.get_or_insert(why).clone()
     }
 
+    /// Closes the program's input and waits up to `time` for it to exit: its status, if it did.
+    fn exit_within(&mut self, time: Duration) -> Option<std::process::ExitStatus> {
+        self.stdin = None;
+        let deadline = Instant::now() + time;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                _ => return None,
+            }
+        }
+    }
+
     /// How the program ended, after its output closed: waits for it a moment, then kills it.
     fn ended(&mut self) -> String {
-        self.stdin = None;
-        let deadline = Instant::now() + Duration::from_secs(1);
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-                _ => break None,
-            }
-        };
-        let why = match status {
+        let why = match self.exit_within(Duration::from_secs(1)) {
             Some(status) => match (status.code(), std::os::unix::process::ExitStatusExt::signal(&status)) {
                 (Some(code), _) => format!("it exited with status {code} instead of answering"),
                 (None, Some(signal)) => format!("it was killed by signal {signal} instead of answering"),
@@ -216,14 +220,8 @@ impl Stepper for Running {
     fn shutdown(&self) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         // Its input closes first, so that a program that reads to the end exits by itself.
-        inner.stdin = None;
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = inner.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
+        if inner.exit_within(Duration::from_millis(500)).is_none() {
+            inner.stop("it was shut down".to_owned());
         }
-        inner.stop("it was shut down".to_owned());
     }
 }

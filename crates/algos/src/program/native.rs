@@ -46,11 +46,7 @@ where
 
     fn init(&self) -> Value {
         let info = A::INFO;
-        let needs = match info.needs {
-            crate::algorithm::Needs::Ring => "ring",
-            crate::algorithm::Needs::Complete => "complete",
-            crate::algorithm::Needs::Connected => "connected",
-        };
+        let needs = super::protocol::needs_name(info.needs);
         json!({
             "type": "init_ok", "in_reply_to": 0, "protocol": super::PROTOCOL, "name": self.name, "title": info.title,
             "needs": needs, "messages": <<A::Process as Process>::Msg as Message>::kinds(),
@@ -66,11 +62,8 @@ where
         let neighbors = ports
             .iter()
             .map(|p| {
-                Ok(Neighbor {
-                    port: Port(number(&p["port"])?),
-                    id: NodeId(number(&p["id"])?),
-                    rank: rank(NodeId(number(&p["id"])?)),
-                })
+                let id = NodeId(number(&p["id"])?);
+                Ok(Neighbor { port: Port(number(&p["port"])?), id, rank: rank(id) })
             })
             .collect::<Result<Vec<_>, String>>()?;
         let ring = match &setup["ring"] {

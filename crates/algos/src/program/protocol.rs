@@ -60,6 +60,15 @@ impl Described {
     }
 }
 
+/// `needs` as `init_ok` says it: the inverse of [`Described::needs`].
+pub(crate) fn needs_name(needs: Needs) -> &'static str {
+    match needs {
+        Needs::Ring => "ring",
+        Needs::Complete => "complete",
+        Needs::Connected => "connected",
+    }
+}
+
 pub(crate) fn init_request() -> String {
     json!({ "type": "init", "protocol": PROTOCOL, "seq": 0 }).to_string()
 }
