@@ -7,6 +7,7 @@
 //! algorithms beside the built-in ones.
 
 mod bench;
+pub mod book;
 mod check;
 mod cluster;
 mod fence;
@@ -76,6 +77,9 @@ enum Cmd {
     /// Serve a page to run, check, explore and compare the algorithms in a browser, and its HTTP API (the flags
     /// of `elect sim` and `elect check` as query parameters, the same JSON), with limits on every request.
     Serve(Box<serve::ServeArgs>),
+    /// mdBook's preprocessor for the book (docs/book.toml): every page's examples as readers see them.
+    #[command(hide = true)]
+    BookPreprocessor(book::PreprocessorArgs),
 }
 
 /// Bad input: printed as one line, exit status 2.
@@ -206,6 +210,7 @@ pub fn main() -> ExitCode {
         Cmd::Node(args) => node::run(&args),
         Cmd::Cluster(args) => cluster::run(&args),
         Cmd::Serve(args) => serve::run(&args),
+        Cmd::BookPreprocessor(args) => book::preprocess(&args),
     };
     let failure = elect_algos::program::first_failure();
     elect_algos::program::shutdown_all();
