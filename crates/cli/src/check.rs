@@ -82,14 +82,14 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_parser = ["por", "none"], default_value = "por")]
     reduction: String,
     /// Keep every state seen and tell states apart field by field, not by their 64-bit fingerprints, so that no
-    /// two distinct states can be taken for one (without it, the summary bounds the odds of that). Each state seen
+    /// two distinct states can be taken for one (without it, --verbose bounds the odds of that). Each state seen
     /// then costs what a waiting state does (hundreds of bytes instead of 40 to 70): for runs of a few million
     /// states, or to confirm a verdict.
     #[arg(long)]
     exact: bool,
     /// Stop after this many unique states (the verdict is then partial). A visited state takes 40 to 70 bytes (its
     /// fingerprint and how it was reached); the states waiting to be expanded are kept as numbers into tables of the
-    /// distinct process states and messages met, each kept once; the summary's memory line says how much each took.
+    /// distinct process states and messages met, each kept once; --verbose says how much each took.
     #[arg(long, default_value_t = 2_000_000)]
     max_states: usize,
     /// Explore no path longer than this many steps (the verdict is then partial).
@@ -116,6 +116,11 @@ pub(crate) struct CheckArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Also print the search's own figures: the memory each visited state took, the most states waiting, the
+    /// distinct process states and messages kept, the odds that two states shared a fingerprint, and at how many
+    /// processes deliveries were found to commute (--json always has them).
+    #[arg(long, short)]
+    verbose: bool,
     /// Save a counterexample, if one is found, to FILE (JSON); `elect sim --replay FILE` re-runs it.
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
@@ -256,7 +261,7 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
         serde_json::to_writer_pretty(&mut out, &outcome)?;
         writeln!(out)?;
     } else {
-        text(&mut out, &outcome, args.save.as_deref())?;
+        text(&mut out, &outcome, args.save.as_deref(), args.verbose)?;
     }
     Ok(if outcome.ok() { Outcome::Held } else { Outcome::Violated })
 }
@@ -312,7 +317,7 @@ pub(crate) fn reproducible(argv: &[String]) -> Vec<String> {
             continue;
         }
         match a.as_str() {
-            "--json" => {}
+            "--json" | "--verbose" | "-v" => {}
             "--save" => skip = true,
             _ if a.starts_with("--save=") => {}
             _ => out.push(a.clone()),
@@ -321,7 +326,9 @@ pub(crate) fn reproducible(argv: &[String]) -> Vec<String> {
     out
 }
 
-fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<()> {
+/// The summary of a check: what was checked, how, the states, the verdict per property and any counterexample;
+/// with `verbose`, the search's own figures (where deliveries commute, memory, fingerprints) too.
+fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>, verbose: bool) -> io::Result<()> {
     let plural = |k: u8, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     writeln!(
         out,
@@ -340,7 +347,7 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<(
         if o.reduction == "none" { "no reduction" } else { "partial-order reduction" },
         o.reduction_note.map(|n| format!(" ({n})")).unwrap_or_default()
     )?;
-    if let Some(c) = o.commuting {
+    if let Some(c) = o.commuting.filter(|_| verbose) {
         writeln!(
             out,
             "commuting   deliveries commute at {} of {} processes ({} local states, {} messages tried)",
@@ -357,23 +364,8 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<(
         o.seconds,
         o.stopped.map(|b| format!(" (cut short by {b}: the verdicts are partial)")).unwrap_or_default()
     )?;
-    let m = &o.memory;
-    writeln!(
-        out,
-        "memory      {:.0} bytes per visited state{}; at most {} states waiting",
-        m.visited_bytes_per_state,
-        if m.edges_bytes_per_state > 0.0 {
-            format!(" and {:.0} for the graph's edges", m.edges_bytes_per_state)
-        } else {
-            String::new()
-        },
-        m.frontier_peak,
-    )?;
-    writeln!(out, "            {} process states and {} messages, each kept once", m.process_states, m.messages)?;
-    if m.exact {
-        writeln!(out, "            every state kept and told apart field by field (--exact): none taken for another")?;
-    } else {
-        writeln!(out, "            odds that two states shared a fingerprint: at most {:.1e}", m.collision_odds)?;
+    if verbose {
+        memory(out, &o.memory)?;
     }
     if o.stopped == Some("--max-memory") {
         writeln!(
@@ -392,6 +384,28 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>) -> io::Result<(
         Some(c) => counterexample(out, o, c, saved)?,
     }
     Ok(())
+}
+
+/// What the search kept (`--verbose`): bytes per visited state, the most states waiting, the tables of distinct
+/// process states and messages, and the odds that two states shared a fingerprint.
+fn memory(out: &mut impl Write, m: &elect_check::Memory) -> io::Result<()> {
+    writeln!(
+        out,
+        "memory      {:.0} bytes per visited state{}; at most {} states waiting",
+        m.visited_bytes_per_state,
+        if m.edges_bytes_per_state > 0.0 {
+            format!(" and {:.0} for the graph's edges", m.edges_bytes_per_state)
+        } else {
+            String::new()
+        },
+        m.frontier_peak,
+    )?;
+    writeln!(out, "            {} process states and {} messages, each kept once", m.process_states, m.messages)?;
+    if m.exact {
+        writeln!(out, "            every state kept and told apart field by field (--exact): none taken for another")
+    } else {
+        writeln!(out, "            odds that two states shared a fingerprint: at most {:.1e}", m.collision_odds)
+    }
 }
 
 /// The verdict of a check that found counterexample `c`: its path step by step, the other properties violated,

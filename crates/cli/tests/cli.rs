@@ -349,7 +349,10 @@ fn check_proves_small_rings_and_prints_the_shortest_path_to_a_violation() {
     assert!(v["states"].as_u64().unwrap() > 1 && v["counterexample"].is_null());
     assert_eq!(v["commuting"]["processes"].as_u64(), Some(4), "{v}");
     let o = elect(&["check", "-a", "chang-roberts", "-n", "4", "--network", "unordered"]);
+    assert!(!stdout(&o).contains("commute") && !stdout(&o).contains("fingerprint"), "{}", stdout(&o));
+    let o = elect(&["check", "-a", "chang-roberts", "-n", "4", "--network", "unordered", "-v"]);
     assert!(stdout(&o).contains("deliveries commute at 4 of 4 processes"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("bytes per visited state") && stdout(&o).contains("fingerprint"), "{}", stdout(&o));
     let o = elect(&["check", "--algorithm", "bully", "--nodes", "3"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
