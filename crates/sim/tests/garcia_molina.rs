@@ -348,7 +348,8 @@ fn without_ready_a_recovery_during_an_election_can_break_assertion_1() {
     let r = race(false);
     let violated: Vec<&str> = r.properties.violations.iter().map(|v| v.property.name()).collect();
     assert_eq!(violated, ["a1"], "{}", r.reproduce);
-    assert!(r.properties.violations[0].detail.contains("NORMAL under 3 while node 3 is NORMAL under 4"));
+    let detail = &r.properties.violations[0].detail;
+    assert!(detail.contains("Normal with coordinator 3 while node 3 is Normal with coordinator 4"), "{detail}");
     assert_eq!(r.leader, Some(NodeId(4)), "it still settles under the strongest");
     let r = race(true);
     assert!(r.ok() && r.properties.skipped.is_empty(), "{:?}", r.properties.violations);

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Property, Skipped, Violation, World, show};
+use super::{Property, Skipped, Violation, World, show, standing};
 use crate::{GroupId, NodeId, State};
 
 /// The largest connectivity graph whose maximal cliques are enumerated (A4).
@@ -115,7 +115,7 @@ pub(super) fn check_a4(world: &impl World) -> Result<Option<Violation>, Skipped>
         };
         if !members.iter().any(|&i| led_by(i)) {
             let detail = format!(
-                "processes {} can all talk to each other but are not all NORMAL under one of them in one group",
+                "nodes {} can all talk to each other but are not all Normal in one group coordinated by one of them",
                 ids(world, &live, clique)
             );
             return Ok(Some(Violation { property: Property::A4, node: members.first().map(|&i| world.id(i)), detail }));
@@ -164,7 +164,7 @@ pub(super) fn check_a4_prime(world: &impl World) -> (Option<Violation>, Option<S
         let s = world.status(i);
         let me = world.id(i);
         let problem = match s.leader.map(|c| (c, position(c))) {
-            _ if s.state != State::Normal => Some(format!("node {me} is {}", s.state.name())),
+            _ if s.state != State::Normal => Some(format!("node {me} is {}, not Normal", standing(s.state, s.leader))),
             None => Some(format!("node {me} has no coordinator")),
             Some((c, None)) => Some(format!("node {me}'s coordinator {c} is down")),
             Some((c, Some(p))) if world.status(live[p]).group != s.group => {
@@ -266,7 +266,7 @@ impl GroupTally {
 }
 
 pub(super) fn a3_detail(g: GroupId, a: Option<NodeId>, b: Option<NodeId>) -> String {
-    format!("NORMAL members of group {g} follow both {} and {}", show(a), show(b))
+    format!("Normal members of group {g} have two coordinators, {} and {}", show(a), show(b))
 }
 
 #[cfg(test)]

@@ -308,6 +308,21 @@ fn show(leader: Option<NodeId>) -> String {
     leader.map_or_else(|| "nobody".to_owned(), |l| l.to_string())
 }
 
+/// A process's state and coordinator in the words of Garcia-Molina's assertions: "Normal with coordinator 5",
+/// "Election with no coordinator".
+fn standing(state: crate::State, leader: Option<NodeId>) -> String {
+    let state = match state {
+        crate::State::Down => "Down",
+        crate::State::Election => "Election",
+        crate::State::Reorganization => "Reorganization",
+        crate::State::Normal => "Normal",
+    };
+    match leader {
+        Some(c) => format!("{state} with coordinator {c}"),
+        None => format!("{state} with no coordinator"),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod fixture {
     use super::*;

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::groups::{GroupTally, a3_detail, check_a4, check_a4_prime, check_majority_leader};
-use super::{Check, Class, Property, Skipped, Violation, When, Winner, World, expected_leader, show};
+use super::{Check, Class, Property, Skipped, Violation, When, Winner, World, expected_leader, show, standing};
 use crate::{NodeId, Notice, State, Status};
 
 /// Evaluates an algorithm's promised properties over a run.
@@ -220,8 +220,8 @@ impl Monitor {
         };
         let (i, j) = (holder(a), holder(b));
         let name = |p: Option<usize>| p.map_or_else(|| "?".to_owned(), |p| world.id(p).to_string());
-        let detail =
-            format!("node {} is NORMAL under {} while node {} is NORMAL under {}", name(i), show(a), name(j), show(b));
+        let (a, b) = (standing(State::Normal, a), standing(State::Normal, b));
+        let detail = format!("node {} is {a} while node {} is {b}", name(i), name(j));
         self.report(out, Property::A1, j.map(|j| world.id(j)), detail);
     }
 
@@ -313,18 +313,22 @@ impl Monitor {
             let s = world.status(i);
             s.state != State::Normal || s.leader != leader
         });
-        let detail = match (leader_ok, bad) {
-            (true, None) => return,
-            (false, _) => format!("no live process is NORMAL as its own coordinator (leader {})", show(leader)),
-            (true, Some(&i)) => {
+        let first = live.first().map(|&i| world.id(i));
+        let want = "all live nodes should be Normal with one live coordinator";
+        let detail = match (leader_ok, bad, first) {
+            (true, None, _) | (_, _, None) => return,
+            (false, _, Some(first)) => match leader {
+                None => format!("node {first} has no coordinator; {want}"),
+                Some(c) => format!("node {first}'s coordinator {c} is down; {want}"),
+            },
+            (true, Some(&i), Some(first)) => {
                 let s = world.status(i);
-                format!(
-                    "node {} is {} under {} instead of NORMAL under {}",
-                    world.id(i),
-                    s.state.name(),
-                    show(s.leader),
-                    show(leader)
-                )
+                let (me, now) = (world.id(i), standing(s.state, s.leader));
+                if me == first {
+                    format!("node {me} is {now}; {want}")
+                } else {
+                    format!("node {me} is {now}, but node {first} has coordinator {}; {want}", show(leader))
+                }
             }
         };
         let node = bad.map(|&i| world.id(i));
@@ -458,7 +462,8 @@ mod tests {
         w.statuses[1] = normal(2);
         m.on_change(&w, 1, old, w.statuses[1], &mut out);
         assert_eq!(names(&out), [Property::A1]);
-        assert!(out[0].detail.contains("NORMAL under 3") && out[0].detail.contains("NORMAL under 2"));
+        let detail = &out[0].detail;
+        assert_eq!(detail, "node 2 is Normal with coordinator 2 while node 1 is Normal with coordinator 3");
     }
 
     #[test]
@@ -520,7 +525,7 @@ mod tests {
         let split = fixture(vec![in_group(1, 1, 1), in_group(2, 1, 1)]);
         let v = Monitor::check_state(&checks, Winner::StrongestLive, &split, false);
         assert_eq!(names(&v), [Property::A3]);
-        assert!(v[0].detail.contains("group (1, 1) follow both 1 and 2"), "{}", v[0].detail);
+        assert!(v[0].detail.contains("group (1, 1) have two coordinators, 1 and 2"), "{}", v[0].detail);
     }
 
     #[test]
