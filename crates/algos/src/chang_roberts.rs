@@ -199,7 +199,7 @@ impl Process for ChangRobertsProcess {
 
 static INFO: Info = Info {
     name: "chang-roberts",
-    aliases: &["cr", "lcr"],
+    aliases: &["cr"],
     title: "Chang-Roberts",
     model: "unidirectional ring, asynchronous reliable links, no failures during a run",
     seed: "S003 (Lynch's LCR)",

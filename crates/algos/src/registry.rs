@@ -25,6 +25,14 @@ pub enum RegistryError {
     /// A program (`exec:PATH`) could not be started, or said something wrong of itself.
     #[error("{0}")]
     Program(String),
+    /// A name the sources give to different algorithms, refused rather than guessed (see [`AMBIGUOUS`]).
+    #[error("'{name}' names more than one algorithm: {meanings}")]
+    Ambiguous {
+        /// The name given.
+        name: String,
+        /// What each source means by it, and the name that runs each.
+        meanings: &'static str,
+    },
     /// A synchronizer was asked to run an algorithm that is not written in rounds.
     #[error("{name} is not written in rounds, so no synchronizer can run it (those that are: {known})")]
     NotInRounds {
@@ -111,12 +119,24 @@ pub fn dispatch_synchronized<D: Driver>(
     drive_synchronized(info, params, choice, driver)
 }
 
+/// Names that the sources give to different algorithms, each with what every source means by it. `lcr` is
+/// Lynch's name for Chang-Roberts with every process initiating, but the lecture notes on Bully and the ring
+/// (S000) give it to van Steen's ring election: a run under either would surprise the readers of the other.
+pub const AMBIGUOUS: &[(&str, &str)] = &[(
+    "lcr",
+    "S000 calls van Steen's ring election LeLann-Chang-Roberts (LCR): run it as lelann; Lynch's LCR is Chang-Roberts \
+     with every process initiating: run it as chang-roberts (sync-lcr in synchronous rounds)",
+)];
+
 /// The algorithm called `name` (canonical or alias), or the program it names (`exec:PATH`), started on first use.
 pub fn lookup(name: &str) -> Result<&'static Info, RegistryError> {
     if crate::program::is_program(name) {
         return crate::program::loaded::get(name).map(|l| l.info).map_err(RegistryError::Program);
     }
     let name = name.trim().to_ascii_lowercase();
+    if let Some(&(_, meanings)) = AMBIGUOUS.iter().find(|(n, _)| *n == name) {
+        return Err(RegistryError::Ambiguous { name, meanings });
+    }
     all().iter().copied().find(|info| info.name == name || info.aliases.contains(&name.as_str())).ok_or_else(|| {
         RegistryError::Unknown { name, known: all().iter().map(|i| i.name).collect::<Vec<_>>().join(", ") }
     })
@@ -179,9 +199,20 @@ mod tests {
     }
 
     #[test]
+    fn a_name_the_sources_use_for_two_algorithms_is_refused_and_both_are_named() {
+        let err = dispatch("LCR", &Params::new(), Name).unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("'lcr' names more than one algorithm: S000 calls"), "{text}");
+        assert!(text.contains("run it as lelann") && text.contains("run it as chang-roberts"), "{text}");
+    }
+
+    #[test]
     fn names_are_unique() {
-        let mut names: Vec<&str> =
-            all().iter().flat_map(|i| std::iter::once(i.name).chain(i.aliases.iter().copied())).collect();
+        let mut names: Vec<&str> = all()
+            .iter()
+            .flat_map(|i| std::iter::once(i.name).chain(i.aliases.iter().copied()))
+            .chain(AMBIGUOUS.iter().map(|(n, _)| *n))
+            .collect();
         let len = names.len();
         names.sort_unstable();
         names.dedup();
