@@ -32,6 +32,10 @@ fn the_tour_runs_every_algorithm_and_everything_holds() {
         assert!(row.contains(" yes ") || info.name == "invitation", "bound held: {row}");
     }
     assert!(out.contains("bully") && out.contains("239"), "W2 on 16 nodes costs 16^2-16-1 = 239:\n{out}");
+    // A bound beside the count it is about: Garcia-Molina's counts election RPCs, not the periodic checks.
+    let gm: Vec<&str> = out.lines().find(|l| l.starts_with("garcia-molina")).unwrap().split_whitespace().collect();
+    assert_eq!(gm[gm.iter().position(|w| *w == "396").unwrap() + 1], "309", "{gm:?}");
+    assert!(out.contains("COUNTED: the messages the bound counts"), "{out}");
 }
 
 #[test]
