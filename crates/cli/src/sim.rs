@@ -1,5 +1,6 @@
 //! `elect sim`: one run, reported as text or as the JSON object of DESIGN.md.
 
+mod groups;
 mod pictures;
 
 use std::io::{self, BufWriter, Write};
@@ -12,6 +13,7 @@ use elect_sim::{Judgement, Report, SimError, SyncReport};
 use crate::limits::{self, Limits};
 use crate::scenario_flags::{DESCRIBED_BY_A_FILE, ScenarioArgs};
 use crate::{BadInput, Outcome, progress};
+use groups::Groups;
 
 #[derive(Args)]
 #[command(mut_arg("algorithm", |a| a.required_unless_present("replay")))]
@@ -188,8 +190,10 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         return crate::replay::replay(path, args.json, args.html.as_deref(), &args.labels.read()?, &args.limits());
     }
     let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    // The text names the groups of an algorithm that keeps several; they come from the run's trace.
+    let groups = if args.json || to_stdout { None } else { args.config().ok().and_then(|(c, _)| Groups::wanted(&c)) };
     let spinner = progress::spinner();
-    let hooks = Hooks { progress: Some(progress::reporter(&spinner)), trace: None };
+    let hooks = Hooks { progress: Some(progress::reporter(&spinner)), trace: groups.as_ref().map(Groups::sink) };
     let result = simulate(args, hooks);
     spinner.finish_and_clear();
     let Simulated { cfg, file, report } = result?;
@@ -202,7 +206,7 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         if let Some(description) = file.as_ref().and_then(|f| f.description.as_deref()) {
             writeln!(out, "{}\n", description.trim())?;
         }
-        write_text(&mut out, &cfg, &report)?;
+        write_text(&mut out, &cfg, &report, groups.and_then(|g| g.line()).as_deref())?;
     }
     let judgements =
         match file.as_ref().and_then(|f| f.expect.as_ref()) {
@@ -255,7 +259,7 @@ fn write_judgements(out: &mut impl Write, judgements: &[Judgement]) -> io::Resul
     Ok(())
 }
 
-fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<()> {
+fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report, groups: Option<&str>) -> io::Result<()> {
     let shape = if r.topology == "complete" { "complete graph" } else { &r.topology };
     writeln!(
         out,
@@ -278,6 +282,9 @@ fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report) -> io::Result<(
             writeln!(out, "leader      {leader} (all {} live processes agree; the last learned it at t={at})", r.live)?
         }
         _ => writeln!(out, "leader      none agreed ({} live processes)", r.live)?,
+    }
+    if let Some(groups) = groups {
+        writeln!(out, "groups      {groups}")?;
     }
     let kinds: Vec<String> = r.messages.by_kind.iter().map(|(k, c)| format!("{k} {c}")).collect();
     writeln!(
