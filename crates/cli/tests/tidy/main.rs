@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 mod book;
 mod imports;
+mod reference;
 mod size;
 
 fn root() -> PathBuf {
