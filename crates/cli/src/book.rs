@@ -74,7 +74,7 @@ struct Fence {
 
 impl Fence {
     /// The fence a line (without its indentation) opens, if it opens one.
-    fn opening(line: &str) -> Option<Fence> {
+    fn opening(line: &str) -> Option<Self> {
         let char = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
         let count = line.len() - line.trim_start_matches(char).len();
         let info = line[count..].trim();
@@ -82,7 +82,7 @@ impl Fence {
             return None;
         }
         let language = info.split([',', ' ']).next().unwrap_or("");
-        Some(Fence { char, count, console: language == "console" || language == "trycmd" })
+        Some(Self { char, count, console: language == "console" || language == "trycmd" })
     }
 
     /// Whether a line (without its indentation) closes this fence.
