@@ -4,10 +4,6 @@
 
 use super::*;
 
-/// Reference pages that still name the code, until they are rewritten in the reader's terms. Each must still do so:
-/// a page that no longer does comes off the list, so that it stays clean.
-const NOT_YET: [&str; 2] = ["docs/reference/algorithms/bully.md", "docs/reference/algorithms/garcia-molina.md"];
-
 /// The workspace's crates, as Rust code names them.
 const CRATES: [&str; 7] =
     ["elect_core", "elect_algos", "elect_scenario", "elect_sim", "elect_check", "elect_viz", "elect_net"];
@@ -108,17 +104,12 @@ fn names_of_the_code_are_told_from_the_readers_words() {
 #[test]
 fn the_reference_names_no_code() {
     let mut named = Vec::new();
-    let mut pending = BTreeSet::new();
     for file in markdown_under(&root().join("docs/reference")) {
         let name = file.strip_prefix(root()).unwrap().display().to_string();
         let text = fs::read_to_string(&file).unwrap();
         for (n, line) in text.lines().enumerate() {
             for code in code_names(line) {
-                if NOT_YET.contains(&name.as_str()) {
-                    pending.insert(name.clone());
-                } else {
-                    named.push(format!("{name}:{}: `{code}` in: {}", n + 1, line.trim()));
-                }
+                named.push(format!("{name}:{}: `{code}` in: {}", n + 1, line.trim()));
             }
         }
     }
@@ -128,9 +119,6 @@ fn the_reference_names_no_code() {
          put the code's names in docs/internals/:\n{}",
         named.join("\n")
     );
-    for page in NOT_YET {
-        assert!(pending.contains(page), "{page} names no code any more: take it off NOT_YET in tidy/reference.rs");
-    }
 }
 
 /// The Markdown files under `dir`, in order.
