@@ -159,6 +159,11 @@ impl ScenarioArgs {
     /// The run these flags describe, with the simulator's defaults for everything they do not.
     pub(crate) fn config(&self) -> Result<SimConfig, BadInput> {
         let algorithm = self.algorithm.as_deref().unwrap_or_default();
+        // An unknown name is the first thing to say, before what else the flags lack (a program is started later,
+        // by the driver that runs it).
+        if self.algorithm.is_some() && !elect_algos::program::is_program(algorithm) {
+            elect_algos::registry::lookup(algorithm).map_err(|e| BadInput(e.to_string()))?;
+        }
         let fixed = self.topology.as_ref().and_then(TopologyKind::fixed_size);
         let nodes = match (self.nodes, &self.ids, fixed) {
             (Some(n), _, _) => n,

@@ -162,6 +162,7 @@ fn malformed_parameters_get_the_command_lines_message() {
             vec!["check", "--algorithm=bully", "--nodes=3", "--network=wobbly"],
         ),
         ("/api/check?algorithm=bully", vec!["check", "--algorithm=bully"]),
+        ("/api/sim?algorithm=nope", vec!["sim", "--algorithm=nope"]),
     ] {
         let reply = server.get(path);
         assert_eq!(reply.status, 400, "{path}: {}", reply.body);
@@ -169,6 +170,9 @@ fn malformed_parameters_get_the_command_lines_message() {
         assert_eq!(code, 2, "{args:?}");
         assert_eq!(reply.body, stderr, "{path}: the command line's own message");
     }
+    // An unknown algorithm is named before anything else is asked for.
+    let reply = server.get("/api/sim?algorithm=nope");
+    assert!(reply.body.contains("unknown algorithm 'nope'"), "{}", reply.body);
     let reply = server.get("/api/sim?algorithm=bully&--nodes=3");
     assert_eq!(reply.status, 400);
     assert_eq!(server.get("/api/nothing").status, 404);
