@@ -103,3 +103,63 @@ fn links_are_fifo_by_default_and_unordered_on_request() {
     let reordered = (1..=5).any(|seed| order(false, seed));
     assert!(reordered, "unordered links with random delays reorder some messages");
 }
+
+/// The trace's lines whose time is before `t` (in time units), the run's header and end aside.
+fn before(trace: &[u8], t: f64) -> Vec<String> {
+    String::from_utf8(trace.to_vec())
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            r["ev"] != "end" && r["t"].as_f64().is_some_and(|x| x < t)
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+fn trace(cfg: &SimConfig) -> Vec<u8> {
+    let buf = SharedBuf::default();
+    simulate(cfg, Some(Box::new(buf.clone()))).unwrap();
+    buf.bytes()
+}
+
+/// What `elect serve`'s live view relies on: a fault added at time T changes nothing before T, so a run replayed
+/// with the fault picks up exactly where the class was watching.
+#[test]
+fn a_fault_added_at_t_leaves_everything_before_t_unchanged() {
+    for algorithm in ["bully", "garcia-molina", "invitation", "chang-roberts"] {
+        let base = config(algorithm, 5, |c| {
+            c.seed = 7;
+            c.delay = Delay::Uniform(units(1), units(3));
+            // The monitor's heartbeats keep a mesh's run going after its election; a ring's has none.
+            c.monitor = (algorithm != "chang-roberts").then_some(2);
+            c.until = Some(units(120));
+        });
+        let whole = trace(&base);
+        let with = |f: &dyn Fn(&mut SimConfig)| {
+            let mut cfg = base.clone();
+            f(&mut cfg);
+            trace(&cfg)
+        };
+        let faults: [(&str, Box<dyn Fn(&mut SimConfig)>); 4] = [
+            ("--crash 5@40", Box::new(|c| c.crashes.push("5@40".parse().unwrap()))),
+            ("--link-down 2-3@40", Box::new(|c| c.link_downs.push("2-3@40".parse().unwrap()))),
+            ("--link-down 4>5@40..60", Box::new(|c| c.link_downs.push("4>5@40..60".parse().unwrap()))),
+            (
+                "--crash 2@30 --recover 2@40",
+                Box::new(|c| {
+                    c.crashes.push("2@30".parse().unwrap());
+                    c.recoveries.push("2@40".parse().unwrap());
+                }),
+            ),
+        ];
+        for (flags, fault) in &faults {
+            let changed = with(fault.as_ref());
+            let cut = if flags.contains("2@30") { 30.0 } else { 40.0 };
+            let (a, b) = (before(&whole, cut), before(&changed, cut));
+            assert!(a.len() > 20, "{algorithm}: the run has a past before t = {cut}");
+            assert_eq!(a, b, "{algorithm} {flags}: the trace before t = {cut} changed: {}", base.command_line());
+            assert_ne!(whole, changed, "{algorithm} {flags}: the fault changed nothing after it");
+        }
+    }
+}
