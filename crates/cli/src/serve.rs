@@ -39,6 +39,8 @@ use crate::limits;
 /// The page: its HTML, style and script in one file, embedded in the binary; it fetches nothing but this server's
 /// API.
 const PAGE: &str = include_str!("serve/page.html");
+/// The page's Live view: a running cluster, faults added by a click.
+const LIVE_JS: &str = include_str!("serve/live.js");
 
 /// The most connections open at once; a new one beyond it closes the oldest.
 const MAX_CONNECTIONS: usize = 512;
@@ -296,6 +298,12 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
             body: elect_viz::CANVAS_JS.into(),
             headers: Vec::new(),
         },
+        (true, "/live.js") => Answer {
+            status: StatusCode::OK,
+            content_type: "text/javascript; charset=utf-8",
+            body: LIVE_JS.into(),
+            headers: Vec::new(),
+        },
         (true, "/api/limits") => Answer::value(&api::limits_json(&caps, server.max_busy)),
         (true, "/api/rules") => api::rules(&query),
         (true, "/api/presets") => Answer::value(&serde_json::json!({ "presets": crate::presets::presets() })),
@@ -332,8 +340,8 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
         }
         (
             _,
-            p @ ("/" | "/index.html" | "/canvas.js" | "/api/limits" | "/api/rules" | "/api/presets" | "/api/sim"
-            | "/api/sim/view" | "/api/check" | "/api/check/view" | "/api/sweep" | "/api/explore"),
+            p @ ("/" | "/index.html" | "/canvas.js" | "/live.js" | "/api/limits" | "/api/rules" | "/api/presets"
+            | "/api/sim" | "/api/sim/view" | "/api/check" | "/api/check/view" | "/api/sweep" | "/api/explore"),
         ) => Answer::error(StatusCode::METHOD_NOT_ALLOWED, format!("method not allowed: {method} {p}"))
             .with("allow", if p == "/api/explore" { "POST".into() } else { "GET".into() }),
         (_, p) => {

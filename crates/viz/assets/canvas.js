@@ -144,6 +144,15 @@ const ElectCanvas = (() => {
       const says = ab && ba ? a + " and " + b + " cannot talk" : ab ? a + " → " + b + " is broken (one way)" : ba ? b + " → " + a + " is broken (one way)" : "";
       out.push(`<line data-link="${esc(a)}-${esc(b)}" data-broken="${esc(what)}" x1="${f1(g.P[i][0])}" y1="${f1(g.P[i][1])}" x2="${f1(g.P[j][0])}" y2="${f1(g.P[j][1])}" stroke="${colour}" stroke-width="${what ? 2.5 : 2}"${what ? ' stroke-dasharray="7 4"' : ""}><title>${esc(says)}</title></line>`);
     }
+    // Where a click on a link does something (the Live view: cut or heal it), a wide invisible line over each link
+    // takes the click, so that a thin line need not be hit exactly.
+    if (scene.linkHint) {
+      for (const [i, j] of g.layout.links) {
+        if (!g.P[i] || !g.P[j]) continue;
+        const [a, b] = [ids[i], ids[j]];
+        out.push(`<line class="hit" data-hit="${esc(a)}-${esc(b)}" x1="${f1(g.P[i][0])}" y1="${f1(g.P[i][1])}" x2="${f1(g.P[j][0])}" y2="${f1(g.P[j][1])}" stroke="transparent" stroke-width="16"><title>${esc(scene.linkHint(a, b))}</title></line>`);
+      }
+    }
     return out;
   }
   // Each group of two or more live processes as a translucent hull around their cards.

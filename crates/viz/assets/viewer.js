@@ -167,10 +167,12 @@
   const hullLayer = el("g", {}, topo);
   const linkLayer = el("g", {}, topo);
   const linkLines = data.layout.links.map(([a, b]) => {
-    const line = el("line", { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1], stroke: "#c8c8c8", "stroke-width": 1 }, linkLayer);
+    const line = el("line", { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1], stroke: "#c8c8c8", "stroke-width": 1, "data-link": ids[a] + "-" + ids[b] }, linkLayer);
     el("title", {}, line);
     return line;
   });
+  // Wide invisible lines over the links take a click in the Live view (drawn once it is live).
+  const hitLayer = el("g", {}, topo);
   const parentLayer = el("g", {}, topo);
   const nodeLayer = el("g", {}, topo);
   const circles = xy.map(([x, y], i) => {
@@ -305,6 +307,7 @@
         title: "leader " + (x.leader === null ? "none" : x.leader) + ", epoch " + x.epoch + (x.last ? "\nlast: " + x.last : ""),
       })),
       broken: down,
+      linkHint: live ? linkHint : undefined,
       groups: [...groups].map(([name, members]) => ({ name, members })),
       parents: current.nodes.map((x, i) => [i, position.get(x.parent)]).filter(([, p]) => p !== undefined),
       overlay: '<g id="moving"></g>',
@@ -416,7 +419,11 @@
     const per = 1000 / +speed.value;
     const steps = Math.floor((ms - lastStep) / per);
     if (steps > 0) {
-      if (current.step >= events.length) return stop();
+      if (current.step >= events.length) {
+        stop();
+        if (live) ask({ elect: "live-end" });
+        return;
+      }
       goTo(current.step + steps);
       lastStep += steps * per;
     } else if (current.step < events.length) {
@@ -468,6 +475,56 @@
     if (e.source !== window.parent || !e.data) return;
     if (e.data.elect === "goto") { stop(); goTo(+e.data.step || 0); }
     if (e.data.elect === "screen" && e.data.height > 0) document.documentElement.style.setProperty("--screen-h", Math.min(+e.data.height, 10000) + "px");
+    if (e.data.elect === "live") goLive();
+    if (e.data.elect === "resume") {
+      stop();
+      if ([...speed.options].some((o) => o.value === String(e.data.speed))) speed.value = String(e.data.speed);
+      goTo(+e.data.step || 0);
+      if (e.data.play) start();
+    }
+  });
+
+  // Live (elect serve's Live view): a click on a process asks the page to crash it (or restart it, if it is down),
+  // a click on a link to cut it (or heal it, if it is cut). The page runs the run again with that fault at the next
+  // whole time unit, which leaves every step before it as it was, and resumes it at this step; when playing
+  // reaches the end, it asks the page for more of the run.
+  let live = false;
+  function linkHint(a, b) {
+    return (down(a, b) || down(b, a) ? "heal the link " : "cut the link ") + a + "–" + b;
+  }
+  function where() {
+    return { t: now(), step: current.step, speed: +speed.value, playing: timer !== null };
+  }
+  function ask(message) {
+    if (framed) window.parent.postMessage(Object.assign(message, where()), "*");
+  }
+  function goLive() {
+    if (live) return;
+    live = true;
+    document.body.classList.add("live");
+    if (!cards) {
+      data.layout.links.forEach(([i, j]) => {
+        const line = el("line", { x1: xy[i][0], y1: xy[i][1], x2: xy[j][0], y2: xy[j][1], stroke: "transparent", "stroke-width": 14, class: "hit", "data-hit": ids[i] + "-" + ids[j] }, hitLayer);
+        el("title", {}, line).textContent = "cut or heal the link " + ids[i] + "–" + ids[j];
+      });
+      circles.forEach((c, i) => { el("title", {}, c).textContent = "crash or restart " + ids[i]; });
+    }
+    render();
+  }
+  document.getElementById("topology-pane").addEventListener("click", (e) => {
+    if (!live) return;
+    const node = e.target.closest("[data-node]");
+    const link = e.target.closest("[data-hit]");
+    if (node) {
+      const id = +node.dataset.node;
+      const x = current.nodes[position.get(id)];
+      if (x) ask({ elect: "live-node", node: id, down: x.state === "down" });
+      stop();
+    } else if (link) {
+      const [a, b] = link.dataset.hit.split("-").map(Number);
+      ask({ elect: "live-link", a, b, broken: down(a, b) || down(b, a) });
+      stop();
+    }
   });
   new ResizeObserver(() => tell({ elect: "size" })).observe(document.body);
 
