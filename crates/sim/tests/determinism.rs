@@ -123,6 +123,9 @@ fn trace(cfg: &SimConfig) -> Vec<u8> {
     buf.bytes()
 }
 
+/// A change to a run's configuration: the fault it adds.
+type Fault = Box<dyn Fn(&mut SimConfig)>;
+
 /// What `elect serve`'s live view relies on: a fault added at time T changes nothing before T, so a run replayed
 /// with the fault picks up exactly where the class was watching.
 #[test]
@@ -141,7 +144,7 @@ fn a_fault_added_at_t_leaves_everything_before_t_unchanged() {
             f(&mut cfg);
             trace(&cfg)
         };
-        let faults: [(&str, Box<dyn Fn(&mut SimConfig)>); 4] = [
+        let faults: [(&str, Fault); 4] = [
             ("--crash 5@40", Box::new(|c| c.crashes.push("5@40".parse().unwrap()))),
             ("--link-down 2-3@40", Box::new(|c| c.link_downs.push("2-3@40".parse().unwrap()))),
             ("--link-down 4>5@40..60", Box::new(|c| c.link_downs.push("4>5@40..60".parse().unwrap()))),
