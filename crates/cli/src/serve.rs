@@ -292,18 +292,8 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
             body: PAGE.into(),
             headers: Vec::new(),
         },
-        (true, "/canvas.js") => Answer {
-            status: StatusCode::OK,
-            content_type: "text/javascript; charset=utf-8",
-            body: elect_viz::CANVAS_JS.into(),
-            headers: Vec::new(),
-        },
-        (true, "/live.js") => Answer {
-            status: StatusCode::OK,
-            content_type: "text/javascript; charset=utf-8",
-            body: LIVE_JS.into(),
-            headers: Vec::new(),
-        },
+        (true, "/canvas.js") => script(elect_viz::CANVAS_JS),
+        (true, "/live.js") => script(LIVE_JS),
         (true, "/api/limits") => Answer::value(&api::limits_json(&caps, server.max_busy)),
         (true, "/api/rules") => api::rules(&query),
         (true, "/api/presets") => Answer::value(&serde_json::json!({ "presets": crate::presets::presets() })),
@@ -347,6 +337,16 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
         (_, p) => {
             Answer::error(StatusCode::NOT_FOUND, format!("not found: {p} (the page is at /, the API under /api/)"))
         }
+    }
+}
+
+/// One of the page's scripts.
+fn script(body: &'static str) -> Answer {
+    Answer {
+        status: StatusCode::OK,
+        content_type: "text/javascript; charset=utf-8",
+        body: body.into(),
+        headers: Vec::new(),
     }
 }
 

@@ -8,9 +8,7 @@ use elect_scenario::{Delay, Ids, InitiatorSpec, NodeAt, SimConfig};
 use elect_sim::simulate;
 
 fn digest(cfg: &SimConfig) -> [u8; 32] {
-    let buf = SharedBuf::default();
-    simulate(cfg, Some(Box::new(buf.clone()))).unwrap();
-    let bytes = buf.bytes();
+    let bytes = trace(cfg);
     assert!(bytes.len() > 100, "the trace is written");
     *blake3::hash(&bytes).as_bytes()
 }
@@ -117,6 +115,7 @@ fn before(trace: &[u8], t: f64) -> Vec<String> {
         .collect()
 }
 
+/// The JSON-lines trace of the run `cfg` describes.
 fn trace(cfg: &SimConfig) -> Vec<u8> {
     let buf = SharedBuf::default();
     simulate(cfg, Some(Box::new(buf.clone()))).unwrap();

@@ -167,7 +167,7 @@
   const hullLayer = el("g", {}, topo);
   const linkLayer = el("g", {}, topo);
   const linkLines = data.layout.links.map(([a, b]) => {
-    const line = el("line", { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1], stroke: "#c8c8c8", "stroke-width": 1, "data-link": ids[a] + "-" + ids[b] }, linkLayer);
+    const line = el("line", { x1: xy[a][0], y1: xy[a][1], x2: xy[b][0], y2: xy[b][1], stroke: "#c8c8c8", "stroke-width": 1 }, linkLayer);
     el("title", {}, line);
     return line;
   });

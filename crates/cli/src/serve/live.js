@@ -10,8 +10,6 @@
 "use strict";
 (function () {
   const form = $("form-live"), frame = $("viewer-live");
-  // What a rerun needs to go on from where the class was: the step, the speed, whether it was playing.
-  let resume = null;
   // The run shown now (the report of /api/sim/view), and whether a rerun is under way.
   let shown = null, busy = false;
   // The algorithms that are a full mesh on their own; the others run under the monitor on a complete graph's
@@ -28,10 +26,11 @@
   // The next whole time unit after `t`: every step shown so far happened before it.
   const next = (t) => Math.floor(t) + 1;
 
+  // Runs the form's command and shows it in the viewer, from the start (`from` null) or, after a fault, from where
+  // the class was: `from` holds the step, the speed and whether it was playing.
   async function run(from) {
     if (busy) return;
     busy = true;
-    resume = from;
     remember("live");
     showCommand("live");
     status("live", from ? "running the run again with the new fault…" : "running…");
@@ -40,7 +39,6 @@
       const r = out.report;
       if (from && from.more && shown && r.events <= shown.events) {
         status("live", `the run is over at t = ${r.end_time}: nothing is left to happen. Crash or restart a process, or cut a link, to go on.`);
-        busy = false;
         return;
       }
       shown = r;
