@@ -13,7 +13,6 @@ use elect_sim::{Judgement, Report, SimError, SyncReport};
 use crate::limits::{self, Limits};
 use crate::scenario_flags::{DESCRIBED_BY_A_FILE, ScenarioArgs};
 use crate::{BadInput, Outcome, progress};
-use groups::Groups;
 
 #[derive(Args)]
 #[command(mut_arg("algorithm", |a| a.required_unless_present("replay")))]
@@ -190,10 +189,8 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         return crate::replay::replay(path, args.json, args.html.as_deref(), &args.labels.read()?, &args.limits());
     }
     let to_stdout = args.trace.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    // The text names the groups of an algorithm that keeps several; they come from the run's trace.
-    let groups = if args.json || to_stdout { None } else { args.config().ok().and_then(|(c, _)| Groups::wanted(&c)) };
     let spinner = progress::spinner();
-    let hooks = Hooks { progress: Some(progress::reporter(&spinner)), trace: groups.as_ref().map(Groups::sink) };
+    let hooks = Hooks { progress: Some(progress::reporter(&spinner)), trace: None };
     let result = simulate(args, hooks);
     spinner.finish_and_clear();
     let Simulated { cfg, file, report } = result?;
@@ -206,7 +203,9 @@ pub(crate) fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
         if let Some(description) = file.as_ref().and_then(|f| f.description.as_deref()) {
             writeln!(out, "{}\n", description.trim())?;
         }
-        write_text(&mut out, &cfg, &report, groups.and_then(|g| g.line()).as_deref())?;
+        // The text names the groups of an algorithm that keeps several, from the processes' final statuses.
+        let groups = groups::wanted(&cfg).then(|| groups::line(&report.statuses)).flatten();
+        write_text(&mut out, &cfg, &report, groups.as_deref())?;
     }
     let judgements =
         match file.as_ref().and_then(|f| f.expect.as_ref()) {

@@ -8,7 +8,7 @@ use elect_core::{Message, Process};
 use crate::judge::Judge;
 use elect_scenario::{Scenario, Time};
 
-use crate::report::{BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Verdict};
+use crate::report::{BoundReport, FinalStatus, Messages, MobilityReport, Properties, Report, SyncReport, Verdict};
 
 /// What a run counts as it goes.
 #[derive(Clone, Debug, Default)]
@@ -131,8 +131,15 @@ impl<A: Algorithm> Finished<'_, A> {
             until: sc.config.until.map(Time),
             expected_leader: self.judge.monitor().expected(),
             reproduce: sc.config.command_line(),
+            statuses: self.statuses(),
             mobility: self.mobility,
         }
+    }
+
+    /// Each process's last status, and whether it is crashed.
+    fn statuses(&self) -> Vec<FinalStatus> {
+        let procs = self.procs.iter().zip(self.up).zip(&self.scenario.ids);
+        procs.map(|((p, &up), &node)| FinalStatus { node, status: p.status(), crashed: !up }).collect()
     }
 
     /// Messages sent, per kind, zeros included.

@@ -41,7 +41,9 @@ use elect_scenario::{ConfigError, Scenario, SimConfig, Time};
 
 pub use engine::{Progress, ProgressFn, RunError, Sim, bare_event_loop};
 pub use expect::{JudgeError, Judgement, judge};
-pub use report::{BoundReport, Messages, MobilityReport, Properties, Report, SyncReport, Verdict, ViolationReport};
+pub use report::{
+    BoundReport, FinalStatus, Messages, MobilityReport, Properties, Report, SyncReport, Verdict, ViolationReport,
+};
 pub use sweep::{
     COLUMNS_FIRST, COLUMNS_LAST, CsvWriter, Row, Shard, SizeError, Sizes, Streamed, Sweep, SweepProgress, kind_column,
     write_csv,

@@ -3,7 +3,7 @@
 
 use serde::{Serialize, Serializer};
 
-use elect_core::{NodeId, Property, Skipped, Violation, When};
+use elect_core::{NodeId, Property, Skipped, Status, Violation, When};
 
 use elect_scenario::Time;
 
@@ -130,6 +130,18 @@ pub struct SyncReport {
     pub last_pulse_time: Time,
 }
 
+/// Where one process stands at the end of a run: its last status, and whether it is crashed. A crashed process
+/// keeps the status it crashed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FinalStatus {
+    /// The process's id.
+    pub node: NodeId,
+    /// Its status when the run ended (or when it crashed).
+    pub status: Status,
+    /// Whether it is crashed at the end.
+    pub crashed: bool,
+}
+
 /// Everything a run measured and checked.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -196,6 +208,10 @@ pub struct Report {
     pub expected_leader: Option<NodeId>,
     /// The command that reproduces this run.
     pub reproduce: String,
+    /// Each process's final status, by position, read from the engine's state at the end (not from a trace).
+    /// Not part of the JSON report, whose size does not grow with the processes.
+    #[serde(skip)]
+    pub statuses: Vec<FinalStatus>,
 }
 
 impl Report {

@@ -81,6 +81,28 @@ fn stollers_counterexample_breaks_assertion_4_but_not_4_prime() {
     assert!(!violated(&r, Property::A3));
 }
 
+#[test]
+fn the_report_carries_each_process_s_final_status_and_whether_it_is_crashed() {
+    let cfg = stoller(|c| c.crashes.push(NodeAt { id: NodeId(2), at: units(40) }));
+    let scenario = elect_scenario::Scenario::build(&cfg).unwrap();
+    let mut sim = elect_sim::Sim::new(Invitation::default(), scenario);
+    sim.run().unwrap();
+    let r = sim.report();
+    let from_engine: Vec<elect_sim::FinalStatus> = (0..3)
+        .map(|i| elect_sim::FinalStatus {
+            node: sim.scenario().ids[i],
+            status: elect_core::Process::status(&sim.processes()[i]),
+            crashed: !sim.is_up(i),
+        })
+        .collect();
+    assert_eq!(r.statuses, from_engine);
+    let crashed: Vec<NodeId> = r.statuses.iter().filter(|s| s.crashed).map(|s| s.node).collect();
+    assert_eq!(crashed, [NodeId(2)], "1 recovered at 33; 2 crashed at 40");
+    assert_eq!(r.statuses, run(&cfg).statuses, "simulate reports the same statuses");
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(json.get("statuses").is_none(), "the JSON report stays the size it was");
+}
+
 proptest! {
     #![proptest_config(common::proptest_config(64))]
 
