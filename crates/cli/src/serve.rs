@@ -5,7 +5,7 @@
 //! the same code, in this process, so the body is the object `--json` prints; `GET /api/sweep?FLAGS` runs a small
 //! sweep; `/api/explore` is the checker's model stepped by hand (`explore.rs`); `GET /api/presets` lists the runs
 //! the page offers by name (the scenarios that ship with elect, which need no `--allow-files`, and the tour's). The page (`serve/page.html`, embedded)
-//! is drawn from those answers.
+//! is drawn from those answers; the book's chapters it refers to are served under `/book/` (`book.rs`).
 //!
 //! Safe to host for a class: every request runs under this server's limits (`Caps`, tighter than the command
 //! line's, raised by the flags of `elect serve`); a request over one gets 400 naming it. At most `--max-requests`
@@ -14,6 +14,7 @@
 //! was started with `--allow-files`. It binds 127.0.0.1 unless told otherwise, and says where it listens.
 
 mod api;
+mod book;
 mod explore;
 pub(crate) mod load;
 mod query;
@@ -294,6 +295,7 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
         },
         (true, "/canvas.js") => script(elect_viz::CANVAS_JS),
         (true, "/live.js") => script(LIVE_JS),
+        (_, p) if book::serves(p) => book::answer(get, p),
         (true, "/api/limits") => Answer::value(&api::limits_json(&caps, server.max_busy)),
         (true, "/api/rules") => api::rules(&query),
         (true, "/api/presets") => Answer::value(&serde_json::json!({ "presets": crate::presets::presets() })),
@@ -334,9 +336,10 @@ async fn route(request: Request<Incoming>, server: &Arc<Server>) -> Answer {
             | "/api/sim" | "/api/sim/view" | "/api/check" | "/api/check/view" | "/api/sweep" | "/api/explore"),
         ) => Answer::error(StatusCode::METHOD_NOT_ALLOWED, format!("method not allowed: {method} {p}"))
             .with("allow", if p == "/api/explore" { "POST".into() } else { "GET".into() }),
-        (_, p) => {
-            Answer::error(StatusCode::NOT_FOUND, format!("not found: {p} (the page is at /, the API under /api/)"))
-        }
+        (_, p) => Answer::error(
+            StatusCode::NOT_FOUND,
+            format!("not found: {p} (the page is at /, the book under /book/, the API under /api/)"),
+        ),
     }
 }
 

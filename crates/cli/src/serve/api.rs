@@ -167,6 +167,16 @@ fn nodes_first(pairs: &[(String, String)], cap: usize, flag: &str) -> Result<(),
     Ok(())
 }
 
+/// Refuses an unknown algorithm among the query's `algorithms` (or `algorithm`), comma-separated, with the command
+/// line's message naming it and the known ones: the first thing to say of a sweep, before what else it lacks.
+fn known_algorithms(pairs: &[(String, String)]) -> Result<(), Answer> {
+    let names = pairs.iter().filter(|(k, _)| k == "algorithms" || k == "algorithm").flat_map(|(_, v)| v.split(','));
+    for name in names.map(str::trim).filter(|n| !n.is_empty() && !elect_algos::program::is_program(n)) {
+        elect_algos::registry::lookup(name).map_err(|e| Answer::bad(crate::short_line(&format!("error: {e}"))))?;
+    }
+    Ok(())
+}
+
 /// `GET /api/sim`: the object `elect sim --json` prints; with `view`, the report and the run's pictures (the
 /// viewer, the space-time diagram, the topology).
 pub(crate) fn sim(q: &str, caps: &Caps, view: bool) -> Answer {
@@ -424,6 +434,7 @@ pub(crate) fn sweep(q: &str, caps: &Caps) -> Answer {
 
 fn sweep_answer(q: &str, caps: &Caps) -> Result<Answer, Answer> {
     let pairs = query::pairs(q).map_err(Answer::bad)?;
+    known_algorithms(&pairs)?;
     let (_, m) = parse::<SweepRequest>(&pairs, caps, &[])?;
     for output in ["out", "plot"] {
         if m.get_one::<std::path::PathBuf>(output).is_some() {
