@@ -58,7 +58,7 @@ fn sim_json_follows_the_contract() {
     assert_eq!(v["properties"]["violations"], serde_json::json!([]));
     assert_eq!(
         v["bounds"][0],
-        serde_json::json!({"name": "worst case n(n+1)/2 tokens", "value": 36, "measured": 36, "held": true})
+        serde_json::json!({"name": "worst case n(n+1)/2 tokens", "value": 36, "measured": 36, "held": true, "kinds": ["token"]})
     );
 }
 

@@ -33,7 +33,7 @@ fn every_picture_is_written_and_the_trace_is_unchanged() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let read = |name: &str| std::fs::read_to_string(path(name)).unwrap();
     assert_eq!(read("trace.jsonl"), read("plain.jsonl"), "the pictures see the trace without changing it");
-    assert!(read("st.svg").starts_with("<svg") && read("st.svg").contains("cfl ("));
+    assert!(read("st.svg").starts_with("<svg") && read("st.svg").contains("cfl <tspan class=\"count\">("));
     assert!(read("topology.svg").contains("marker-end=\"url(#p)\""), "the tree's parent arrows are drawn");
     assert!(read("viewer.html").starts_with("<!DOCTYPE html>"));
     let log = read("run.shiviz");
@@ -119,9 +119,9 @@ fn the_lecture_s_label_file_names_every_picture_s_kinds_as_the_notes_do() {
         let svg = std::fs::read_to_string(svg).unwrap();
         let html = std::fs::read_to_string(html).unwrap();
         for (kind, label) in &map.messages {
-            if svg.contains(&format!(">{label} (")) {
+            if svg.contains(&format!(">{label} <tspan class=\"count\">(")) {
                 named.insert(kind.clone());
-                assert!(!svg.contains(&format!(">{kind} (")), "{kind} is still named in {scenario}'s legend");
+                assert!(!svg.contains(&format!(">{kind} <tspan")), "{kind} is still named in {scenario}'s legend");
                 assert!(html.contains(&format!("\"{kind}\":\"{label}\"")), "the viewer of {scenario} gets the map");
             }
         }
@@ -142,7 +142,7 @@ fn the_lecture_s_label_file_names_every_picture_s_kinds_as_the_notes_do() {
         &svg.display().to_string(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(std::fs::read_to_string(&svg).unwrap().contains(">STOP (6)<"));
+    assert!(std::fs::read_to_string(&svg).unwrap().contains(">STOP <tspan class=\"count\">(6)</tspan><"));
     for (flag, value, said) in [
         ("--label", "Halt=x", "'Halt' is not a message kind"),
         ("--label", "halt", "KIND=LABEL"),

@@ -161,16 +161,19 @@ impl<A: Algorithm> Finished<'_, A> {
             return Vec::new();
         }
         let sent = self.counters.sent;
+        let all = <<A::Process as Process>::Msg as Message>::kinds();
         self.algorithm
             .bounds(&self.facts)
             .into_iter()
             .map(|b| {
-                let measured = match b.measure {
-                    Measure::Messages => sent,
-                    Measure::Kinds(ks) => self.count(ks),
-                    Measure::AllBut(ks) => sent - self.count(ks),
+                let (measured, kinds) = match b.measure {
+                    Measure::Messages => (sent, all.to_vec()),
+                    Measure::Kinds(ks) => (self.count(ks), ks.to_vec()),
+                    Measure::AllBut(ks) => {
+                        (sent - self.count(ks), all.iter().copied().filter(|k| !ks.contains(k)).collect())
+                    }
                 };
-                BoundReport { name: b.name, value: b.value, measured, held: measured <= b.value }
+                BoundReport { name: b.name, value: b.value, measured, held: measured <= b.value, kinds }
             })
             .collect()
     }

@@ -87,6 +87,8 @@ pub struct BoundReport {
     pub measured: u64,
     /// `measured <= value`.
     pub held: bool,
+    /// The message kinds it counts (every kind, for a bound on all messages).
+    pub kinds: Vec<&'static str>,
 }
 
 /// What a run on a mobile network measured.

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::colours::kind_colour;
-use crate::svg::{LEADER, STATE_COLOURS, Svg, num, ticks};
+use crate::svg::{LEADER, STATE_COLOURS, Svg, escape, num, ticks};
 use crate::trace::{Run, STATES, State, What, state_index};
 
 /// The most processes drawn one line each.
@@ -69,19 +69,29 @@ pub fn space_time_svg(run: &Run) -> String {
     if is_detailed(run) { detailed(run) } else { summary(run) }
 }
 
-fn title(run: &Run) -> String {
+/// The picture's title, at the top: the run, its leader and its count of messages.
+fn title(svg: &mut Svg, run: &Run) {
     let leader = match run.leader() {
         Some(l) => format!("leader {}", run.ids[l as usize]),
         None => "no agreed leader".to_owned(),
     };
-    format!(
-        "{} on {} of {}, seed {}: {leader}, {} messages",
-        run.algorithm,
-        run.topology,
-        run.len(),
-        run.seed,
-        run.messages
-    )
+    let text = format!("{} on {} of {}, seed {}: {leader}", run.algorithm, run.topology, run.len(), run.seed);
+    let count = format!(", {} messages", run.messages);
+    counted(svg, (LEFT, 24.0), 15.0, "font-weight=\"bold\"", &text, &count, "");
+}
+
+/// A line of text with a count in it (`before`, the count, `after`), the count in a `<tspan class="count">`, so
+/// that a page that asks for a prediction can hide it (`elect serve`'s exercise mode).
+fn counted(svg: &mut Svg, (x, y): (f64, f64), size: f64, style: &str, before: &str, count: &str, after: &str) {
+    svg.raw(&format!(
+        "<text x=\"{}\" y=\"{}\" font-size=\"{}\" text-anchor=\"start\" {style}>{}<tspan class=\"count\">{}</tspan>{}</text>",
+        num(x),
+        num(y),
+        num(size),
+        escape(before),
+        escape(count),
+        escape(after)
+    ));
 }
 
 /// When each message was delivered or dropped: id → (time, dropped).
@@ -108,7 +118,7 @@ fn detailed(run: &Run) -> String {
     let y = |node: u32| TOP + row * (node as f64 + 0.5);
     let mut svg = Svg::new(WIDTH, height, &axis.attributes());
     svg.raw(&markers(&run.kinds));
-    svg.text((LEFT, 24.0), 15.0, "start", "font-weight=\"bold\"", &title(run));
+    title(&mut svg, run);
     svg.text(
         (LEFT, 42.0),
         11.0,
@@ -265,7 +275,8 @@ fn legend(svg: &mut Svg, run: &Run, top: f64) {
     for (k, name) in run.kinds.iter().enumerate() {
         let (x, y) = (LEFT + column * (k % columns) as f64, top + 20.0 * (k / columns) as f64);
         svg.line((x, y), (x + 24.0, y), &format!("stroke=\"{}\" stroke-width=\"2.5\"", kind_colour(name)));
-        svg.text((x + 30.0, y + 4.0), 11.0, "start", "", &format!("{} ({})", run.labels.message(name), counts[k]));
+        let count = format!("({})", counts[k]);
+        counted(svg, (x + 30.0, y + 4.0), 11.0, "", &format!("{} ", run.labels.message(name)), &count, "");
     }
     let y = top + 20.0 * run.kinds.len().div_ceil(columns) as f64;
     let mut x = LEFT;
@@ -321,19 +332,15 @@ fn summary(run: &Run) -> String {
     let height = legend_y + 20.0 * (run.kinds.len().div_ceil(columns(run)) + 1) as f64 + 10.0;
     let axis = Axis { x0: LEFT, x1: WIDTH - RIGHT, t0: 0.0, t1, y0: TOP, y1: top2 + panel, row: None };
     let mut svg = Svg::new(WIDTH, height, &axis.attributes());
-    svg.text((LEFT, 24.0), 15.0, "start", "font-weight=\"bold\"", &title(run));
-    let why = if run.len() > MAX_LINES {
-        format!("{} processes: too many for one line each", run.len())
+    title(&mut svg, run);
+    let rest = "; messages sent and processes by state over time";
+    if run.len() > MAX_LINES {
+        let why = format!("{} processes: too many for one line each{rest}", run.len());
+        svg.text((LEFT, 42.0), 11.0, "start", "fill=\"#555\"", &why);
     } else {
-        format!("{} messages: too many for one arrow each", run.messages)
-    };
-    svg.text(
-        (LEFT, 42.0),
-        11.0,
-        "start",
-        "fill=\"#555\"",
-        &format!("{why}; messages sent and processes by state over time"),
-    );
+        let (count, why) = (format!("{} messages", run.messages), format!(": too many for one arrow each{rest}"));
+        counted(&mut svg, (LEFT, 42.0), 11.0, "fill=\"#555\"", "", &count, &why);
+    }
     let panels = Panels { count, width, height: panel, top2, bar: (axis.x1 - axis.x0) / count as f64 };
     sent_panel(&mut svg, run, &axis, &panels);
     state_panel(&mut svg, run, &axis, &panels);
@@ -435,7 +442,15 @@ fn summary_legend(svg: &mut Svg, run: &Run, top: f64) {
         let (lx, ly) = (LEFT + column * (k % columns) as f64, top + 20.0 * (k / columns) as f64);
         let total: u64 = run.sent_per_unit.values().map(|c| c[k]).sum();
         svg.rect((lx, ly - 6.0), (20.0, 10.0), &format!("fill=\"{}\"", kind_colour(name)));
-        svg.text((lx + 26.0, ly + 3.0), 11.0, "start", "", &format!("{} ({total})", run.labels.message(name)));
+        counted(
+            svg,
+            (lx + 26.0, ly + 3.0),
+            11.0,
+            "",
+            &format!("{} ", run.labels.message(name)),
+            &format!("({total})"),
+            "",
+        );
     }
     let ly = top + 20.0 * run.kinds.len().div_ceil(columns) as f64;
     for (i, s) in STATES.into_iter().enumerate() {
