@@ -243,7 +243,76 @@ pub enum Step {
     Wait {
         /// The instant reached.
         until: Time,
+        /// The scenario's faults scheduled for that instant, which happen as it is reached, in order: each is a
+        /// step of its own where a path is shown (`elect check`'s text, the viewer, the explorer).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        faults: Vec<Fault>,
     },
+}
+
+/// A fault the scenario scheduled (a timed run's crashes, recoveries, commands, link faults and partitions), as a
+/// path shows it when its time comes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "fault")]
+pub enum Fault {
+    /// A process crashed.
+    Crash {
+        /// Its id.
+        node: NodeId,
+    },
+    /// A crashed process restarted from what it made durable.
+    Recover {
+        /// Its id.
+        node: NodeId,
+    },
+    /// A process was told to resign.
+    Resign {
+        /// Its id.
+        node: NodeId,
+    },
+    /// A process was told to hand leadership over.
+    Transfer {
+        /// Its id.
+        node: NodeId,
+        /// To whom.
+        to: NodeId,
+    },
+    /// A link went down or came back up.
+    Link {
+        /// One end (the sender, one way).
+        from: NodeId,
+        /// The other end.
+        to: NodeId,
+        /// Whether both directions changed.
+        both_ways: bool,
+        /// Whether it came back up.
+        up: bool,
+    },
+    /// A partition started or healed.
+    Partition {
+        /// The partition, as `--partition` writes it.
+        partition: String,
+        /// Whether it healed.
+        healed: bool,
+    },
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Crash { node } => write!(f, "{node} crashes"),
+            Self::Recover { node } => write!(f, "{node} recovers"),
+            Self::Resign { node } => write!(f, "{node} is told to resign"),
+            Self::Transfer { node, to } => write!(f, "{node} is told to hand leadership over to {to}"),
+            Self::Link { from, to, both_ways, up } => {
+                let arrow = if *both_ways { "-" } else { ">" };
+                write!(f, "the link {from}{arrow}{to} {}", if *up { "comes back up" } else { "goes down" })
+            }
+            Self::Partition { partition, healed } => {
+                write!(f, "the partition {partition} {}", if *healed { "heals" } else { "starts" })
+            }
+        }
+    }
 }
 
 impl fmt::Display for Step {
@@ -257,7 +326,13 @@ impl fmt::Display for Step {
             Self::Timer { node, timer } => write!(f, "{node}'s timer fires ({timer})"),
             Self::Crash { node } => write!(f, "{node} crashes"),
             Self::Recover { node } => write!(f, "{node} recovers"),
-            Self::Wait { until } => write!(f, "time passes to {until}"),
+            Self::Wait { until, faults } => {
+                write!(f, "time passes to {until}")?;
+                for (k, fault) in faults.iter().enumerate() {
+                    write!(f, "{} {fault}", if k == 0 { ", when" } else { ";" })?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -484,6 +559,10 @@ pub struct Replay {
     pub algorithm: &'static str,
     /// The status of every process at the start, by id.
     pub initial: Vec<(NodeId, Status)>,
+    /// The faults the scenario scheduled for time 0, which happened before the first step, in order.
+    pub start_faults: Vec<Fault>,
+    /// The messages in flight at the start: what the processes sent as they started and the initiators initiated.
+    pub in_flight: Vec<Sent>,
     /// The steps.
     pub steps: Vec<Replayed>,
     /// The properties the last state breaks, judged as at the end of a run when `settled` says so.
@@ -513,6 +592,7 @@ impl Driver for Replaying<'_> {
         algorithm.validate(&self.scenario.ids)?;
         let mut at = explore::At::new(Model::new(algorithm, self.scenario, self.config)?);
         let initial = at.model.scenario.ids.iter().copied().zip(at.model.statuses(&at.state)).collect();
+        let (start_faults, in_flight) = (at.model.start_faults(), at.model.in_flight_sent(&at.state));
         let mut steps = Vec::with_capacity(self.actions.len());
         for (k, &action) in self.actions.iter().enumerate() {
             if !at.model.enabled(&at.state, action) {
@@ -523,6 +603,7 @@ impl Driver for Replaying<'_> {
         let settled = at.model.quiescent(&at.state);
         let last = at.model.judge_all(&at.state, true);
         let properties = at.model.checks.iter().map(|c| c.property.name()).collect();
-        Ok(Replay { algorithm: at.model.algorithm.info().name, initial, steps, last, settled, properties })
+        let algorithm = at.model.algorithm.info().name;
+        Ok(Replay { algorithm, initial, start_faults, in_flight, steps, last, settled, properties })
     }
 }

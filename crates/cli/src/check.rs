@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser};
 use elect_check::{
-    CheckConfig, Counterexample, CounterexampleFile, Network, Order, Outcome as Checked, Replay, Sent, Step,
+    CheckConfig, Counterexample, CounterexampleFile, Fault, Network, Order, Outcome as Checked, Replay, Sent, Step,
 };
 use elect_core::{NodeId, Status};
 use elect_scenario::{Record, Scenario, ScenarioFile, SimConfig, TICKS_PER_UNIT, Time};
@@ -252,16 +252,20 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
         let text = CounterexampleFile::new(reproducible(argv), c).to_json();
         limits::write_file(path, "counterexample file", text.as_bytes())?;
     }
-    if let (Some(path), Some(c)) = (&args.html, &outcome.counterexample) {
-        let r = elect_check::replay(&config, &c.actions).map_err(|e| BadInput(e.to_string()))?;
-        viewer(path, &config, &r, c.loop_start, &labels)?;
+    // The path replayed: what it does not say (the start's messages in flight, the faults at time 0).
+    let replayed = match &outcome.counterexample {
+        Some(c) => Some(elect_check::replay(&config, &c.actions).map_err(|e| BadInput(e.to_string()))?),
+        None => None,
+    };
+    if let (Some(path), Some(c), Some(r)) = (&args.html, &outcome.counterexample, &replayed) {
+        viewer(path, &config, r, c.loop_start, &labels)?;
     }
     let mut out = io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &outcome)?;
         writeln!(out)?;
     } else {
-        text(&mut out, &outcome, args.save.as_deref(), args.verbose)?;
+        text(&mut out, &outcome, replayed.as_ref(), args.save.as_deref(), args.verbose)?;
     }
     Ok(if outcome.ok() { Outcome::Held } else { Outcome::Violated })
 }
@@ -328,7 +332,7 @@ pub(crate) fn reproducible(argv: &[String]) -> Vec<String> {
 
 /// The summary of a check: what was checked, how, the states, the verdict per property and any counterexample;
 /// with `verbose`, the search's own figures (where deliveries commute, memory, fingerprints) too.
-fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>, verbose: bool) -> io::Result<()> {
+fn text(out: &mut impl Write, o: &Checked, r: Option<&Replay>, saved: Option<&Path>, verbose: bool) -> io::Result<()> {
     let plural = |k: u8, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     writeln!(
         out,
@@ -381,7 +385,7 @@ fn text(out: &mut impl Write, o: &Checked, saved: Option<&Path>, verbose: bool) 
     }
     match &o.counterexample {
         None => writeln!(out, "verdict     {}", if o.ok() { "held" } else { "not proven" })?,
-        Some(c) => counterexample(out, o, c, saved)?,
+        Some(c) => counterexample(out, o, c, r, saved)?,
     }
     Ok(())
 }
@@ -408,21 +412,38 @@ fn memory(out: &mut impl Write, m: &elect_check::Memory) -> io::Result<()> {
     }
 }
 
-/// The verdict of a check that found counterexample `c`: its path step by step, the other properties violated,
-/// and how to replay it.
-fn counterexample(out: &mut impl Write, o: &Checked, c: &Counterexample, saved: Option<&Path>) -> io::Result<()> {
+/// The verdict of a check that found counterexample `c`, replayed as `r`: its path step by step (the messages in
+/// flight at the start first, and each scheduled fault a step of its own), the other properties violated, and how
+/// to replay it.
+fn counterexample(
+    out: &mut impl Write,
+    o: &Checked,
+    c: &Counterexample,
+    r: Option<&Replay>,
+    saved: Option<&Path>,
+) -> io::Result<()> {
     writeln!(out, "verdict     {} VIOLATED: {}", c.property, c.detail)?;
     let kind = if c.loop_start.is_some() { "path to a cycle" } else { "shortest path" };
     let kind = if o.order == Order::Dfs { kind.replace("shortest ", "") } else { kind.to_owned() };
-    writeln!(out, "{kind} ({} steps):", c.path.len())?;
-    for (i, step) in c.path.iter().enumerate() {
-        if c.loop_start == Some(i) {
+    let start = r.map_or(&[][..], |r| &r.start_faults);
+    let steps = shown(start, &c.path);
+    writeln!(out, "{kind} ({} steps):", steps.len())?;
+    if let Some(r) = r {
+        let nothing = if r.in_flight.is_empty() { " nothing" } else { "" };
+        writeln!(out, "  {:>3}. at the start, in flight:{nothing}", 0)?;
+        for m in &r.in_flight {
+            writeln!(out, "         {} from {} to {}", m.msg, m.from, m.to)?;
+        }
+    }
+    for (i, (at, step)) in steps.iter().enumerate() {
+        if at.is_some() && c.loop_start == *at {
             writeln!(out, "  --- the cycle, which can repeat for ever:")?;
         }
         writeln!(out, "  {:>3}. {step}", i + 1)?;
     }
     for other in &o.more {
-        writeln!(out, "also        {} VIOLATED: {} ({} steps)", other.property, other.detail, other.path.len())?;
+        let steps = shown_len(start, &other.path);
+        writeln!(out, "also        {} VIOLATED: {} ({steps} steps)", other.property, other.detail)?;
     }
     match saved {
         Some(p) => writeln!(out, "saved to {}; re-run it with: elect sim --replay {}", p.display(), p.display()),
@@ -454,12 +475,16 @@ pub(crate) fn viewer(
 /// A trace line of a checked path: messages as the simulator's trace writes them, timers in their words.
 type Line = Record<'static, serde_json::Value, String, elect_core::View>;
 
-/// The steps of a replayed path as trace records, one time unit per step.
+/// The steps of a replayed path as trace records, one time unit per step: the state at the start (statuses and
+/// the messages in flight) at time 0, before any step, then each step at its number, a scheduled fault a step of its
+/// own, as [`shown`] numbers them.
 struct PathTrace {
     records: Vec<Line>,
     /// Messages in flight: (from, to, msg) → (record index of the send, id), oldest first.
     pending: Vec<((NodeId, NodeId, String), usize, u64)>,
     next_id: u64,
+    /// The step being recorded, from 1.
+    t: usize,
 }
 
 /// Step `k` of a path as a time.
@@ -479,13 +504,23 @@ impl PathTrace {
             delay: None,
             ids: scenario.ids.clone().into(),
             initiators: None,
+            steps: true,
         };
-        let mut path = Self { records: vec![run], pending: Vec::new(), next_id: 0 };
-        path.statuses(0, &r.initial);
-        let last = r.steps.len() + 1;
-        for (k, s) in r.steps.iter().enumerate() {
-            let t = k + 1;
-            path.step(t, &s.step);
+        let mut path = Self { records: vec![run], pending: Vec::new(), next_id: 0, t: 0 };
+        let last = shown_len(&r.start_faults, r.steps.iter().map(|s| &s.step)) + 1;
+        for fault in &r.start_faults {
+            path.t += 1;
+            path.fault(fault);
+        }
+        let t = path.t;
+        path.statuses(t, &r.initial);
+        for m in &r.in_flight {
+            path.send(t, last, m);
+        }
+        for s in &r.steps {
+            path.t += 1;
+            path.step(&s.step);
+            let t = path.t;
             if let (
                 Some(rule),
                 Step::Deliver { to: node, .. } | Step::Duplicate { to: node, .. } | Step::Timer { node, .. },
@@ -507,7 +542,7 @@ impl PathTrace {
                 path.records.push(Record::Violation { t: unit(t), property, node, detail });
             }
         }
-        let (events, messages) = (r.steps.len() as u64, path.next_id);
+        let (events, messages) = (path.t as u64, path.next_id);
         path.records.push(Record::End { t: unit(last), events, messages, terminated: r.settled });
         path.records
     }
@@ -534,28 +569,57 @@ impl PathTrace {
         Some((send, id))
     }
 
-    fn step(&mut self, t: usize, step: &Step) {
+    /// The record of `step`, at step `self.t`, and those of the scheduled faults it brought, a step each.
+    fn step(&mut self, step: &Step) {
+        let t = self.t;
         let record = match step {
             Step::Deliver { from, to, msg } | Step::Duplicate { from, to, msg } => {
-                let Some((send, id)) = self.take(*from, *to, msg, matches!(step, Step::Duplicate { .. }), t) else {
-                    return;
-                };
-                let Record::Send { kind, .. } = &self.records[send] else { unreachable!("a send is pending") };
-                let (kind, text) = (kind.clone(), msg.clone().into());
-                Record::Deliver { t: unit(t), node: *to, from: *from, id, kind, text, msg: None }
+                match self.take(*from, *to, msg, matches!(step, Step::Duplicate { .. }), t) {
+                    Some((send, id)) => {
+                        let Record::Send { kind, .. } = &self.records[send] else { unreachable!("a send is pending") };
+                        let (kind, text) = (kind.clone(), msg.clone().into());
+                        Record::Deliver { t: unit(t), node: *to, from: *from, id, kind, text, msg: None }
+                    }
+                    // Never for a path replayed whole; a note keeps the step a step if it happens.
+                    None => Record::Note { t: unit(t), note: step.to_string().into() },
+                }
             }
-            Step::Lose { from, to, msg } => {
-                let Some((_, id)) = self.take(*from, *to, msg, false, t) else { return };
-                Record::Drop { t: unit(t), node: *to, from: *from, id, reason: "loss".into() }
-            }
+            Step::Lose { from, to, msg } => match self.take(*from, *to, msg, false, t) {
+                Some((_, id)) => Record::Drop { t: unit(t), node: *to, from: *from, id, reason: "loss".into() },
+                None => Record::Note { t: unit(t), note: step.to_string().into() },
+            },
             Step::Timer { node, timer } => {
                 Record::Timer { t: unit(t), node: *node, text: timer.clone().into(), timer: timer.clone() }
             }
             Step::Crash { node } => Record::Crash { t: unit(t), node: *node },
             Step::Recover { node } => Record::Recover { t: unit(t), node: *node },
-            Step::Wait { until } => Record::Note { t: unit(t), note: format!("time passes to {until}").into() },
+            Step::Wait { until, faults } => {
+                self.records.push(Record::Note { t: unit(t), note: format!("time passes to {until}").into() });
+                for fault in faults {
+                    self.t += 1;
+                    self.fault(fault);
+                }
+                return;
+            }
         };
         self.records.push(record);
+    }
+
+    /// The record of a scheduled fault at step `self.t`, as the simulator writes it.
+    fn fault(&mut self, fault: &Fault) {
+        let t = unit(self.t);
+        self.records.push(match fault {
+            Fault::Crash { node } => Record::Crash { t, node: *node },
+            Fault::Recover { node } => Record::Recover { t, node: *node },
+            Fault::Resign { node } => Record::Command { t, node: *node, cmd: elect_core::Command::Resign },
+            Fault::Transfer { node, to } => {
+                Record::Command { t, node: *node, cmd: elect_core::Command::Transfer { to: *to } }
+            }
+            &Fault::Link { from, to, both_ways, up } => Record::Link { t, from, to, both_ways, up },
+            Fault::Partition { partition, healed } => {
+                Record::Partition { t, partition: partition.clone().into(), healed: *healed }
+            }
+        });
     }
 
     fn send(&mut self, t: usize, last: usize, m: &Sent) {
@@ -567,6 +631,29 @@ impl PathTrace {
         self.pending.push(((m.from, m.to, m.msg.clone()), self.records.len() - 1, id));
         self.next_id += 1;
     }
+}
+
+/// How many steps a path of `steps`, after the scheduled faults `start` at time 0, shows: each scheduled fault is a
+/// step of its own.
+pub(crate) fn shown_len<'a>(start: &[Fault], steps: impl IntoIterator<Item = &'a Step>) -> usize {
+    let faults = |s: &Step| if let Step::Wait { faults, .. } = s { faults.len() } else { 0 };
+    start.len() + steps.into_iter().map(|s| 1 + faults(s)).sum::<usize>()
+}
+
+/// The steps of a path as `elect check` prints them, after the scheduled faults `start` at time 0: each step with,
+/// when it is one of the path's, its place in the path; time passing, then each scheduled fault it brought.
+pub(crate) fn shown(start: &[Fault], steps: &[Step]) -> Vec<(Option<usize>, String)> {
+    let mut out: Vec<(Option<usize>, String)> = start.iter().map(|f| (None, f.to_string())).collect();
+    for (k, step) in steps.iter().enumerate() {
+        match step {
+            Step::Wait { until, faults } => {
+                out.push((Some(k), format!("time passes to {until}")));
+                out.extend(faults.iter().map(|f| (None, f.to_string())));
+            }
+            _ => out.push((Some(k), step.to_string())),
+        }
+    }
+    out
 }
 
 /// The HTML viewer of a replayed path: its steps as trace records, one time unit per step, with the `labels` a

@@ -72,8 +72,14 @@ fn replay_text(out: &mut impl Write, r: &Replay, file: &CounterexampleFile) -> i
         let leader = s.leader.map_or_else(|| "-".to_owned(), |l| l.to_string());
         format!("{:?} leader {leader}", s.state).to_lowercase()
     };
+    for fault in &r.start_faults {
+        writeln!(out, "  start     {fault}")?;
+    }
     for (id, s) in &r.initial {
         writeln!(out, "  start     {id}: {}", show(s))?;
+    }
+    for m in &r.in_flight {
+        writeln!(out, "  start     in flight: {} from {} to {}", m.msg, m.from, m.to)?;
     }
     for (i, s) in r.steps.iter().enumerate() {
         if file.loop_start == Some(i) {

@@ -39,6 +39,9 @@ pub enum Record<'a, M = IgnoredAny, T = IgnoredAny, V = IgnoredAny> {
         /// The processes told to initiate at time 0.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         initiators: Option<Vec<NodeId>>,
+        /// Whether `t` counts the steps of a path the model checker found (one unit a step) rather than time.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        steps: bool,
     },
     /// A process crashed.
     Crash {
@@ -276,6 +279,7 @@ mod tests {
                 delay: Some("1".into()),
                 ids: Cow::Borrowed(&ids),
                 initiators: Some(vec![NodeId(5)]),
+                steps: false,
             },
             Record::Send {
                 t: Time(0),

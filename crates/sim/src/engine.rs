@@ -414,6 +414,7 @@ impl<A: Algorithm> Sim<A> {
             delay: Some(sc.config.delay.to_string().into()),
             ids: sc.ids.as_slice().into(),
             initiators: Some(initiators),
+            steps: false,
         };
         if let Some(trace) = &mut self.trace {
             trace.record(&header);

@@ -77,10 +77,67 @@ impl<A: Algorithm> Model<A> {
             Action::Crash { node } => Step::Crash { node: id(node) },
             Action::Recover { node } => Step::Recover { node: id(node) },
             Action::Wait => {
-                let dt = self.next_instant(state).unwrap_or(0);
-                Step::Wait { until: elect_scenario::Time(state.rest.now + dt) }
+                let until = state.rest.now + self.next_instant(state).unwrap_or(0);
+                let live = (0..state.len()).map(|i| state.live(i)).collect();
+                let faults = self.faults_due(state.rest.next_fault as usize, live, until);
+                Step::Wait { until: elect_scenario::Time(until), faults }
             }
         }
+    }
+
+    /// The faults scheduled for time 0, which the initial state has carried out (every process was up before).
+    pub(crate) fn start_faults(&self) -> Vec<crate::Fault> {
+        self.faults_due(0, vec![true; self.scenario.len()], 0)
+    }
+
+    /// The scheduled faults from the `next`-th on that are due by `until`, as a path shows them, with `live` the
+    /// processes up before them: those that change nothing (a crash of a process that is down, a command to one)
+    /// are left out, as [`Self::run_faults`] does nothing for them.
+    fn faults_due(&self, next: usize, mut live: Vec<bool>, until: u64) -> Vec<crate::Fault> {
+        use crate::Fault;
+        let id = |i: u32| self.scenario.ids[i as usize];
+        let mut out = Vec::new();
+        for &(_, fault) in self.schedule.iter().skip(next).take_while(|(at, _)| *at <= until) {
+            let up = |i: u32| live.get(i as usize).copied().unwrap_or(false);
+            out.push(match fault {
+                Scheduled::Crash(node) if up(node) => {
+                    live[node as usize] = false;
+                    Fault::Crash { node: id(node) }
+                }
+                Scheduled::Recover(node) if !up(node) => {
+                    live[node as usize] = true;
+                    Fault::Recover { node: id(node) }
+                }
+                Scheduled::Resign(node) if up(node) => Fault::Resign { node: id(node) },
+                Scheduled::Transfer(node, to) if up(node) => Fault::Transfer { node: id(node), to },
+                Scheduled::Link(k, down) => {
+                    let directed = &self.scenario.link_faults[k].directed;
+                    let Some(&(a, b)) = directed.first() else { continue };
+                    Fault::Link { from: id(a), to: id(b), both_ways: directed.len() == 2, up: !down }
+                }
+                Scheduled::Partition(k, on) => {
+                    let partition = self.config.sim.partitions.get(k).map(ToString::to_string).unwrap_or_default();
+                    Fault::Partition { partition, healed: !on }
+                }
+                _ => continue,
+            });
+        }
+        out
+    }
+
+    /// Every message in flight in `state`, as the messages a step sent are shown (the initial state's: what the
+    /// processes sent as they started).
+    pub(crate) fn in_flight_sent(&self, state: &State<A::Process>) -> Vec<crate::Sent> {
+        let id = |i: u32| self.scenario.ids[i as usize];
+        self.in_flight(state)
+            .map(|(slot, msg)| crate::Sent {
+                from: id(self.link_ends[slot as usize].0),
+                to: id(self.link_far[slot as usize].0),
+                kind: elect_core::Message::kind(&msg),
+                msg: elect_core::Message::describe(&msg),
+                json: serde_json::to_value(&msg).unwrap_or_default(),
+            })
+            .collect()
     }
 
     /// The message `action` delivers or loses, or the timer it fires, as JSON (the simulator's trace form).

@@ -353,7 +353,7 @@ impl Checking {
 }
 
 /// `GET /api/check`: the object `elect check --json` prints; with `view`, the outcome and the counterexample's
-/// viewer.
+/// viewer, with what its path starts from (the messages in flight and the faults at time 0).
 pub(crate) fn check(q: &str, caps: &Caps, view: bool) -> Answer {
     match check_answer(q, caps, view) {
         Ok(answer) | Err(answer) => answer,
@@ -399,11 +399,18 @@ fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     }
     let outcome = if body.ok() { "held" } else { "violated" };
     if view {
-        let viewer = match &body.counterexample {
-            Some(c) => Some(viewer(&checking.config, c, &checking.labels)?),
-            None => None,
+        let (viewer, start) = match &body.counterexample {
+            Some(c) => {
+                let r = elect_check::replay(&checking.config, &c.actions)
+                    .map_err(|e| Answer::bad(format!("error: {e}")))?;
+                let html = check::viewer_html(&checking.config, &r, c.loop_start, &checking.labels)
+                    .map_err(|e| cli_error(&e))?;
+                (Some(html), Some(json!({ "in_flight": r.in_flight, "faults": r.start_faults })))
+            }
+            None => (None, None),
         };
-        return Ok(Answer::value(&json!({ "outcome": body, "viewer": viewer })).with("x-elect-outcome", outcome.into()));
+        let answer = json!({ "outcome": body, "viewer": viewer, "start": start });
+        return Ok(Answer::value(&answer).with("x-elect-outcome", outcome.into()));
     }
     Ok(pretty(&body)?.with("x-elect-outcome", outcome.into()))
 }
