@@ -1,7 +1,8 @@
 //! `elect serve`'s Check and Explore views in headless Chromium, at 1024×768 and at 1400×900: a counterexample's
 //! viewer starts from the messages in flight at the start and shows as many steps as the path has; the scenario's
 //! faults (Stoller's crash, recovery and link going down) are steps of the path in the Check view, its viewer and
-//! Explore, and the viewer tells a violation's step as a step.
+//! Explore, and the viewer tells a violation's step as a step; the Check form keeps going after a violation, to
+//! judge every property.
 //!
 //! Like `serve_browser`, `#[ignore]`d under a plain `cargo test` and run by `scripts/test` with `--ignored` (Chromium
 //! from `scripts/install-chromium`); it fails, never skips, when Chromium is missing.
@@ -153,5 +154,46 @@ fn the_scheduled_faults_are_steps_in_the_check_view_its_viewer_and_explore() {
         assert!(found.contains("1 recovers"), "{found}");
         browser.eval("document.getElementById('explore-found').scrollIntoView()");
         shoot(&mut browser, &format!("explore-faults-{width}.png"));
+    }
+}
+
+#[test]
+#[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+fn the_check_form_keeps_going_to_judge_every_property() {
+    let server = Server::start(&[]);
+    for (width, height) in SIZES {
+        let mut browser = open(&server, width, height, "#view=check");
+        let fields = [("scenario", "stoller"), ("timed", "true"), ("keep-going", "true")];
+        let status = check(&mut browser, &fields);
+        assert!(status.contains("violated: a4"), "{status}");
+        let command = text(&mut browser, "document.getElementById('command-check').textContent");
+        assert!(command.contains("--keep-going"), "{command}");
+        // Every property has a verdict: a4′ held, where without keep going it is unknown.
+        let verdicts = browser.eval(
+            "[...document.querySelectorAll('#check-verdicts tr')].map((tr) => [...tr.cells].map((c) => c.textContent.trim()))",
+        );
+        let row = |p: &str| verdicts.as_array().unwrap().iter().find(|r| r[0] == p).cloned();
+        let a4prime = row("a4-prime").unwrap_or_else(|| panic!("a4-prime in {verdicts}"));
+        assert_eq!(a4prime[2], "held", "{verdicts}");
+        assert_eq!(row("a3").unwrap()[2], "held", "{verdicts}");
+        assert_eq!(row("a4").unwrap()[2], "violated", "{verdicts}");
+        for r in verdicts.as_array().unwrap().iter().skip(1) {
+            assert_ne!(r[2], "unknown", "{verdicts}");
+        }
+        browser.eval("document.getElementById('check-verdicts').scrollIntoView()");
+        shoot(&mut browser, &format!("check-keep-going-{width}.png"));
+        // The other properties a kept-going search found violated are listed, each with its path's length (the
+        // search bounded, as it would pass the server's limit on states).
+        let fields = [
+            ("scenario", ""),
+            ("timed", "false"),
+            ("algorithm", "bully"),
+            ("nodes", "3"),
+            ("crashes", "1"),
+            ("max-depth", "6"),
+        ];
+        check(&mut browser, &fields);
+        let more = text(&mut browser, "document.getElementById('check-more').textContent");
+        assert!(more.contains("live-leader") && more.contains("5 steps"), "{more}");
     }
 }
