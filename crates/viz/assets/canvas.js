@@ -82,7 +82,7 @@ const ElectCanvas = (() => {
   // Where each card goes: the layout's box stretched over the canvas, one size for every card, as wide as the
   // neighbours let it be; more processes, more links to draw messages on, so the canvas grows taller with them.
   function place(scene) {
-    const procs = scene.procs, n = procs.length, raw = !!scene.raw, m = MARGIN;
+    const procs = scene.procs, n = procs.length, raw = !!scene.raw, m = MARGIN, k = scene.text || 1;
     const circle = (i) => [0.5 + 0.5 * Math.cos(2 * Math.PI * i / n - Math.PI / 2), 0.5 + 0.5 * Math.sin(2 * Math.PI * i / n - Math.PI / 2)];
     const layout = scene.layout && scene.layout.xy.length === n ? scene.layout : { xy: procs.map((_, i) => circle(i)), links: [], links_omitted: true };
     const xs = layout.xy.map((p) => p[0]), ys = layout.xy.map((p) => p[1]);
@@ -90,11 +90,11 @@ const ElectCanvas = (() => {
     const fx = span(xs), fy = span(ys);
     const rows = new Set(ys.map((y) => Math.round(fy(y) * 200))).size;
     const mostTimers = Math.max(0, ...procs.map((p) => (p.timers || []).length));
-    const heightOf = (lines) => 28 + lines * CARD_LINE + mostTimers * 22 + 6;
+    const heightOf = (lines) => k * (28 + lines * CARD_LINE + mostTimers * 22 + 6);
     // Raw cards are wrapped to their width, known only once the width is: room for the most lines until then.
     let CH = heightOf(raw ? 6 : Math.max(scene.lines || 1, ...procs.map((p) => 1 + Math.min(p.view ? p.view.values.length : 0, 4))));
     const H = rows <= 1 ? CH + 2 * m : Math.max(2 * CH + 200 + 40 * Math.max(0, n - 4), rows * (CH + 30) + 2 * m);
-    let CW = 210;
+    let CW = 210 * k;
     for (let i = 0; i < n; i++) {
       for (let j = i + 1; j < n; j++) {
         const dy = Math.abs(fy(ys[i]) - fy(ys[j])) * (H - 2 * m - CH), dx = Math.abs(fx(xs[i]) - fx(xs[j]));
@@ -103,11 +103,11 @@ const ElectCanvas = (() => {
     }
     const roomy = CW >= 100;
     CW = Math.max(100, Math.floor(CW));
-    const chars = Math.floor((CW - 18) / (raw ? CHAR_W : SANS_W));
+    const chars = Math.floor((CW - 18 * k) / ((raw ? CHAR_W : SANS_W) * k));
     const texts = procs.map((p) => cardLines(p, raw, chars, scene.role));
     if (raw) CH = heightOf(Math.max(1, ...texts.map((t) => t.length)));
     const P = layout.xy.map(([x, y]) => [m + CW / 2 + fx(x) * (W - 2 * m - CW), m + CH / 2 + fy(y) * (H - 2 * m - CH)]);
-    return { layout, P, CW, CH, H, chars, texts, roomy };
+    return { layout, P, CW, CH, H, chars, texts, roomy, k };
   }
   // Whether `layout` leaves room for `n` cards side by side (the viewer draws circles instead when it does not).
   function fits(layout, n) {
@@ -124,9 +124,10 @@ const ElectCanvas = (() => {
     const s0 = Math.min(exit + 4, L / 2), s1 = Math.max(L - exit - 6, L / 2);
     return { x0, y0, dx, dy, ox: -dy, oy: dx, L, s0, s1, side, at: (t, off) => [x0 + dx * t - dy * off, y0 + dy * t + dx * off] };
   }
-  function chip(g, w, fill, stroke, dashed, colour, label) {
-    return `${g}<rect width="${f1(w)}" height="${CHIP_H}" rx="9" fill="${fill}" stroke="${stroke}"` +
-      `${dashed ? ' stroke-dasharray="3 2"' : ""}/><text x="${f1(w / 2)}" y="12.8" text-anchor="middle" font-size="11" font-family="ui-monospace, monospace" fill="${colour}">${esc(label)}</text></g>`;
+  // A chip `w` wide, its text drawn `k` times the usual size.
+  function chip(g, w, fill, stroke, dashed, colour, label, k = 1) {
+    return `${g}<rect width="${f1(w)}" height="${f1(CHIP_H * k)}" rx="${f1(9 * k)}" fill="${fill}" stroke="${stroke}"` +
+      `${dashed ? ' stroke-dasharray="3 2"' : ""}/><text x="${f1(w / 2)}" y="${f1(12.8 * k)}" text-anchor="middle" font-size="${f1(11 * k)}" font-family="ui-monospace, monospace" fill="${colour}">${esc(label)}</text></g>`;
   }
 
   // The links: grey lines (a link's line gives way to its arrows while it carries stacked messages), broken ones
@@ -256,25 +257,25 @@ const ElectCanvas = (() => {
     return { arrows, chips };
   }
   function card(scene, g, p, i) {
-    const state = p.state, down = state === "down", leads = !down && !!p.leads, raw = !!scene.raw;
+    const state = p.state, down = state === "down", leads = !down && !!p.leads, raw = !!scene.raw, k = g.k || 1;
     const [cx, cy] = g.P[i], x = cx - g.CW / 2, y = cy - g.CH / 2;
     const mark = down ? "down" : leads ? "★ leads" : state;
     const fg = down ? "#8a9199" : "#1d2430";
     const edge = p.acting ? ACTING : leads ? LEADS : CARD_EDGE[state] || "#9aa0a6";
     let out = `<g class="state-card${p.changed ? " changed" : ""}" data-card="${esc(p.id)}" data-node="${esc(p.id)}" data-state="${esc(state)}" data-leads="${leads}" transform="translate(${f1(x)},${f1(y)})">` +
       `<title>${esc(p.id + ": " + (raw ? p.detail || state : viewText(p.view, scene.role) || state) + (p.title ? "\n" + p.title : ""))}</title>` +
-      `<rect width="${g.CW}" height="${f1(g.CH)}" rx="8" fill="${CARD_FILL[state] || "#fff"}" stroke="${edge}" stroke-width="${leads || p.acting ? 3 : 1.5}"${down ? ' stroke-dasharray="5 3"' : ""}/>` +
-      `<text x="10" y="19" font-size="14" font-weight="700" fill="${fg}">${esc(p.id)}</text>` +
-      `<text x="${g.CW - 10}" y="18" text-anchor="end" font-size="11" font-weight="600" fill="${leads ? LEADS : down ? "#8a9199" : "#5c6675"}">${esc(mark)}</text>`;
-    g.texts[i].forEach((t, k) => {
-      const font = raw ? ' font-size="11" font-family="ui-monospace, monospace"' : k === 0 ? ' font-size="12.5" font-weight="600"' : ' font-size="12"';
-      out += `<text x="10" y="${28 + (k + 1) * CARD_LINE - 4}"${font} fill="${fg}">${esc(t)}</text>`;
+      `<rect width="${f1(g.CW)}" height="${f1(g.CH)}" rx="8" fill="${CARD_FILL[state] || "#fff"}" stroke="${edge}" stroke-width="${leads || p.acting ? 3 : 1.5}"${down ? ' stroke-dasharray="5 3"' : ""}/>` +
+      `<text x="${f1(10 * k)}" y="${f1(19 * k)}" font-size="${f1(14 * k)}" font-weight="700" fill="${fg}">${esc(p.id)}</text>` +
+      `<text x="${f1(g.CW - 10 * k)}" y="${f1(18 * k)}" text-anchor="end" font-size="${f1(11 * k)}" font-weight="600" fill="${leads ? LEADS : down ? "#8a9199" : "#5c6675"}">${esc(mark)}</text>`;
+    g.texts[i].forEach((t, j) => {
+      const font = raw ? ` font-size="${f1(11 * k)}" font-family="ui-monospace, monospace"` : j === 0 ? ` font-size="${f1(12.5 * k)}" font-weight="600"` : ` font-size="${f1(12 * k)}"`;
+      out += `<text x="${f1(10 * k)}" y="${f1(k * (28 + (j + 1) * CARD_LINE - 4))}"${font} fill="${fg}">${esc(t)}</text>`;
     });
     const timers = p.timers || [];
-    timers.forEach((a, k) => {
-      const ty = g.CH - 6 - (timers.length - k) * 22 + 4, label = clip(a.label || "timer", g.chars - 3);
-      out += `<g class="timer" data-timer="${esc(p.id)}-${k}" data-action="${a.action}" tabindex="0" role="button" aria-label="${esc(a.text)}" transform="translate(8,${f1(ty)})">` +
-        `<title>${esc("click: " + a.text)}</title><rect width="${g.CW - 16}" height="18" rx="9" fill="#eef3fb" stroke="#9db3d9"/>` +
+    timers.forEach((a, j) => {
+      const ty = g.CH - k * (6 + (timers.length - j) * 22 - 4), label = clip(a.label || "timer", g.chars - 3);
+      out += `<g class="timer" data-timer="${esc(p.id)}-${j}" data-action="${a.action}" tabindex="0" role="button" aria-label="${esc(a.text)}" transform="translate(${f1(8 * k)},${f1(ty)}) scale(${k})">` +
+        `<title>${esc("click: " + a.text)}</title><rect width="${f1((g.CW - 16 * k) / k)}" height="18" rx="9" fill="#eef3fb" stroke="#9db3d9"/>` +
         `<circle cx="10" cy="9" r="5.5" fill="#fff" stroke="#2457c5" stroke-width="1.3"/><path d="M10,5.5V9H12.5" fill="none" stroke="#2457c5" stroke-width="1.3"/>` +
         `<text x="21" y="13" font-size="11" fill="#1d2430">${esc(label)}</text></g>`;
     });
@@ -284,6 +285,8 @@ const ElectCanvas = (() => {
   // The whole picture of `scene`:
   //   { id: a prefix for the picture's own element ids, attrs: extra attributes of the <svg> element,
   //     layout: {xy: [[x, y] in 0..1], links: [[i, j]]}, raw, role: role name → a lecture's name,
+  //     text: how many times the usual size the cards' and chips' text is drawn (1 unless a picture shown small
+  //     or on a projector needs it larger; the cards grow with it),
   //     lines: the fewest lines of text a card has room for (so that a picture keeps its size from step to step),
   //     procs: [{id, state, leads, acting, changed, view: {role, values}, detail, title, timers: [{action, text, label}]}],
   //     flows: [{from, to, msgs: [{text, raw, kind, action, actionText, why}]}], colours: {kind: colour},
@@ -304,28 +307,55 @@ const ElectCanvas = (() => {
   }
 
   // Messages on their way, each a chip at the fraction `f` of its way from the rim of its sender's card to the
-  // rim of its receiver's: [{from, to (positions), f, kind, text, title}]. Past `most` messages, dots without words.
-  function movingChips(geometry, messages, colours, most) {
-    const out = [];
-    const words = messages.length <= (most || 24);
-    for (const m of messages) {
-      const r = rim(geometry, m.from, m.to, 5);
+  // rim of its receiver's: [{from, to (positions), f, kind, name (the kind's name), text, title}]. No chip cuts
+  // its words or covers another: a chip shows the message's words when they fit (MOST_WORDS characters), else
+  // its kind's name; a message whose chip would cover a card or a chip already drawn is counted on its link's
+  // chip nearest to it ("+2"), or is a dot where its link has none. Nearest to arrival first, so the next to arrive are the ones
+  // that keep their words. Every message's words are in the tooltip of what shows it.
+  const MOST_WORDS = 30;
+  function movingChips(geometry, messages, colours) {
+    const k = geometry.k || 1, h = CHIP_H * k, placed = [], dots = [];
+    const meet = (b, o) => b[0] < o[2] + 2 && o[0] < b[2] + 2 && b[1] < o[3] + 2 && o[1] < b[3] + 2;
+    // Nor does a chip cover a card: its text is what the class reads.
+    const cards = geometry.P.map(([x, y]) => [x - geometry.CW / 2, y - geometry.CH / 2, x + geometry.CW / 2, y + geometry.CH / 2]);
+    const covers = (b) => placed.some((p) => meet(b, p.box)) || cards.some((c) => meet(b, c));
+    const perLink = new Map();
+    for (const m of messages) perLink.set(m.from + ">" + m.to, (perLink.get(m.from + ">" + m.to) || 0) + 1);
+    const order = messages.map((m, i) => [m, i]).sort((a, b) => b[0].f - a[0].f || a[1] - b[1]).map(([m]) => m);
+    for (const m of order) {
+      const r = rim(geometry, m.from, m.to, 5 * k);
       if (!r) continue;
-      const label = clip(m.text, 22), w = words ? 12 + label.length * CHAR_W : 10, h = words ? CHIP_H : 10;
-      // The chip's centre runs between the two rims less its own half-length along the line, so that it leaves
-      // its sender's card and stops at its receiver's without covering either.
-      const half = (Math.abs(r.dx) * w + Math.abs(r.dy) * h) / 2;
-      const [a, b] = r.s1 - half > r.s0 + half ? [r.s0 + half, r.s1 - half] : [(r.s0 + r.s1) / 2, (r.s0 + r.s1) / 2];
-      const [x, y] = r.at(a + m.f * (b - a), r.side + 2 + (Math.abs(r.oy) * h + Math.abs(r.ox) * w) / 4);
-      const colour = (colours || {})[m.kind] || NO_KIND;
-      const title = `<title>${esc(m.title || m.text)}</title>`;
-      if (!words) {
-        out.push(`<circle class="message" cx="${f1(x)}" cy="${f1(y)}" r="5" fill="${esc(colour)}" stroke="#222" stroke-width="0.5">${title}</circle>`);
-        continue;
+      const link = m.from + ">" + m.to, colour = (colours || {})[m.kind] || NO_KIND;
+      // Room for a count ("+9") on a link that carries more than one message.
+      const room = perLink.get(link) > 1 ? 3 : 0;
+      const at = (w) => {
+        // The chip's centre runs between the two rims less its own half-length along the line, so that it leaves
+        // its sender's card and stops at its receiver's without covering either.
+        const half = (Math.abs(r.dx) * w + Math.abs(r.dy) * h) / 2;
+        const [a, b] = r.s1 - half > r.s0 + half ? [r.s0 + half, r.s1 - half] : [(r.s0 + r.s1) / 2, (r.s0 + r.s1) / 2];
+        return r.at(a + m.f * (b - a), r.side + 2 * k + (Math.abs(r.oy) * h + Math.abs(r.ox) * w) / 4);
+      };
+      let shown = null;
+      if (messages.length <= 300) {
+        for (const label of [m.text, m.name || m.kind]) {
+          if (!label || label.length > MOST_WORDS) continue;
+          const w = 12 * k + (label.length + room) * CHAR_W * k, [x, y] = at(w);
+          const box = [x - w / 2, y - h / 2, x + w / 2, y + h / 2];
+          if (!covers(box)) { shown = { box, link, label, colour, kind: m.kind, f: m.f, titles: [m.title || m.text] }; break; }
+        }
       }
-      out.push(chip(`<g class="message chip" data-kind="${esc(m.kind)}" transform="translate(${f1(x - w / 2)},${f1(y - CHIP_H / 2)})">${title}`, w, esc(colour), "rgba(29, 36, 48, .35)", false, ink(colour), label));
+      if (shown) { placed.push(shown); continue; }
+      const mine = placed.filter((p) => p.link === link).sort((a, b) => Math.abs(a.f - m.f) - Math.abs(b.f - m.f));
+      if (mine.length) { mine[0].titles.push(m.title || m.text); continue; }
+      const [x, y] = at(10 * k);
+      dots.push(`<circle class="message" data-kind="${esc(m.kind)}" cx="${f1(x)}" cy="${f1(y)}" r="${f1(5 * k)}" fill="${esc(colour)}" stroke="#222" stroke-width="0.5"><title>${esc(m.title || m.text)}</title></circle>`);
     }
-    return out.join("");
+    const chips = placed.map((p) => {
+      const more = p.titles.length - 1, label = p.label + (more ? " +" + more : ""), w = p.box[2] - p.box[0];
+      const title = `<title>${esc(p.titles.join("\n"))}</title>`;
+      return chip(`<g class="message chip" data-kind="${esc(p.kind)}" data-count="${p.titles.length}" transform="translate(${f1(p.box[0])},${f1(p.box[1])})">${title}`, w, esc(p.colour), "rgba(29, 36, 48, .35)", false, ink(p.colour), label, k);
+    });
+    return dots.join("") + chips.join("");
   }
 
   // The space-time diagram of a path: a lane per process (in position order), a column per step; a dot where a

@@ -19,9 +19,12 @@
   // run's summary counts as events, plus faults and losses.
   const FOLLOWS = ["send", "status", "parent", "rule", "view", "notice", "violation"];
   const events = [];
+  // What comes before the first event (a checker's path: the statuses and the messages in flight at the start) is
+  // the state at step 0.
+  const prelude = [];
   for (const r of records) {
     if (r.ev === "run" || r.ev === "end") continue;
-    if (FOLLOWS.includes(r.ev) && events.length > 0) events[events.length - 1].push(r);
+    if (FOLLOWS.includes(r.ev)) (events.length > 0 ? events[events.length - 1] : prelude).push(r);
     else events.push([r]);
   }
   const kinds = [];
@@ -41,7 +44,7 @@
 
   // The state after `step` events: per node, and the messages in flight.
   function initial() {
-    return {
+    const s = {
       step: 0,
       nodes: ids.map(() => ({ state: "normal", view: "", seen: null, leader: null, epoch: 0, group: null, parent: null, last: "", rule: "", changed: false })),
       flight: new Map(),
@@ -50,6 +53,8 @@
       broken: new Set(),
       partitions: new Map(),
     };
+    for (const r of prelude) apply(s, r);
+    return s;
   }
   function describe(r) {
     switch (r.ev) {
@@ -80,7 +85,7 @@
       case "rule": node.rule = r.rule; break;
       case "send": s.flight.set(r.id, r); break;
       case "deliver": case "drop": s.flight.delete(r.id); break;
-      case "violation": s.violations.push(r); break;
+      case "violation": s.violations.push(Object.assign({ step: s.step }, r)); break;
       case "link":
         for (const key of r.both_ways ? [r.from + ">" + r.to, r.to + ">" + r.from] : [r.from + ">" + r.to]) {
           if (r.up) s.broken.delete(key); else s.broken.add(key);
@@ -236,7 +241,7 @@
     const t = now();
     document.body.dataset.step = current.step;
     tell({ elect: "step", step: current.step });
-    document.getElementById("position").textContent = "step " + current.step + " of " + events.length + ", t = " + t;
+    document.getElementById("position").textContent = "step " + current.step + " of " + events.length + (run.steps ? "" : ", t = " + t);
     slider.value = current.step;
     if (document.activeElement !== jump) jump.value = current.step;
     const r = current.step > 0 ? events[current.step - 1][0] : null;
@@ -256,13 +261,13 @@
       circles[i].setAttribute("stroke-width", leads ? 3 : r && r.node === ids[i] ? 2.5 : 1);
       circles[i].setAttribute("stroke", r && r.node === ids[i] ? "#d50000" : "#444");
     });
+    shownEvent = r;
     if (cards) drawCards(r);
     else drawCircles();
     motion(t);
     const v = current.violations;
     document.body.dataset.violations = v.length;
-    document.getElementById("violations").textContent = v.length === 0 ? "" :
-      v.length + (v.length === 1 ? " violation: " : " violations, the last: ") + v[v.length - 1].property + " at t = " + v[v.length - 1].t;
+    showViolations(v);
     if (cursor) {
       const x = timeX(t);
       const d = st.dataset;
@@ -291,6 +296,8 @@
       el("line", { x1: x1 + ux * radius, y1: y1 + uy * radius, x2: x2 - ux * (radius + 1), y2: y2 - uy * (radius + 1), stroke: PARENT, "stroke-width": 2, "marker-end": "url(#to-parent)" }, parentLayer);
     });
   }
+  // The picture's text is drawn `textScale` times its usual size (see `fit`); `shownEvent`: the event of this step.
+  let textScale = 1, shownEvent = null;
   // The cards' picture, drawn whole at each step (the messages move on its overlay, `#moving`): each process's
   // card in its algorithm's words, the one that took the step outlined in red.
   function drawCards(r) {
@@ -301,7 +308,7 @@
       groups.get(x.group).push(i);
     });
     const drawn = ElectCanvas.draw({
-      id: "viewer", attrs: 'id="topology"', layout: data.layout, lines: cardLines, colours: coloursOf, role: roleLabel,
+      id: "viewer", attrs: 'id="topology"', layout: data.layout, lines: cardLines, colours: coloursOf, role: roleLabel, text: textScale,
       procs: current.nodes.map((x, i) => ({
         id: ids[i], state: x.state, leads: x.leader === ids[i], acting: !!r && r.node === ids[i], changed: x.changed, view: x.seen,
         title: "leader " + (x.leader === null ? "none" : x.leader) + ", epoch " + x.epoch + (x.last ? "\nlast: " + x.last : ""),
@@ -372,7 +379,7 @@
       // From the rim of the sender to the rim of the receiver, in proportion to the time spent on the way.
       const f = m.at > m.t ? Math.max(0, Math.min(1, (t - m.t) / (m.at - m.t))) : 1;
       if (cards) {
-        moving.push({ from: a, to: b, f, kind: m.kind, text: words(m), title: words(m) + ", " + m.node + " → " + m.to });
+        moving.push({ from: a, to: b, f, kind: m.kind, name: kindLabel(m.kind), text: words(m), title: words(m) + ", " + m.node + " → " + m.to });
         continue;
       }
       const d = Math.hypot(xy[b][0] - xy[a][0], xy[b][1] - xy[a][1]);
@@ -387,6 +394,7 @@
     if (cards) {
       const layer = document.getElementById("moving");
       if (layer) layer.innerHTML = ElectCanvas.movingChips(geometry, moving, coloursOf);
+      document.body.dataset.dots = layer ? layer.querySelectorAll("circle.message").length : 0;
     }
     // Each message's words beside it, while few enough are in flight to read them.
     if (labels.length <= 24 && radius >= 6) {
@@ -451,6 +459,8 @@
   jump.onkeydown = (e) => { if (e.key === "Enter") { stop(); goTo(+jump.value || 0); } };
   document.addEventListener("keydown", (e) => {
     if (e.target === jump) return;
+    if (live && typing(e.key)) { e.preventDefault(); return; }
+    if (e.key === "Escape" && document.body.classList.contains("present")) { present.onclick(); return; }
     if (e.key === "ArrowRight") { stop(); forward(); }
     else if (e.key === "ArrowLeft") { stop(); back(); }
     else if (e.key === " ") { e.preventDefault(); play.onclick(); }
@@ -461,6 +471,18 @@
   // the step instead.
   const framed = window.parent !== window;
   let told = "";
+  // Where the page serves the book (elect serve's /book/), which it tells the viewer: then the last violation's
+  // property links to its section of the book, in a new tab. Standalone, the viewer has no book to link to.
+  let book = "";
+  function showViolations(v) {
+    const line = document.getElementById("violations");
+    line.textContent = v.length === 0 ? "" : v.length + (v.length === 1 ? " violation: " : " violations, the last: ");
+    if (v.length === 0) return;
+    const last = v[v.length - 1];
+    const name = book ? Object.assign(document.createElement("a"), { href: book + "reference/properties.html#" + encodeURIComponent(last.property), target: "_blank", rel: "noopener", textContent: last.property }) : last.property;
+    // A checker's path counts steps where a run counts time (`steps` in its run record).
+    line.append(name, run.steps ? " at step " + last.step : " at t = " + last.t);
+  }
   function tell(message) {
     if (framed) {
       message.height = document.documentElement.scrollHeight;
@@ -474,7 +496,8 @@
   window.addEventListener("message", (e) => {
     if (e.source !== window.parent || !e.data) return;
     if (e.data.elect === "goto") { stop(); goTo(+e.data.step || 0); }
-    if (e.data.elect === "screen" && e.data.height > 0) document.documentElement.style.setProperty("--screen-h", Math.min(+e.data.height, 10000) + "px");
+    if (e.data.elect === "screen" && e.data.height > 0) { screenH = Math.min(+e.data.height, 10000); fit(); }
+    if (e.data.elect === "screen" && /^\/[a-z\/]*\/$/.test(e.data.book || "")) { book = e.data.book; showViolations(current.violations); }
     if (e.data.elect === "live") goLive();
     if (e.data.elect === "resume") {
       stop();
@@ -511,22 +534,75 @@
     }
     render();
   }
+  function crashOrRestart(id) {
+    const x = current.nodes[position.get(id)];
+    if (!x) return false;
+    ask({ elect: "live-node", node: id, down: x.state === "down" });
+    stop();
+    return true;
+  }
+  function cutOrHeal(a, b) {
+    if (!data.layout.links.some(([i, j]) => (ids[i] === a && ids[j] === b) || (ids[i] === b && ids[j] === a))) return false;
+    ask({ elect: "live-link", a, b, broken: down(a, b) || down(b, a) });
+    stop();
+    return true;
+  }
   document.getElementById("topology-pane").addEventListener("click", (e) => {
     if (!live) return;
     const node = e.target.closest("[data-node]");
     const link = e.target.closest("[data-hit]");
-    if (node) {
-      const id = +node.dataset.node;
-      const x = current.nodes[position.get(id)];
-      if (x) ask({ elect: "live-node", node: id, down: x.state === "down" });
-      stop();
-    } else if (link) {
-      const [a, b] = link.dataset.hit.split("-").map(Number);
-      ask({ elect: "live-link", a, b, broken: down(a, b) || down(b, a) });
-      stop();
-    }
+    if (node) crashOrRestart(+node.dataset.node);
+    else if (link) cutOrHeal(...link.dataset.hit.split("-").map(Number));
   });
+  // The keyboard does what a click does: a process's id and Enter crashes or restarts it, `A-B` and Enter cuts or
+  // heals the link A–B; Escape forgets what was typed. Whether a key was one of these.
+  let typed = "";
+  const typedShown = document.getElementById("typed");
+  function typing(key) {
+    if (/^[0-9]$/.test(key) || (key === "-" && /^[0-9]+$/.test(typed))) typed = (typed + key).slice(0, 12);
+    else if (key === "Backspace" && typed) typed = typed.slice(0, -1);
+    else if (key === "Escape" && typed) typed = "";
+    else if (key === "Enter" && typed) {
+      const [a, b] = typed.split("-").map(Number);
+      const done = b === undefined ? crashOrRestart(a) : cutOrHeal(a, b);
+      typedShown.textContent = done ? "" : "no " + (b === undefined ? "process " : "link ") + typed;
+      typed = "";
+      return true;
+    } else return false;
+    typedShown.textContent = typed ? typed + " ⏎" : "";
+    return true;
+  }
   new ResizeObserver(() => tell({ elect: "size" })).observe(document.body);
+
+  // One screen: the controls, the picture and the step that led to it fit in the window showing the viewer (the
+  // page's part of it, in elect serve, which says how high it is), and the picture's text is at least 11 px high
+  // on the screen, 18 px presenting (at 1024×768 too): the cards are drawn with larger type when the picture is
+  // shown smaller than its own size, and they grow with it.
+  let screenH = window.innerHeight;
+  const header = document.querySelector("header"), eventPane = document.getElementById("event-pane");
+  function fit() {
+    const presenting = document.body.classList.contains("present");
+    const under = presenting ? eventPane.offsetHeight + 10 : 0;
+    document.documentElement.style.setProperty("--fit-h", Math.max(180, screenH - header.offsetHeight - 26 - under) + "px");
+    const least = presenting ? 18.5 : 11;
+    if (!cards) {
+      const px = topo.getBoundingClientRect().width / side;
+      if (px > 0) document.documentElement.style.setProperty("--chip-px", (least / px).toFixed(1) + "px");
+      return;
+    }
+    // The picture's height grows with its text, so the text's size is found in a few rounds.
+    for (let round = 0; round < 6; round++) {
+      const box = topo.getBoundingClientRect(), [, , w, h] = topo.getAttribute("viewBox").split(" ").map(Number);
+      const px = Math.min(box.width / w, box.height / h);
+      if (!(px > 0)) return;
+      const want = Math.min(4, Math.max(1, (least * 1.02) / (11 * px)));
+      if (Math.abs(want - textScale) < 0.02 && 11 * textScale * px >= least) return;
+      textScale = want;
+      drawCards(shownEvent);
+      motion(now());
+    }
+  }
+  window.addEventListener("resize", () => { if (!framed) screenH = window.innerHeight; fit(); });
 
   // The picture as a file: the topology with its messages at this step, as SVG or PNG.
   function pictureSvg() {
@@ -567,8 +643,12 @@
   present.onclick = () => {
     const on = document.body.classList.toggle("present");
     present.setAttribute("aria-pressed", on);
-    if (on && document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
-    if (!on && document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    // In elect serve's page, the page gives its frame the whole window (and says how high it is); standalone, the
+    // browser's full screen where it allows it.
+    if (framed) window.parent.postMessage({ elect: "present", on }, "*");
+    else if (on && document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
+    else if (!on && document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    fit();
   };
   document.addEventListener("fullscreenchange", () => {
     if (!document.fullscreenElement && document.body.classList.contains("present")) present.onclick();
@@ -580,5 +660,6 @@
   // `#step=N` in the address steps forward N events on loading, as N clicks on the step button would.
   const wanted = /step=(\d+)/.exec(location.hash);
   goTo(0);
+  fit();
   if (wanted) for (let k = 0; k < +wanted[1] && current.step < events.length; k++) forward();
 })();

@@ -126,6 +126,7 @@ fn page(title: &str, truncated: &str, svg: &str, data: &str) -> String {
 <span id="position"></span>
 <span id="flight"></span>
 <span id="violations"></span>
+<span id="typed" title="Live: type a process's id and Enter to crash or restart it, A-B and Enter to cut or heal a link"></span>
 <span id="tools"><button id="save-svg" title="save the picture at this step as SVG">SVG</button>
 <button id="save-png" title="save the picture at this step as PNG">PNG</button>
 <button id="present" title="large type and a large picture, for a projector" aria-pressed="false">present</button></span>
@@ -134,12 +135,12 @@ fn page(title: &str, truncated: &str, svg: &str, data: &str) -> String {
 </header>
 <main>
 <section class="pane" id="topology-pane"><svg id="topology" xmlns="http://www.w3.org/2000/svg"></svg></section>
+<section class="pane" id="event-pane" aria-live="polite"><pre id="event"></pre><details><summary>raw records</summary><pre id="event-raw"></pre></details></section>
 <section class="pane" id="spacetime-pane">
 {svg}
 </section>
 </main>
 <section id="details">
-<div class="pane" id="event-pane"><pre id="event"></pre><details><summary>raw records</summary><pre id="event-raw"></pre></details></div>
 <div class="pane" id="nodes-pane">
 <details id="nodes-details" open><summary>every process in a table: state, leader, epoch, parent, group, last event</summary>
 <table id="nodes">

@@ -131,5 +131,37 @@
       status("live", "the command is selected: copy it with Ctrl+C");
     }
   };
-  window.ElectLive = { run };
+  // The settings (algorithm, processes, delays, the faults so far) one click away, so that the cluster has the
+  // screen.
+  $("live-more").onclick = () => {
+    const fields = $("live-fields"), opening = fields.hidden;
+    fields.hidden = !opening;
+    $("live-more").setAttribute("aria-expanded", String(opening));
+    $("live-more").textContent = opening ? "settings ▴" : "settings ▾";
+    tellScreen(frame);
+  };
+
+  // A run described by `params` (an address, or a preset from the page's header): the fields it names, and the
+  // flags the Live view has no field for kept as they are; run from the start. A preset runs under the monitor, so
+  // that a crash is noticed and a new election starts.
+  function load(params, preset) {
+    for (const extra of form.querySelectorAll("input[data-preset]")) extra.remove();
+    for (const name of new Set(params.keys())) {
+      if (form.elements[name] || name === "scenario") continue;
+      const input = document.createElement("input");
+      input.type = "hidden";
+      input.name = name;
+      input.dataset.preset = "";
+      // A flag given more than once is one field of words, as the fault fields are.
+      if (params.getAll(name).length > 1) input.dataset.repeat = "";
+      $("live-fields").appendChild(input);
+    }
+    fill(form, params);
+    if (preset) form.elements.monitor.checked = true;
+    if (!MESH.includes(form.elements.algorithm.value) && !form.elements.topology.value) form.elements.topology.value = "complete";
+    showCommand("live");
+    shown = null;
+    run(null);
+  }
+  window.ElectLive = { run, load };
 })();
