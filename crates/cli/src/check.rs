@@ -381,7 +381,9 @@ fn text(out: &mut impl Write, o: &Checked, r: Option<&Replay>, saved: Option<&Pa
     for (k, v) in o.verdicts.iter().enumerate() {
         let label = if k == 0 { "properties" } else { "" };
         let result = if v.result == "violated" { "VIOLATED" } else { v.result };
-        writeln!(out, "{label:<11} {:<17} {:<11} {result}", v.property, v.modality)?;
+        // "at end", as every view says it (the JSON keeps the checker's "eventually").
+        let when = if v.modality == "eventually" { "at end" } else { v.modality };
+        writeln!(out, "{label:<11} {:<17} {when:<11} {result}", v.property)?;
     }
     match &o.counterexample {
         None => writeln!(out, "verdict     {}", if o.ok() { "held" } else { "not proven" })?,

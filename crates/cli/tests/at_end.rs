@@ -1,6 +1,7 @@
 //! One word for a property judged once nothing is left to happen: "at end". The report's JSON keeps its value,
 //! `at-end`; what readers see says "at end": the page's views (the value turned into words where the page shows
-//! it), the viewer, `elect sim`'s text, and the book outside its JSON examples.
+//! it), the viewer, `elect sim`'s and `elect check`'s text, and the book outside its JSON examples (the checker's
+//! JSON keeps `eventually`).
 
 #[path = "common/server.rs"]
 mod server;
@@ -21,7 +22,7 @@ fn the_views_say_at_end() {
     for (name, code) in VIEWS {
         for line in code.lines().filter(|l| l.contains("at-end") || l.to_lowercase().contains("eventually")) {
             let comment = line.trim_start().starts_with("//");
-            let words = line.contains(r#"=== "at-end" ? "at end""#);
+            let words = line.contains(r#"? "at end""#);
             assert!(comment || words, "{name}: shows another word for \"at end\": {line}");
         }
     }
@@ -38,6 +39,17 @@ fn elect_sim_says_at_end_and_its_json_keeps_its_value() {
     let (_, json, _) = elect(&["sim", "--algorithm", "bully", "--nodes", "3", "--json"]);
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["properties"]["checked"]["agreement"], "at-end", "the JSON value stays");
+}
+
+#[test]
+fn elect_check_says_at_end_and_its_json_keeps_its_value() {
+    // Untimed Bully on three breaks a property: a verdict of each kind.
+    let (code, text, stderr) = elect(&["check", "--algorithm", "bully", "--nodes", "3"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(text.contains("at end"), "{text}");
+    assert!(!text.contains("at-end") && !text.contains("eventually"), "{text}");
+    let (_, json, _) = elect(&["check", "--algorithm", "bully", "--nodes", "3", "--json"]);
+    assert!(json.contains("\"eventually\""), "the JSON value stays: {json}");
 }
 
 #[test]

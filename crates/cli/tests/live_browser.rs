@@ -95,7 +95,7 @@ fn a_running_cluster_where_a_click_crashes_the_leader_cuts_a_link_and_the_comman
         let resumed = text(&mut browser, &format!("{LIVE}.body.dataset.step")).parse::<u32>().unwrap();
         assert!(resumed >= step, "resumed at step {resumed}, before the step {step} the crash was asked at");
         browser.wait(&all_follow(4));
-        shoot(&mut browser, &format!("live-{width}-crashed.png"));
+        shoot(&mut browser, &format!("serve-live-{width}.png"));
 
         // A link cut: 1–2, by a click on the line between them.
         click(&mut browser, "[data-hit=\"1-2\"], [data-hit=\"2-1\"]");

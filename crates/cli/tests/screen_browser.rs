@@ -2,7 +2,8 @@
 //! that led to it (the rule that fired, in a sentence) are on the screen together, in the Live view as the page
 //! opens and in Simulate once its viewer is scrolled to the top; presenting, every text of the picture and of the
 //! step is at least 18 px high; the messages in flight never cut their words or cover each other, and a link that
-//! carries more than fits shows a count; and the keyboard crashes a process or cuts a link as a click does.
+//! carries more than fits shows a count; timers are arcs that drain; and the keyboard crashes a process or cuts a
+//! link as a click does.
 //!
 //! Like `serve_browser`, `#[ignore]`d under a plain `cargo test` and run by `scripts/test` with `--ignored` (Chromium
 //! from `scripts/install-chromium`); it fails, never skips, when Chromium is missing.
@@ -64,6 +65,12 @@ fn the_controls_the_picture_and_the_rule_that_fired_are_on_one_screen() {
         // Once a step has been taken, the step pane says which rule fired.
         browser.wait(&format!("{live}.getElementById('event').textContent.includes('rule: ')"));
         browser.wait("window.scrollY === 0");
+        // The timers set (the leader's heartbeats, the others' watches) are arcs on the cards, draining as it
+        // plays: some part-way down.
+        browser.wait(&format!(
+            "(() => {{ const arcs = [...{live}.querySelectorAll('#topology .timer-arc')].map((a) => +a.dataset.left);
+               return arcs.length > 0 && arcs.every((f) => f >= 0 && f <= 1) && arcs.some((f) => f > 0.05 && f < 0.95); }})()"
+        ));
         let missing = off_screen(&mut browser, "live");
         shoot(&mut browser, &format!("screen-live-{width}.png"));
         assert_eq!(missing, "", "Live at {width}×{height}: off the screen");
