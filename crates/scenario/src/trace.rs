@@ -166,6 +166,28 @@ pub enum Record<'a, M = IgnoredAny, T = IgnoredAny, V = IgnoredAny> {
         #[serde(default)]
         timer: T,
     },
+    /// A process set a timer (or set it again): it fires at `at` unless it is cancelled or set again first.
+    Arm {
+        /// When.
+        t: Time,
+        /// Which process's.
+        node: NodeId,
+        /// The timer in the algorithm's words.
+        #[serde(default)]
+        text: Cow<'a, str>,
+        /// When it fires.
+        at: Time,
+    },
+    /// A process cancelled a timer it had set.
+    Disarm {
+        /// When.
+        t: Time,
+        /// Which process's.
+        node: NodeId,
+        /// The timer in the algorithm's words.
+        #[serde(default)]
+        text: Cow<'a, str>,
+    },
     /// The rule of its algorithm a process applied.
     Rule {
         /// When.

@@ -33,9 +33,9 @@ impl<T: Copy + Ord> Timers<T> {
         (after, self.seq)
     }
 
-    /// Disarms `timer` of `node`.
-    pub(crate) fn cancel(&mut self, node: u32, timer: T) {
-        self.armed.remove(&(node, timer));
+    /// Disarms `timer` of `node`: whether it was armed.
+    pub(crate) fn cancel(&mut self, node: u32, timer: T) -> bool {
+        self.armed.remove(&(node, timer)).is_some()
     }
 
     /// Whether arming `seq` of `timer` of `node` is still the current one (not cancelled or re-armed since).

@@ -3,7 +3,8 @@
 //
 // - each process as a *state card* at its place in the topology's layout: its id, whether it leads or is down,
 //   and its state in its algorithm's words (the role, then the values the algorithm names), or Rust's own form
-//   when "raw" is on; a card may carry clock badges, one per timer a click can fire;
+//   when "raw" is on; a card may carry timer badges, one per timer a click can fire, each with the disc that
+//   stands for a timer in every view (`pie`: full in Explore, draining as the viewer plays, `timerArcs`);
 // - the topology's links as grey lines, a link broken both ways red and dashed, one broken one way orange and
 //   dashed (`data-broken` says which way);
 // - Invitation's groups as translucent hulls around their members, the tree pointers of a spanning-tree algorithm
@@ -25,7 +26,7 @@ const ElectCanvas = (() => {
   const CARD_EDGE = { normal: "#9aa0a6", election: "#f2a900", reorganization: "#8e6fd1", down: "#b0b6bd" };
   const LEADS = "#2e7d32", ACTING = "#d50000", PARENT = "#1f4e9c", BOTH_WAYS = "#d32f2f", ONE_WAY = "#ef6c00";
   const HULLS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"];
-  const NO_KIND = "#9aa0a6";
+  const NO_KIND = "#9aa0a6", TIMER = "#2457c5";
 
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
   const f1 = (v) => v.toFixed(1);
@@ -276,7 +277,7 @@ const ElectCanvas = (() => {
       const ty = g.CH - k * (6 + (timers.length - j) * 22 - 4), label = clip(a.label || "timer", g.chars - 3);
       out += `<g class="timer" data-timer="${esc(p.id)}-${j}" data-action="${a.action}" tabindex="0" role="button" aria-label="${esc(a.text)}" transform="translate(${f1(8 * k)},${f1(ty)}) scale(${k})">` +
         `<title>${esc("click: " + a.text)}</title><rect width="${f1((g.CW - 16 * k) / k)}" height="18" rx="9" fill="#eef3fb" stroke="#9db3d9"/>` +
-        `<circle cx="10" cy="9" r="5.5" fill="#fff" stroke="#2457c5" stroke-width="1.3"/><path d="M10,5.5V9H12.5" fill="none" stroke="#2457c5" stroke-width="1.3"/>` +
+        pie(10, 9, 5.5, 1) +
         `<text x="21" y="13" font-size="11" fill="#1d2430">${esc(label)}</text></g>`;
     });
     return out + "</g>";
@@ -358,6 +359,30 @@ const ElectCanvas = (() => {
     return dots.join("") + chips.join("");
   }
 
+  // A timer as a draining arc: a disc whose wedge, from twelve o'clock clockwise, is the part of its time left
+  // (`f`: 1 when it is set, 0 when it fires), so that it runs down as the run plays.
+  function pie(cx, cy, r, f) {
+    f = Math.max(0, Math.min(1, f));
+    const rim = `<circle cx="${f1(cx)}" cy="${f1(cy)}" r="${f1(r)}" fill="#fff" stroke="${TIMER}" stroke-width="1.2"/>`;
+    if (f >= 0.999) return rim + `<circle cx="${f1(cx)}" cy="${f1(cy)}" r="${f1(r)}" fill="${TIMER}" fill-opacity="0.75"/>`;
+    if (f <= 0.001) return rim;
+    const a = 2 * Math.PI * f, x = cx + r * Math.sin(a), y = cy - r * Math.cos(a);
+    return rim + `<path d="M${f1(cx)},${f1(cy)}V${f1(cy - r)}A${f1(r)},${f1(r)} 0 ${f > 0.5 ? 1 : 0} 1 ${f1(x)},${f1(y)}Z" fill="${TIMER}" fill-opacity="0.75"/>`;
+  }
+  // The timers set on each card, as draining arcs in a row at its lower right corner (the soonest to fire on the
+  // right): [{at: position, timers: [{f, title}]}].
+  function timerArcs(geometry, clocks) {
+    const k = geometry.k || 1, r = 7 * k, out = [];
+    for (const { at, timers } of clocks) {
+      if (!geometry.P[at]) continue;
+      const [cx, cy] = geometry.P[at], right = cx + geometry.CW / 2 - r - 6 * k, y = cy + geometry.CH / 2 - r - 6 * k;
+      timers.slice(0, 4).forEach((t, j) => {
+        out.push(`<g class="timer-arc" data-left="${t.f.toFixed(3)}"><title>${esc(t.title)}</title>${pie(right - j * (2 * r + 4 * k), y, r, t.f)}</g>`);
+      });
+    }
+    return out.join("");
+  }
+
   // The space-time diagram of a path: a lane per process (in position order), a column per step; a dot where a
   // process takes a step (a ring for a timer, a cross for a crash), an arrow from a message's sending to its
   // arrival (or to a cross where it was lost), in its kind's colour. The steps after `cursor` are drawn pale,
@@ -404,5 +429,5 @@ const ElectCanvas = (() => {
     return out.join("") + "</svg>";
   }
 
-  return { draw, fits, movingChips, lanes, viewText, cardLines, clip, ink, esc, convexHull };
+  return { draw, fits, movingChips, timerArcs, pie, lanes, viewText, cardLines, clip, ink, esc, convexHull };
 })();

@@ -17,7 +17,7 @@
   // A step of the viewer is one event (a delivery, a timer, a command, a start, a fault) with what followed from
   // it: the rule it applied, the process's new view and status, what it sent. So the viewer counts what the
   // run's summary counts as events, plus faults and losses.
-  const FOLLOWS = ["send", "status", "parent", "rule", "view", "notice", "violation"];
+  const FOLLOWS = ["send", "status", "parent", "rule", "view", "notice", "violation", "arm", "disarm"];
   const events = [];
   // What comes before the first event (a checker's path: the statuses and the messages in flight at the start) is
   // the state at step 0.
@@ -46,7 +46,8 @@
   function initial() {
     const s = {
       step: 0,
-      nodes: ids.map(() => ({ state: "normal", view: "", seen: null, leader: null, epoch: 0, group: null, parent: null, last: "", rule: "", changed: false })),
+      // `timers`: each timer set, by its words: when it was set and when it fires.
+      nodes: ids.map(() => ({ state: "normal", view: "", seen: null, leader: null, epoch: 0, group: null, parent: null, last: "", rule: "", changed: false, timers: new Map() })),
       flight: new Map(),
       violations: [],
       // Directed links broken on their own ("a>b"), and the partitions in force (their groups of ids).
@@ -74,9 +75,12 @@
     const i = position.get(r.node);
     const node = i === undefined ? null : s.nodes[i];
     // A record about a node the run does not have changes nothing (the page replays any driver's records).
-    if (!node && ["crash", "recover", "status", "parent"].includes(r.ev)) return;
+    if (!node && ["crash", "recover", "status", "parent", "arm", "disarm", "timer"].includes(r.ev)) return;
     switch (r.ev) {
-      case "crash": node.state = "down"; node.view = "down"; node.seen = null; node.leader = null; node.parent = null; break;
+      case "crash": node.state = "down"; node.view = "down"; node.seen = null; node.leader = null; node.parent = null; node.timers.clear(); break;
+      case "arm": node.timers.set(r.text, { set: r.t, at: r.at }); break;
+      case "disarm": node.timers.delete(r.text); break;
+      case "timer": node.timers.delete(r.text || JSON.stringify(r.timer)); break;
       case "recover": node.state = "normal"; node.leader = null; node.parent = null; break;
       case "status": node.state = r.state; node.leader = r.leader; node.epoch = r.epoch;
         node.group = r.group ? "(" + r.group.counter + ", " + r.group.creator + ")" : null; break;
@@ -105,6 +109,9 @@
     // What follows an event (its rule, view, status, sends) keeps that event as the node's last.
     if (node && !FOLLOWS.includes(r.ev)) { node.last = describe(r); node.rule = ""; }
   }
+  // An epoch as the messages say it, round.starter ("1.4": the first round, started by 4); a small number (an
+  // algorithm's own counter) as it is.
+  const epochText = (e) => (e >= 2 ** 32 ? Math.floor(e / 2 ** 32) + "." + (e % 2 ** 32) : String(e));
   const roleLabel = (role) => (labels.roles && labels.roles[role]) || role;
   const viewText = (v) => ElectCanvas.viewText(v, roleLabel);
   // The step in a sentence: who did what, and the rule it applied.
@@ -253,7 +260,7 @@
       tr.dataset.state = x.state;
       tr.dataset.leader = x.leader === null ? "" : x.leader;
       tr.className = (x.changed ? "changed " : "") + (leads ? "leader" : "");
-      const cells = [ids[i], x.state, x.view || "-", x.leader === null ? "-" : x.leader, x.epoch, x.parent === null ? "-" : x.parent, x.group || "-", x.last + (x.rule ? " (" + x.rule + ")" : "")];
+      const cells = [ids[i], x.state, x.view || "-", x.leader === null ? "-" : x.leader, epochText(x.epoch), x.parent === null ? "-" : x.parent, x.group || "-", x.last + (x.rule ? " (" + x.rule + ")" : "")];
       cells.forEach((v, k) => { tr.cells[k].textContent = v; });
       tr.cells[1].className = "state-" + x.state;
       if (cards) return;
@@ -311,7 +318,7 @@
       id: "viewer", attrs: 'id="topology"', layout: data.layout, lines: cardLines, colours: coloursOf, role: roleLabel, text: textScale,
       procs: current.nodes.map((x, i) => ({
         id: ids[i], state: x.state, leads: x.leader === ids[i], acting: !!r && r.node === ids[i], changed: x.changed, view: x.seen,
-        title: "leader " + (x.leader === null ? "none" : x.leader) + ", epoch " + x.epoch + (x.last ? "\nlast: " + x.last : ""),
+        title: "leader " + (x.leader === null ? "none" : x.leader) + ", epoch " + epochText(x.epoch) + (x.last ? "\nlast: " + x.last : ""),
       })),
       broken: down,
       linkHint: live ? linkHint : undefined,
@@ -391,10 +398,25 @@
       el("title", {}, dot).textContent = words(m) + ", " + m.node + " → " + m.to;
       labels.push([x, y, m]);
     }
+    // Each timer set, as an arc that drains until it fires.
+    const clocks = current.nodes.map((x, i) => ({ at: i, timers: [...x.timers].map(([text, { set, at }]) => ({
+      f: at > set ? (at - t) / (at - set) : 0, due: at, title: text + ": fires at t = " + at + " (" + Math.max(0, at - t).toFixed(2) + " left)" }))
+      .sort((a, b) => a.due - b.due) })).filter((c) => c.timers.length);
+    document.body.dataset.timers = clocks.reduce((n, c) => n + c.timers.length, 0);
     if (cards) {
       const layer = document.getElementById("moving");
-      if (layer) layer.innerHTML = ElectCanvas.movingChips(geometry, moving, coloursOf);
+      if (layer) layer.innerHTML = ElectCanvas.timerArcs(geometry, clocks) + ElectCanvas.movingChips(geometry, moving, coloursOf);
       document.body.dataset.dots = layer ? layer.querySelectorAll("circle.message").length : 0;
+    }
+    // In circles, the soonest timer of each process as an arc around it, draining until it fires.
+    if (!cards && radius >= 4) {
+      for (const { at, timers } of clocks) {
+        const f = Math.max(0, Math.min(1, timers[0].f)), [cx, cy] = xy[at], r = radius + 3;
+        if (f <= 0.001) continue;
+        const a = 2 * Math.PI * Math.min(f, 0.9999), x = cx + r * Math.sin(a), y = cy - r * Math.cos(a);
+        const arc = el("path", { d: `M${cx},${cy - r}A${r},${r} 0 ${f > 0.5 ? 1 : 0} 1 ${x},${y}`, fill: "none", stroke: "#2457c5", "stroke-width": 2, class: "timer-arc", "data-left": f.toFixed(3) }, flightLayer);
+        el("title", {}, arc).textContent = timers[0].title;
+      }
     }
     // Each message's words beside it, while few enough are in flight to read them.
     if (labels.length <= 24 && radius >= 6) {

@@ -385,6 +385,8 @@ impl Collector {
             | Record::Note { .. }
             | Record::Rule { .. }
             | Record::View { .. }
+            | Record::Arm { .. }
+            | Record::Disarm { .. }
             | Record::Other => return Ok(None),
         }))
     }

@@ -21,10 +21,19 @@ impl<A: Algorithm> Host<A::Process> for At<'_, A> {
         let (after, seq) = sim.timers.arm(self.node, timer, after);
         let at = sim.later(after);
         sim.queue.push(at, TIMER, Ev::Timer { node: self.node, timer, seq });
+        // A traced run says when each timer will fire, so that its pictures can show it running down.
+        if sim.trace.is_some() {
+            let text = A::Process::describe_timer(&timer);
+            sim.record(Record::Arm { t: sim.t(), node: sim.id(self.node), text: text.into(), at: Time(at) });
+        }
     }
 
     fn cancel_timer(&mut self, timer: TimerOf<A>) {
-        self.sim.timers.cancel(self.node, timer);
+        let sim = &mut *self.sim;
+        if sim.timers.cancel(self.node, timer) && sim.trace.is_some() {
+            let text = A::Process::describe_timer(&timer);
+            sim.record(Record::Disarm { t: sim.t(), node: sim.id(self.node), text: text.into() });
+        }
     }
 
     fn persist(&mut self, durable: DurableOf<A>) {
