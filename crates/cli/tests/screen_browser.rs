@@ -161,6 +161,8 @@ fn messages_in_flight_never_cut_their_words_nor_cover_each_other_and_a_full_link
                        const shown = chips.reduce((n, c) => n + +c.dataset.count, 0) + d.querySelectorAll('#moving circle.message').length;
                        if (shown !== +d.body.dataset.inFlight) out.push(`shows ${{shown}} of ${{d.body.dataset.inFlight}} in flight`);
                        const counts = chips.filter((c) => +c.dataset.count > 1).length;
+                       // The links messages move on are arrows the way they go, as in Explore.
+                       if (+d.body.dataset.inFlight > 0 && !d.querySelector('#topology line[data-flow]')) out.push('no arrow');
                        return JSON.stringify({{ out, flight: +d.body.dataset.inFlight, counts }}); }})()"
                 ),
             );

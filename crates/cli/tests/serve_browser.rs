@@ -470,5 +470,5 @@ fn explore_shows_a_python_program_in_its_own_words() {
     assert!(last_taken(&mut browser).contains(&rule), "{}", last_taken(&mut browser));
     let shown = explored(&mut browser);
     assert!(shown.contains("lost") || rule == "swallow a weaker token", "{shown}");
-    shoot(&mut browser, "serve-explore-program");
+    shoot(&mut browser, "serve-explore-program.png");
 }

@@ -292,13 +292,23 @@ const ElectCanvas = (() => {
   //     procs: [{id, state, leads, acting, changed, view: {role, values}, detail, title, timers: [{action, text, label}]}],
   //     flows: [{from, to, msgs: [{text, raw, kind, action, actionText, why}]}], colours: {kind: colour},
   //     broken: (a, b) → whether the link a → b is down, groups: [{name, members: [position]}],
-  //     parents: [[position, parent's position]], overlay: SVG drawn over everything (the viewer's moving chips) }
+  //     parents: [[position, parent's position]], directed: [[position, position]] (links messages move on, drawn
+  //     as arrows the way they go), overlay: SVG drawn over everything (the viewer's moving chips) }
   // Returns the SVG and the geometry (for `movingChips`).
   function draw(scene) {
     const g = place(scene), id = scene.id || "canvas", ids = scene.procs.map((p) => p.id);
     const at = new Map(ids.map((x, i) => [x, i]));
     const carrying = new Set((scene.flows || []).filter((f) => f.msgs.length).flatMap((f) => [at.get(f.from) + "-" + at.get(f.to), at.get(f.to) + "-" + at.get(f.from)]));
+    for (const [a, b] of scene.directed || []) carrying.add(a + "-" + b).add(b + "-" + a);
     const { arrows, chips } = stacks(scene, g, at, id);
+    // The links messages are moving on (the viewer's), each way they go as an arrow, as Explore draws a link
+    // that carries messages: a ring's direction shows the same in both.
+    for (const [a, b] of scene.directed || []) {
+      const r = rim(g, a, b, 5 * g.k);
+      if (!r) continue;
+      const [ax, ay] = r.at(r.s0, r.side), [bx, by] = r.at(r.s1, r.side);
+      arrows.push(`<line data-flow="${esc(ids[a])}-${esc(ids[b])}" x1="${f1(ax)}" y1="${f1(ay)}" x2="${f1(bx)}" y2="${f1(by)}" stroke="#8a94a3" stroke-width="1.5" marker-end="url(#${id}-arrow)"/>`);
+    }
     const svg = [`<svg ${scene.attrs ? scene.attrs + " " : ""}xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${f1(g.H)}" font-family="DejaVu Sans, Verdana, system-ui, sans-serif" role="group" aria-label="the processes and the messages in flight">`,
       `<defs><marker id="${id}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#8a94a3"/></marker>` +
       `<marker id="${id}-parent" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L10,5L0,10z" fill="${PARENT}"/></marker></defs>`,

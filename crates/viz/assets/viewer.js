@@ -324,6 +324,8 @@
       linkHint: live ? linkHint : undefined,
       groups: [...groups].map(([name, members]) => ({ name, members })),
       parents: current.nodes.map((x, i) => [i, position.get(x.parent)]).filter(([, p]) => p !== undefined),
+      directed: [...new Set([...current.flight.values()].map((m) => position.get(m.node) + ">" + position.get(m.to)))]
+        .map((k) => k.split(">").map(Number)).filter(([a, b]) => !Number.isNaN(a) && !Number.isNaN(b)),
       overlay: '<g id="moving"></g>',
     });
     topo.outerHTML = drawn.svg;
