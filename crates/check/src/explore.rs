@@ -220,7 +220,7 @@ impl<A: Algorithm> At<A> {
         let step = model.describe(&self.state, action);
         let rule = model.rule(&self.state, action);
         let next = model.step(&self.state, action);
-        let sent = model.sent(&self.state, action, &next);
+        let (sent, lost) = model.sent(&self.state, action, &next);
         let changed = model
             .scenario
             .ids
@@ -238,7 +238,7 @@ impl<A: Algorithm> At<A> {
             .collect();
         self.state = next;
         let violations = model.judge_all(&self.state, model.quiescent(&self.state));
-        Replayed { step, at: Time(self.state.rest.now), rule, sent, changed, views, violations }
+        Replayed { step, at: Time(self.state.rest.now), rule, sent, lost, changed, views, violations }
     }
 }
 

@@ -544,6 +544,9 @@ pub struct Replayed {
     pub rule: Option<&'static str>,
     /// The messages it sent.
     pub sent: Vec<Sent>,
+    /// The messages it dropped without delivering them: on their way to a process that crashed and has no
+    /// recovery left (the model forgets them at the crash, where the simulator loses them when they are due).
+    pub lost: Vec<Sent>,
     /// The processes whose status it changed, with their new status.
     pub changed: Vec<(NodeId, Status)>,
     /// The live processes whose view ([`elect_core::Process::view`]) it changed, with their new view.

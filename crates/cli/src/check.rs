@@ -533,6 +533,7 @@ impl PathTrace {
             for m in &s.sent {
                 path.send(t, last, m);
             }
+            path.lost(t, &s.lost);
             path.statuses(t, &s.changed);
             path.records.extend(s.views.iter().map(|(node, view)| Record::View {
                 t: unit(t),
@@ -569,6 +570,16 @@ impl PathTrace {
             *at = unit(t);
         }
         Some((send, id))
+    }
+
+    /// The messages step `t` dropped on their way to a process that crashed for good, as drops of that step
+    /// (`crash`, the reason the viewer draws with the crash rather than as a step of its own).
+    fn lost(&mut self, t: usize, lost: &[elect_check::Sent]) {
+        for m in lost {
+            if let Some((_, id)) = self.take(m.from, m.to, &m.msg, false, t) {
+                self.records.push(Record::Drop { t: unit(t), node: m.to, from: m.from, id, reason: "crash".into() });
+            }
+        }
     }
 
     /// The record of `step`, at step `self.t`, and those of the scheduled faults it brought, a step each.

@@ -38,11 +38,12 @@ fn viewer_records(args: &[&str]) -> Vec<serde_json::Value> {
     data["records"].as_array().unwrap().clone()
 }
 
-/// The steps the viewer counts in `records`: every record but the run, the end, and what follows a step.
+/// The steps the viewer counts in `records`: every record but the run, the end, and what follows a step (the
+/// messages a crash for good drops among them).
 fn viewer_steps(records: &[serde_json::Value]) -> usize {
-    const FOLLOWS: [&str; 7] = ["send", "status", "parent", "rule", "view", "notice", "violation"];
-    let evs = records.iter().map(|r| r["ev"].as_str().unwrap());
-    evs.filter(|ev| !["run", "end"].contains(ev) && !FOLLOWS.contains(ev)).count()
+    const FOLLOWS: [&str; 9] = ["send", "status", "parent", "rule", "view", "notice", "violation", "arm", "disarm"];
+    let follows = |r: &serde_json::Value| FOLLOWS.contains(&r["ev"].as_str().unwrap()) || r["reason"] == "crash";
+    records.iter().filter(|r| !["run", "end"].contains(&r["ev"].as_str().unwrap()) && !follows(r)).count()
 }
 
 #[test]
@@ -59,6 +60,12 @@ fn the_path_starts_with_the_messages_in_flight_and_the_viewer_shows_each_step() 
     let records = viewer_records(&args);
     assert_eq!(records[0]["steps"], true);
     assert_eq!(viewer_steps(&records), announced(&out), "the viewer shows as many steps as the path");
+    // This path's crash is for good: what was on its way to the crashed process is dropped with it, not left in
+    // flight.
+    let crash = records.iter().position(|r| r["ev"] == "crash").expect("the path crashes a process");
+    assert_eq!(records[crash + 1]["ev"], "drop", "{:?}", &records[crash..]);
+    assert_eq!(records[crash + 1]["reason"], "crash");
+    assert_eq!(records[crash + 1]["node"], records[crash]["node"]);
     // The messages in flight at the start are sent at time 0, before the first step, and all arrive or stay.
     let first = records.iter().position(|r| !["run", "status", "send"].contains(&r["ev"].as_str().unwrap()));
     let start = &records[1..first.unwrap()];

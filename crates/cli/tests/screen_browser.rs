@@ -240,3 +240,21 @@ fn a_preset_chosen_in_the_live_view_becomes_the_running_cluster() {
     let command = text(&mut browser, "document.getElementById('command-live').textContent");
     assert!(command.contains("--monitor"), "a preset runs live under the monitor: {command}");
 }
+
+#[test]
+#[ignore = "needs Chromium: run by scripts/test, or with --ignored after scripts/install-chromium"]
+fn a_message_to_a_process_that_crashed_for_good_is_lost_in_explore_too() {
+    let server = Server::start(&[]);
+    let mut browser = Browser::open(&server.url("/#view=explore&algorithm=bully&nodes=3&crashes=1"));
+    viewport(&mut browser, 1024, 768);
+    browser.wait("document.querySelectorAll('#explore-actions button').length > 0");
+    // At the start the elections of 1 and 2 are on their way to 3: 3 crashes, with no recovery left.
+    let clicked = browser.eval(
+        "(() => { const b = [...document.querySelectorAll('#explore-actions button')].find((b) => b.textContent === '3 crashes');
+           if (b) b.click(); return !!b; })()",
+    );
+    assert_eq!(clicked, serde_json::Value::Bool(true), "3's crash is among the enabled actions");
+    browser.wait("document.body.dataset.exploreDepth === '1'");
+    let status = text(&mut browser, "document.getElementById('status-explore').textContent");
+    assert!(status.contains("3 crashes; lost on the way: election") && status.contains("from 1 to 3"), "{status}");
+}

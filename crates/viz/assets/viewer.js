@@ -18,13 +18,16 @@
   // it: the rule it applied, the process's new view and status, what it sent. So the viewer counts what the
   // run's summary counts as events, plus faults and losses.
   const FOLLOWS = ["send", "status", "parent", "rule", "view", "notice", "violation", "arm", "disarm"];
+  // A checker's path drops the messages on their way to a process that crashed for good with the crash (`drop`
+  // for the reason `crash`): they are part of that step.
+  const follows = (r) => FOLLOWS.includes(r.ev) || (r.ev === "drop" && r.reason === "crash");
   const events = [];
   // What comes before the first event (a checker's path: the statuses and the messages in flight at the start) is
   // the state at step 0.
   const prelude = [];
   for (const r of records) {
     if (r.ev === "run" || r.ev === "end") continue;
-    if (FOLLOWS.includes(r.ev)) (events.length > 0 ? events[events.length - 1] : prelude).push(r);
+    if (follows(r)) (events.length > 0 ? events[events.length - 1] : prelude).push(r);
     else events.push([r]);
   }
   const kinds = [];
@@ -107,7 +110,7 @@
       default: break;
     }
     // What follows an event (its rule, view, status, sends) keeps that event as the node's last.
-    if (node && !FOLLOWS.includes(r.ev)) { node.last = describe(r); node.rule = ""; }
+    if (node && !follows(r)) { node.last = describe(r); node.rule = ""; }
   }
   // An epoch as the messages say it, round.starter ("1.4": the first round, started by 4); a small number (an
   // algorithm's own counter) as it is.
@@ -130,7 +133,9 @@
       default: text = who + describe(r);
     }
     const sent = step.filter((x) => x.ev === "send").map((x) => words(x) + " to " + x.to);
-    return text + (rule ? "\nrule: " + rule.rule : "") + (sent.length ? "\nsends: " + sent.join("; ") : "");
+    const lost = step.slice(1).filter((x) => x.ev === "drop").map((x) => "#" + x.id + " from " + x.from + " to " + x.node);
+    return text + (rule ? "\nrule: " + rule.rule : "") + (sent.length ? "\nsends: " + sent.join("; ") : "") +
+      (lost.length ? "\nlost on the way: " + lost.join("; ") : "");
   }
   let current = initial();
   function goTo(step) {

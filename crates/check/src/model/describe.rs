@@ -22,17 +22,30 @@ impl<A: Algorithm> Model<A> {
     }
 
     /// The messages `action` put in flight, going from `before` to `after`: what is in flight after it, less
-    /// what was before it (but the one it took), link by link.
+    /// what was before it (but the one it took), link by link; and those it dropped without delivering them: what
+    /// was in flight before it (but the one it took) and is no longer (on their way to a process that crashed
+    /// for good).
     pub(crate) fn sent(
         &self,
         before: &State<A::Process>,
         action: Action,
         after: &State<A::Process>,
-    ) -> Vec<crate::Sent> {
+    ) -> (Vec<crate::Sent>, Vec<crate::Sent>) {
         let mut left: Vec<(u32, &InFlight)> = before.msgs.iter().map(|(s, m)| (*s, m)).collect();
         if let Action::Deliver { link, index } | Action::Lose { link, index } = action {
             left.remove(before.link(link).start + index as usize);
         }
+        let said = |slot: u32, m: &InFlight| {
+            let id = |i: u32| self.scenario.ids[i as usize];
+            let msg = self.messages.get(m.id);
+            crate::Sent {
+                from: id(self.link_ends[slot as usize].0),
+                to: id(self.link_far[slot as usize].0),
+                kind: elect_core::Message::kind(msg),
+                msg: elect_core::Message::describe(msg),
+                json: serde_json::to_value(msg).unwrap_or_default(),
+            }
+        };
         let mut out = Vec::new();
         for (slot, m) in &after.msgs {
             // Times move on with a wait; messages are matched by their numbers (equal messages share one).
@@ -40,20 +53,10 @@ impl<A: Algorithm> Model<A> {
                 Some(k) => {
                     left.remove(k);
                 }
-                None => {
-                    let id = |i: u32| self.scenario.ids[i as usize];
-                    let msg = self.messages.get(m.id);
-                    out.push(crate::Sent {
-                        from: id(self.link_ends[*slot as usize].0),
-                        to: id(self.link_far[*slot as usize].0),
-                        kind: elect_core::Message::kind(msg),
-                        msg: elect_core::Message::describe(msg),
-                        json: serde_json::to_value(msg).unwrap_or_default(),
-                    });
-                }
+                None => out.push(said(*slot, m)),
             }
         }
-        out
+        (out, left.into_iter().map(|(slot, m)| said(slot, m)).collect())
     }
 
     /// `action` as a path shows it.

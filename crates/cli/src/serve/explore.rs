@@ -115,15 +115,7 @@ impl Sessions {
                 let Some(step) = explorer.take(action) else {
                     return Answer::bad("step: that action is not enabled in this state");
                 };
-                let mut out = with_session(id, state(&explorer));
-                out["step"] = json!({
-                    "text": step.step.to_string(),
-                    "rule": step.rule,
-                    "sent": step.sent,
-                    "changed": step.changed,
-                    "violations": step.violations.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                });
-                Answer::value(&out)
+                Answer::value(&taken(id, &explorer, &step))
             }
             "find" => {
                 let goal = match body["goal"].as_str() {
@@ -173,4 +165,25 @@ fn state(explorer: &Explorer) -> Value {
 fn with_session(id: &str, mut value: Value) -> Value {
     value["session"] = json!(id);
     value
+}
+
+/// The answer to a step taken: the session's state, and the step in words, the rule it applied, what it sent and
+/// changed and broke. A message the step dropped (on its way to a process that crashed for good) is said lost, as
+/// the simulator and the viewer say it, not left to vanish.
+fn taken(id: &str, explorer: &Explorer, step: &elect_check::Replayed) -> Value {
+    let mut out = with_session(id, state(explorer));
+    let mut text = step.step.to_string();
+    if !step.lost.is_empty() {
+        let lost: Vec<String> = step.lost.iter().map(|m| format!("{} from {} to {}", m.msg, m.from, m.to)).collect();
+        text = format!("{text}; lost on the way: {}", lost.join("; "));
+    }
+    out["step"] = json!({
+        "text": text,
+        "lost": step.lost,
+        "rule": step.rule,
+        "sent": step.sent,
+        "changed": step.changed,
+        "violations": step.violations.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    });
+    out
 }
