@@ -221,6 +221,7 @@ impl<A: Algorithm> At<A> {
         let rule = model.rule(&self.state, action);
         let next = model.step(&self.state, action);
         let (sent, lost) = model.sent(&self.state, action, &next);
+        let (armed, disarmed) = model.timers_changed(&self.state, action, &next);
         let changed = model
             .scenario
             .ids
@@ -238,7 +239,7 @@ impl<A: Algorithm> At<A> {
             .collect();
         self.state = next;
         let violations = model.judge_all(&self.state, model.quiescent(&self.state));
-        Replayed { step, at: Time(self.state.rest.now), rule, sent, lost, changed, views, violations }
+        Replayed { step, at: Time(self.state.rest.now), rule, sent, lost, armed, disarmed, changed, views, violations }
     }
 }
 

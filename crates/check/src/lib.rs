@@ -191,6 +191,9 @@ impl CheckConfig {
     }
 }
 
+/// Timers, each with its process's id, in their algorithm's words ([`elect_core::Process::describe_timer`]).
+pub type Timers = Vec<(NodeId, String)>;
+
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "action")]
@@ -547,6 +550,10 @@ pub struct Replayed {
     /// The messages it dropped without delivering them: on their way to a process that crashed and has no
     /// recovery left (the model forgets them at the crash, where the simulator loses them when they are due).
     pub lost: Vec<Sent>,
+    /// The timers it set (or set again), by process, in their algorithm's words.
+    pub armed: Timers,
+    /// The timers it cancelled (a crash's are not listed: a crash clears them all).
+    pub disarmed: Timers,
     /// The processes whose status it changed, with their new status.
     pub changed: Vec<(NodeId, Status)>,
     /// The live processes whose view ([`elect_core::Process::view`]) it changed, with their new view.
@@ -566,6 +573,8 @@ pub struct Replay {
     pub start_faults: Vec<Fault>,
     /// The messages in flight at the start: what the processes sent as they started and the initiators initiated.
     pub in_flight: Vec<Sent>,
+    /// The timers set at the start, by process, in their algorithm's words.
+    pub timers: Timers,
     /// The steps.
     pub steps: Vec<Replayed>,
     /// The properties the last state breaks, judged as at the end of a run when `settled` says so.
@@ -596,6 +605,7 @@ impl Driver for Replaying<'_> {
         let mut at = explore::At::new(Model::new(algorithm, self.scenario, self.config)?);
         let initial = at.model.scenario.ids.iter().copied().zip(at.model.statuses(&at.state)).collect();
         let (start_faults, in_flight) = (at.model.start_faults(), at.model.in_flight_sent(&at.state));
+        let timers = at.model.timers_set(&at.state);
         let mut steps = Vec::with_capacity(self.actions.len());
         for (k, &action) in self.actions.iter().enumerate() {
             if !at.model.enabled(&at.state, action) {
@@ -607,6 +617,6 @@ impl Driver for Replaying<'_> {
         let last = at.model.judge_all(&at.state, true);
         let properties = at.model.checks.iter().map(|c| c.property.name()).collect();
         let algorithm = at.model.algorithm.info().name;
-        Ok(Replay { algorithm, initial, start_faults, in_flight, steps, last, settled, properties })
+        Ok(Replay { algorithm, initial, start_faults, in_flight, timers, steps, last, settled, properties })
     }
 }

@@ -519,6 +519,7 @@ impl PathTrace {
         for m in &r.in_flight {
             path.send(t, last, m);
         }
+        path.timers(t, &r.timers, &[]);
         for s in &r.steps {
             path.t += 1;
             path.step(&s.step);
@@ -534,6 +535,7 @@ impl PathTrace {
                 path.send(t, last, m);
             }
             path.lost(t, &s.lost);
+            path.timers(t, &s.armed, &s.disarmed);
             path.statuses(t, &s.changed);
             path.records.extend(s.views.iter().map(|(node, view)| Record::View {
                 t: unit(t),
@@ -579,6 +581,17 @@ impl PathTrace {
             if let Some((_, id)) = self.take(m.from, m.to, &m.msg, false, t) {
                 self.records.push(Record::Drop { t: unit(t), node: m.to, from: m.from, id, reason: "crash".into() });
             }
+        }
+    }
+
+    /// The timers step `t` set and cancelled. A path has steps, not times: a timer set is due when the checker
+    /// chooses, so it is armed "for" the step it was set at, and the viewer draws it full until it fires.
+    fn timers(&mut self, t: usize, armed: &[(NodeId, String)], disarmed: &[(NodeId, String)]) {
+        for (node, text) in armed {
+            self.records.push(Record::Arm { t: unit(t), node: *node, text: text.clone().into(), at: unit(t) });
+        }
+        for (node, text) in disarmed {
+            self.records.push(Record::Disarm { t: unit(t), node: *node, text: text.clone().into() });
         }
     }
 

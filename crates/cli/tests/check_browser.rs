@@ -152,6 +152,27 @@ fn the_scheduled_faults_are_steps_in_the_check_view_its_viewer_and_explore() {
         let found = text(&mut browser, "document.getElementById('explore-path').textContent");
         assert!(found.contains("time passes to 30, when 1 crashes; the link 1-3 goes down"), "{found}");
         assert!(found.contains("1 recovers"), "{found}");
+        // Walked to, the faults are marked in the lanes, in the column of the time passing that brought them.
+        let k = browser.eval(
+            "(() => { const li = [...document.querySelectorAll('#explore-path li')].find((li) => li.textContent.includes('1 crashes'));
+               li.click(); return +li.dataset.k + 1; })()",
+        );
+        browser.wait(&format!("document.body.dataset.exploreDepth === '{k}'"));
+        browser.wait("document.querySelectorAll('#explore-lanes .lane-fault').length >= 2");
+        let marks = browser.eval(
+            "[...document.querySelectorAll('#explore-lanes .lane-fault')].map((g) => [g.dataset.step, g.textContent])",
+        );
+        let marks = marks.as_array().unwrap();
+        for (i, said) in ["1 crashes", "the link 1-3 goes down"].iter().enumerate() {
+            assert_eq!(marks[i][0], serde_json::json!(k.to_string()), "{marks:?}");
+            assert!(marks[i][1].as_str().unwrap().contains(said), "{marks:?}");
+        }
+        browser.eval(
+            "(() => { const box = document.getElementById('explore-lanes'); box.scrollIntoView();
+               const mark = box.querySelector('.lane-fault').getBoundingClientRect();
+               box.scrollLeft += mark.left - box.getBoundingClientRect().left - box.clientWidth / 2; })()",
+        );
+        shoot(&mut browser, &format!("explore-lanes-faults-{width}.png"));
         browser.eval("document.getElementById('explore-found').scrollIntoView()");
         shoot(&mut browser, &format!("explore-faults-{width}.png"));
     }

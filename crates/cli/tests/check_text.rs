@@ -33,6 +33,9 @@ fn viewer_records(args: &[&str]) -> Vec<serde_json::Value> {
     all.extend(["--html", html.to_str().unwrap()]);
     elect(&all);
     let page = std::fs::read_to_string(&html).unwrap();
+    // The space-time picture counts the path's steps across, not time, and has no seed.
+    assert!(page.contains("across: the path&#39;s steps"), "the space-time picture counts steps");
+    assert!(page.contains("a path the checker found") && !page.contains("time in units"));
     let data = page.split("id=\"elect-data\">").nth(1).unwrap().split("</script>").next().unwrap();
     let data: serde_json::Value = serde_json::from_str(data).unwrap();
     data["records"].as_array().unwrap().clone()
@@ -44,6 +47,35 @@ fn viewer_steps(records: &[serde_json::Value]) -> usize {
     const FOLLOWS: [&str; 9] = ["send", "status", "parent", "rule", "view", "notice", "violation", "arm", "disarm"];
     let follows = |r: &serde_json::Value| FOLLOWS.contains(&r["ev"].as_str().unwrap()) || r["reason"] == "crash";
     records.iter().filter(|r| !["run", "end"].contains(&r["ev"].as_str().unwrap()) && !follows(r)).count()
+}
+
+/// Checks that every timer that fires in `records` was set before, and not cancelled since (a crash cancels them
+/// all), as the viewer draws it; returns how many were set and how many fired.
+fn timers_set_before_they_fire(records: &[serde_json::Value]) -> (usize, usize) {
+    let mut set: Vec<(u64, String)> = Vec::new();
+    let (mut armed, mut fired) = (0, 0);
+    for r in records {
+        let key = || (r["node"].as_u64().unwrap(), r["text"].as_str().unwrap().to_owned());
+        match r["ev"].as_str().unwrap() {
+            "arm" => {
+                armed += 1;
+                set.retain(|k| *k != key());
+                set.push(key());
+            }
+            "disarm" => {
+                assert!(set.contains(&key()), "a timer cancelled that was not set: {r}");
+                set.retain(|k| *k != key());
+            }
+            "timer" => {
+                fired += 1;
+                assert!(set.contains(&key()), "a timer fired that was not set: {r}");
+                set.retain(|k| *k != key());
+            }
+            "crash" => set.retain(|k| k.0 != r["node"].as_u64().unwrap()),
+            _ => {}
+        }
+    }
+    (armed, fired)
 }
 
 #[test]
@@ -66,6 +98,10 @@ fn the_path_starts_with_the_messages_in_flight_and_the_viewer_shows_each_step() 
     assert_eq!(records[crash + 1]["ev"], "drop", "{:?}", &records[crash..]);
     assert_eq!(records[crash + 1]["reason"], "crash");
     assert_eq!(records[crash + 1]["node"], records[crash]["node"]);
+    // The timers the processes set, from the start.
+    let (armed, _) = timers_set_before_they_fire(&records);
+    assert!(records.iter().take_while(|r| r["ev"] != "deliver").any(|r| r["ev"] == "arm"), "{records:?}");
+    assert!(armed >= 3, "{records:?}");
     // The messages in flight at the start are sent at time 0, before the first step, and all arrive or stay.
     let first = records.iter().position(|r| !["run", "status", "send"].contains(&r["ev"].as_str().unwrap()));
     let start = &records[1..first.unwrap()];
@@ -104,4 +140,6 @@ fn the_scenarios_faults_are_steps_of_the_printed_path_and_of_the_viewer() {
     assert_eq!(link["t"].as_f64(), Some(crash["t"].as_f64().unwrap() + 1.0), "{link}");
     assert_eq!((&link["both_ways"], &link["up"]), (&true.into(), &false.into()), "{link}");
     assert!(records.iter().any(|r| r["ev"] == "recover" && r["node"] == 1));
+    let (armed, fired) = timers_set_before_they_fire(&records);
+    assert!(fired > 0 && armed >= fired, "{armed} timers set, {fired} fired");
 }

@@ -398,11 +398,36 @@ const ElectCanvas = (() => {
   // arrival (or to a cross where it was lost), in its kind's colour. The steps after `cursor` are drawn pale,
   // and `data-step` on the diagram's columns lets a click choose a step.
   //   { ids, steps: [{node, from, to, action, kind, msg, sent: [{from, to, kind, msg}], text, rule}], cursor, colours }
+  // A scheduled fault in words, as `elect check` prints it.
+  function faultText(f) {
+    switch (f.fault) {
+      case "crash": return `${f.node} crashes`;
+      case "recover": return `${f.node} recovers`;
+      case "resign": return `${f.node} is told to resign`;
+      case "transfer": return `${f.node} is told to hand leadership over to ${f.to}`;
+      case "link": return `the link ${f.from}${f.both_ways ? "-" : ">"}${f.to} ${f.up ? "comes back up" : "goes down"}`;
+      case "partition": return `the partition ${f.partition} ${f.healed ? "heals" : "starts"}`;
+      default: return JSON.stringify(f);
+    }
+  }
+
   function lanes(path) {
     const ids = path.ids, steps = path.steps, colours = path.colours || {};
     const row = new Map(ids.map((x, i) => [x, i]));
     const L = 44, T = 22, RH = 30, CW = Math.max(22, Math.min(56, 1100 / Math.max(1, steps.length))), Wd = L + (steps.length + 1) * CW + 16, Hd = T + ids.length * RH + 8;
     const X = (k) => L + k * CW, Y = (id) => T + (row.has(id) ? row.get(id) : 0) * RH + RH / 2;
+    // A scheduled fault as the lanes show it: a crash as a step's ×, a recovery as a ring, a command as a square on
+    // its process's lane; a link between its two lanes, dashed when it goes down (red both ways, orange one way);
+    // a partition across every lane.
+    function faultMark(f, x) {
+      const title = `<title>${esc(faultText(f))}</title>`;
+      if (f.fault === "crash") return `<text x="${f1(x)}" y="${Y(f.node) + 5}" text-anchor="middle" font-size="15" fill="${BOTH_WAYS}">×${title}</text>`;
+      if (f.fault === "recover") return `<circle cx="${f1(x)}" cy="${Y(f.node)}" r="5" fill="#fff" stroke="${LEADS}" stroke-width="2">${title}</circle>`;
+      if (f.fault === "resign" || f.fault === "transfer") return `<rect x="${f1(x - 4)}" y="${Y(f.node) - 4}" width="8" height="8" fill="${PARENT}">${title}</rect>`;
+      const [y1, y2] = f.fault === "link" ? [Y(f.from), Y(f.to)] : [T, Hd - 6];
+      const colour = f.fault === "link" && !f.both_ways ? ONE_WAY : BOTH_WAYS, cut = f.fault === "link" ? !f.up : !f.healed;
+      return `<line x1="${f1(x + 6)}" x2="${f1(x + 6)}" y1="${Math.min(y1, y2)}" y2="${Math.max(y1, y2)}" stroke="${colour}" stroke-width="2.5"${cut ? ' stroke-dasharray="3 3"' : ""}>${title}</line>`;
+    }
     const pale = (k) => (k > path.cursor ? ' opacity="0.3"' : "");
     const out = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${f1(Wd)} ${Hd}" width="${f1(Wd)}" height="${Hd}" font-family="DejaVu Sans, Verdana, system-ui, sans-serif" font-size="12" role="group" aria-label="the steps taken, as a space-time diagram">`];
     out.push(`<defs><marker id="lanes-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L10,5L0,10z" fill="#5c6675"/></marker></defs>`);
@@ -428,6 +453,8 @@ const ElectCanvas = (() => {
         if (lost) out.push(`<text x="${f1((x1 + x2) / 2)}" y="${(y1 + y2) / 2 + 4}" text-anchor="middle" fill="${BOTH_WAYS}"${pale(k)} pointer-events="none">×</text>`);
       }
       for (const m of s.sent || []) pending.push({ from: m.from, to: m.to, msg: m.msg, kind: m.kind, at: k });
+      // The faults the scenario scheduled for the instant a wait reaches, in the wait's column.
+      if (s.action === "wait") for (const f of s.faults || []) out.push(`<g class="lane-fault" data-step="${k}"${pale(k)} pointer-events="none">${faultMark(f, X(k))}</g>`);
       const who = s.action === "deliver" || s.action === "duplicate" ? s.to : s.node;
       if (who === undefined) return;
       const mark = s.action === "timer" ? `<circle cx="${f1(X(k))}" cy="${Y(who)}" r="4.5" fill="#fff" stroke="#2457c5" stroke-width="1.6"/>`
@@ -439,5 +466,5 @@ const ElectCanvas = (() => {
     return out.join("") + "</svg>";
   }
 
-  return { draw, fits, movingChips, timerArcs, pie, lanes, viewText, cardLines, clip, ink, esc, convexHull };
+  return { draw, fits, movingChips, timerArcs, pie, lanes, faultText, viewText, cardLines, clip, ink, esc, convexHull };
 })();

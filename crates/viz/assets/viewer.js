@@ -406,8 +406,11 @@
       labels.push([x, y, m]);
     }
     // Each timer set, as an arc that drains until it fires.
-    const clocks = current.nodes.map((x, i) => ({ at: i, timers: [...x.timers].map(([text, { set, at }]) => ({
-      f: at > set ? (at - t) / (at - set) : 0, due: at, title: text + ": fires at t = " + at + " (" + Math.max(0, at - t).toFixed(2) + " left)" }))
+    // A checker's path has steps, not times: a timer set there may fire at any step the checker chooses, and
+    // shows full.
+    const clocks = current.nodes.map((x, i) => ({ at: i, timers: [...x.timers].map(([text, { set, at }]) => (run.steps
+      ? { f: 1, due: set, title: text + ": set at step " + set + ", fires when the checker chooses" }
+      : { f: at > set ? (at - t) / (at - set) : 0, due: at, title: text + ": fires at t = " + at + " (" + Math.max(0, at - t).toFixed(2) + " left)" }))
       .sort((a, b) => a.due - b.due) })).filter((c) => c.timers.length);
     document.body.dataset.timers = clocks.reduce((n, c) => n + c.timers.length, 0);
     if (cards) {

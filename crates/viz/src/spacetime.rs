@@ -75,7 +75,12 @@ fn title(svg: &mut Svg, run: &Run) {
         Some(l) => format!("leader {}", run.ids[l as usize]),
         None => "no agreed leader".to_owned(),
     };
-    let text = format!("{} on {} of {}, seed {}: {leader}", run.algorithm, run.topology, run.len(), run.seed);
+    // A checker's path has no seed: the checker chose each step.
+    let text = if run.steps {
+        format!("{} on {} of {}, a path the checker found: {leader}", run.algorithm, run.topology, run.len())
+    } else {
+        format!("{} on {} of {}, seed {}: {leader}", run.algorithm, run.topology, run.len(), run.seed)
+    };
     let count = format!(", {} messages", run.messages);
     counted(svg, (LEFT, 24.0), 15.0, "font-weight=\"bold\"", &text, &count, "");
 }
@@ -124,7 +129,11 @@ fn detailed(run: &Run) -> String {
         11.0,
         "start",
         "fill=\"#555\"",
-        "one line per process (coloured by state); arrows: messages from send to delivery; time in units",
+        if run.steps {
+            "one line per process (coloured by state); arrows: messages from send to delivery; across: the path's steps"
+        } else {
+            "one line per process (coloured by state); arrows: messages from send to delivery; time in units"
+        },
     );
     time_axis(&mut svg, &axis);
     // Process lines, coloured by state, thick while it leads.

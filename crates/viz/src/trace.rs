@@ -165,6 +165,8 @@ pub struct Run {
     pub violations: Vec<(f64, String)>,
     /// A lecture's names for message kinds and roles, used wherever a picture names one (empty: elect's own).
     pub labels: crate::Labels,
+    /// Whether the trace is a checker's path, whose times are its steps' numbers.
+    pub steps: bool,
 }
 
 impl Run {
@@ -298,7 +300,14 @@ impl Collector {
     }
 
     /// Starts the run the run record describes.
-    fn start(&mut self, algorithm: String, topology: String, seed: u64, ids: Vec<u32>) -> Result<(), String> {
+    fn start(
+        &mut self,
+        algorithm: String,
+        topology: String,
+        seed: u64,
+        ids: Vec<u32>,
+        steps: bool,
+    ) -> Result<(), String> {
         if !self.run.ids.is_empty() {
             return Err("a second run record".to_owned());
         }
@@ -319,6 +328,7 @@ impl Collector {
             ids,
             last: vec![(State::Normal, None); n],
             parents: vec![None; n],
+            steps,
             ..Run::default()
         };
         Ok(())
@@ -329,9 +339,9 @@ impl Collector {
     /// send is counted here.
     fn event(&mut self, line: Record<'_>) -> Result<Option<(f64, u32, What)>, String> {
         Ok(Some(match line {
-            Record::Run { algorithm, topology, seed, ids, .. } => {
+            Record::Run { algorithm, topology, seed, ids, steps, .. } => {
                 let ids = ids.iter().map(|id| id.0).collect();
-                self.start(algorithm.into_owned(), topology.into_owned(), seed, ids)?;
+                self.start(algorithm.into_owned(), topology.into_owned(), seed, ids, steps)?;
                 return Ok(None);
             }
             Record::Crash { t, node } => (t.units(), self.pos(node.0)?, What::Crash),

@@ -128,6 +128,35 @@ impl<A: Algorithm> Model<A> {
         out
     }
 
+    /// Every timer set in `state`, by process id, in its algorithm's words.
+    pub(crate) fn timers_set(&self, state: &State<A::Process>) -> crate::Timers {
+        state.timers.iter().map(|(n, t, _)| (self.scenario.ids[*n as usize], A::Process::describe_timer(t))).collect()
+    }
+
+    /// The timers `action` set (or set again) and those it cancelled, going from `before` to `after`: a timer set
+    /// after it and not before, or the one it fired if set again; one set before it (but the one it fired) and no
+    /// longer, unless the process crashed (a crash clears its timers, as every view knows).
+    pub(crate) fn timers_changed(
+        &self,
+        before: &State<A::Process>,
+        action: Action,
+        after: &State<A::Process>,
+    ) -> (crate::Timers, crate::Timers) {
+        let key = |(n, t, _): &(u32, <A::Process as Process>::Timer, _)| (*n, *t);
+        let mut was: Vec<(u32, <A::Process as Process>::Timer)> = before.timers.iter().map(key).collect();
+        if let Action::Fire { node, timer } = action {
+            was.remove(before.node_timers(node).start + timer as usize);
+        }
+        let now: Vec<(u32, <A::Process as Process>::Timer)> = after.timers.iter().map(key).collect();
+        let said = |(n, t): &(u32, <A::Process as Process>::Timer)| {
+            (self.scenario.ids[*n as usize], A::Process::describe_timer(t))
+        };
+        let armed = now.iter().filter(|k| !was.contains(k)).map(said).collect();
+        let crashed = |n: u32| !after.live(n as usize);
+        let disarmed = was.iter().filter(|k| !now.contains(k) && !crashed(k.0)).map(said).collect();
+        (armed, disarmed)
+    }
+
     /// Every message in flight in `state`, as the messages a step sent are shown (the initial state's: what the
     /// processes sent as they started).
     pub(crate) fn in_flight_sent(&self, state: &State<A::Process>) -> Vec<crate::Sent> {
