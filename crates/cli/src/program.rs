@@ -26,7 +26,7 @@ static LIMITS: OnceLock<ProgramLimits> = OnceLock::new();
 #[derive(clap::Args, Clone, Debug)]
 pub(crate) struct ProgramArgs {
     /// With `--algorithm exec:PROGRAM`: how long the program may take to answer one step, in milliseconds, before
-    /// elect stops it and says which step it was.
+    /// elect stops it and says which step it was (its first answer, as it starts, may take 10 s at least).
     #[arg(long, global = true, value_name = "MS", default_value_t = 10_000)]
     program_timeout: u64,
     /// With `--algorithm exec:PROGRAM`: the longest line the program may answer with, in bytes (K, M suffixes).
@@ -80,7 +80,13 @@ struct Inner {
     pending: Vec<u8>,
     /// Why it can no longer be asked anything.
     dead: Option<String>,
+    /// Whether it has answered once: its first answer comes after it starts, which may take longer than a step.
+    answered: bool,
 }
+
+/// The least time a program has for its first answer, whatever `--program-timeout` says: an interpreter that starts
+/// on a busy machine can take seconds before it reads its first line.
+const STARTING: Duration = Duration::from_secs(10);
 
 impl Running {
     fn start(command: &str, limits: ProgramLimits) -> Result<Self, String> {
@@ -102,7 +108,7 @@ impl Running {
             })?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().ok_or("the program has no standard output")?;
-        let inner = Inner { child, stdin, stdout, pending: Vec::new(), dead: None };
+        let inner = Inner { child, stdin, stdout, pending: Vec::new(), dead: None, answered: false };
         Ok(Self { command: command.to_owned(), limits, inner: Mutex::new(inner) })
     }
 }
@@ -205,13 +211,21 @@ impl Stepper for Running {
         if written.is_err() {
             return Err(inner.ended());
         }
-        match inner.read_line(self.limits.max_line, Instant::now() + self.limits.timeout) {
-            Ok(line) => Ok(line),
+        let (allowed, which) = match inner.answered {
+            true => (self.limits.timeout, "--program-timeout"),
+            false => (self.limits.timeout.max(STARTING), "its first answer, as it starts"),
+        };
+        match inner.read_line(self.limits.max_line, Instant::now() + allowed) {
+            Ok(line) => {
+                inner.answered = true;
+                Ok(line)
+            }
             Err(Unread::Closed) => Err(inner.ended()),
             Err(Unread::Wrong(why)) => Err(inner.stop(why)),
             Err(Unread::Late) => Err(inner.stop(format!(
-                "it did not answer within {} ms (--program-timeout); {} was stopped",
-                self.limits.timeout.as_millis(),
+                "it did not answer within {} ms ({}); {} was stopped",
+                allowed.as_millis(),
+                which,
                 self.command
             ))),
         }

@@ -295,3 +295,11 @@ fn a_sweep_holds_a_program_to_the_bound_the_user_states() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("2 of 2 runs violated a property or the bound"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn a_program_slow_to_start_has_time_for_its_first_answer_and_the_timeout_for_each_step() {
+    let slow = "exec:crates/cli/tests/programs/slow_start.py";
+    let o = elect(&["sim", "-a", slow, "-n", "4", "--program-timeout", "300"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("leader"), "{}", text(&o.stdout));
+}
