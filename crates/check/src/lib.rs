@@ -156,6 +156,33 @@ pub struct CheckConfig {
     /// Stop when the process's resident memory passes this many bytes (checked after every batch of states; see
     /// `memory.rs`); `None`: no bound.
     pub max_memory: Option<u64>,
+    /// Told how the search goes after every batch of states, on the search's thread (a long check shows it).
+    pub progress: Option<OnProgress>,
+}
+
+/// How far a search has come, as [`CheckConfig::progress`] is told.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Searching {
+    /// Unique states found.
+    pub states: u64,
+    /// Transitions taken.
+    pub transitions: u64,
+    /// The longest path to a state expanded so far.
+    pub depth: u32,
+    /// States found and not yet expanded.
+    pub waiting: u64,
+    /// Seconds since the check started.
+    pub seconds: f64,
+}
+
+/// A callback told of a search's progress ([`CheckConfig::progress`]).
+#[derive(Clone)]
+pub struct OnProgress(pub std::sync::Arc<dyn Fn(&Searching) + Send + Sync>);
+
+impl fmt::Debug for OnProgress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OnProgress")
+    }
 }
 
 impl CheckConfig {
@@ -180,6 +207,7 @@ impl CheckConfig {
             cancel: None,
             threads: None,
             max_memory: None,
+            progress: None,
         }
     }
 }

@@ -212,6 +212,11 @@ impl<P: Process> State<P> {
         self.procs[node] != DOWN
     }
 
+    /// Whether a process that is down may still recover (the budget of recoveries is not spent).
+    pub(crate) fn recoveries_left(&self) -> bool {
+        self.rest.recoveries_left > 0
+    }
+
     /// Where link slot `slot`'s messages are in [`Self::msgs`].
     fn link(&self, slot: u32) -> std::ops::Range<usize> {
         let lo = self.msgs.partition_point(|(s, _)| *s < slot);
@@ -316,9 +321,11 @@ impl<A: Algorithm> Model<A> {
             return Err(CheckError::TooManyFaults);
         }
         let may_recover = config.recoveries > 0 || !scenario.recoveries.is_empty();
+        // With recoveries, only a single crash: then the one process that may crash is the only one that may
+        // recover (no scheduled crash leaves another down), so the recovery budget is its own too.
         let may_designate = config.reduce
             && config.crashes > 0
-            && !may_recover
+            && (!may_recover || (config.crashes == 1 && scenario.crashes.is_empty()))
             && !A::Process::HEARS_LINKS
             && scenario.len() <= DESIGNATED_MAX;
         let (checks, winner) = (sim.checks(algorithm.checks()), algorithm.winner());
@@ -573,8 +580,9 @@ impl<A: Algorithm> Model<A> {
         match action {
             Action::Deliver { link, .. } | Action::Lose { link, .. } => Some(self.link_far[link as usize].0),
             Action::Fire { node, .. } => Some(node),
-            // With the crashing processes designated up front, a crash is a step of its process like any other.
-            Action::Crash { node } if self.designating() => Some(node),
+            // With the crashing processes designated up front, a crash is a step of its process like any other,
+            // and so is the recovery of the one process that may crash.
+            Action::Crash { node } | Action::Recover { node } if self.designating() => Some(node),
             Action::DeliverCopy { .. } | Action::Crash { .. } | Action::Recover { .. } | Action::Wait => None,
         }
     }

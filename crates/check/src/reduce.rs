@@ -21,7 +21,8 @@
 //! in full, on the edges it kept, and otherwise runs again without the reduction ([`crate::search`]). States
 //! with a fault budget left and duplicating networks with copies left are expanded in full, unless the search
 //! designated the processes that may crash up front ([`Model::designations`]): then a crash is a step of its own
-//! process, independent of the others', and belongs to that process's set.
+//! process, independent of the others', and belongs to that process's set, as does its recovery when the budget
+//! allows one crash and recoveries (a process that is down and may recover is then a sender like any other).
 //!
 //! **Timed runs.** Time passing depends on every process, so the steps of one instant are reduced instead
 //! ([`persistent_now`]): one process's steps, when one of them must happen before time may pass.
@@ -117,7 +118,9 @@ pub(crate) fn persistent<A: Algorithm>(
         while let Some(x) = stack.pop() {
             for &slot in &model.in_links[x] {
                 let y = model.sender(slot) as usize;
-                if members[y] || !state.live(y) || (fifo && !state.link_empty(slot)) {
+                // A process that is down sends nothing more, unless it may recover.
+                let silent = !state.live(y) && !state.recoveries_left();
+                if members[y] || silent || (fifo && !state.link_empty(slot)) {
                     continue;
                 }
                 members[y] = true;

@@ -393,6 +393,11 @@ fn search<A: Algorithm>(
             }
         }
         memory.expanded(take);
+        if let Some(progress) = &config.progress {
+            let (states, transitions, depth) = (pass.found.len() as u64, pass.transitions, pass.depth);
+            let seconds = started.elapsed().as_secs_f64();
+            (progress.0)(&crate::Searching { states, transitions, depth, waiting: frontier.len() as u64, seconds });
+        }
     }
     let states = pass.found.len().max(1) as f64;
     let found_bytes = pass.found.capacity() * std::mem::size_of::<Found>();

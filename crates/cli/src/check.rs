@@ -87,11 +87,12 @@ pub(crate) struct CheckArgs {
     /// states, or to confirm a verdict.
     #[arg(long)]
     exact: bool,
-    /// Stop after this many unique states (the verdict is then partial). A visited state takes 40 to 70 bytes (its
-    /// fingerprint and how it was reached); the states waiting to be expanded are kept as numbers into tables of the
-    /// distinct process states and messages met, each kept once; --verbose says how much each took.
-    #[arg(long, default_value_t = 2_000_000)]
-    max_states: usize,
+    /// Stop after this many unique states (the verdict is then partial) [default: no bound of its own: memory
+    /// (--max-memory) and time (--max-time) are the bounds a search meets]. A visited state takes 40 to 70 bytes
+    /// (its fingerprint and how it was reached); the states waiting to be expanded are kept as numbers into tables
+    /// of the distinct process states and messages met, each kept once; --verbose says how much each took.
+    #[arg(long)]
+    max_states: Option<usize>,
     /// Explore no path longer than this many steps (the verdict is then partial).
     #[arg(long)]
     max_depth: Option<u32>,
@@ -194,7 +195,7 @@ impl CheckArgs {
             keep_going: self.keep_going,
             exact: self.exact,
             reduce: self.reduction == "por",
-            max_states: self.max_states,
+            max_states: self.max_states.unwrap_or(usize::MAX),
             max_depth: self.max_depth.unwrap_or(u32::MAX),
             max_time,
             ..CheckConfig::new(sim)
@@ -246,7 +247,11 @@ pub(crate) fn run(args: &CheckArgs, argv: &[String]) -> anyhow::Result<Outcome> 
         let chosen = crate::swarm::choose(flag, args.swarm_count)?;
         return crate::swarm::run(config, &chosen, out, &reproducible(argv));
     }
-    let outcome = elect_check::check(&config).map_err(|e| BadInput(e.to_string()))?;
+    let spinner = crate::progress::spinner();
+    let config = CheckConfig { progress: Some(crate::progress::searching(&spinner)), ..config };
+    let outcome = elect_check::check(&config);
+    spinner.finish_and_clear();
+    let outcome = outcome.map_err(|e| BadInput(e.to_string()))?;
     crate::program::stop_if_failed()?;
     if let (Some(path), Some(c)) = (&args.save, &outcome.counterexample) {
         let text = CounterexampleFile::new(reproducible(argv), c).to_json();

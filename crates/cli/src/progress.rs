@@ -25,3 +25,23 @@ pub(crate) fn reporter(bar: &ProgressBar) -> ProgressFn {
         bar.set_message(format!("{} events, {} messages, t={}, {} queued", p.events, p.messages, p.time, p.queued));
     })
 }
+
+/// A progress callback for the model checker: shown on `bar` once a search has run for a second, with its states,
+/// transitions, depth and the states waiting.
+pub(crate) fn searching(bar: &ProgressBar) -> elect_check::OnProgress {
+    let bar = bar.clone();
+    let shown = std::sync::atomic::AtomicBool::new(false);
+    elect_check::OnProgress(std::sync::Arc::new(move |p: &elect_check::Searching| {
+        if p.seconds < 1.0 {
+            return;
+        }
+        if !shown.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar.enable_steady_tick(Duration::from_millis(200));
+        }
+        bar.set_message(format!(
+            "{} states, {} transitions, depth {}, {} waiting",
+            p.states, p.transitions, p.depth, p.waiting
+        ));
+    }))
+}

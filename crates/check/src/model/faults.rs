@@ -15,9 +15,13 @@ impl<A: Algorithm> Model<A> {
     /// other process, so it is independent of their steps, and persistent sets treat it as they treat its other
     /// steps ([`crate::reduce`]). Every run of the full system crashes at most the budget's number of processes,
     /// so some designation allows it. Once the budget is spent the designation is forgotten, and the states after
-    /// the last crash are shared by every designation. Not with recoveries (a process that recovers may crash
-    /// again and spend another's share of the budget) nor for processes told of their links going down (a crash
-    /// then changes its neighbours).
+    /// the last crash are shared by every designation. With recoveries, only when the budget is one crash and no
+    /// crash is scheduled: then the one process that may crash is the only one ever down, so its recoveries are
+    /// steps of its own too (a recovery changes that process alone, and what it sends arrives later, as any step's
+    /// sends do), and the recovery budget is spent by no one else. With more crashes, a process that recovers may
+    /// crash again and spend another's share of the crash budget, and recoveries of different processes draw on
+    /// one budget: the search then expands those states in full. Never for processes told of their links going
+    /// down (a crash then changes its neighbours).
     ///
     /// Returns the designations, as the positions allowed to crash by bit; [`Self::root`] builds each one's state.
     ///
