@@ -34,5 +34,6 @@ pub use layout::Layout;
 pub use plot::{Metric, PlotError, Point, complexity_plot, read_csv};
 pub use shiviz::{SHIVIZ_REGEX, Truncated, shiviz_log};
 pub use spacetime::{MAX_ARROWS, MAX_LINES, space_time_svg};
+pub use svg::escape;
 pub use topology::{TopologyError, topology_svg};
 pub use trace::{Collector, Event, Limits, Run, STATES, SharedCollector, State, TraceError, What, state_index};

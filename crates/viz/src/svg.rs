@@ -18,8 +18,8 @@ pub(crate) fn num(x: f64) -> String {
     if r.fract() == 0.0 { format!("{r:.0}") } else { format!("{r:.1}") }
 }
 
-/// `s` with XML's special characters escaped.
-pub(crate) fn escape(s: &str) -> String {
+/// `s` with the characters special in XML and HTML (text and attribute values) escaped.
+pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -5,6 +5,7 @@
 //! headings get the anchors mdBook gives them, its links to other chapters lead to their pages here, and its links
 //! to other files of the repository (and its figures, which are not compiled in) lead to the repository.
 
+use elect_viz::escape;
 use hyper::StatusCode;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
@@ -308,22 +309,6 @@ fn page(title: &str, body: &str, at: Option<usize>) -> Answer {
         body: html.into_bytes(),
         headers: vec![("content-security-policy", POLICY.into())],
     }
-}
-
-/// `text` safe inside HTML.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
