@@ -271,8 +271,10 @@ pub(crate) struct Model<A: Algorithm> {
     /// Timed runs of algorithms that never fall silent: how long a run lasts, and whether that is counted from
     /// the last fault (the settling time) rather than from the start (the scenario's `until`).
     end: Option<(u64, bool)>,
-    /// Whether the algorithm promises P-Unique (so declarations are kept).
+    /// Whether the algorithm promises P-Unique, and fresh-epoch (so declarations are kept, and marked as a past
+    /// life's when their process restarts).
     unique: bool,
+    fresh: bool,
     /// Whether some "always" property is judged on the statuses (every one but P-Unique, which is judged on the
     /// declarations): then a timed run's reduction keeps status changes visible before the run settles too
     /// ([`Self::visible_to_reduction`]).
@@ -329,8 +331,11 @@ impl<A: Algorithm> Model<A> {
             && !A::Process::HEARS_LINKS
             && scenario.len() <= DESIGNATED_MAX;
         let (checks, winner) = (sim.checks(algorithm.checks()), algorithm.winner());
-        let unique = checks.iter().any(|c| c.property == Property::Uniqueness);
-        let statuses_always = checks.iter().any(|c| c.when == When::Always && c.property != Property::Uniqueness);
+        let promises = |property| checks.iter().any(|c| c.property == property);
+        let (unique, fresh) = (promises(Property::Uniqueness), promises(Property::FreshEpoch));
+        let statuses_always = checks
+            .iter()
+            .any(|c| c.when == When::Always && !matches!(c.property, Property::Uniqueness | Property::FreshEpoch));
         let end = match (config.timed, sim.until) {
             (false, _) => None,
             (true, Some(until)) => Some((until, false)),
@@ -356,6 +361,7 @@ impl<A: Algorithm> Model<A> {
             schedule,
             end,
             unique,
+            fresh,
             statuses_always,
             may_recover,
             may_designate,
@@ -725,19 +731,7 @@ impl<A: Algorithm> Model<A> {
     /// Every promised property `state` breaks.
     pub(crate) fn judge_all(&self, state: &State<A::Process>, settled: bool) -> Vec<Violation> {
         let mut out = Vec::new();
-        if let Some((epoch, first, second)) = state.rest.clash {
-            let id = |i: u32| self.scenario.ids[i as usize];
-            out.push(Violation {
-                property: Property::Uniqueness,
-                node: Some(id(second)),
-                detail: format!(
-                    "nodes {} and {} both declared themselves leader{}",
-                    id(first),
-                    id(second),
-                    elect_core::epoch::within(epoch)
-                ),
-            });
-        }
+        out.extend(state.rest.clash.map(|clash| self.clash(clash)));
         out.extend(Monitor::check_state(&self.checks, self.winner, &self.view(state), settled));
         out
     }

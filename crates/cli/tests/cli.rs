@@ -470,32 +470,42 @@ fn the_new_monitor_and_synchronizer_flags_refuse_bad_input_with_one_line() {
 #[test]
 fn check_monitor_finds_the_planted_flaw_and_sim_replays_it() {
     let dir = tempfile::tempdir().unwrap();
-    let saved = dir.path().join("c.json");
-    let html = dir.path().join("c.html");
-    let saved_arg = saved.to_str().unwrap();
-    let o = elect(&[
-        "check",
-        "-a",
-        "bully",
-        "-n",
-        "3",
-        "--monitor",
-        "--timed",
-        "--crashes",
-        "1",
-        "--param",
-        "monitor-bug=same-epoch",
-        "--save",
-        saved_arg,
-        "--html",
-        html.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stdout(&o).contains("uniqueness VIOLATED"), "{}", stdout(&o));
-    let (code, replay) = json(&["sim", "--replay", saved_arg, "--json"]);
-    assert_eq!(code, 1);
-    assert!(replay.to_string().contains("both declared themselves leader"), "{replay}");
-    assert!(std::fs::read_to_string(&html).unwrap().contains("<svg"));
+    let flaws = [
+        ("same-epoch", "1", "uniqueness", "both declared themselves leader"),
+        ("forget-epoch", "2", "fresh-epoch", "before it restarted, and again after"),
+    ];
+    for (flaw, faults, property, detail) in flaws {
+        let saved = dir.path().join(format!("{flaw}.json"));
+        let html = dir.path().join(format!("{flaw}.html"));
+        let saved_arg = saved.to_str().unwrap();
+        let recoveries = if flaw == "forget-epoch" { faults } else { "0" };
+        let bug = format!("monitor-bug={flaw}");
+        let o = elect(&[
+            "check",
+            "-a",
+            "bully",
+            "-n",
+            "3",
+            "--monitor",
+            "--timed",
+            "--crashes",
+            faults,
+            "--recoveries",
+            recoveries,
+            "--param",
+            &bug,
+            "--save",
+            saved_arg,
+            "--html",
+            html.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{flaw}: {}", stderr(&o));
+        assert!(stdout(&o).contains(&format!("{property} VIOLATED")), "{flaw}: {}", stdout(&o));
+        let (code, replay) = json(&["sim", "--replay", saved_arg, "--json"]);
+        assert_eq!(code, 1, "{flaw}");
+        assert!(replay.to_string().contains(detail), "{flaw}: {replay}");
+        assert!(std::fs::read_to_string(&html).unwrap().contains("<svg"), "{flaw}");
+    }
     // Without the flaw the same search holds.
     let o = elect(&["check", "-a", "bully", "-n", "3", "--monitor", "--timed", "--crashes", "1"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));

@@ -72,6 +72,11 @@ impl Judge {
         &self.monitor
     }
 
+    /// Process `node` restarted (for fresh-epoch).
+    pub(crate) fn restarted(&mut self, node: NodeId) {
+        self.monitor.on_restart(node);
+    }
+
     /// Lets the monitor judge `world` at `now` as `judge` says (after a change, a notice, at the end...), then
     /// records each violation it finds in the trace and keeps it for the report.
     pub(crate) fn judge<W: World>(

@@ -66,17 +66,21 @@ pub enum Bug {
     /// they follow: the others keep following it or keep backing it, and a majority cut off from it by a one-way
     /// fault may never lead.
     LapsedLeader,
+    /// `forget-epoch`: a member does not make its own grant durable before it announces it (only with the next
+    /// epoch it learns from another member), so a member that restarts in between may grant the same epoch again.
+    ForgetEpoch,
 }
 
 /// The parameter that plants a [`Bug`]. It belongs to the member, not to the algorithm, so drivers take it out of
 /// the algorithm's parameters ([`Bug::take`]) before they look the algorithm up.
 pub const BUG_PARAM: ParamInfo = ParamInfo {
     name: "monitor-bug",
-    values: "same-epoch, deaf-leaders or lapsed-leader",
+    values: "same-epoch, deaf-leaders, lapsed-leader or forget-epoch",
     default: "none",
     help: "plant a flaw in the deployed member (only with --monitor): same-epoch makes a new leadership grant \
            reuse the epoch it replaces; deaf-leaders makes two leaders of one monitor epoch ignore each other; \
-           lapsed-leader (with lease) makes a leader whose lease lapsed go on beating as if it held one",
+           lapsed-leader (with lease) makes a leader whose lease lapsed go on beating as if it held one; \
+           forget-epoch makes a new grant durable only later, so a member that restarts may grant it again",
 };
 
 impl Bug {
@@ -88,6 +92,7 @@ impl Bug {
             Some("same-epoch") => Some(Self::SameEpoch),
             Some("deaf-leaders") => Some(Self::DeafLeaders),
             Some("lapsed-leader") => Some(Self::LapsedLeader),
+            Some("forget-epoch") => Some(Self::ForgetEpoch),
             Some(other) => {
                 return Err(ParamError::Invalid {
                     key: BUG_PARAM.name,

@@ -73,7 +73,7 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
     /// live member showing one live leader. In the lease mode, one leader at a time always, and for single-leader
     /// algorithms, once the run has settled, a leader among every majority that can talk (`majority-leader`).
     fn checks(&self) -> Vec<Check> {
-        let mut checks = vec![Check::always(Property::Uniqueness)];
+        let mut checks = vec![Check::always(Property::Uniqueness), Check::always(Property::FreshEpoch)];
         if self.config.lease.is_some() {
             checks.push(Check::always(Property::OneLeader));
             if self.inner.info().elects == Elects::OneLeader {

@@ -122,6 +122,7 @@ impl<A: Algorithm> Model<A> {
             return;
         }
         self.put(state, node, Some(elect_scenario::build_process(&self.algorithm, &self.scenario, node)));
+        self.past_life(state, node);
         let restored = state.durable.get(i).cloned().flatten();
         driver::recover(&mut Recovering { model: self, state, node }, restored, []);
     }

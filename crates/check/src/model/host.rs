@@ -73,17 +73,62 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
 
     fn notify(&mut self, notice: Notice) {
         let Notice::Elected { epoch } = notice else { return };
-        if !self.model.unique {
+        let model = self.model;
+        if !model.unique && !model.fresh {
             return;
         }
         let (state, node) = (&mut *self.state, self.node);
         let at = state.declared.partition_point(|&(e, _)| e < epoch);
         match state.declared.get(at) {
+            Some(&(e, other)) if e == epoch && other & PAST_LIFE != node => {
+                if model.unique {
+                    state.rest.clash.get_or_insert((epoch, other & PAST_LIFE, node));
+                }
+            }
             Some(&(e, other)) if e == epoch && other != node => {
-                state.rest.clash.get_or_insert((epoch, other, node));
+                if model.fresh {
+                    state.rest.clash.get_or_insert((epoch, node, node));
+                }
             }
             Some(&(e, _)) if e == epoch => {}
             _ => state.declared.insert(at, (epoch, node)),
+        }
+    }
+}
+
+/// A declaration's process, without the mark of a past life ([`Model::past_life`]): positions are far below it.
+const PAST_LIFE: u32 = !(1 << 31);
+
+impl<A: Algorithm> Model<A> {
+    /// Process `node` restarts: what it declared so far was declared by a past life, which fresh-epoch tells apart
+    /// from what it declares from now on.
+    pub(super) fn past_life(&self, state: &mut State<A::Process>, node: u32) {
+        if self.fresh {
+            for (_, who) in state.declared.iter_mut().filter(|(_, who)| *who == node) {
+                *who |= !PAST_LIFE;
+            }
+        }
+    }
+
+    /// The violation a recorded clash of declarations is: two processes in one epoch (P-Unique), or one process
+    /// in an epoch it declared before it restarted (fresh-epoch).
+    pub(super) fn clash(&self, (epoch, first, second): (u64, u32, u32)) -> Violation {
+        let id = |i: u32| self.scenario.ids[i as usize];
+        let within = elect_core::epoch::within(epoch);
+        if first == second {
+            return Violation {
+                property: Property::FreshEpoch,
+                node: Some(id(second)),
+                detail: format!(
+                    "node {} declared itself leader{within} before it restarted, and again after",
+                    id(second)
+                ),
+            };
+        }
+        Violation {
+            property: Property::Uniqueness,
+            node: Some(id(second)),
+            detail: format!("nodes {} and {} both declared themselves leader{within}", id(first), id(second)),
         }
     }
 }

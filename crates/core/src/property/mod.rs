@@ -34,6 +34,9 @@ pub enum Property {
     LiveLeader,
     /// P-Unique: at most one process performs the "I am leader" action per epoch.
     Uniqueness,
+    /// A fresh epoch on every grant: a process that restarts never performs the "I am leader" action in an epoch
+    /// it performed it in before the restart (what fencing needs of a process that keeps its epochs durable).
+    FreshEpoch,
     /// Garcia-Molina's Assertion 1: two NORMAL processes have the same coordinator.
     A1,
     /// Garcia-Molina's Assertion 2: eventually some `i` is NORMAL with `c = i` and every live process is NORMAL
@@ -69,13 +72,14 @@ pub enum Class {
 }
 
 impl Property {
-    const ALL: [Self; 14] = [
+    const ALL: [Self; 15] = [
         Self::Safety,
         Self::Liveness,
         Self::Validity,
         Self::Agreement,
         Self::LiveLeader,
         Self::Uniqueness,
+        Self::FreshEpoch,
         Self::A1,
         Self::A2,
         Self::A3,
@@ -100,6 +104,7 @@ impl Property {
             Self::Agreement => "agreement",
             Self::LiveLeader => "live-leader",
             Self::Uniqueness => "uniqueness",
+            Self::FreshEpoch => "fresh-epoch",
             Self::A1 => "a1",
             Self::A2 => "a2",
             Self::A3 => "a3",
@@ -122,6 +127,7 @@ impl Property {
             Self::Agreement => "docs/reference/properties.md#agreement",
             Self::LiveLeader => "docs/reference/properties.md#live-leader",
             Self::Uniqueness => "docs/reference/properties.md#uniqueness",
+            Self::FreshEpoch => "docs/reference/properties.md#fresh-epoch",
             Self::A1 => "docs/reference/properties.md#a1",
             Self::A2 => "docs/reference/properties.md#a2",
             Self::A3 => "docs/reference/properties.md#a3",
@@ -166,6 +172,7 @@ impl Property {
             Self::Agreement => "all live processes have the same leader",
             Self::LiveLeader => "the leader is alive",
             Self::Uniqueness => "at most one process declares itself leader per epoch",
+            Self::FreshEpoch => "a process that restarts never declares itself leader in an epoch it declared before",
             Self::A1 => "any two NORMAL processes have the same coordinator",
             Self::A2 => "some live i is NORMAL with c = i and every live process is NORMAL with c = i",
             Self::A3 => "any two NORMAL processes of one group have the same coordinator",

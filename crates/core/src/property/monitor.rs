@@ -18,8 +18,10 @@ pub struct Monitor {
     normal_leaders: BTreeMap<Option<NodeId>, u32>,
     /// A3's tally, per group.
     groups: GroupTally,
-    /// P-Unique: who declared itself leader in each epoch.
-    elected: BTreeMap<u64, NodeId>,
+    /// P-Unique: who declared itself leader in each epoch, and in which of its lives (see [`Self::on_restart`]).
+    elected: BTreeMap<u64, (NodeId, u32)>,
+    /// How many times each process restarted, for fresh-epoch (processes that never did are not listed).
+    lives: BTreeMap<NodeId, u32>,
     violated: u32,
     skipped: Vec<Skipped>,
 }
@@ -34,6 +36,7 @@ impl Monitor {
             normal_leaders: BTreeMap::new(),
             groups: GroupTally::default(),
             elected: BTreeMap::new(),
+            lives: BTreeMap::new(),
             violated: 0,
             skipped: Vec::new(),
         }
@@ -109,12 +112,27 @@ impl Monitor {
     pub fn on_notice(&mut self, world: &impl World, i: usize, notice: Notice, out: &mut Vec<Violation>) {
         let Notice::Elected { epoch } = notice else { return };
         let me = world.id(i);
-        let first = *self.elected.entry(epoch).or_insert(me);
+        let life = self.lives.get(&me).copied().unwrap_or(0);
+        let (first, first_life) = *self.elected.entry(epoch).or_insert((me, life));
         if first != me && self.wants(Property::Uniqueness, When::Always) {
             let detail =
                 format!("nodes {first} and {me} both declared themselves leader{}", crate::epoch::within(epoch));
             self.report(out, Property::Uniqueness, Some(me), detail);
         }
+        if first == me && first_life != life && self.wants(Property::FreshEpoch, When::Always) {
+            let detail = format!(
+                "node {me} declared itself leader{} before it restarted, and again after",
+                crate::epoch::within(epoch)
+            );
+            self.report(out, Property::FreshEpoch, Some(me), detail);
+        }
+    }
+
+    /// Process `node` restarted: it begins a new life, and what it declares from now on is judged against what it
+    /// declared before (fresh-epoch).
+    pub fn on_restart(&mut self, node: NodeId) {
+        let life = self.lives.entry(node).or_insert(0);
+        *life = life.saturating_add(1);
     }
 
     /// Evaluates the "at end" properties. `unsettled` says why the run did not end settled (quiescent, or stable
@@ -510,6 +528,26 @@ mod tests {
         assert!(out.is_empty());
         m.on_notice(&w, 0, Notice::Elected { epoch: 2 }, &mut out);
         assert_eq!(names(&out), [Property::Uniqueness]);
+    }
+
+    #[test]
+    fn a_fresh_epoch_is_one_a_process_did_not_declare_before_its_restart() {
+        let checks = vec![Check::always(Property::Uniqueness), Check::always(Property::FreshEpoch)];
+        let w = fixture(vec![normal(3), normal(3), normal(3)]);
+        let mut m = Monitor::new(checks, Winner::StrongestLive);
+        let mut out = Vec::new();
+        m.on_notice(&w, 2, Notice::Elected { epoch: 7 }, &mut out);
+        m.on_notice(&w, 2, Notice::Elected { epoch: 7 }, &mut out);
+        // Another process restarting changes nothing for this one.
+        m.on_restart(w.id(1));
+        m.on_notice(&w, 2, Notice::Elected { epoch: 7 }, &mut out);
+        assert!(out.is_empty(), "one life may repeat its own declaration: {out:?}");
+        m.on_restart(w.id(2));
+        m.on_notice(&w, 2, Notice::Elected { epoch: 8 }, &mut out);
+        assert!(out.is_empty(), "a new epoch after the restart is fresh: {out:?}");
+        m.on_notice(&w, 2, Notice::Elected { epoch: 7 }, &mut out);
+        assert_eq!(names(&out), [Property::FreshEpoch]);
+        assert!(out[0].detail.contains("before it restarted, and again after"), "{}", out[0].detail);
     }
 
     fn in_group(leader: u32, counter: u32, creator: u32) -> Status {

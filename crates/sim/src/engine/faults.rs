@@ -168,6 +168,7 @@ impl<A: Algorithm> Sim<A> {
         self.procs[i] = build_process(&self.algorithm, &self.scenario, node);
         self.up[i] = true;
         self.record(Record::Recover { t: self.t(), node: self.id(node) });
+        self.judge.restarted(self.id(node));
         let restored = self.durable[i].clone();
         let up: Vec<Port> = self.mobile.as_ref().map_or_else(Vec::new, |m| m.ports(node));
         // Restarting and restoring the persisted state are one step: the process is judged after it, not on the
