@@ -276,7 +276,7 @@ fn a_swarm_s_merge_says_how_much_of_the_space_its_searches_covered() {
     let (space, percent) = (c["space"].as_u64().unwrap(), c["percent"].as_f64().unwrap());
     assert!(space > distinct, "states seen by one search only: some unseen");
     assert!(percent > 0.0 && percent < 100.0 && (percent - 100.0 * distinct as f64 / space as f64).abs() < 0.01, "{c}");
-    assert!(out.contains(&format!("space       at least about ")) && out.contains("covered\n"), "{out}");
+    assert!(out.contains("space       at least about ") && out.contains("covered\n"), "{out}");
 
     // A search that completes knows the space: every state, 100% covered. Its sample holds every state, as the
     // other search's does, found in another order by another process.
