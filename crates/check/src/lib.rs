@@ -40,6 +40,7 @@
 //! per class of arrangements a symmetry of the topology relates.
 
 mod commute;
+mod coverage;
 mod error;
 mod explore;
 mod file;
@@ -60,6 +61,7 @@ use elect_scenario::{Scenario, SimConfig, Time};
 use serde::Serialize;
 
 pub use commute::Commutation;
+pub use coverage::{Coverage, Sample, coverage};
 pub use error::CheckError;
 pub use explore::{Choice, Explorer, Found, Goal, LinkNow, ProcessNow, PropertyNow, Snapshot};
 pub use file::{CounterexampleFile, FORMAT, FileError};
@@ -158,6 +160,9 @@ pub struct CheckConfig {
     pub max_memory: Option<u64>,
     /// Told how the search goes after every batch of states, on the search's thread (a long check shows it).
     pub progress: Option<OnProgress>,
+    /// Keep a coordinated sample of at most this many of the states seen ([`Outcome::sample`]): a swarm's
+    /// searches sample the same states, and the merge estimates from them how much of the space they covered.
+    pub sample: Option<usize>,
 }
 
 /// How far a search has come, as [`CheckConfig::progress`] is told.
@@ -208,6 +213,7 @@ impl CheckConfig {
             threads: None,
             max_memory: None,
             progress: None,
+            sample: None,
         }
     }
 }
@@ -445,6 +451,9 @@ pub struct Outcome {
     pub counterexample: Option<Counterexample>,
     /// With [`CheckConfig::keep_going`]: the first violation of each other property.
     pub more: Vec<Counterexample>,
+    /// With [`CheckConfig::sample`]: the states seen, sampled by fingerprint ([`Sample`]).
+    #[serde(skip)]
+    pub sample: Option<Sample>,
 }
 
 /// How a search spent memory. Visited states are kept as 64-bit fingerprints with, for each, how it was first

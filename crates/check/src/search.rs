@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::commute::{self, Commuting};
 use crate::model::{Action, Model, Packed, State};
-use crate::{Counterexample, Memory, Order, Outcome, Verdict, reduce};
+use crate::{Counterexample, Memory, Order, Outcome, Sample, Verdict, reduce};
 
 /// States expanded in parallel at a time.
 const BATCH: usize = 256;
@@ -50,6 +50,8 @@ struct Pass {
     /// hold).
     graph: Option<Graph>,
     memory: Memory,
+    /// The states seen, sampled ([`crate::CheckConfig::sample`]).
+    sample: Option<Sample>,
 }
 
 /// How a state was first reached.
@@ -257,6 +259,7 @@ fn search<A: Algorithm>(
             ..Graph::default()
         }),
         memory: Memory::default(),
+        sample: None,
     };
     let mut memory = crate::memory::Budget::new(config.max_memory, BATCH, dfs);
     // Breadth-first, in the order of the actions: each new state joins the frontier as it is numbered. Otherwise a
@@ -406,6 +409,7 @@ fn search<A: Algorithm>(
     pass.memory.collision_odds = if config.exact { 0.0 } else { Memory::collision_odds(pass.states) };
     let (messages, processes) = model.interned();
     (pass.memory.messages, pass.memory.process_states) = (messages as u64, processes as u64);
+    pass.sample = config.sample.map(|most| seen.sample(most));
     if let Some(g) = &mut pass.graph {
         let bytes = g.edges.capacity() * 8 + g.settled.capacity() + g.reduced.capacity() + g.settling.capacity();
         pass.memory.edges_bytes_per_state = bytes as f64 / states;
@@ -785,6 +789,7 @@ fn verdicts<A: Algorithm>(
         leader_reachable: pass.elected,
         counterexample: (!found.is_empty()).then(|| found.remove(0)),
         more: found,
+        sample: pass.sample,
     }
 }
 

@@ -7,13 +7,16 @@
 //! sweep's shard does).
 //!
 //! A search that completed explored every reachable state: its verdict is a proof, and so is the merge's. Otherwise
-//! the merge says "no violation found", which is evidence, not proof (Holzmann's swarm verification).
+//! the merge says "no violation found", which is evidence, not proof (Holzmann's swarm verification), and says how
+//! much evidence: each search keeps a coordinated sample of the states it saw (the same states in every search,
+//! chosen by fingerprint), from which the merge estimates the distinct states the swarm covered and, by
+//! capture–recapture over the searches, the size of the whole space ([`coverage`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use elect_check::{CheckConfig, CounterexampleFile, Order, Outcome as Checked};
+use elect_check::{CheckConfig, CounterexampleFile, Order, Outcome as Checked, Sample};
 use elect_sim::Shard;
 use serde::{Deserialize, Serialize};
 
@@ -21,8 +24,14 @@ use crate::limits::{self, Limits};
 use crate::shard::{self, Atomic, Chosen, Refused, ShardArg};
 use crate::{BadInput, Outcome};
 
+mod coverage;
+
 /// The `format` of a swarm search's result file.
 const FORMAT: &str = "elect-swarm";
+
+/// The version written: 2, with a sample of the states seen. Version 1, without, is still merged (its coverage is
+/// unknown).
+const VERSION: u32 = 2;
 
 /// What one search of a swarm found.
 #[derive(Debug, Serialize, Deserialize)]
@@ -30,7 +39,7 @@ const FORMAT: &str = "elect-swarm";
 struct SwarmFile {
     /// [`FORMAT`].
     format: String,
-    /// 1.
+    /// [`VERSION`], or 1.
     version: u32,
     /// This search's number, from 0.
     index: u64,
@@ -49,6 +58,9 @@ struct SwarmFile {
     seconds: f64,
     /// The first violation it found.
     counterexample: Option<CounterexampleFile>,
+    /// The states it saw, sampled by fingerprint (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sample: Option<Sample>,
 }
 
 /// The seed of search `index`: the scenario's seed and the index, mixed (SplitMix64's finaliser) so that
@@ -82,12 +94,13 @@ pub(crate) fn run(mut config: CheckConfig, chosen: &Chosen, out: &Path, argv: &[
     let seed = seed_of(config.sim.seed, index);
     config.order = Order::Dfs;
     config.shuffle = Some(seed);
+    config.sample = Some(Sample::MOST);
     eprintln!("search {index}/{count} of a swarm (from {}), seed {seed}", chosen.from);
     let outcome: Checked = elect_check::check(&config).map_err(|e| BadInput(e.to_string()))?;
     let check = member_args(argv);
     let file = SwarmFile {
         format: FORMAT.to_owned(),
-        version: 1,
+        version: VERSION,
         index,
         count,
         seed,
@@ -98,6 +111,7 @@ pub(crate) fn run(mut config: CheckConfig, chosen: &Chosen, out: &Path, argv: &[
         complete: outcome.complete,
         stopped: outcome.stopped.map(str::to_owned),
         seconds: outcome.seconds,
+        sample: outcome.sample,
     };
     let path = path(out, chosen.shard);
     let mut w = Atomic::create(&path)?;
@@ -152,9 +166,9 @@ fn read(path: &Path) -> anyhow::Result<SwarmFile> {
     let text = Limits::cli().read_file(path, "swarm result file")?;
     let file: SwarmFile = serde_json::from_str(&text)
         .map_err(|e| Refused(format!("{} is not a result file of elect check --swarm: {e}", path.display())))?;
-    if file.format != FORMAT || file.version != 1 {
+    if file.format != FORMAT || !(1..=VERSION).contains(&file.version) {
         return Err(Refused(format!(
-            "{} is {} version {}, not {FORMAT} version 1",
+            "{} is {} version {}, not {FORMAT} version 1 or {VERSION}",
             path.display(),
             file.format,
             file.version
@@ -165,6 +179,26 @@ fn read(path: &Path) -> anyhow::Result<SwarmFile> {
         return Err(
             Refused(format!("{}: search {} of {} does not exist", path.display(), file.index, file.count)).into()
         );
+    }
+    let bad = |problem: String| Err(BadInput(format!("{}: {problem}", path.display())).into());
+    match &file.sample {
+        None if file.version > 1 => {
+            return bad(format!("a file of version {} has a sample, and it has none", file.version));
+        }
+        Some(_) if file.version == 1 => return bad("a file of version 1 has no sample, and it has one".to_owned()),
+        Some(sample) => {
+            if let Some(problem) = sample.invalid() {
+                return bad(problem);
+            }
+            if sample.fingerprints.len() as u64 > file.states {
+                return bad(format!(
+                    "its sample holds {} states, more than the {} it saw",
+                    sample.fingerprints.len(),
+                    file.states
+                ));
+            }
+        }
+        None => {}
     }
     Ok(file)
 }
@@ -186,6 +220,8 @@ struct Merged<'a> {
     counterexample: Option<&'a CounterexampleFile>,
     /// Which search found it.
     found_by: Option<u64>,
+    /// How much of the space the searches covered.
+    coverage: coverage::Report,
 }
 
 /// `elect merge` of swarm result files: checks they are the searches of one swarm, each once, and writes the merge.
@@ -225,14 +261,15 @@ pub(crate) fn merge(paths: &[PathBuf], out: &Path, save: Option<&Path>, json: bo
         .iter()
         .filter_map(|f| f.counterexample.as_ref().map(|c| (c.actions.len(), f.index, c)))
         .min_by_key(|&(steps, index, _)| (steps, index));
-    let complete = files.iter().any(|f| f.complete);
+    // A search that stopped at its first violation was stopped by no bound, and did not explore every state.
+    let complete = files.iter().any(|f| f.complete && f.counterexample.is_none());
     let merged = Merged {
         format: "elect-swarm-merged",
-        version: 1,
+        version: 2,
         searches: first.count,
         check: &first.check,
-        states: files.iter().map(|f| f.states).sum(),
-        transitions: files.iter().map(|f| f.transitions).sum(),
+        states: files.iter().fold(0, |sum, f| sum.saturating_add(f.states)),
+        transitions: files.iter().fold(0, |sum, f| sum.saturating_add(f.transitions)),
         complete,
         verdict: match (shortest, complete) {
             (Some(_), _) => "violated",
@@ -241,6 +278,7 @@ pub(crate) fn merge(paths: &[PathBuf], out: &Path, save: Option<&Path>, json: bo
         },
         counterexample: shortest.map(|(.., c)| c),
         found_by: shortest.map(|(_, index, _)| index),
+        coverage: coverage::report(&files),
     };
     let text = serde_json::to_string_pretty(&merged)? + "\n";
     limits::write_file(out, "merged swarm result", text.as_bytes())?;
@@ -271,6 +309,7 @@ fn summary(
             merged.states,
             merged.transitions
         )?;
+        merged.coverage.print(&mut stdout, merged.states)?;
         match shortest {
             Some((steps, index, c)) => writeln!(
                 stdout,

@@ -226,3 +226,119 @@ fn a_swarm_s_searches_merge_into_one_verdict_and_the_shortest_counterexample() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
     assert!(String::from_utf8_lossy(&o.stdout).contains("verdict     held"));
 }
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The sampled fingerprints of a search's result file.
+fn sample(file: &serde_json::Value) -> Vec<u64> {
+    file["sample"]["fingerprints"].as_array().unwrap().iter().map(|f| f.as_u64().unwrap()).collect()
+}
+
+/// A swarm's coverage: the distinct states its searches covered and an estimate of the whole space, from the
+/// samples in their files; exact once a search completes. The samples of two searches are taken in separate
+/// processes, in separate orders, and agree on every state.
+#[test]
+fn a_swarm_s_merge_says_how_much_of_the_space_its_searches_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bully = ["check", "-a", "bully", "-n", "4", "--monitor", "--timed", "--crashes", "1", "--max-states", "6000"];
+    for i in 0..4 {
+        ok(&elect(d, &[&bully[..], &["--swarm", &format!("{i}/4"), "--out", "b.json"]].concat(), &[]));
+    }
+    let files: Vec<String> = (0..4).map(|i| format!("b.swarm-{i}-of-4.json")).collect();
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let o = elect(d, &[&["merge", "--out", "merged.json"], &files[..]].concat(), &[]);
+    assert_eq!(o.status.code(), Some(1), "no violation found: {}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // Each search saw fewer states than a sample keeps: the samples hold them all, and the figures are exact.
+    let (mut union, mut counted) = (std::collections::BTreeMap::<u64, u32>::new(), 0);
+    for f in &files {
+        let f = json(&d.join(f));
+        assert_eq!((f["version"].as_u64(), f["sample"]["exponent"].as_u64()), (Some(2), Some(0)));
+        assert_eq!(sample(&f).len() as u64, f["states"].as_u64().unwrap());
+        counted += f["states"].as_u64().unwrap();
+        for fp in sample(&f) {
+            *union.entry(fp).or_default() += 1;
+        }
+    }
+    let distinct = union.len() as u64;
+    let (once, twice) = (union.values().filter(|&&k| k == 1).count(), union.values().filter(|&&k| k == 2).count());
+    assert!(distinct > 6000 && distinct < counted, "the searches overlap, and each found new states");
+    assert!(out.contains(&format!("covered     {distinct} distinct states ({counted} counted over all")), "{out}");
+    assert!(out.contains(&format!("{once} seen by one search, {twice} by two")), "{out}");
+    let c = &json(&d.join("merged.json"))["coverage"];
+    assert_eq!(
+        (c["method"].as_str(), c["distinct"].as_u64(), c["exact"].as_bool()),
+        (Some("sample"), Some(distinct), Some(true))
+    );
+    let (space, percent) = (c["space"].as_u64().unwrap(), c["percent"].as_f64().unwrap());
+    assert!(space > distinct, "states seen by one search only: some unseen");
+    assert!(percent > 0.0 && percent < 100.0 && (percent - 100.0 * distinct as f64 / space as f64).abs() < 0.01, "{c}");
+    assert!(out.contains("space       at least about ") && out.contains("covered\n"), "{out}");
+
+    // A search that completes knows the space: every state, 100% covered. Its sample holds every state, as the
+    // other search's does, found in another order by another process.
+    let small = ["check", "-a", "bully", "-n", "3", "--monitor", "--timed", "--crashes", "1"];
+    for i in 0..2 {
+        ok(&elect(d, &[&small[..], &["--swarm", &format!("{i}/2"), "--out", "s.json"]].concat(), &[]));
+    }
+    let (a, b) = (json(&d.join("s.swarm-0-of-2.json")), json(&d.join("s.swarm-1-of-2.json")));
+    assert!(a["complete"].as_bool().unwrap() && a["seed"] != b["seed"]);
+    assert_eq!(sample(&a), sample(&b), "the same states, the same fingerprints");
+    let states = a["states"].as_u64().unwrap();
+    let o = elect(d, &["merge", "--json", "--out", "s.json", "s.swarm-0-of-2.json", "s.swarm-1-of-2.json"], &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let c = &serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["coverage"];
+    assert_eq!(
+        (c["method"].as_str(), c["space"].as_u64(), c["percent"].as_f64()),
+        (Some("complete"), Some(states), Some(100.0))
+    );
+    let o = elect(d, &["merge", "--out", "s.json", "s.swarm-0-of-2.json", "s.swarm-1-of-2.json"], &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!("space       {states} states, 100% covered (search 0 explored every one)")), "{out}");
+}
+
+/// A result file of version 1 has no sample: merged, with the coverage unknown. A sample no search could have
+/// written is bad input, naming the file and what is wrong.
+#[test]
+fn a_swarm_s_merge_takes_old_files_and_refuses_broken_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let check = ["check", "-a", "bully", "-n", "4", "--monitor", "--timed", "--crashes", "1", "--max-states", "300"];
+    for i in 0..2 {
+        ok(&elect(d, &[&check[..], &["--swarm", &format!("{i}/2"), "--out", "c.json"]].concat(), &[]));
+    }
+    let good = json(&d.join("c.swarm-1-of-2.json"));
+    let merge = |second: &serde_json::Value| {
+        std::fs::write(d.join("c.swarm-1-of-2.json"), second.to_string()).unwrap();
+        elect(d, &["merge", "--out", "m.json", "c.swarm-0-of-2.json", "c.swarm-1-of-2.json"], &[])
+    };
+    let mut old = good.clone();
+    old["version"] = 1.into();
+    old.as_object_mut().unwrap().remove("sample");
+    let o = merge(&old);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("covered     unknown: search 1's file (version 1) has no sample"), "{out}");
+
+    let broken = |change: &dyn Fn(&mut serde_json::Value), says: &str| {
+        let mut f = good.clone();
+        change(&mut f);
+        refused(&merge(&f), 2, says);
+        refused(&merge(&f), 2, "c.swarm-1-of-2.json");
+    };
+    broken(&|f| f["sample"]["fingerprints"].as_array_mut().unwrap().reverse(), "not in increasing order");
+    broken(&|f| f["sample"]["exponent"] = 65.into(), "past 64");
+    broken(&|f| f["states"] = 2.into(), "more than the 2 it saw");
+    broken(
+        &|f| {
+            f.as_object_mut().unwrap().remove("sample");
+        },
+        "has none",
+    );
+    broken(&|f| f["sample"]["fingerprints"] = (0..70_000).collect::<Vec<u64>>().into(), "more than 65536");
+    old["sample"] = good["sample"].clone();
+    refused(&merge(&old), 2, "a file of version 1 has no sample");
+}

@@ -73,6 +73,11 @@ impl<P: Process> Seen<P> {
         self.fps[j as usize]
     }
 
+    /// A coordinated sample of the states seen, of at most `most` of them.
+    pub(super) fn sample(&self, most: usize) -> crate::Sample {
+        crate::Sample::of(&self.fps, most)
+    }
+
     /// Each state's fingerprint, by number.
     pub(super) fn into_fps(self) -> Vec<u64> {
         self.fps
