@@ -80,9 +80,9 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
         let (state, node) = (&mut *self.state, self.node);
         let at = state.declared.partition_point(|&(e, _)| e < epoch);
         match state.declared.get(at) {
-            Some(&(e, other)) if e == epoch && other & PAST_LIFE != node => {
+            Some(&(e, other)) if e == epoch && other & !PAST_LIFE != node => {
                 if model.unique {
-                    state.rest.clash.get_or_insert((epoch, other & PAST_LIFE, node));
+                    state.rest.clash.get_or_insert((epoch, other & !PAST_LIFE, node));
                 }
             }
             Some(&(e, other)) if e == epoch && other != node => {
@@ -96,8 +96,8 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
     }
 }
 
-/// A declaration's process, without the mark of a past life ([`Model::past_life`]): positions are far below it.
-const PAST_LIFE: u32 = !(1 << 31);
+/// The mark of a declaration made by a past life of its process ([`Model::past_life`]): positions are far below it.
+const PAST_LIFE: u32 = 1 << 31;
 
 impl<A: Algorithm> Model<A> {
     /// Process `node` restarts: what it declared so far was declared by a past life, which fresh-epoch tells apart
@@ -105,7 +105,7 @@ impl<A: Algorithm> Model<A> {
     pub(super) fn past_life(&self, state: &mut State<A::Process>, node: u32) {
         if self.fresh {
             for (_, who) in state.declared.iter_mut().filter(|(_, who)| *who == node) {
-                *who |= !PAST_LIFE;
+                *who |= PAST_LIFE;
             }
         }
     }
