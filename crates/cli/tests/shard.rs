@@ -236,6 +236,13 @@ fn sample(file: &serde_json::Value) -> Vec<u64> {
     file["sample"]["fingerprints"].as_array().unwrap().iter().map(|f| f.as_u64().unwrap()).collect()
 }
 
+/// Runs every search of a swarm of `count` of the check `args` in `d`, each writing its file beside `out`.
+fn run_swarm(d: &Path, args: &[&str], count: u32, out: &str) {
+    for i in 0..count {
+        ok(&elect(d, &[args, &["--swarm", &format!("{i}/{count}"), "--out", out]].concat(), &[]));
+    }
+}
+
 /// A swarm's coverage: the distinct states its searches covered and an estimate of the whole space, from the
 /// samples in their files; exact once a search completes. The samples of two searches are taken in separate
 /// processes, in separate orders, and agree on every state.
@@ -244,9 +251,7 @@ fn a_swarm_s_merge_says_how_much_of_the_space_its_searches_covered() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let bully = ["check", "-a", "bully", "-n", "4", "--monitor", "--timed", "--crashes", "1", "--max-states", "6000"];
-    for i in 0..4 {
-        ok(&elect(d, &[&bully[..], &["--swarm", &format!("{i}/4"), "--out", "b.json"]].concat(), &[]));
-    }
+    run_swarm(d, &bully, 4, "b.json");
     let files: Vec<String> = (0..4).map(|i| format!("b.swarm-{i}-of-4.json")).collect();
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
     let o = elect(d, &[&["merge", "--out", "merged.json"], &files[..]].concat(), &[]);
@@ -307,9 +312,7 @@ fn a_swarm_s_merge_takes_old_files_and_refuses_broken_samples() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let check = ["check", "-a", "bully", "-n", "4", "--monitor", "--timed", "--crashes", "1", "--max-states", "300"];
-    for i in 0..2 {
-        ok(&elect(d, &[&check[..], &["--swarm", &format!("{i}/2"), "--out", "c.json"]].concat(), &[]));
-    }
+    run_swarm(d, &check, 2, "c.json");
     let good = json(&d.join("c.swarm-1-of-2.json"));
     let merge = |second: &serde_json::Value| {
         std::fs::write(d.join("c.swarm-1-of-2.json"), second.to_string()).unwrap();
