@@ -511,3 +511,30 @@ fn a_member_that_forgets_its_grant_on_restart_grants_the_epoch_again_and_is_foun
     let r = replay(&config, &c.actions).unwrap();
     assert!(r.steps.last().unwrap().violations.iter().any(|v| v.property.name() == "fresh-epoch"));
 }
+
+/// Drifting clocks (`lease-drift.toml`: a lease of 30 T, a drift bound of 10%, every lease timer at either end of
+/// what a clock within the bound may make of it): with the leader 3 cut off, 2 leads only once 3's lease ran out,
+/// in every interleaving. The planted flaw no-drift (a hold and a promise of `L`) is found: the promises of 1 and
+/// 2 to 3 run out early on fast clocks, 2 gets the backing of both, and leads while 3's slow clock still holds its
+/// lease.
+#[test]
+fn with_drifting_clocks_a_lease_that_ignores_the_drift_bound_overlaps_the_next() {
+    use elect_core::Property::OneLeader;
+    let mut sim = scenario("lease-drift");
+    sim.only = vec![OneLeader];
+    let mut c = CheckConfig::new(sim.clone());
+    (c.timed, c.max_states) = (true, usize::MAX);
+    let o = check(&c).unwrap();
+    assert!(o.ok() && o.complete, "{:?} {:?}", o.stopped, o.counterexample);
+    assert_eq!(verdicts(&o)[0], ("one-leader", "held"));
+
+    sim.params.insert("monitor-bug", "no-drift").unwrap();
+    let mut c = CheckConfig::new(sim);
+    c.timed = true;
+    let o = check(&c).unwrap();
+    let found = o.counterexample.as_ref().unwrap_or_else(|| panic!("{:?}", o.verdicts));
+    assert_eq!(found.property, "one-leader");
+    assert!(found.detail.contains("both say they lead"), "{}", found.detail);
+    let replayed = replay(&c, &found.actions).unwrap();
+    assert!(replayed.steps.last().unwrap().violations.iter().any(|v| v.property == OneLeader));
+}

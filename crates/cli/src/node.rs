@@ -165,7 +165,8 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
         let default = elect_algos::member::Lease::for_heartbeat(args.heartbeat);
         let length = args.lease_length.unwrap_or(default.length);
         let drift_ppm = args.max_drift_ppm.unwrap_or(default.drift_ppm);
-        config.lease = Some(elect_algos::member::Lease { length, drift_ppm });
+        // A real clock drifts on its own: the runtime never widens a timer for it.
+        config.lease = Some(elect_algos::member::Lease { length, drift_ppm, drifting: false });
     } else if args.lease_length.is_some() || args.max_drift_ppm.is_some() {
         return Err(BadInput("--lease-length and --max-drift-ppm time the lease mode: add --lease".into()));
     }

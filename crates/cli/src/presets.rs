@@ -23,6 +23,7 @@ pub(crate) const SCENARIOS: &[(&str, &str)] = &[
     ("invitation-merge", include_str!("../../../scenarios/invitation-merge.toml")),
     ("invitation-two-groups", include_str!("../../../scenarios/invitation-two-groups.toml")),
     ("lease-deaf-leader", include_str!("../../../scenarios/lease-deaf-leader.toml")),
+    ("lease-drift", include_str!("../../../scenarios/lease-drift.toml")),
     ("member-deaf-to-leader", include_str!("../../../scenarios/member-deaf-to-leader.toml")),
     ("member-one-way", include_str!("../../../scenarios/member-one-way.toml")),
     ("member-partition", include_str!("../../../scenarios/member-partition.toml")),

@@ -414,6 +414,7 @@ fn the_new_monitor_and_synchronizer_flags_refuse_bad_input_with_one_line() {
         (&["sim", "--scenario", "member-partition", "--lease"], "cannot be used with '--lease'"),
         (&["check", "-a", "bully", "-n", "3", "--monitor", "--param", "lease=2"], "a lease must be at least 5 T"),
         (&["sim", "-a", "bully", "-n", "3", "--monitor", "--param", "max-drift-ppm=9"], "add lease=on"),
+        (&["check", "-a", "bully", "-n", "3", "--monitor", "--param", "clocks=drifting"], "add lease=on"),
         (&["check", "-a", "bully", "-n", "3", "--judge", "one-leaders"], "'one-leaders' is no property"),
         (
             &[
@@ -470,35 +471,22 @@ fn the_new_monitor_and_synchronizer_flags_refuse_bad_input_with_one_line() {
 #[test]
 fn check_monitor_finds_the_planted_flaw_and_sim_replays_it() {
     let dir = tempfile::tempdir().unwrap();
+    let faults = |crashes: &'static str, recoveries: &'static str| {
+        vec!["-a", "bully", "-n", "3", "--monitor", "--crashes", crashes, "--recoveries", recoveries]
+    };
     let flaws = [
-        ("same-epoch", "1", "uniqueness", "both declared themselves leader"),
-        ("forget-epoch", "2", "fresh-epoch", "before it restarted, and again after"),
+        ("same-epoch", faults("1", "0"), "uniqueness", "both declared themselves leader"),
+        ("forget-epoch", faults("2", "2"), "fresh-epoch", "before it restarted, and again after"),
+        ("no-drift", vec!["--scenario", "lease-drift", "--only", "one-leader"], "one-leader", "both say they lead"),
     ];
-    for (flaw, faults, property, detail) in flaws {
+    for (flaw, run, property, detail) in flaws {
         let saved = dir.path().join(format!("{flaw}.json"));
         let html = dir.path().join(format!("{flaw}.html"));
         let saved_arg = saved.to_str().unwrap();
-        let recoveries = if flaw == "forget-epoch" { faults } else { "0" };
         let bug = format!("monitor-bug={flaw}");
-        let o = elect(&[
-            "check",
-            "-a",
-            "bully",
-            "-n",
-            "3",
-            "--monitor",
-            "--timed",
-            "--crashes",
-            faults,
-            "--recoveries",
-            recoveries,
-            "--param",
-            &bug,
-            "--save",
-            saved_arg,
-            "--html",
-            html.to_str().unwrap(),
-        ]);
+        let mut args = vec!["check", "--timed", "--param", &bug, "--save", saved_arg, "--html", html.to_str().unwrap()];
+        args.extend(run);
+        let o = elect(&args);
         assert_eq!(o.status.code(), Some(1), "{flaw}: {}", stderr(&o));
         assert!(stdout(&o).contains(&format!("{property} VIOLATED")), "{flaw}: {}", stdout(&o));
         let (code, replay) = json(&["sim", "--replay", saved_arg, "--json"]);

@@ -144,7 +144,11 @@ impl NodeConfig {
         if self.params.get(elect_algos::member::BUG_PARAM.name).is_some() {
             return Err(ConfigError::PlantedFlaw);
         }
-        let lease_params = [elect_algos::member::LEASE_PARAM.name, elect_algos::member::DRIFT_PARAM.name];
+        let lease_params = [
+            elect_algos::member::LEASE_PARAM.name,
+            elect_algos::member::DRIFT_PARAM.name,
+            elect_algos::member::CLOCKS_PARAM.name,
+        ];
         if let Some(key) = lease_params.into_iter().find(|key| self.params.get(key).is_some()) {
             return Err(ConfigError::LeaseParam(key));
         }
@@ -366,6 +370,10 @@ mod tests {
         c.peers.insert(NodeId(3), "127.0.0.1:2".parse().unwrap());
         assert!(matches!(c.validate(), Err(ConfigError::SharedAddress(_))));
         c.peers.remove(&NodeId(3));
+        // A real clock drifts on its own: the simulated drift of the lease mode is no member's parameter.
+        c.params = elect_algos::Params::parse(["clocks=drifting"]).unwrap();
+        assert!(matches!(c.validate(), Err(ConfigError::LeaseParam("clocks"))));
+        c.params = elect_algos::Params::new();
         c.delay_bound = Duration::ZERO;
         assert!(matches!(c.validate(), Err(ConfigError::DelayBound(_))));
     }

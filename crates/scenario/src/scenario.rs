@@ -457,7 +457,11 @@ fn check_monitor(
     {
         return Err(ConfigError::BugNeedsMonitor(elect_algos::member::BUG_PARAM.name));
     }
-    let lease_params = [elect_algos::member::LEASE_PARAM.name, elect_algos::member::DRIFT_PARAM.name];
+    let lease_params = [
+        elect_algos::member::LEASE_PARAM.name,
+        elect_algos::member::DRIFT_PARAM.name,
+        elect_algos::member::CLOCKS_PARAM.name,
+    ];
     if let Some(key) = lease_params.into_iter().find(|key| config.params.get(key).is_some())
         && (config.monitor.is_none() || config.bare_monitor)
     {

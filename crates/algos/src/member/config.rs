@@ -69,18 +69,23 @@ pub enum Bug {
     /// `forget-epoch`: a member does not make its own grant durable before it announces it (only with the next
     /// epoch it learns from another member), so a member that restarts in between may grant the same epoch again.
     ForgetEpoch,
+    /// `no-drift`: in the lease mode, a leader holds a round for `L` and a backer promises `L` (and a tick), as if
+    /// every clock kept real time, instead of `L/(1+ρ)` and `L(1+ρ)`: once clocks drift, a backer's promise may run
+    /// out before the lease it backed, and two members lead at once.
+    NoDrift,
 }
 
 /// The parameter that plants a [`Bug`]. It belongs to the member, not to the algorithm, so drivers take it out of
 /// the algorithm's parameters ([`Bug::take`]) before they look the algorithm up.
 pub const BUG_PARAM: ParamInfo = ParamInfo {
     name: "monitor-bug",
-    values: "same-epoch, deaf-leaders, lapsed-leader or forget-epoch",
+    values: "same-epoch, deaf-leaders, lapsed-leader, forget-epoch or no-drift",
     default: "none",
     help: "plant a flaw in the deployed member (only with --monitor): same-epoch makes a new leadership grant \
            reuse the epoch it replaces; deaf-leaders makes two leaders of one monitor epoch ignore each other; \
            lapsed-leader (with lease) makes a leader whose lease lapsed go on beating as if it held one; \
-           forget-epoch makes a new grant durable only later, so a member that restarts may grant it again",
+           forget-epoch makes a new grant durable only later, so a member that restarts may grant it again; \
+           no-drift (with lease) makes a lease ignore the drift bound, which clocks=drifting shows",
 };
 
 impl Bug {
@@ -93,6 +98,7 @@ impl Bug {
             Some("deaf-leaders") => Some(Self::DeafLeaders),
             Some("lapsed-leader") => Some(Self::LapsedLeader),
             Some("forget-epoch") => Some(Self::ForgetEpoch),
+            Some("no-drift") => Some(Self::NoDrift),
             Some(other) => {
                 return Err(ParamError::Invalid {
                     key: BUG_PARAM.name,
@@ -139,7 +145,13 @@ impl Fixed {
             bug: config.bug,
             no_lead: config.no_lead,
             takeover_after: config.takeover_after,
-            lease: config.lease.map(|lease| LeaseTiming::new(&lease, config.heartbeat, t)),
+            lease: config.lease.map(|lease| {
+                let timing = LeaseTiming::new(&lease, config.heartbeat, t);
+                match config.bug {
+                    Some(Bug::NoDrift) => timing.without_margin(&lease, config.heartbeat, t),
+                    _ => timing,
+                }
+            }),
         }
     }
 }

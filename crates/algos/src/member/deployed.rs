@@ -30,10 +30,11 @@ impl<A: Algorithm> Deployed<A> {
 
 impl<A> Deployed<A> {
     /// In the lease mode, the longest a member may wait for the others' promises to another leader to run out (and
-    /// then for its next round): a promise, and `T`.
+    /// then for its next round): a promise (as long as a drifting clock may make it), and `T`.
     fn lease_wait(&self, t: Duration) -> Option<Duration> {
         let lease = self.config.lease?;
-        Some(super::lease::LeaseTiming::new(&lease, self.config.heartbeat, t).promise + t)
+        let timing = super::lease::LeaseTiming::new(&lease, self.config.heartbeat, t);
+        Some(timing.span(timing.promise).max + t)
     }
 
     /// In the lease mode, how long a leader that no majority backs any more may go on speaking before it goes
@@ -43,7 +44,8 @@ impl<A> Deployed<A> {
     fn lease_quiet(&self, t: Duration) -> Option<Duration> {
         let lease = self.config.lease?;
         let timing = super::lease::LeaseTiming::new(&lease, self.config.heartbeat, t);
-        Some((timing.hold + timing.lapsed_grace).max(timing.fresh_grace) + timing.promise)
+        let (hold, promise) = (timing.span(timing.hold).max, timing.span(timing.promise).max);
+        Some((hold + timing.lapsed_grace).max(timing.fresh_grace) + promise)
     }
 }
 

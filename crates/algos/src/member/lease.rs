@@ -6,7 +6,9 @@
 //! The leader counts itself as any member does. Once a majority backed a round, the leader holds the lease until
 //! `L/(1+ρ)` after it *sent* that round, on its own clock: before any promise of that majority runs out, as long
 //! as no clock runs faster or slower than real time by more than the factor `1+ρ` (`max-drift-ppm`). Two
-//! majorities share a member, which backs one leader at a time: no two leases overlap.
+//! majorities share a member, which backs one leader at a time: no two leases overlap. In the simulator and the
+//! checker, `clocks=drifting` lets the hold and the promise run for any real duration a clock within the bound may
+//! make of them (`LeaseTiming::span`), so that a run checks that arithmetic too.
 //!
 //! A member grants itself a fencing epoch only while it holds a lease, and its grant (and the leadership it shows)
 //! ends when the lease runs out, before anything else it does on waking: a leader cut off from the majority, or
@@ -43,6 +45,11 @@ pub struct Lease {
     pub length: u64,
     /// How far any member's clock may run faster or slower than real time, in parts per million (`ρ·10⁶`).
     pub drift_ppm: u32,
+    /// Whether the driver's clocks drift (`clocks=drifting`, in the simulator and the checker): each lease timer
+    /// then asks the driver for any real duration its length may take on a clock within the drift bound, so that
+    /// a run explores the drift the bound allows. A real member's clock drifts on its own: the runtime never sets
+    /// it.
+    pub drifting: bool,
 }
 
 /// The parameter that turns leases on (`--param lease=on`, or a length in `T`).
@@ -62,6 +69,16 @@ pub const DRIFT_PARAM: ParamInfo = ParamInfo {
     help: "with lease: how far a member's clock may run faster or slower than real time, in parts per million",
 };
 
+/// The parameter that lets the simulated clocks drift in the lease mode.
+pub const CLOCKS_PARAM: ParamInfo = ParamInfo {
+    name: "clocks",
+    values: "exact or drifting",
+    default: "exact",
+    help: "with lease, in elect sim and elect check: drifting lets every lease timer (a leader's hold, a backer's \
+           promise) run for any real duration a clock within max-drift-ppm may make of its length, so that a run \
+           checks the drift margin too",
+};
+
 /// The most drift the lease mode takes: 10%.
 pub const MAX_DRIFT_PPM: u32 = 100_000;
 /// The longest lease, in heartbeat periods: a leader keeps the rounds sent within one lease apart.
@@ -74,13 +91,15 @@ impl Lease {
     /// The default lease for heartbeats every `heartbeat·T`: `heartbeat + 3` T, so that a round answered within a
     /// round trip renews the lease before the last one ran out.
     pub fn for_heartbeat(heartbeat: u64) -> Self {
-        Self { length: heartbeat.saturating_add(3), drift_ppm: DEFAULT_DRIFT_PPM }
+        Self { length: heartbeat.saturating_add(3), drift_ppm: DEFAULT_DRIFT_PPM, drifting: false }
     }
 
-    /// Takes `lease` and `max-drift-ppm` out of `params`: the lease mode's settings, if it is on, and the rest.
+    /// Takes `lease`, `max-drift-ppm` and `clocks` out of `params`: the lease mode's settings, if it is on, and
+    /// the rest.
     pub fn take(params: &Params, heartbeat: u64) -> Result<(Option<Self>, Params), ParamError> {
         let (value, rest) = params.without(LEASE_PARAM.name);
         let (drift, rest) = rest.without(DRIFT_PARAM.name);
+        let (clocks, rest) = rest.without(CLOCKS_PARAM.name);
         let invalid = |info: &ParamInfo, value: &str, reason: String| ParamError::Invalid {
             key: info.name,
             value: value.to_owned(),
@@ -102,13 +121,22 @@ impl Lease {
                 _ => return Err(invalid(&DRIFT_PARAM, raw, format!("expected {}", DRIFT_PARAM.values))),
             },
         };
+        let drifting = match clocks.as_deref() {
+            None | Some("exact") => false,
+            Some("drifting") => true,
+            Some(raw) => return Err(invalid(&CLOCKS_PARAM, raw, format!("expected {}", CLOCKS_PARAM.values))),
+        };
         let Some(length) = length else {
             if let Some(raw) = drift {
                 return Err(invalid(&DRIFT_PARAM, &raw, "it bounds the clocks of the lease mode: add lease=on".into()));
             }
+            if let Some(raw) = clocks {
+                let reason = "only the lease mode's timers drift: add lease=on".into();
+                return Err(invalid(&CLOCKS_PARAM, &raw, reason));
+            }
             return Ok((None, rest));
         };
-        let lease = Self { length, drift_ppm };
+        let lease = Self { length, drift_ppm, drifting };
         lease.validate(heartbeat).map_err(|reason| invalid(&LEASE_PARAM, &length.to_string(), reason))?;
         Ok((Some(lease), rest))
     }
@@ -149,12 +177,15 @@ pub(super) struct LeaseTiming {
     pub(super) renew: Duration,
     /// ... and one that seeks one asks every `T`.
     pub(super) retry: Duration,
-    /// How many rounds may be unanswered at once: those sent within one hold, `⌈hold/renew⌉`, and one more.
+    /// How many rounds may be unanswered at once: those sent within one hold, `⌈hold/renew⌉` (the longest real
+    /// hold, with drifting clocks), and one more.
     pub(super) slots: u64,
     /// How long a new leader asks for a lease before it goes quiet: a promise to the leader before it, and `3T`.
     pub(super) fresh_grace: Duration,
     /// How long a leader whose lease lapsed asks again before it goes quiet: `2T`.
     pub(super) lapsed_grace: Duration,
+    /// With drifting clocks ([`Lease::drifting`]), the drift bound in parts per million.
+    drifting: Option<u32>,
 }
 
 impl LeaseTiming {
@@ -166,9 +197,37 @@ impl LeaseTiming {
         let hold = clamp(l * MILLION / rate);
         let promise = clamp((l * rate).div_ceil(MILLION)) + Duration::TICK;
         let renew = t * heartbeat.max(1);
-        let slots = hold.ticks().div_ceil(renew.ticks().max(1)).saturating_add(1);
-        let (fresh_grace, lapsed_grace) = (promise + t * 3, t * 2);
-        Self { hold, promise, renew, retry: t, slots, fresh_grace, lapsed_grace }
+        let drifting = lease.drifting.then_some(lease.drift_ppm);
+        let lapsed_grace = t * 2;
+        Self { hold, promise, renew, retry: t, slots: 0, fresh_grace: t * 3, lapsed_grace, drifting }.derive()
+    }
+
+    /// The planted flaw `no-drift`: a hold and a promise of `L` (and a tick), as if clocks kept real time.
+    pub(super) fn without_margin(self, lease: &Lease, heartbeat: u64, t: Duration) -> Self {
+        let exact = Self::new(&Lease { drift_ppm: 0, ..*lease }, heartbeat, t);
+        Self { hold: exact.hold, promise: exact.promise, ..self }.derive()
+    }
+
+    /// What follows from the hold and the promise, in the longest real time a clock may make of them: as many
+    /// slots as rounds are sent within a hold, and one more (a round replaces one whose hold has run out); and the
+    /// fresh grace, a promise and `3T`.
+    fn derive(self) -> Self {
+        let longest = |d| self.span(d).max;
+        let slots = longest(self.hold).ticks().div_ceil(self.renew.ticks().max(1)).saturating_add(1);
+        let fresh_grace = longest(self.promise) + self.retry * 3;
+        Self { slots, fresh_grace, ..self }
+    }
+
+    /// What a lease timer of length `d`, on the member's own clock, asks of the driver: `d` exactly, or, with
+    /// drifting clocks, any real duration a clock whose rate is within `1+ρ` of real time may make of it,
+    /// `d/(1+ρ)` to `d(1+ρ)`, rounded outwards to whole ticks.
+    pub(super) fn span(&self, d: Duration) -> Span {
+        const MILLION: u128 = 1_000_000;
+        let Some(ppm) = self.drifting else { return Span::exactly(d) };
+        let rate = MILLION + u128::from(ppm);
+        let ticks = u128::from(d.ticks());
+        let clamp = |x: u128| Duration::from_ticks(u64::try_from(x).unwrap_or(u64::MAX));
+        Span::between(clamp(ticks * MILLION / rate), clamp((ticks * rate).div_ceil(MILLION)))
     }
 }
 
@@ -292,7 +351,7 @@ impl<A: Algorithm> Member<A> {
     pub(super) fn start_lease(&mut self, cx: &mut Cx<'_, Self>) {
         if let Some(timing) = self.fixed.lease {
             self.lease.promise = Promise::Starting;
-            cx.set_timer(MemberTimer::Promise, Span::exactly(timing.promise));
+            cx.set_timer(MemberTimer::Promise, timing.span(timing.promise));
         }
     }
 
@@ -388,7 +447,7 @@ impl<A: Algorithm> Member<A> {
         let index = (round % timing.slots) as usize;
         // The round it replaces, if it still ran, gives up its hold early: the lease may only end sooner.
         self.lease.slots[index] = Slot { round, running: true, held: false, backers: BTreeSet::new() };
-        cx.set_timer(MemberTimer::Hold(index as u8), Span::exactly(timing.hold));
+        cx.set_timer(MemberTimer::Hold(index as u8), timing.span(timing.hold));
         let me = self.fixed.setup.id;
         if self.promise_to(cx, me) {
             self.backed(round, me);
@@ -457,7 +516,7 @@ impl<A: Algorithm> Member<A> {
             Promise::To(_) | Promise::Starting => return false,
         }
         self.lease.promise = Promise::To(peer);
-        cx.set_timer(MemberTimer::Promise, Span::exactly(timing.promise));
+        cx.set_timer(MemberTimer::Promise, timing.span(timing.promise));
         true
     }
 
