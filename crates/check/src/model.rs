@@ -28,6 +28,7 @@ pub use action::Action;
 pub(crate) use fingerprints::fingerprint;
 pub(crate) use packed::Packed;
 
+use view::Reads;
 pub(crate) use view::View;
 
 use host::{InState, Recovering};
@@ -275,10 +276,9 @@ pub(crate) struct Model<A: Algorithm> {
     /// life's when their process restarts).
     unique: bool,
     fresh: bool,
-    /// Whether some "always" property is judged on the statuses (every one but P-Unique, which is judged on the
-    /// declarations): then a timed run's reduction keeps status changes visible before the run settles too
-    /// ([`Self::visible_to_reduction`]).
-    statuses_always: bool,
+    /// What the "always" properties read of the statuses (P-Unique and fresh-epoch read the declarations): what a
+    /// timed run's reduction keeps visible before the run settles ([`Self::visible_to_reduction`]).
+    always_reads: Reads,
     /// Whether a crashed process may come back (so its durable state and the messages it misses matter).
     may_recover: bool,
     /// Whether a reduced search may designate the processes that may crash up front ([`Self::designations`]),
@@ -333,9 +333,7 @@ impl<A: Algorithm> Model<A> {
         let (checks, winner) = (sim.checks(algorithm.checks()), algorithm.winner());
         let promises = |property| checks.iter().any(|c| c.property == property);
         let (unique, fresh) = (promises(Property::Uniqueness), promises(Property::FreshEpoch));
-        let statuses_always = checks
-            .iter()
-            .any(|c| c.when == When::Always && !matches!(c.property, Property::Uniqueness | Property::FreshEpoch));
+        let always_reads = Reads::of(&checks);
         let end = match (config.timed, sim.until) {
             (false, _) => None,
             (true, Some(until)) => Some((until, false)),
@@ -362,7 +360,7 @@ impl<A: Algorithm> Model<A> {
             end,
             unique,
             fresh,
-            statuses_always,
+            always_reads,
             may_recover,
             may_designate,
             designating: std::sync::OnceLock::new(),

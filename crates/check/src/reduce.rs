@@ -29,8 +29,10 @@
 //!
 //! **Visibility before a timed run settles.** C2 is what keeps every path's sequence of statuses, which
 //! "always" properties on statuses and the cycles that "eventually" is judged on need. Until a timed run has
-//! settled, neither needs it, unless some "always" property reads the statuses (A1, one-leader in the lease mode,
-//! safety judged always): then it applies there too ([`Model::visible_to_reduction`]). Without it, the reduction
+//! settled, neither needs it, unless some "always" property reads the statuses: then it applies there too, to
+//! what that property reads ([`Model::visible_to_reduction`]). One-leader (the lease mode's) reads only which live
+//! processes say they lead, and its verdict in a state depends on nothing else, so only a step that changes that
+//! set is visible to it; A1 and safety judged always read whole statuses. Without it, the reduction
 //! still reaches every state of the full graph where nothing must happen now (the ends of instants; up to which
 //! of two processes that declare themselves leader in one epoch was recorded first). Take a reduced state `s`,
 //! its persistent set `T`, and a path `w` of the full graph from `s` to the end of the instant. `T` holds a step

@@ -39,17 +39,31 @@ impl<A: Algorithm> Model<A> {
 
     /// Whether the reduction must treat a step from `before` to `after` as visible (its condition C2: a persistent
     /// set with a visible step is not taken). Timed runs hide status changes and declarations from it until the run
-    /// has settled, unless some "always" property is judged on the statuses; [`crate::reduce`] says why that is
-    /// sound.
+    /// has settled, but for what some "always" property reads of the statuses: who says it leads, for one-leader
+    /// alone, or the whole statuses; [`crate::reduce`] says why that is sound.
     pub(crate) fn visible_to_reduction(&self, before: &State<A::Process>, after: &State<A::Process>) -> bool {
-        (self.statuses_always || !self.settling(before)) && self.visible(before, after)
+        if !self.settling(before) {
+            return self.visible(before, after);
+        }
+        match self.always_reads {
+            Reads::Nothing => false,
+            Reads::Leading => (0..before.len() as u32).any(|i| {
+                before.procs[i as usize] != after.procs[i as usize] && self.leads(before, i) != self.leads(after, i)
+            }),
+            Reads::Statuses => self.visible(before, after),
+        }
+    }
+
+    /// Whether the process at `node` is live and says it leads (what one-leader reads).
+    pub(crate) fn leads(&self, state: &State<A::Process>, node: u32) -> bool {
+        self.process(state, node).is_some_and(|p| p.status().leader == Some(self.scenario.ids[node as usize]))
     }
 
     /// Tests: the reduction keeps status changes visible everywhere, as it does where an "always" property reads
     /// the statuses.
     #[cfg(test)]
     pub(crate) fn keep_statuses_visible(&mut self) {
-        self.statuses_always = true;
+        self.always_reads = Reads::Statuses;
     }
 
     /// Whether `state` is part of a timed run that has not settled yet: its settling time after the last fault, or
@@ -74,6 +88,31 @@ impl<A: Algorithm> Model<A> {
     /// The status of the process at `node` ([`Status::DOWN`] while it is down).
     pub(crate) fn status(&self, state: &State<A::Process>, node: u32) -> Status {
         self.process(state, node).map_or(Status::DOWN, |p| p.status())
+    }
+}
+
+/// What the "always" properties read of the statuses, but for P-Unique and fresh-epoch (judged on the
+/// declarations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Reads {
+    /// Nothing.
+    Nothing,
+    /// Which live processes say they lead: one-leader, whose verdict depends on nothing else (its epochs only
+    /// describe a violation).
+    Leading,
+    /// The statuses.
+    Statuses,
+}
+
+impl Reads {
+    pub(super) fn of(checks: &[Check]) -> Self {
+        let reads = |c: &Check| match c.property {
+            _ if c.when != When::Always => Self::Nothing,
+            Property::Uniqueness | Property::FreshEpoch => Self::Nothing,
+            Property::OneLeader => Self::Leading,
+            _ => Self::Statuses,
+        };
+        checks.iter().map(reads).max().unwrap_or(Self::Nothing)
     }
 }
 
