@@ -190,12 +190,8 @@ pub(super) struct LeaseTiming {
 
 impl LeaseTiming {
     pub(super) fn new(lease: &Lease, heartbeat: u64, t: Duration) -> Self {
-        const MILLION: u128 = 1_000_000;
         let l = u128::from(t.ticks()) * u128::from(lease.length);
-        let rate = MILLION + u128::from(lease.drift_ppm);
-        let clamp = |x: u128| Duration::from_ticks(u64::try_from(x).unwrap_or(u64::MAX));
-        let hold = clamp(l * MILLION / rate);
-        let promise = clamp((l * rate).div_ceil(MILLION)) + Duration::TICK;
+        let (hold, promise) = (over_rate(l, lease.drift_ppm), times_rate(l, lease.drift_ppm) + Duration::TICK);
         let renew = t * heartbeat.max(1);
         let drifting = lease.drifting.then_some(lease.drift_ppm);
         let lapsed_grace = t * 2;
@@ -222,13 +218,26 @@ impl LeaseTiming {
     /// drifting clocks, any real duration a clock whose rate is within `1+ρ` of real time may make of it,
     /// `d/(1+ρ)` to `d(1+ρ)`, rounded outwards to whole ticks.
     pub(super) fn span(&self, d: Duration) -> Span {
-        const MILLION: u128 = 1_000_000;
         let Some(ppm) = self.drifting else { return Span::exactly(d) };
-        let rate = MILLION + u128::from(ppm);
         let ticks = u128::from(d.ticks());
-        let clamp = |x: u128| Duration::from_ticks(u64::try_from(x).unwrap_or(u64::MAX));
-        Span::between(clamp(ticks * MILLION / rate), clamp((ticks * rate).div_ceil(MILLION)))
+        Span::between(over_rate(ticks, ppm), times_rate(ticks, ppm))
     }
+}
+
+const MILLION: u128 = 1_000_000;
+
+/// `ticks/(1+ρ)` for a drift bound of `ppm` parts per million, rounded down.
+fn over_rate(ticks: u128, ppm: u32) -> Duration {
+    saturated(ticks * MILLION / (MILLION + u128::from(ppm)))
+}
+
+/// `ticks·(1+ρ)` for a drift bound of `ppm` parts per million, rounded up.
+fn times_rate(ticks: u128, ppm: u32) -> Duration {
+    saturated((ticks * (MILLION + u128::from(ppm))).div_ceil(MILLION))
+}
+
+fn saturated(ticks: u128) -> Duration {
+    Duration::from_ticks(u64::try_from(ticks).unwrap_or(u64::MAX))
 }
 
 /// Whom a member has promised to back, and nobody else, until its promise runs out.
