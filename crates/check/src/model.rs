@@ -279,6 +279,9 @@ pub(crate) struct Model<A: Algorithm> {
     /// What the "always" properties read of the statuses (P-Unique and fresh-epoch read the declarations): what a
     /// timed run's reduction keeps visible before the run settles ([`Self::visible_to_reduction`]).
     always_reads: Reads,
+    /// Whether a timed run's reduction may take one delivery for all its orders ([`crate::reduce`]; off only in
+    /// tests, to compare).
+    pub(crate) one_delivery: bool,
     /// Whether a crashed process may come back (so its durable state and the messages it misses matter).
     may_recover: bool,
     /// Whether a reduced search may designate the processes that may crash up front ([`Self::designations`]),
@@ -361,6 +364,7 @@ impl<A: Algorithm> Model<A> {
             unique,
             fresh,
             always_reads,
+            one_delivery: true,
             may_recover,
             may_designate,
             designating: std::sync::OnceLock::new(),

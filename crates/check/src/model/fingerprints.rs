@@ -77,6 +77,12 @@ fn link_terms(slot: u32, msgs: &[(u32, InFlight)]) -> u64 {
 }
 
 impl<P: Process> State<P> {
+    /// Whether `other` is this state as the search tells states apart: the same fingerprint, and the same
+    /// vectors (process states, messages in their order, timers, durable states, declarations).
+    pub(crate) fn same_as(&self, other: &Self) -> bool {
+        self.fingerprint() == other.fingerprint() && self.vectors() == other.vectors()
+    }
+
     /// The 64-bit fingerprint states are told apart by: the parts, and the rest of the state hashed whole. The
     /// clock is left out, and so is [`Rest::steady`].
     pub(crate) fn fingerprint(&self) -> u64 {
