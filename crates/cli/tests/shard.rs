@@ -250,7 +250,7 @@ fn run_swarm(d: &Path, args: &[&str], count: u32, out: &str) {
 fn a_swarm_s_merge_says_how_much_of_the_space_its_searches_covered() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let bully = ["check", "-a", "bully", "-n", "4", "--monitor", "--timed", "--crashes", "1", "--max-states", "6000"];
+    let bully = ["check", "-a", "bully", "-n", "4", "--monitor", "--timed", "--crashes", "1", "--max-states", "4000"];
     run_swarm(d, &bully, 4, "b.json");
     let files: Vec<String> = (0..4).map(|i| format!("b.swarm-{i}-of-4.json")).collect();
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
@@ -270,7 +270,7 @@ fn a_swarm_s_merge_says_how_much_of_the_space_its_searches_covered() {
     }
     let distinct = union.len() as u64;
     let (once, twice) = (union.values().filter(|&&k| k == 1).count(), union.values().filter(|&&k| k == 2).count());
-    assert!(distinct > 6000 && distinct < counted, "the searches overlap, and each found new states");
+    assert!(distinct > 4000 && distinct < counted, "the searches overlap, and each found new states");
     assert!(out.contains(&format!("covered     {distinct} distinct states ({counted} counted over all")), "{out}");
     assert!(out.contains(&format!("{once} seen by one search, {twice} by two")), "{out}");
     let c = &json(&d.join("merged.json"))["coverage"];
@@ -280,7 +280,9 @@ fn a_swarm_s_merge_says_how_much_of_the_space_its_searches_covered() {
     );
     let (space, percent) = (c["space"].as_u64().unwrap(), c["percent"].as_f64().unwrap());
     assert!(space > distinct, "states seen by one search only: some unseen");
-    assert!(percent > 0.0 && percent < 100.0 && (percent - 100.0 * distinct as f64 / space as f64).abs() < 0.01, "{c}");
+    // The percentage is taken of the estimate itself, which `space` rounds to the nearest state.
+    let estimate = 100.0 * distinct as f64 / percent;
+    assert!(percent > 0.0 && percent < 100.0 && (estimate - space as f64).abs() <= 0.5, "{c}");
     assert!(out.contains("space       at least about ") && out.contains("covered\n"), "{out}");
 
     // A search that completes knows the space: every state, 100% covered. Its sample holds every state, as the
