@@ -115,7 +115,7 @@ pub struct ChangRobertsProcess {
 }
 
 impl ChangRobertsProcess {
-    #[inline]
+    #[inline(always)]
     fn on_token(&mut self, cx: &mut Cx<'_, Self>, id: Rank) {
         if self.role == Role::Relay {
             cx.rule(RELAY);
@@ -144,8 +144,10 @@ impl Process for ChangRobertsProcess {
     type Timer = ();
     type Durable = ();
 
-    // Inlined into the simulator's loop: a ring algorithm's every step is a message.
-    #[inline]
+    // Inlined into the simulator's loop, always: a ring algorithm's every step is a message, and left to itself
+    // the compiler kept this handler a call, which cost Chang-Roberts's worst case a tenth of its time.
+    // Hirschberg-Sinclair's, larger, is left to the compiler: forced, it ran 3% slower on 2^20 processes.
+    #[inline(always)]
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, _from: Port, msg: Msg) {
         match msg {
             Msg::Token { id } => self.on_token(cx, id),
