@@ -110,6 +110,9 @@ const WARM_BATCH: u64 = 16;
 /// Processes' states smaller than this (in bytes) stay in the cache: reading ahead would only cost time.
 const READ_AHEAD_ABOVE: usize = 1 << 22;
 
+/// The size of a cache line on the machines the simulator runs on (x86-64 and most ARM cores).
+const CACHE_LINE: usize = 64;
+
 /// Asks for the cache line holding `p`, without waiting for it.
 #[inline(always)]
 fn prefetch<T: Clone>(p: &T) {
@@ -349,9 +352,15 @@ impl<A: Algorithm> Sim<A> {
         for event in self.queue.upcoming(WARM_BATCH as usize, WARM_BATCH as usize) {
             if let Ev::Deliver { to, .. } = event {
                 let to = *to as usize;
-                // A state may straddle two cache lines: the next state's start lies in the second.
-                for p in self.procs.get(to..to + 2).unwrap_or_default() {
-                    prefetch(p);
+                let Some(state) = self.procs.get(to) else { continue };
+                prefetch(state);
+                // A state may straddle two cache lines: then the next state's start lies in the second. (Asking
+                // for a line already asked for is not free: the requests queue for the same few fill buffers.)
+                let offset = std::ptr::from_ref(state).addr() % CACHE_LINE;
+                if offset + size_of::<A::Process>() > CACHE_LINE
+                    && let Some(next) = self.procs.get(to + 1)
+                {
+                    prefetch(next);
                 }
                 if let Some(up) = self.up.get(to) {
                     prefetch(up);
