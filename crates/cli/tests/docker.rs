@@ -1,0 +1,304 @@
+//! The container image and compose.yaml, run as a newcomer would: three members and the example application in
+//! containers. Killing the leader's container moves leadership and the application's command to another member;
+//! in the lease mode, cutting the leader's container off its network (`docker network disconnect`) never leaves
+//! two members saying they lead at one instant.
+//!
+//! Needs Docker with Compose and the image `elect:latest` (scripts/docker-image; scripts/test builds it from the
+//! binary it has just tested, after scripts/install-docker). Ignored by `cargo test`; scripts/test runs it, and it
+//! fails, naming what is missing, when Docker cannot be had.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The compose file's members publish fixed ports (9101..9103): one cluster at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Every wait gives up after this long.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+#[test]
+#[ignore = "needs Docker and the image elect:latest: scripts/test runs it"]
+fn killing_the_leaders_container_moves_leadership_and_the_application() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let cluster = Cluster::up("elect-test-kill", "");
+    for port in PORTS {
+        cluster.wait_for(port, |c| c["leader"] == 3, "member 3 (Bully's strongest) leads");
+    }
+    cluster.wait_for_log("app3", "serving as the leader");
+
+    let killed = Instant::now();
+    cluster.compose(&["kill", "member3"]);
+    for port in &PORTS[..2] {
+        cluster.wait_for(*port, |c| c["leader"] == 2 && c["latest"] == c["version"], "member 2 leads");
+    }
+    let failover = killed.elapsed();
+    cluster.wait_for_log("app2", "serving as the leader");
+    cluster.wait_for_log("app3", "the member does not answer");
+    println!("failover after killing the leader's container: {} ms (seen from the host)", failover.as_millis());
+
+    // Started again, the strongest takes leadership back, and the application follows it.
+    cluster.compose(&["start", "member3"]);
+    for port in PORTS {
+        cluster.wait_for(port, |c| c["leader"] == 3, "member 3 leads again");
+    }
+    cluster.wait_for_log("app2", "not leading");
+    cluster.wait_for_logs("app3", "started sh", 2);
+}
+
+#[test]
+#[ignore = "needs Docker and the image elect:latest: scripts/test runs it"]
+fn a_leader_cut_off_its_network_stops_leading_before_another_starts() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let cluster = Cluster::up("elect-test-lease", "--lease");
+    for port in PORTS {
+        cluster.wait_for(port, |c| c["leader"] == 3 && c["latest"] == c["version"], "member 3 leads");
+    }
+    let member3 = cluster.container("member3");
+    let network = format!("{}_default", cluster.project);
+    docker(&["network", "disconnect", &network, &member3]);
+    for port in &PORTS[..2] {
+        cluster.wait_for(*port, |c| c["leader"] == 2 && c["latest"] == c["version"], "member 2 leads the majority");
+    }
+    cluster.wait_for_log("member3", "stopped leading");
+    docker(&["network", "connect", "--alias", "member3", &network, &member3]);
+    for port in PORTS {
+        cluster.wait_for(port, |c| c["leader"] == 3 && c["latest"] == c["version"], "member 3 leads again");
+    }
+
+    let mut spans = Vec::new();
+    for (id, service) in [(1, "member1"), (2, "member2"), (3, "member3")] {
+        spans.extend(leading_spans(id, &cluster.compose(&["logs", "--no-color", service])));
+    }
+    let ids: Vec<u32> = spans.iter().map(|s| s.member).collect();
+    assert!(
+        ids.contains(&2) && ids.iter().filter(|&&m| m == 3).count() >= 2,
+        "expected member 3 to lead, then member 2, then member 3 again; the spans: {spans:#?}"
+    );
+    if let Some((a, b)) = first_overlap(&spans) {
+        panic!("two members said they led at one instant in the lease mode: {a:?} and {b:?}; all: {spans:#?}");
+    }
+    let second = spans.iter().find(|s| s.member == 2).unwrap();
+    let first = spans.iter().filter(|s| s.member == 3 && s.to_us <= second.from_us).map(|s| s.to_us).max().unwrap();
+    println!(
+        "lease mode, leader cut off: member 3 stopped leading {:.1} ms before member 2 started",
+        (second.from_us - first) as f64 / 1000.0
+    );
+}
+
+/// A compose project of the repository's compose.yaml, taken down (with its volumes) when dropped.
+struct Cluster {
+    project: String,
+}
+
+impl Cluster {
+    fn up(project: &str, flags: &str) -> Self {
+        let cluster = Self { project: project.to_owned() };
+        // What an earlier, interrupted run left.
+        let _ = cluster.try_compose(&["down", "-v", "--remove-orphans"], "");
+        cluster.compose_with(&["up", "-d"], flags);
+        cluster
+    }
+
+    fn compose(&self, args: &[&str]) -> String {
+        self.compose_with(args, "")
+    }
+
+    fn compose_with(&self, args: &[&str], flags: &str) -> String {
+        let out = self.try_compose(args, flags);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "compose {} failed ({}): {}{}",
+            args.join(" "),
+            out.status,
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    }
+
+    fn try_compose(&self, args: &[&str], flags: &str) -> Output {
+        let (program, first) = compose_command();
+        Command::new(program)
+            .args(first)
+            .args(["-p", &self.project, "-f"])
+            .arg(root().join("compose.yaml"))
+            .args(args)
+            .env("ELECT_FLAGS", flags)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {program}: {e}; the Docker tests need Docker with Compose"))
+    }
+
+    /// The id of a service's container.
+    fn container(&self, service: &str) -> String {
+        let id = self.compose(&["ps", "-q", service]).trim().to_owned();
+        assert!(!id.is_empty(), "no container for {service}");
+        id
+    }
+
+    /// Waits until the member behind `port` shows a change for which `ok` holds.
+    fn wait_for(&self, port: u16, ok: impl Fn(&serde_json::Value) -> bool, what: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        let mut last = String::from("no answer yet");
+        while Instant::now() < deadline {
+            match get(port, "/leader") {
+                Ok(body) => match serde_json::from_str::<serde_json::Value>(&body) {
+                    Ok(change) if ok(&change) => return,
+                    _ => last = body,
+                },
+                Err(e) => last = e.to_string(),
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("port {port}: not within {PATIENCE:?}: {what}; last answer: {last}\n{}", self.everything_logged());
+    }
+
+    /// Waits until a service has logged a line containing `text`.
+    fn wait_for_log(&self, service: &str, text: &str) {
+        self.wait_for_logs(service, text, 1);
+    }
+
+    /// Waits until a service has logged `times` lines containing `text`.
+    fn wait_for_logs(&self, service: &str, text: &str, times: usize) {
+        let deadline = Instant::now() + PATIENCE;
+        while Instant::now() < deadline {
+            if self.compose(&["logs", "--no-color", service]).lines().filter(|l| l.contains(text)).count() >= times {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        panic!("{service} did not log {text:?} {times} times within {PATIENCE:?}\n{}", self.everything_logged());
+    }
+
+    fn everything_logged(&self) -> String {
+        let out = self.try_compose(&["logs", "--no-color"], "");
+        format!("the cluster's logs:\n{}", String::from_utf8_lossy(&out.stdout))
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = self.try_compose(&["down", "-v", "--remove-orphans", "-t", "2"], "");
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn docker(args: &[&str]) -> String {
+    let out = Command::new("docker")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run docker: {e}; the Docker tests need Docker (scripts/install-docker)"));
+    assert!(out.status.success(), "docker {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The members' published HTTP ports, member 1's first.
+const PORTS: [u16; 3] = [9101, 9102, 9103];
+
+/// `docker compose` (Compose v2), or `docker-compose` (v1) where only that is installed.
+fn compose_command() -> (&'static str, &'static [&'static str]) {
+    let v2 = Command::new("docker").args(["compose", "version"]).output().is_ok_and(|o| o.status.success());
+    if v2 { ("docker", &["compose"]) } else { ("docker-compose", &[]) }
+}
+
+/// `GET path` on 127.0.0.1:port: the body of a 200 answer.
+fn get(port: u16, path: &str) -> std::io::Result<String> {
+    use std::io::{Read, Write};
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
+    stream.set_read_timeout(Some(Duration::from_secs(3)))?;
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response)?;
+    match response.split_once("\r\n\r\n") {
+        Some((head, body)) if head.starts_with("HTTP/1.1 200") => Ok(body.to_owned()),
+        _ => Err(std::io::Error::other(format!("unexpected answer: {response:?}"))),
+    }
+}
+
+/// A time a member led, from its log: microseconds since 1970 (every container reads the host's clock).
+#[derive(Debug)]
+struct Span {
+    member: u32,
+    from_us: i64,
+    /// `i64::MAX` while it still leads.
+    to_us: i64,
+}
+
+/// The spans in which a member led, from the "started leading" and "stopped leading" lines of its log.
+fn leading_spans(member: u32, log: &str) -> Vec<Span> {
+    let mut spans = Vec::new();
+    let mut from = None;
+    for line in log.lines() {
+        let started = line.contains("started leading");
+        if !started && !line.contains("stopped leading") {
+            continue;
+        }
+        let at = line
+            .split_whitespace()
+            .find_map(timestamp_us)
+            .unwrap_or_else(|| panic!("member {member}: no timestamp in {line:?}"));
+        match (started, from) {
+            (true, None) => from = Some(at),
+            (false, Some(f)) => {
+                spans.push(Span { member, from_us: f, to_us: at });
+                from = None;
+            }
+            _ => panic!("member {member}: {line:?} out of turn; its log:\n{log}"),
+        }
+    }
+    if let Some(f) = from {
+        spans.push(Span { member, from_us: f, to_us: i64::MAX });
+    }
+    spans
+}
+
+/// Two spans of different members that share an instant.
+fn first_overlap(spans: &[Span]) -> Option<(&Span, &Span)> {
+    spans.iter().enumerate().find_map(|(i, a)| {
+        spans[i + 1..]
+            .iter()
+            .find(|b| a.member != b.member && a.from_us < b.to_us && b.from_us < a.to_us)
+            .map(|b| (a, b))
+    })
+}
+
+/// `2026-12-04T10:23:45.123456Z` (tracing's timestamps, in UTC) as microseconds since 1970.
+fn timestamp_us(word: &str) -> Option<i64> {
+    let (date, time) = word.strip_suffix('Z')?.split_once('T')?;
+    let mut ymd = date.split('-').map(|p| p.parse::<i64>());
+    let (y, m, d) = (ymd.next()?.ok()?, ymd.next()?.ok()?, ymd.next()?.ok()?);
+    let (hms, fraction) = time.split_once('.').unwrap_or((time, "0"));
+    let mut parts = hms.split(':').map(|p| p.parse::<i64>());
+    let (h, min, sec) = (parts.next()?.ok()?, parts.next()?.ok()?, parts.next()?.ok()?);
+    let micros: i64 = format!("{fraction:0<6}").get(..6)?.parse().ok()?;
+    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    Some(((days * 24 + h) * 60 + min) * 60_000_000 + sec * 1_000_000 + micros)
+}
+
+#[test]
+fn timestamps_and_spans_are_read_from_the_members_logs() {
+    assert_eq!(timestamp_us("1970-01-01T00:00:01.5Z"), Some(1_500_000));
+    assert_eq!(timestamp_us("2000-03-01T00:00:00.000001Z"), Some(951_868_800_000_001));
+    assert_eq!(timestamp_us("INFO"), None);
+    let log = "member3_1  | 2026-12-04T10:00:00.100000Z  INFO elect_net::runner: started leading epoch=1.3\n\
+               member3_1  | 2026-12-04T10:00:05.000000Z  INFO elect_net::runner: stopped leading epoch=1.3\n";
+    let three = leading_spans(3, log);
+    assert_eq!(three.len(), 1);
+    assert_eq!(three[0].to_us - three[0].from_us, 4_900_000);
+    let two = leading_spans(2, "2026-12-04T10:00:04.999999Z  INFO x: started leading epoch=2.2\n");
+    assert_eq!(two[0].to_us, i64::MAX);
+    let all: Vec<Span> = three.into_iter().chain(two).collect();
+    assert!(first_overlap(&all).is_some(), "member 2 started 1 us before member 3 stopped");
+    assert!(first_overlap(&all[..1]).is_none());
+}
