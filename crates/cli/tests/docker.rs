@@ -67,6 +67,9 @@ fn a_leader_cut_off_its_network_stops_leading_before_another_starts() {
         cluster.wait_for(port, |c| c["leader"] == 3 && c["latest"] == c["version"], "member 3 leads again");
     }
 
+    // The log lines behind what the endpoints showed.
+    cluster.wait_for_logs("member3", "started leading", 2);
+    cluster.wait_for_log("member2", "stopped leading");
     let mut spans = Vec::new();
     for (id, service) in [(1, "member1"), (2, "member2"), (3, "member3")] {
         spans.extend(leading_spans(id, &cluster.compose(&["logs", "--no-color", service])));
