@@ -12,6 +12,11 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use elect_net::history::{Entry, overlap};
+
+#[path = "common/server.rs"]
+mod server;
+
 /// The compose file's members publish fixed ports (9101..9103): one cluster at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -70,23 +75,27 @@ fn a_leader_cut_off_its_network_stops_leading_before_another_starts() {
     // The log lines behind what the endpoints showed.
     cluster.wait_for_logs("member3", "started leading", 2);
     cluster.wait_for_log("member2", "stopped leading");
-    let mut spans = Vec::new();
-    for (id, service) in [(1, "member1"), (2, "member2"), (3, "member3")] {
-        spans.extend(leading_spans(id, &cluster.compose(&["logs", "--no-color", service])));
+    let mut logs = String::new();
+    for service in ["member1", "member2", "member3"] {
+        logs += &cluster.compose(&["logs", "--no-color", service]);
     }
-    let ids: Vec<u32> = spans.iter().map(|s| s.member).collect();
+    let entries = leadership(&logs);
+    let leads = |m: u32| entries.iter().filter(|e| e.member == m && e.leads()).count();
     assert!(
-        ids.contains(&2) && ids.iter().filter(|&&m| m == 3).count() >= 2,
-        "expected member 3 to lead, then member 2, then member 3 again; the spans: {spans:#?}"
+        leads(2) >= 1 && leads(3) >= 2,
+        "expected member 3 to lead, then member 2, then member 3 again; the history: {entries:#?}"
     );
-    if let Some((a, b)) = first_overlap(&spans) {
-        panic!("two members said they led at one instant in the lease mode: {a:?} and {b:?}; all: {spans:#?}");
-    }
-    let second = spans.iter().find(|s| s.member == 2).unwrap();
-    let first = spans.iter().filter(|s| s.member == 3 && s.to_us <= second.from_us).map(|s| s.to_us).max().unwrap();
+    let end_ms = entries.last().map_or(0.0, |e| e.at_ms);
+    let both = overlap(&entries, &[], end_ms);
+    assert!(
+        both.stretches == 0,
+        "two members said they led at one instant in the lease mode ({both:?}); the history: {entries:#?}"
+    );
+    let second = entries.iter().find(|e| e.member == 2 && e.leads()).unwrap();
+    let first = entries.iter().rfind(|e| e.member == 3 && !e.leads() && e.at_ms <= second.at_ms).unwrap();
     println!(
         "lease mode, leader cut off: member 3 stopped leading {:.1} ms before member 2 started",
-        (second.from_us - first) as f64 / 1000.0
+        second.at_ms - first.at_ms
     );
 }
 
@@ -211,64 +220,38 @@ fn compose_command() -> (&'static str, &'static [&'static str]) {
 
 /// `GET path` on 127.0.0.1:port: the body of a 200 answer.
 fn get(port: u16, path: &str) -> std::io::Result<String> {
-    use std::io::{Read, Write};
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-    stream.set_read_timeout(Some(Duration::from_secs(3)))?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response)?;
-    match response.split_once("\r\n\r\n") {
-        Some((head, body)) if head.starts_with("HTTP/1.1 200") => Ok(body.to_owned()),
-        _ => Err(std::io::Error::other(format!("unexpected answer: {response:?}"))),
+    let reply = server::try_request(&format!("127.0.0.1:{port}"), "GET", path, None)?;
+    match reply.status {
+        200 => Ok(reply.body),
+        status => Err(std::io::Error::other(format!("{status}: {}", reply.body))),
     }
 }
 
-/// A time a member led, from its log: microseconds since 1970 (every container reads the host's clock).
-#[derive(Debug)]
-struct Span {
-    member: u32,
-    from_us: i64,
-    /// `i64::MAX` while it still leads.
-    to_us: i64,
-}
-
-/// The spans in which a member led, from the "started leading" and "stopped leading" lines of its log.
-fn leading_spans(member: u32, log: &str) -> Vec<Span> {
-    let mut spans = Vec::new();
-    let mut from = None;
-    for line in log.lines() {
-        let started = line.contains("started leading");
-        if !started && !line.contains("stopped leading") {
-            continue;
-        }
-        let at = line
-            .split_whitespace()
-            .find_map(timestamp_us)
-            .unwrap_or_else(|| panic!("member {member}: no timestamp in {line:?}"));
-        match (started, from) {
-            (true, None) => from = Some(at),
-            (false, Some(f)) => {
-                spans.push(Span { member, from_us: f, to_us: at });
-                from = None;
+/// The members' "started leading" and "stopped leading" lines, merged in time order, as a history for the judge
+/// of `elect cluster` ([`elect_net::history`]). Every container reads the host's clock, so the members' timestamps
+/// compare; the history begins at the first line.
+fn leadership(logs: &str) -> Vec<Entry> {
+    let mut lines: Vec<(i64, Entry)> = logs
+        .lines()
+        .filter_map(|line| {
+            let started = line.contains("started leading");
+            if !started && !line.contains("stopped leading") {
+                return None;
             }
-            _ => panic!("member {member}: {line:?} out of turn; its log:\n{log}"),
-        }
-    }
-    if let Some(f) = from {
-        spans.push(Span { member, from_us: f, to_us: i64::MAX });
-    }
-    spans
-}
-
-/// Two spans of different members that share an instant.
-fn first_overlap(spans: &[Span]) -> Option<(&Span, &Span)> {
-    spans.iter().enumerate().find_map(|(i, a)| {
-        spans[i + 1..]
-            .iter()
-            .find(|b| a.member != b.member && a.from_us < b.to_us && b.from_us < a.to_us)
-            .map(|b| (a, b))
-    })
+            let field = |name: &str| line.split_whitespace().find_map(|w| w.strip_prefix(name));
+            let at = line.split_whitespace().find_map(timestamp_us);
+            // The member's span: `member{id=3}:`.
+            let member = line.split_once("{id=").and_then(|(_, rest)| rest.split('}').next()?.parse().ok());
+            let (round, granter) = field("epoch=").and_then(|v| v.split_once('.')).unwrap_or(("0", "0"));
+            let epoch = round.parse::<u64>().unwrap_or(0) << 32 | granter.parse::<u64>().unwrap_or(0);
+            let (Some(at), Some(member)) = (at, member) else { panic!("no timestamp or member id in {line:?}") };
+            let leader = started.then_some(member);
+            Some((at, Entry { at_ms: 0.0, member, leader, epoch }))
+        })
+        .collect();
+    lines.sort_by_key(|&(at, _)| at);
+    let start = lines.first().map_or(0, |&(at, _)| at);
+    lines.into_iter().map(|(at, e)| Entry { at_ms: (at - start) as f64 / 1000.0, ..e }).collect()
 }
 
 /// `2026-12-04T10:23:45.123456Z` (tracing's timestamps, in UTC) as microseconds since 1970.
@@ -294,14 +277,15 @@ fn timestamps_and_spans_are_read_from_the_members_logs() {
     assert_eq!(timestamp_us("1970-01-01T00:00:01.5Z"), Some(1_500_000));
     assert_eq!(timestamp_us("2000-03-01T00:00:00.000001Z"), Some(951_868_800_000_001));
     assert_eq!(timestamp_us("INFO"), None);
-    let log = "member3_1  | 2026-12-04T10:00:00.100000Z  INFO elect_net::runner: started leading epoch=1.3\n\
-               member3_1  | 2026-12-04T10:00:05.000000Z  INFO elect_net::runner: stopped leading epoch=1.3\n";
-    let three = leading_spans(3, log);
-    assert_eq!(three.len(), 1);
-    assert_eq!(three[0].to_us - three[0].from_us, 4_900_000);
-    let two = leading_spans(2, "2026-12-04T10:00:04.999999Z  INFO x: started leading epoch=2.2\n");
-    assert_eq!(two[0].to_us, i64::MAX);
-    let all: Vec<Span> = three.into_iter().chain(two).collect();
-    assert!(first_overlap(&all).is_some(), "member 2 started 1 us before member 3 stopped");
-    assert!(first_overlap(&all[..1]).is_none());
+    let log = "member3_1  | 2026-12-04T10:00:00.100000Z  INFO member{id=3}: elect_net::runner: started leading epoch=1.3\n\
+               member2_1  | 2026-12-04T10:00:04.999999Z  INFO member{id=2}: elect_net::runner: started leading epoch=2.2\n\
+               member3_1  | 2026-12-04T10:00:05.000000Z  INFO member{id=3}: elect_net::runner: stopped leading epoch=1.3\n";
+    let entries = leadership(log);
+    let members: Vec<u32> = entries.iter().map(|e| e.member).collect();
+    assert_eq!(members, [3, 2, 3], "in time order");
+    assert_eq!(entries[2].at_ms, 4_900.0);
+    assert_eq!(entries[1].epoch, 2 << 32 | 2);
+    assert!(entries[1].leads() && !entries[2].leads());
+    assert_eq!(overlap(&entries, &[], 6_000.0).stretches, 1, "member 2 started 1 us before member 3 stopped");
+    assert_eq!(overlap(&entries[..1], &[], 6_000.0).stretches, 0);
 }

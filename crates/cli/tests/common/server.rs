@@ -79,25 +79,30 @@ impl Server {
 
 /// One request to `addr` on a connection of its own.
 pub(crate) fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> Reply {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    try_request(addr, method, path, body).unwrap_or_else(|e| panic!("{method} {addr}{path}: {e}"))
+}
+
+/// As [`request`], for a server that may not be answering yet (or any more): an error instead of a panic.
+pub(crate) fn try_request(addr: &str, method: &str, path: &str, body: Option<&str>) -> std::io::Result<Reply> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
     let body = body.unwrap_or("");
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\n\r\n{body}",
         body.len()
-    )
-    .unwrap();
+    )?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8(raw).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no head: {text:?}"));
+    stream.read_to_end(&mut raw)?;
+    let text = String::from_utf8(raw).map_err(std::io::Error::other)?;
+    let bad = || std::io::Error::other(format!("not an HTTP response: {text:?}"));
+    let (head, body) = text.split_once("\r\n\r\n").ok_or_else(bad)?;
     let mut lines = head.lines();
-    let status = lines.next().and_then(|l| l.split_whitespace().nth(1)).and_then(|s| s.parse().ok()).unwrap();
+    let status = lines.next().and_then(|l| l.split_whitespace().nth(1)).and_then(|s| s.parse().ok()).ok_or_else(bad)?;
     let headers =
         lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())).collect();
-    Reply { status, headers, body: body.to_owned() }
+    Ok(Reply { status, headers, body: body.to_owned() })
 }
 
 impl Drop for Server {
