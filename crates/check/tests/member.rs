@@ -7,7 +7,7 @@ use std::sync::Arc;
 use elect_algos::rounds::{RoundAlgorithm, RoundCx, Rounds, Synchronous};
 use elect_algos::synchronizers::{Spec, Synchronized};
 use elect_algos::{Algorithm, Bound, Facts, Info, ParamError, Params};
-use elect_check::{CheckConfig, Network, Outcome, Step, check, check_algorithm, replay};
+use elect_check::{CheckConfig, Fault, Network, Outcome, Step, check, check_algorithm, replay};
 use elect_core::{Check, Duration, NodeId, Port, Setup, Status};
 use elect_scenario::{ScenarioFile, SimConfig, TopologyKind};
 
@@ -508,6 +508,31 @@ fn a_member_that_forgets_its_grant_on_restart_grants_the_epoch_again_and_is_foun
     assert!(c.detail.contains("before it restarted, and again after"), "{}", c.detail);
     let restarts = c.path.iter().filter(|s| matches!(s, Step::Recover { .. })).count();
     assert_eq!(restarts, 2, "a restart to learn another's epoch, one to forget its own: {:?}", c.path);
+    let r = replay(&config, &c.actions).unwrap();
+    assert!(r.steps.last().unwrap().violations.iter().any(|v| v.property.name() == "fresh-epoch"));
+}
+
+/// The same flaw at five members (`member-restart.toml`: the leader 5 crashes at 4, restarts at 5, grants itself
+/// 2.5 once it has learned 1.5, crashes at 8 and restarts at 9). Every order of the messages around those faults
+/// holds fresh-epoch without the flaw; with it, the shortest path shows 5 granting 2.5 on both sides of its second
+/// restart, and replays in the simulator's terms.
+#[test]
+fn at_five_members_a_leader_that_restarts_twice_grants_fresh_epochs_and_the_forgetful_one_is_found() {
+    let mut config = CheckConfig::new(scenario("member-restart"));
+    config.timed = true;
+    let o = check(&config).unwrap();
+    assert!(o.ok() && o.complete, "{:?} {:?}", o.stopped, o.counterexample);
+    assert!(verdicts(&o).contains(&("fresh-epoch", "held")), "{:?}", verdicts(&o));
+
+    config.sim.params.insert("monitor-bug", "forget-epoch").unwrap();
+    let o = check(&config).unwrap();
+    let c = o.counterexample.unwrap_or_else(|| panic!("the same epoch granted twice, in {} states", o.states));
+    assert_eq!(c.property, "fresh-epoch", "{}", c.detail);
+    assert!(c.detail.contains("node 5 declared itself leader in epoch 2.5 before it restarted"), "{}", c.detail);
+    // The scenario's restarts come with the instants they are due at.
+    let restarts = c.path.iter().filter_map(|s| if let Step::Wait { faults, .. } = s { Some(faults) } else { None });
+    let restarts = restarts.flatten().filter(|f| matches!(f, Fault::Recover { node: NodeId(5) })).count();
+    assert_eq!(restarts, 2, "{:?}", c.path);
     let r = replay(&config, &c.actions).unwrap();
     assert!(r.steps.last().unwrap().violations.iter().any(|v| v.property.name() == "fresh-epoch"));
 }

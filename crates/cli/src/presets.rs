@@ -27,6 +27,7 @@ pub(crate) const SCENARIOS: &[(&str, &str)] = &[
     ("member-deaf-to-leader", include_str!("../../../scenarios/member-deaf-to-leader.toml")),
     ("member-one-way", include_str!("../../../scenarios/member-one-way.toml")),
     ("member-partition", include_str!("../../../scenarios/member-partition.toml")),
+    ("member-restart", include_str!("../../../scenarios/member-restart.toml")),
     ("member-straggler", include_str!("../../../scenarios/member-straggler.toml")),
     ("monitor-reelection", include_str!("../../../scenarios/monitor-reelection.toml")),
     ("non-transitive", include_str!("../../../scenarios/non-transitive.toml")),
