@@ -21,8 +21,8 @@ use elect_scenario::{Ids, InitiatorSpec, NodeAt, SimConfig};
 use elect_sim::{SimError, Sweep};
 use serde::Serialize;
 
+use crate::outcome::{BadInput, Outcome};
 use crate::table::Table;
-use crate::{BadInput, Outcome};
 
 /// What a benchmark scenario runs.
 enum Work {

@@ -9,7 +9,7 @@ use std::io::{self, Read, Write};
 use clap::{Args, Subcommand};
 use serde_json::Value;
 
-use crate::{BadInput, Outcome};
+use crate::outcome::{BadInput, Outcome};
 
 /// A Markdown page as readers see it: inside ```` ```console ```` blocks (and ```` ```console,… ````, and trycmd's
 /// ```` ```trycmd ````), `[..]` becomes `…`, a line `...` becomes `…`, and an exit-status line `? N` is dropped and

@@ -12,8 +12,8 @@ use elect_core::{NodeId, Status};
 use elect_scenario::{Record, Scenario, ScenarioFile, SimConfig, TICKS_PER_UNIT, Time};
 
 use crate::limits::{self, Limits};
+use crate::outcome::{BadInput, Outcome};
 use crate::scenario_flags::ScenarioArgs;
-use crate::{BadInput, Outcome};
 
 /// The flags a scenario file describes instead, which `elect check --scenario` refuses: the others (--algorithm,
 /// --nodes, --param, --lease, --monitor, --bare-monitor, --heartbeat, --seed) change or add to the file's.

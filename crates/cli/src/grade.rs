@@ -12,7 +12,7 @@ use clap::{Args, ValueEnum};
 use elect_scenario::{Ids, SimConfig, TopologyKind};
 use serde::Deserialize;
 
-use crate::{BadInput, Outcome};
+use crate::outcome::{BadInput, Outcome};
 pub(crate) use bound::Formula;
 pub(crate) use report::Case;
 

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 use elect_viz::Labels;
 
-use crate::BadInput;
 use crate::limits;
+use crate::outcome::BadInput;
 
 /// The label flags, shared by `elect sim` and `elect check`.
 #[derive(Args, Clone, Debug, Default)]

@@ -16,6 +16,7 @@ mod labels;
 mod limits;
 mod list;
 mod node;
+mod outcome;
 mod presets;
 mod program;
 mod progress;
@@ -33,6 +34,8 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{ArgAction, Command, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use outcome::{Outcome, short_line};
 
 pub use elect_algos as algos;
 pub use elect_core as core;
@@ -82,29 +85,6 @@ enum Cmd {
     BookPreprocessor(book::PreprocessorArgs),
 }
 
-/// Bad input: printed as one line, exit status 2.
-#[derive(Debug)]
-pub(crate) struct BadInput(pub(crate) String);
-
-impl std::fmt::Display for BadInput {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadInput {}
-
-/// How a command ended, when it did not fail.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
-    /// Every checked property held.
-    Held,
-    /// Some property was violated.
-    Violated,
-    /// Stopped by Ctrl-C or SIGTERM before the end (exit status 130).
-    Interrupted,
-}
-
 /// A command-line error as clap words it, made short: its first line, with the arguments it lists (the required
 /// ones that are missing) and the usage line when it has them; `--help` has the rest.
 fn usage_error(text: &str) -> String {
@@ -133,13 +113,6 @@ pub(crate) fn hyphen_values(command: Command) -> Command {
             if valued && !path && !arg.is_positional() { arg.allow_hyphen_values(true) } else { arg }
         })
         .mut_subcommands(hyphen_values)
-}
-
-/// A line of an error message as it is printed: every word longer than [`elect_scenario::shorten`] keeps cut, and the
-/// whole line at most a few hundred characters, so that no input is repeated back at length.
-pub(crate) fn short_line(line: &str) -> String {
-    let words: Vec<String> = line.split(' ').map(|w| elect_scenario::shorten(w).into_owned()).collect();
-    elect_scenario::shorten_to(&words.join(" "), 400).into_owned()
 }
 
 /// The command line, with the algorithms `installed` (each a name and a program served in this process, such as an
@@ -219,27 +192,7 @@ pub fn main() -> ExitCode {
         eprintln!("error: {failure}\n(what is printed above, if anything, is the run up to that step)");
         return ExitCode::from(2);
     }
-    match result {
-        Ok(Outcome::Held) => ExitCode::SUCCESS,
-        Ok(Outcome::Violated) => ExitCode::from(1),
-        Ok(Outcome::Interrupted) => ExitCode::from(130),
-        Err(e)
-            if e.chain()
-                .any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)) =>
-        {
-            ExitCode::SUCCESS
-        }
-        Err(e) if e.downcast_ref::<shard::Refused>().is_some() => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-        Err(e) => {
-            let _ = io::stdout().flush();
-            let message = e.chain().map(ToString::to_string).collect::<Vec<_>>().join(": ");
-            eprintln!("error: {}", message.lines().map(short_line).collect::<Vec<_>>().join("\n"));
-            ExitCode::from(2)
-        }
-    }
+    outcome::exit_status(result)
 }
 
 /// `elect merge`: a swarm's result files (JSON), or a sweep's shard files.

@@ -10,7 +10,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::BadInput;
+use crate::outcome::BadInput;
 
 /// Limits on what one command may be asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use clap::Args;
 use elect_algos::{Timing, registry};
 
-use crate::Outcome;
+use crate::outcome::Outcome;
 use crate::table::Table;
 
 #[derive(Args)]

@@ -22,7 +22,7 @@ use clap::Args;
 use elect_core::{NodeId, epoch};
 use elect_net::{ClusterKey, HttpToken, Node, NodeConfig, Peer, StartError};
 
-use crate::{BadInput, Outcome};
+use crate::outcome::{BadInput, Outcome};
 
 #[derive(Args)]
 pub(crate) struct NodeArgs {

@@ -8,8 +8,8 @@ use std::path::Path;
 use elect_algos::registry;
 use elect_scenario::SimConfig;
 
-use crate::BadInput;
 use crate::limits::Limits;
+use crate::outcome::BadInput;
 
 /// Every scenario of `scenarios/`, by name (the file name without `.toml`), in name order.
 pub(crate) const SCENARIOS: &[(&str, &str)] = &[

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use elect_algos::program::Stepper;
 
-use crate::BadInput;
+use crate::outcome::BadInput;
 
 /// How long a program may take to answer one request, and how long a line it may write.
 #[derive(Clone, Copy, Debug)]

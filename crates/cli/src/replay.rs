@@ -9,7 +9,7 @@ use elect_check::{CounterexampleFile, Replay};
 
 use crate::check::{Recheck, viewer};
 use crate::limits::Limits;
-use crate::{BadInput, Outcome};
+use crate::outcome::{BadInput, Outcome};
 
 /// `elect sim --replay FILE`: re-runs a saved counterexample step by step, judging every state.
 pub(crate) fn replay(

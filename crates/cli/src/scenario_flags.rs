@@ -10,7 +10,7 @@ use elect_scenario::{
     Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, SimConfig, TopologyKind, Transfer, parse_time,
 };
 
-use crate::BadInput;
+use crate::outcome::BadInput;
 
 #[derive(Args, Clone, Debug)]
 pub(crate) struct ScenarioArgs {

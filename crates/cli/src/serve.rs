@@ -34,8 +34,8 @@ use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use tokio::net::TcpListener;
 
-use crate::Outcome;
 use crate::limits;
+use crate::outcome::Outcome;
 
 /// The page: its HTML, style and script in one file, embedded in the binary; it fetches nothing but this server's
 /// API.
@@ -190,7 +190,7 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let max_busy = args.max_requests.unwrap_or(cores);
     if max_busy == 0 || args.max_sessions == 0 {
-        return Err(crate::BadInput("--max-requests and --max-sessions must be at least 1".into()).into());
+        return Err(crate::outcome::BadInput("--max-requests and --max-sessions must be at least 1".into()).into());
     }
     let caps = Caps {
         allow_files: args.allow_files,
@@ -204,9 +204,11 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
     };
     for program in &args.programs {
         if !elect_algos::program::is_program(program) {
-            return Err(crate::BadInput(format!("--program {program}: a program is named exec:PROGRAM")).into());
+            return Err(
+                crate::outcome::BadInput(format!("--program {program}: a program is named exec:PROGRAM")).into()
+            );
         }
-        elect_algos::lookup(program).map_err(|e| crate::BadInput(format!("--program: {e}")))?;
+        elect_algos::lookup(program).map_err(|e| crate::outcome::BadInput(format!("--program: {e}")))?;
     }
     elect_algos::program::seal();
     api::quiet_aborts();
@@ -225,7 +227,7 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
     runtime.block_on(async {
         let listener = TcpListener::bind(args.listen)
             .await
-            .map_err(|e| crate::BadInput(format!("cannot listen on {}: {e}", args.listen)))?;
+            .map_err(|e| crate::outcome::BadInput(format!("cannot listen on {}: {e}", args.listen)))?;
         let addr = listener.local_addr()?;
         let reach = if addr.ip().is_loopback() {
             "this machine only; --listen 0.0.0.0:PORT serves the network"

@@ -16,7 +16,7 @@ use clap::Args;
 use elect_sim::Shard;
 
 use crate::limits::Limits;
-use crate::{BadInput, Outcome};
+use crate::outcome::{BadInput, Outcome, Refused};
 
 /// `--shard I/N`: shard I (from 0) of N.
 #[derive(Clone, Copy, Debug)]
@@ -169,18 +169,6 @@ impl Write for Atomic {
         self.file.flush()
     }
 }
-
-/// Shards that cannot be merged: exit status 1, with the file or shard named.
-#[derive(Debug)]
-pub(crate) struct Refused(pub(crate) String);
-
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
 
 /// `elect merge`: the shards of a sweep, or the searches of a swarm.
 #[derive(Args)]

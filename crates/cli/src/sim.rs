@@ -11,8 +11,9 @@ use elect_scenario::{Attrs, DEFAULT_MAX_EVENTS, Loss, Probability, ScenarioFile,
 use elect_sim::{Judgement, Report, SimError, SyncReport};
 
 use crate::limits::{self, Limits};
+use crate::outcome::{BadInput, Outcome};
+use crate::progress;
 use crate::scenario_flags::{DESCRIBED_BY_A_FILE, ScenarioArgs};
-use crate::{BadInput, Outcome, progress};
 
 #[derive(Args)]
 #[command(mut_arg("algorithm", |a| a.required_unless_present("replay")))]

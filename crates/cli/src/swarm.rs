@@ -21,8 +21,9 @@ use elect_sim::Shard;
 use serde::{Deserialize, Serialize};
 
 use crate::limits::{self, Limits};
-use crate::shard::{self, Atomic, Chosen, Refused, ShardArg};
-use crate::{BadInput, Outcome};
+use crate::outcome::Refused;
+use crate::outcome::{BadInput, Outcome};
+use crate::shard::{self, Atomic, Chosen, ShardArg};
 
 mod coverage;
 

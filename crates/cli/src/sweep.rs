@@ -12,8 +12,8 @@ use elect_viz::{Metric, Point, complexity_plot};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::limits::{self, Limits};
+use crate::outcome::{BadInput, Outcome};
 use crate::shard::{self, Atomic, Chosen, ShardArg};
-use crate::{BadInput, Outcome};
 
 #[derive(Args)]
 pub(crate) struct SweepArgs {

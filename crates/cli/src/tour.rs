@@ -7,8 +7,8 @@ use elect_algos::{Info, registry};
 use elect_scenario::SimConfig;
 use elect_sim::{Report, SimError};
 
+use crate::outcome::{BadInput, Outcome};
 use crate::table::Table;
-use crate::{BadInput, Outcome};
 
 #[derive(Args)]
 pub(crate) struct TourArgs {

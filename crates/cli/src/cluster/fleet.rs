@@ -14,7 +14,7 @@ use anyhow::Context;
 
 use super::netns::Net;
 use super::plan::{Plan, loopback};
-use crate::BadInput;
+use crate::outcome::BadInput;
 
 /// Where the members keep their state and logs: a temporary directory removed at the end, or a kept one.
 pub(super) enum Data {

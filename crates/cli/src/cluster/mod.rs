@@ -32,7 +32,7 @@ use anyhow::Context;
 
 pub(crate) use plan::ClusterArgs;
 
-use crate::Outcome;
+use crate::outcome::Outcome;
 use fleet::{Data, watch_for_interrupts};
 use measure::Bench;
 use report::Stopped;

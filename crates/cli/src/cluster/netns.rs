@@ -24,7 +24,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
 
-use crate::BadInput;
+use crate::outcome::BadInput;
 
 /// The UDP port every member listens on, in its own namespace.
 pub(super) const PORT: u16 = 7000;

@@ -11,7 +11,7 @@ use elect_core::NodeId;
 use elect_net::NodeConfig;
 use serde::Serialize;
 
-use crate::BadInput;
+use crate::outcome::BadInput;
 
 /// The most members a loopback cluster may have.
 const MAX_NODES: u32 = 64;

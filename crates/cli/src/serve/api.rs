@@ -172,7 +172,8 @@ fn nodes_first(pairs: &[(String, String)], cap: usize, flag: &str) -> Result<(),
 fn known_algorithms(pairs: &[(String, String)]) -> Result<(), Answer> {
     let names = pairs.iter().filter(|(k, _)| k == "algorithms" || k == "algorithm").flat_map(|(_, v)| v.split(','));
     for name in names.map(str::trim).filter(|n| !n.is_empty() && !elect_algos::program::is_program(n)) {
-        elect_algos::registry::lookup(name).map_err(|e| Answer::bad(crate::short_line(&format!("error: {e}"))))?;
+        elect_algos::registry::lookup(name)
+            .map_err(|e| Answer::bad(crate::outcome::short_line(&format!("error: {e}"))))?;
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::{BadInput, Outcome};
+use crate::outcome::{BadInput, Outcome};
 
 /// The simulations asked for, in turn.
 const QUERIES: [&str; 4] = [

@@ -7,7 +7,7 @@ use anyhow::Context;
 use elect_scenario::{Scenario, SimConfig};
 use elect_viz::{Labels, Layout, Limits, SharedCollector};
 
-use crate::BadInput;
+use crate::outcome::BadInput;
 
 /// The picture files asked for.
 pub(crate) struct Pictures {
