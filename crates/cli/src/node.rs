@@ -254,7 +254,7 @@ async fn serve(
                 writeln!(out, "{line}")?;
                 out.flush()?;
             }
-            _ = shutdown_signal() => {
+            _ = elect_net::shutdown_signal() => {
                 tracing::info!("shutting down");
                 node.shutdown().await?;
                 return Ok(Outcome::Held);
@@ -268,25 +268,4 @@ async fn serve(
     }
     node.wait().await?;
     Ok(Outcome::Held)
-}
-
-/// Ctrl-C, or SIGTERM on Unix.
-pub(crate) async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            },
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }

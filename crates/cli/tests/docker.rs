@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use elect_net::history::{Entry, overlap};
+use elect_lab::history::{Entry, overlap};
 
 #[path = "common/server.rs"]
 mod server;
@@ -228,7 +228,7 @@ fn get(port: u16, path: &str) -> std::io::Result<String> {
 }
 
 /// The members' "started leading" and "stopped leading" lines, merged in time order, as a history for the judge
-/// of `elect cluster` ([`elect_net::history`]). Every container reads the host's clock, so the members' timestamps
+/// of `elect cluster` ([`elect_lab::history`]). Every container reads the host's clock, so the members' timestamps
 /// compare; the history begins at the first line.
 fn leadership(logs: &str) -> Vec<Entry> {
     let mut lines: Vec<(i64, Entry)> = logs

@@ -34,9 +34,6 @@
 //!   counts a lease's hold from before the round it guards was sent, handles a lease that ran out before anything
 //!   else when it wakes from a pause, and tells the application how long the lease has left ([`LeaseClock`],
 //!   `lease_ms_left` over HTTP).
-//! - **History** ([`history`]): a cluster's leadership history judged, as a test harness would: never two leaders
-//!   under one epoch, no member's epoch going backwards, no stale write accepted by a fencing store; and how long
-//!   a side of the cluster agreed on a live leader.
 //! - **Scripted** ([`scripted`]): the same runner stepped by a script on an in-memory network, with the script's
 //!   clock; tests hold it to the simulator and the model checker with one history.
 //! - **Operations**: with [`NodeConfig::http`], a member serves `GET /status` and `GET /metrics` over HTTP
@@ -120,7 +117,6 @@ pub mod auth;
 mod config;
 mod error;
 pub mod fencing;
-pub mod history;
 mod http;
 pub mod mesh;
 mod node;
@@ -143,3 +139,24 @@ pub use fencing::{LeaderEvent, Leadership};
 pub use http::{Limits as HttpLimits, serve_bounded as serve_http};
 pub use node::{LeaseClock, Node};
 pub use stats::Stats;
+
+/// What a member waits for to shut down gracefully: Ctrl-C, or SIGTERM on Unix.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            },
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

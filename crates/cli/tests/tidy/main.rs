@@ -87,7 +87,7 @@ fn crate_dependencies(krate: &str) -> BTreeSet<String> {
 }
 
 /// The graph `ARCHITECTURE.md` draws: each workspace crate's directory and the elect crates it depends on.
-const GRAPH: [(&str, &[&str]); 10] = [
+const GRAPH: [(&str, &[&str]); 11] = [
     ("crates/core", &[]),
     ("crates/algos", &["elect-core"]),
     ("crates/scenario", &["elect-algos", "elect-core"]),
@@ -95,9 +95,19 @@ const GRAPH: [(&str, &[&str]); 10] = [
     ("crates/check", &["elect-algos", "elect-core", "elect-scenario"]),
     ("crates/viz", &["elect-algos", "elect-core", "elect-scenario"]),
     ("crates/net", &["elect-algos", "elect-core"]),
+    ("crates/lab", &["elect-algos", "elect-core", "elect-net"]),
     (
         "crates/cli",
-        &["elect-algos", "elect-check", "elect-core", "elect-net", "elect-scenario", "elect-sim", "elect-viz"],
+        &[
+            "elect-algos",
+            "elect-check",
+            "elect-core",
+            "elect-lab",
+            "elect-net",
+            "elect-scenario",
+            "elect-sim",
+            "elect-viz",
+        ],
     ),
     ("examples/fencing-store", &["elect-core", "elect-net"]),
     ("examples/rust-program", &["elect"]),

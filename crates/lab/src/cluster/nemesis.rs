@@ -137,29 +137,33 @@ fn others_of(i: usize, n: usize) -> Vec<usize> {
 
 /// What one round of the nemesis did and how the cluster answered.
 #[derive(Clone, Debug, Serialize)]
-pub(super) struct NemesisRound {
-    pub(super) round: u32,
-    pub(super) kind: String,
-    pub(super) detail: String,
-    /// The leader and epoch before the fault.
-    pub(super) leader: u32,
-    pub(super) epoch: u64,
+pub struct NemesisRound {
+    /// The round, from 1.
+    pub round: u32,
+    /// The kind of fault.
+    pub kind: String,
+    /// The fault as it was done (who was cut off from whom, and how).
+    pub detail: String,
+    /// The leader before the fault.
+    pub leader: u32,
+    /// Its epoch.
+    pub epoch: u64,
     /// From the fault to the moment the side agreed on another live leader with a higher epoch, when the fault
     /// took the leader from it (`None`: it did not, while the fault held).
-    pub(super) failover_ms: Option<f64>,
+    pub failover_ms: Option<f64>,
     /// From the heal to the moment every member followed one live leader and nothing changed for the quiet
     /// period (`None`: not within --round-timeout; the round failed).
-    pub(super) recovery_ms: Option<f64>,
+    pub recovery_ms: Option<f64>,
     /// The leader and epoch every member agreed on after the heal.
-    pub(super) after: Option<(u32, u64)>,
+    pub after: Option<(u32, u64)>,
     /// How many times a member of the side shown a new leadership (a leader or an epoch) while the fault held.
-    pub(super) side_changes: u64,
+    pub side_changes: u64,
     /// From the fault to the end of the recovery, how long the side in force (while the fault held, the members
     /// expected to have a leader; after the heal, everybody) did not agree on one live leader of its own.
-    pub(super) leaderless_ms: f64,
+    pub leaderless_ms: f64,
     /// Epoch rounds used from the fault to the end of the recovery: the highest round any member showed then,
     /// less the round before the fault.
-    pub(super) rounds_used: u64,
+    pub rounds_used: u64,
 }
 
 #[cfg(test)]

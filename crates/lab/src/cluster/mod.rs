@@ -25,26 +25,27 @@ mod plan;
 mod report;
 mod store;
 
-use std::io::{self, Write};
 use std::sync::mpsc;
 
 use anyhow::Context;
 
-pub(crate) use plan::ClusterArgs;
+pub use nemesis::NemesisRound;
+pub use plan::{Fault, Request};
+pub use report::{FailedRound, NemesisReport, Report, Round, StaleClaim, Stopped, Summary, Writes};
 
-use crate::outcome::Outcome;
 use fleet::{Data, watch_for_interrupts};
 use measure::Bench;
-use report::Stopped;
 
-pub(crate) fn run(args: &ClusterArgs) -> anyhow::Result<Outcome> {
-    let plan = plan::plan(args)?;
+/// Runs `request`: checks it ([`crate::BadRequest`] if it cannot run), starts the members as `elect node`
+/// processes of this executable, runs the rounds, and kills and reaps every member before it returns the report.
+pub fn run(request: &Request) -> anyhow::Result<Report> {
+    let plan = plan::plan(request)?;
     let exe = std::env::current_exe().context("cannot find the elect executable")?;
-    let data = Data::new(args.keep_data.as_deref())?;
+    let data = Data::new(request.keep_data.as_deref())?;
     let (events, inbox) = mpsc::channel();
     watch_for_interrupts(events.clone());
     let net = match plan.fault {
-        plan::Fault::Nemesis => Some(netns::Net::create(plan.nodes as usize)?),
+        Fault::Nemesis => Some(netns::Net::create(plan.nodes as usize)?),
         _ => None,
     };
     let store_dir =
@@ -52,29 +53,27 @@ pub(crate) fn run(args: &ClusterArgs) -> anyhow::Result<Outcome> {
     let mut bench = Bench::new(&plan, exe, data.path(), store_dir.path(), events, inbox, net)
         .context("cannot serve the fencing store")?;
     let result = bench.run();
-    // Every child is killed and reaped before the report is printed and before the data directory is removed.
+    // Every child is killed and reaped before the report is returned and before the data directory is removed.
     bench.fleet.stop_all();
     let report = bench.report(result, data.path());
     drop(bench);
     drop(data);
-    let mut out = io::stdout().lock();
-    if args.json {
-        serde_json::to_writer(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        report.write_text(&mut out)?;
+    Ok(report)
+}
+
+impl Report {
+    /// Whether the run was stopped by Ctrl-C or SIGTERM.
+    pub fn interrupted(&self) -> bool {
+        self.stopped == Some(Stopped::Interrupted)
     }
-    out.flush()?;
-    Ok(if report.stopped == Some(Stopped::Interrupted) {
-        Outcome::Interrupted
-    } else if report.failed_rounds.is_empty()
-        && report.double_leaders.is_empty()
-        && report.regressions.is_empty()
-        && report.stale_writes.is_empty()
-        && report.stopped.is_none()
-    {
-        Outcome::Held
-    } else {
-        Outcome::Violated
-    })
+
+    /// Whether every round ended and every check held: no failed round, no two leaders in one epoch, no epoch
+    /// going backwards, no stale write accepted, and the run not stopped early.
+    pub fn held(&self) -> bool {
+        self.failed_rounds.is_empty()
+            && self.double_leaders.is_empty()
+            && self.regressions.is_empty()
+            && self.stale_writes.is_empty()
+            && self.stopped.is_none()
+    }
 }

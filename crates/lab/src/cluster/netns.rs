@@ -24,7 +24,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
 
-use crate::outcome::BadInput;
+use crate::BadRequest;
 
 /// The UDP port every member listens on, in its own namespace.
 pub(super) const PORT: u16 = 7000;
@@ -91,10 +91,10 @@ fn have(program: &str, flag: &str) -> bool {
 
 /// Checks that this process may build the nemesis's network: `ip` and `nft` are installed and a network
 /// namespace can be created (and is removed at once).
-pub(super) fn check_rights() -> Result<(), BadInput> {
+pub(super) fn check_rights() -> Result<(), BadRequest> {
     for (program, flag, package) in [("ip", "-V", "iproute2"), ("nft", "--version", "nftables")] {
         if !have(program, flag) {
-            return Err(BadInput(format!(
+            return Err(BadRequest(format!(
                 "--nemesis needs `{program}`, which is not installed (Debian's package {package}; \
                  scripts/install-nemesis installs it)"
             )));
@@ -102,7 +102,7 @@ pub(super) fn check_rights() -> Result<(), BadInput> {
     }
     let probe = format!("{PREFIX}{}-probe", std::process::id());
     if let Err(e) = ip(&["netns", "add", &probe]) {
-        return Err(BadInput(format!(
+        return Err(BadRequest(format!(
             "--nemesis needs the rights to create network namespaces (root, or CAP_SYS_ADMIN and CAP_NET_ADMIN): {e:#}"
         )));
     }

@@ -7,8 +7,8 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
+use crate::history::{self, Entry, Side, Silence};
 use elect_core::epoch;
-use elect_net::history::{self, Entry, Side, Silence};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -14,7 +14,7 @@ use anyhow::Context;
 
 use super::netns::Net;
 use super::plan::{Plan, loopback};
-use crate::outcome::BadInput;
+use crate::BadRequest;
 
 /// Where the members keep their state and logs: a temporary directory removed at the end, or a kept one.
 pub(super) enum Data {
@@ -27,13 +27,13 @@ impl Data {
         Ok(match keep {
             Some(dir) => {
                 if dir.exists() && !dir.is_dir() {
-                    return Err(BadInput(format!("--keep-data {}: not a directory", dir.display())).into());
+                    return Err(BadRequest(format!("--keep-data {}: not a directory", dir.display())).into());
                 }
                 std::fs::create_dir_all(dir)
-                    .map_err(|e| BadInput(format!("cannot create --keep-data {}: {e}", dir.display())))?;
+                    .map_err(|e| BadRequest(format!("cannot create --keep-data {}: {e}", dir.display())))?;
                 // The members write there: find out now, not from their failures.
                 tempfile::tempfile_in(dir)
-                    .map_err(|e| BadInput(format!("--keep-data {} is not writable: {e}", dir.display())))?;
+                    .map_err(|e| BadRequest(format!("--keep-data {} is not writable: {e}", dir.display())))?;
                 Self::Kept(dir.to_owned())
             }
             None => Self::Temporary(
@@ -71,7 +71,7 @@ pub(super) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 pub(super) fn watch_for_interrupts(events: Sender<Event>) {
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
     std::thread::spawn(move || {
-        runtime.block_on(crate::node::shutdown_signal());
+        runtime.block_on(elect_net::shutdown_signal());
         INTERRUPTED.store(true, Ordering::SeqCst);
         let _ = events.send(Event::Interrupted);
     });

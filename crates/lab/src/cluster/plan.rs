@@ -1,4 +1,4 @@
-//! The plan of a run: the arguments, every check that can be made before a process is spawned, and what each
+//! The plan of a run: the request, every check that can be made before a process is spawned, and what each
 //! member is started with.
 
 use std::net::SocketAddr;
@@ -6,41 +6,36 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use clap::Args;
 use elect_core::NodeId;
 use elect_net::NodeConfig;
 use serde::Serialize;
 
-use crate::outcome::BadInput;
+use crate::BadRequest;
 
 /// The most members a loopback cluster may have.
 const MAX_NODES: u32 = 64;
 /// The most busy threads `--cpu-load` starts.
 const MAX_CPU_LOAD: usize = 256;
 
-#[derive(Args)]
-pub(crate) struct ClusterArgs {
+/// What `elect cluster` is asked to run, one field per flag, unchecked: [`super::run`] checks it before a process
+/// is spawned.
+#[derive(Clone, Debug)]
+pub struct Request {
     /// How many members (2 to 64), with ids 1 to N.
-    #[arg(long, short)]
-    nodes: u32,
+    pub nodes: u32,
     /// The election algorithm: bully, garcia-molina, invitation, or a ring algorithm.
-    #[arg(long, short)]
-    algorithm: String,
+    pub algorithm: String,
     /// An algorithm parameter, given to every member (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    params: Vec<String>,
+    pub params: Vec<String>,
     /// The leader's heartbeat period, in milliseconds. Members run with `--delay-bound-ms T --heartbeat 2`, where
     /// T = MS/2 (an odd MS is rounded up to the next even number): the leader sends a heartbeat every 2·T and a
     /// follower suspects it after 4·T (two periods) without one. The default, 10 ms, gives T = 5 ms.
-    #[arg(long, value_name = "MS", default_value_t = 10)]
-    heartbeat: u64,
+    pub heartbeat: u64,
     /// Kill the leader with SIGKILL this many times, restarting it each time with its data directory (the
     /// default, with 10 rounds, when neither this nor --pause-leader is given).
-    #[arg(long, value_name = "ROUNDS", conflicts_with = "pause_leader")]
-    kill_leader: Option<u32>,
+    pub kill_leader: Option<u32>,
     /// Pause the leader with SIGSTOP this many times, continuing it (SIGCONT) once the others agree on another.
-    #[arg(long, value_name = "ROUNDS", conflicts_with = "nemesis")]
-    pause_leader: Option<u32>,
+    pub pause_leader: Option<u32>,
     /// Run every member in a Linux network namespace of its own (veth pairs on a bridge) and, in each round, inject
     /// a fault, hold it for --nemesis-hold, then heal it: `partition-leader` (the leader cut off from everyone),
     /// `split` (the leader and a minority cut off from the majority), `one-way` (the leader hears the others but
@@ -51,45 +46,33 @@ pub(crate) struct ClusterArgs {
     /// sequence of all of them, from --seed). Several kinds take turns. Faults are nftables rules inside the
     /// namespaces; needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and the programs `ip` and `nft`
     /// (scripts/install-nemesis). Everything created is removed at the end.
-    #[arg(long, value_name = "KIND[,KIND...]", value_delimiter = ',', conflicts_with = "kill_leader")]
-    nemesis: Vec<String>,
+    pub nemesis: Vec<String>,
     /// How many faults the nemesis injects (default 10).
-    #[arg(long, value_name = "R", requires = "nemesis")]
-    nemesis_rounds: Option<u32>,
+    pub nemesis_rounds: Option<u32>,
     /// How long each fault holds before it is healed, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 1000, requires = "nemesis")]
-    nemesis_hold: u64,
+    pub nemesis_hold: u64,
     /// Keep K threads busy while measuring, each sweeping a buffer several times the size of the last-level cache
     /// (as a parallel build does), at normal priority.
-    #[arg(long, value_name = "K", default_value_t = 0)]
-    cpu_load: usize,
+    pub cpu_load: usize,
     /// A round that does not end within this many milliseconds fails (the run goes on, and exits with 1).
-    #[arg(long, value_name = "MS", default_value_t = 5000)]
-    round_timeout: u64,
+    pub round_timeout: u64,
     /// The seed of every member's timer jitter (`elect node --seed`), so runs repeat as far as real time allows.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub seed: u64,
     /// Keep the members' data directories and logs in DIR (DIR/ID and DIR/ID.log) instead of a temporary
     /// directory removed at the end. Existing state files there are reused.
-    #[arg(long, value_name = "DIR")]
-    pub(super) keep_data: Option<PathBuf>,
+    pub keep_data: Option<PathBuf>,
     /// Authenticate the members' packets with the cluster key derived from this file (`elect node --key-file`).
-    #[arg(long, value_name = "FILE")]
-    key_file: Option<PathBuf>,
-    /// Print one JSON object (the figures and the raw samples) instead of the table.
-    #[arg(long)]
-    pub(super) json: bool,
+    pub key_file: Option<PathBuf>,
     /// Run every member in the lease mode (`elect node --lease`): a member leads only while a majority backs it,
     /// so no two members say they lead at one instant. A member paused for longer than its lease does not lead
     /// when it is continued (its lease ran out, and it says so before anything else).
-    #[arg(long)]
-    lease: bool,
+    pub lease: bool,
 }
 
 /// What is done to the leader in each round.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub(super) enum Fault {
+pub enum Fault {
     /// SIGKILL, then a restart with the same data directory.
     Kill,
     /// SIGSTOP, then SIGCONT.
@@ -130,7 +113,7 @@ impl Nemesis {
         Self::Kill,
     ];
 
-    fn parse(s: &str) -> Result<Self, BadInput> {
+    fn parse(s: &str) -> Result<Self, BadRequest> {
         Ok(match s.trim() {
             "partition-leader" => Self::PartitionLeader,
             "split" => Self::Split,
@@ -142,14 +125,14 @@ impl Nemesis {
             "mixed" => Self::Mixed,
             other => match other.strip_prefix("loss:") {
                 Some(p) => {
-                    let p: f64 = p.parse().map_err(|_| BadInput(format!("--nemesis {other}: P must be a number")))?;
+                    let p: f64 = p.parse().map_err(|_| BadRequest(format!("--nemesis {other}: P must be a number")))?;
                     if !(p > 0.0 && p <= 1.0) {
-                        return Err(BadInput(format!("--nemesis {other}: P must be above 0 and at most 1")));
+                        return Err(BadRequest(format!("--nemesis {other}: P must be above 0 and at most 1")));
                     }
                     Self::Loss((p * 1000.0).round().max(1.0) as u32)
                 }
                 None => {
-                    return Err(BadInput(format!(
+                    return Err(BadRequest(format!(
                         "unknown --nemesis kind `{other}` (partition-leader, split, one-way, deaf-leader, deaf, loss:P, pause, kill, mixed)"
                     )));
                 }
@@ -201,11 +184,11 @@ pub(super) struct Plan {
 }
 
 /// Every check that can be made before a process is spawned.
-pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
+pub(super) fn plan(args: &Request) -> Result<Plan, BadRequest> {
     check_sizes(args)?;
     #[cfg(not(unix))]
     if args.pause_leader.is_some() {
-        return Err(BadInput("--pause-leader needs SIGSTOP and SIGCONT, which this platform does not have".into()));
+        return Err(BadRequest("--pause-leader needs SIGSTOP and SIGCONT, which this platform does not have".into()));
     }
     let delay_bound_ms = args.heartbeat.div_ceil(2);
     // The configuration of member 1, with the others at placeholder addresses: the runtime's own checks.
@@ -214,31 +197,31 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
         config.peers.insert(NodeId(id), loopback(id as u16));
     }
     config.params =
-        elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadInput(e.to_string()))?;
+        elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadRequest(e.to_string()))?;
     config.delay_bound = Duration::from_millis(delay_bound_ms);
     config.heartbeat = 2;
     config.lease = args.lease.then(|| elect_algos::member::Lease::for_heartbeat(2));
     let info = config.validate().map_err(|e| match e {
         elect_net::ConfigError::DelayBound(_) => {
-            BadInput(format!("--heartbeat {} ms is out of range (2 ms to 120 s)", args.heartbeat))
+            BadRequest(format!("--heartbeat {} ms is out of range (2 ms to 120 s)", args.heartbeat))
         }
-        e => BadInput(e.to_string()),
+        e => BadRequest(e.to_string()),
     })?;
     elect_algos::dispatch(info.name, &config.params, CheckMembers(config.members()))
-        .map_err(|e| BadInput(e.to_string()))?
-        .map_err(|e| BadInput(e.to_string()))?;
+        .map_err(|e| BadRequest(e.to_string()))?
+        .map_err(|e| BadRequest(e.to_string()))?;
     if let Some(path) = &args.key_file {
-        elect_net::ClusterKey::from_file(path).map_err(|e| BadInput(e.to_string()))?;
+        elect_net::ClusterKey::from_file(path).map_err(|e| BadRequest(e.to_string()))?;
     }
     let nemesis = args.nemesis.iter().map(|k| Nemesis::parse(k)).collect::<Result<Vec<_>, _>>()?;
     if args.nemesis_rounds == Some(0) || args.kill_leader == Some(0) || args.pause_leader == Some(0) {
-        return Err(BadInput("the number of rounds must be at least 1".into()));
+        return Err(BadRequest("the number of rounds must be at least 1".into()));
     }
     if !nemesis.is_empty() && args.nemesis_hold == 0 {
-        return Err(BadInput("--nemesis-hold must be at least 1 ms".into()));
+        return Err(BadRequest("--nemesis-hold must be at least 1 ms".into()));
     }
     if args.cpu_load > MAX_CPU_LOAD {
-        return Err(BadInput(format!("--cpu-load must be at most {MAX_CPU_LOAD}, not {}", args.cpu_load)));
+        return Err(BadRequest(format!("--cpu-load must be at most {MAX_CPU_LOAD}, not {}", args.cpu_load)));
     }
     let (fault, rounds) = match (args.kill_leader, args.pause_leader) {
         _ if !nemesis.is_empty() => (Fault::Nemesis, args.nemesis_rounds.unwrap_or(10)),
@@ -248,7 +231,7 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
     };
     #[cfg(not(target_os = "linux"))]
     if !nemesis.is_empty() {
-        return Err(BadInput("--nemesis needs Linux network namespaces".into()));
+        return Err(BadRequest("--nemesis needs Linux network namespaces".into()));
     }
     if !nemesis.is_empty() {
         super::netns::check_rights()?;
@@ -274,22 +257,22 @@ pub(super) fn plan(args: &ClusterArgs) -> Result<Plan, BadInput> {
 }
 
 /// The members' number and the times, each in its range.
-fn check_sizes(args: &ClusterArgs) -> Result<(), BadInput> {
+fn check_sizes(args: &Request) -> Result<(), BadRequest> {
     if !(2..=MAX_NODES).contains(&args.nodes) {
-        return Err(BadInput(format!("--nodes must be between 2 and {MAX_NODES}, not {}", args.nodes)));
+        return Err(BadRequest(format!("--nodes must be between 2 and {MAX_NODES}, not {}", args.nodes)));
     }
     if args.lease && args.nodes < 3 {
-        return Err(BadInput(
+        return Err(BadRequest(
             "--lease needs at least 3 members: a leader needs a majority, and of 2 members the one left after a \
              fault is no majority"
                 .into(),
         ));
     }
     if args.heartbeat == 0 {
-        return Err(BadInput("--heartbeat must be at least 1 ms".into()));
+        return Err(BadRequest("--heartbeat must be at least 1 ms".into()));
     }
     if args.round_timeout == 0 {
-        return Err(BadInput("--round-timeout must be at least 1 ms".into()));
+        return Err(BadRequest("--round-timeout must be at least 1 ms".into()));
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! The fencing store the members write to while they lead (`elect node --fencing-store`): it refuses a write
 //! under an epoch lower than the highest it has accepted, as `examples/fencing-store` does, and logs every write
-//! with its arrival time for the history checker ([`elect_net::history::judge`]).
+//! with its arrival time for the history checker ([`crate::history::judge`]).
 //!
 //! It listens on a Unix socket in the run's data directory, which members in network namespaces of their own
 //! reach as well: the nemesis cuts members off from one another, never from the store, so a leader cut off from
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use elect_net::history::Write;
+use crate::history::Write;
 
 #[derive(Default)]
 struct Log {
