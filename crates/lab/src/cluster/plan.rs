@@ -18,54 +18,38 @@ const MAX_NODES: u32 = 64;
 const MAX_CPU_LOAD: usize = 256;
 
 /// What `elect cluster` is asked to run, one field per flag, unchecked: [`super::run`] checks it before a process
-/// is spawned.
+/// is spawned. Each field is the flag of its name; `elect cluster --help` says what each does.
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// How many members (2 to 64), with ids 1 to N.
+    /// `--nodes`: how many members, with ids 1 to N.
     pub nodes: u32,
-    /// The election algorithm: bully, garcia-molina, invitation, or a ring algorithm.
+    /// `--algorithm`: the members' election algorithm.
     pub algorithm: String,
-    /// An algorithm parameter, given to every member (repeatable).
+    /// `--param KEY=VALUE`: algorithm parameters, given to every member.
     pub params: Vec<String>,
-    /// The leader's heartbeat period, in milliseconds. Members run with `--delay-bound-ms T --heartbeat 2`, where
-    /// T = MS/2 (an odd MS is rounded up to the next even number): the leader sends a heartbeat every 2·T and a
-    /// follower suspects it after 4·T (two periods) without one. The default, 10 ms, gives T = 5 ms.
+    /// `--heartbeat`: the leader's heartbeat period, in milliseconds (`T` is half of it).
     pub heartbeat: u64,
-    /// Kill the leader with SIGKILL this many times, restarting it each time with its data directory (the
-    /// default, with 10 rounds, when neither this nor --pause-leader is given).
+    /// `--kill-leader`: rounds of SIGKILL and restart (the default, with 10 rounds, when no other fault is asked).
     pub kill_leader: Option<u32>,
-    /// Pause the leader with SIGSTOP this many times, continuing it (SIGCONT) once the others agree on another.
+    /// `--pause-leader`: rounds of SIGSTOP and SIGCONT.
     pub pause_leader: Option<u32>,
-    /// Run every member in a Linux network namespace of its own (veth pairs on a bridge) and, in each round, inject
-    /// a fault, hold it for --nemesis-hold, then heal it: `partition-leader` (the leader cut off from everyone),
-    /// `split` (the leader and a minority cut off from the majority), `one-way` (the leader hears the others but
-    /// is not heard), `deaf-leader` (the leader is heard by all but hears nobody: with --lease the others must elect
-    /// another, since nobody's backing reaches it), `deaf` (one follower hears nothing from the leader; everybody
-    /// else hears everybody), `loss:P` (every packet between members dropped with probability P), `pause` (SIGSTOP, then
-    /// SIGCONT the leader), `kill` (SIGKILL, then restart the leader on its data directory), `mixed` (a random
-    /// sequence of all of them, from --seed). Several kinds take turns. Faults are nftables rules inside the
-    /// namespaces; needs root (or CAP_SYS_ADMIN and CAP_NET_ADMIN) and the programs `ip` and `nft`
-    /// (scripts/install-nemesis). Everything created is removed at the end.
+    /// `--nemesis`: the kinds of fault that take turns, in network namespaces.
     pub nemesis: Vec<String>,
-    /// How many faults the nemesis injects (default 10).
+    /// `--nemesis-rounds`: how many faults the nemesis injects (default 10).
     pub nemesis_rounds: Option<u32>,
-    /// How long each fault holds before it is healed, in milliseconds.
+    /// `--nemesis-hold`: how long each fault holds before it is healed, in milliseconds.
     pub nemesis_hold: u64,
-    /// Keep K threads busy while measuring, each sweeping a buffer several times the size of the last-level cache
-    /// (as a parallel build does), at normal priority.
+    /// `--cpu-load`: busy threads while measuring.
     pub cpu_load: usize,
-    /// A round that does not end within this many milliseconds fails (the run goes on, and exits with 1).
+    /// `--round-timeout`: a round that does not end within this many milliseconds fails.
     pub round_timeout: u64,
-    /// The seed of every member's timer jitter (`elect node --seed`), so runs repeat as far as real time allows.
+    /// `--seed`: every member's seed.
     pub seed: u64,
-    /// Keep the members' data directories and logs in DIR (DIR/ID and DIR/ID.log) instead of a temporary
-    /// directory removed at the end. Existing state files there are reused.
+    /// `--keep-data`: where to keep the members' data directories and logs instead of a temporary directory.
     pub keep_data: Option<PathBuf>,
-    /// Authenticate the members' packets with the cluster key derived from this file (`elect node --key-file`).
+    /// `--key-file`: the file every member derives the cluster key from.
     pub key_file: Option<PathBuf>,
-    /// Run every member in the lease mode (`elect node --lease`): a member leads only while a majority backs it,
-    /// so no two members say they lead at one instant. A member paused for longer than its lease does not lead
-    /// when it is continued (its lease ran out, and it says so before anything else).
+    /// `--lease`: every member in the lease mode.
     pub lease: bool,
 }
 
