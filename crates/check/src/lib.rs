@@ -163,6 +163,23 @@ pub struct CheckConfig {
     /// Keep a coordinated sample of at most this many of the states seen ([`Outcome::sample`]): a swarm's
     /// searches sample the same states, and the merge estimates from them how much of the space they covered.
     pub sample: Option<usize>,
+    /// Let a breadth-first search keep the states waiting to be expanded on disk once they outgrow their share of
+    /// memory; `None` keeps them all in memory.
+    pub spill: Option<Spill>,
+}
+
+/// Where a breadth-first search keeps the states waiting to be expanded that do not fit their share of memory
+/// ([`CheckConfig::spill`]): whole blocks of them, the oldest behind the front one, go to temporary files and come
+/// back in their turn, so the order of the search, and every result, is unchanged. The files are unlinked as they
+/// are made (nothing is left behind, even if the process is killed) and closed once read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spill {
+    /// Bytes of waiting states kept in memory (blocks of 4,096 states, the front one always).
+    pub memory: u64,
+    /// The most bytes on disk at once: a search that would pass it stops, not proven.
+    pub disk: u64,
+    /// The directory of the files (the system's temporary directory, `TMPDIR`, when `None`).
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// How far a search has come, as [`CheckConfig::progress`] is told.
@@ -214,6 +231,7 @@ impl CheckConfig {
             max_memory: None,
             progress: None,
             sample: None,
+            spill: None,
         }
     }
 }
@@ -468,6 +486,10 @@ pub struct Memory {
     pub frontier_peak: u64,
     /// Bytes per visited state of the state graph's edges, when they are kept (to judge "eventually" on cycles).
     pub edges_bytes_per_state: f64,
+    /// The most bytes of waiting states on disk at once ([`CheckConfig::spill`]).
+    pub disk_peak: u64,
+    /// Why the waiting states could not be kept on disk, when the search stopped for it.
+    pub disk_error: Option<String>,
     /// Distinct process states met, each kept once, which states refer to by number.
     pub process_states: u64,
     /// Distinct messages met, each kept once likewise.

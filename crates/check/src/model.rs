@@ -35,7 +35,7 @@ use host::{InState, Recovering};
 
 /// When an item in flight (a message or a timer) may happen, relative to the present: at `first` (while it has
 /// not passed) or at `last`. Untimed runs leave it at [`Due::ANY`] and ignore it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Due {
     first: Option<u64>,
     last: u64,
@@ -72,7 +72,7 @@ impl Due {
 /// state's fingerprint hashes, and what the canonical order of unordered links sorts by) and when it is due.
 /// Numbers depend on the order in which threads met the messages, so they are never hashed: equal messages have
 /// one number, and so one fingerprint.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct InFlight {
     id: u32,
     fp: u64,
@@ -110,7 +110,7 @@ pub(crate) struct State<P: Process> {
 /// Everything in a state but its vectors: a few dozen bytes, copied as they are. Times are kept relative to the
 /// present, which is kept apart ([`Rest::now`]) and left out of the fingerprint: two states that differ only in the
 /// clock behave alike.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Rest {
     /// The processes' and the messages' share of the fingerprint, kept up to date as they change
     /// ([`fingerprints`]).

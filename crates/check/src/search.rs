@@ -231,7 +231,7 @@ fn search<A: Algorithm>(
     let designations =
         if reduce.is_some() { model.designations(reduce::designation_pays) } else { vec![model.initial().doomed()] };
     let mut seen = Seen::new(config.exact);
-    let mut frontier = Frontier::new(dfs);
+    let mut frontier = Frontier::new(dfs, config.spill.as_ref());
     for &doomed in &designations {
         let root = model.root(doomed);
         frontier.push((seen.insert(root.fingerprint(), &root), false), &root);
@@ -270,19 +270,18 @@ fn search<A: Algorithm>(
         if frontier.len() as u64 > pass.memory.frontier_peak {
             pass.memory.frontier_peak = frontier.len() as u64;
         }
-        if config.max_time.is_some_and(|limit| started.elapsed() >= limit) {
-            pass.complete = false;
-            pass.stopped = Some("--max-time");
-            break;
-        }
-        if config.cancelled() {
-            pass.complete = false;
-            pass.stopped = Some("cancelled");
-            break;
-        }
-        if memory.over() {
-            pass.complete = false;
-            pass.stopped = Some("--max-memory");
+        // The bounds, the caller giving up, and the frontier's files failing (with why) stop the search, not proven.
+        let stop = if config.max_time.is_some_and(|limit| started.elapsed() >= limit) {
+            Some(("--max-time", None))
+        } else if config.cancelled() {
+            Some(("cancelled", None))
+        } else if memory.over() {
+            Some(("--max-memory", None))
+        } else {
+            frontier.failed().map(|(bound, why)| (bound, Some(why.to_owned())))
+        };
+        if let Some((bound, why)) = stop {
+            (pass.complete, pass.stopped, pass.memory.disk_error) = (false, Some(bound), why);
             break;
         }
         // A batch of the frontier is expanded in parallel, in runs of states one after another, then merged in
@@ -406,6 +405,7 @@ fn search<A: Algorithm>(
     let found_bytes = pass.found.capacity() * std::mem::size_of::<Found>();
     pass.memory.visited_bytes_per_state = (seen.bytes() + found_bytes) as f64 / states;
     pass.memory.exact = config.exact;
+    pass.memory.disk_peak = frontier.disk_peak();
     pass.memory.collision_odds = if config.exact { 0.0 } else { Memory::collision_odds(pass.states) };
     let (messages, processes) = model.interned();
     (pass.memory.messages, pass.memory.process_states) = (messages as u64, processes as u64);

@@ -108,6 +108,13 @@ pub(crate) struct CheckArgs {
     /// that is less: a search that needs more runs for hours, and is better bounded on purpose].
     #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes)]
     max_memory: Option<u64>,
+    /// The most disk a breadth-first search may use for the states waiting to be expanded (a size like 16G; 0
+    /// keeps them all in memory). Past a quarter of --max-memory, blocks of them go to temporary files in the
+    /// system's temporary directory (TMPDIR), unlinked as they are made and read back in their turn: the search
+    /// order and every result are the same, and memory then bounds only the states seen (40 to 70 bytes each). A
+    /// search that would pass it stops, reported as "stopped: disk" [default: 16G].
+    #[arg(long, value_name = "SIZE", value_parser = disk_size, default_value = "16G")]
+    max_disk: u64,
     /// Refuse scenarios of more processes than this: the states grow exponentially with n.
     #[arg(long, value_name = "N", default_value_t = limits::CLI.check_nodes)]
     max_nodes: usize,
@@ -183,9 +190,17 @@ impl CheckArgs {
         Limits::nodes(sim.nodes, limits.check_nodes, "elect check")?;
         let threads = limits.threads(self.threads)?;
         let max_time = self.max_time.map(|s| limits::seconds("--max-time", s)).transpose()?;
+        let max_memory = limits.check_memory();
+        // The frontier's share of memory: the rest is for the states seen, which cannot leave it.
+        let spill = max_memory.filter(|_| self.max_disk > 0).map(|memory| elect_check::Spill {
+            memory: memory / 4,
+            disk: self.max_disk,
+            dir: None,
+        });
         Ok(CheckConfig {
             threads,
-            max_memory: limits.check_memory(),
+            max_memory,
+            spill,
             network: self.network,
             timed: self.timed,
             crashes: self.crashes,
@@ -383,6 +398,9 @@ fn text(out: &mut impl Write, o: &Checked, r: Option<&Replay>, saved: Option<&Pa
             o.states, o.depth
         )?;
     }
+    if let Some(why) = &o.memory.disk_error {
+        writeln!(out, "stopped: disk ({why}, after {} states, depth {})", o.states, o.depth)?;
+    }
     for (k, v) in o.verdicts.iter().enumerate() {
         let label = if k == 0 { "properties" } else { "" };
         let result = if v.result == "violated" { "VIOLATED" } else { v.result };
@@ -395,6 +413,11 @@ fn text(out: &mut impl Write, o: &Checked, r: Option<&Replay>, saved: Option<&Pa
         Some(c) => counterexample(out, o, c, r, saved)?,
     }
     Ok(())
+}
+
+/// A `--max-disk` size: one [`limits::parse_bytes`] takes, or 0.
+fn disk_size(s: &str) -> Result<u64, String> {
+    if s.trim() == "0" { Ok(0) } else { limits::parse_bytes(s) }
 }
 
 /// What the search kept (`--verbose`): bytes per visited state, the most states waiting, the tables of distinct
@@ -412,6 +435,9 @@ fn memory(out: &mut impl Write, m: &elect_check::Memory) -> io::Result<()> {
         m.frontier_peak,
     )?;
     writeln!(out, "            {} process states and {} messages, each kept once", m.process_states, m.messages)?;
+    if m.disk_peak > 0 {
+        writeln!(out, "            at most {} MiB of waiting states on disk", m.disk_peak.div_ceil(1 << 20))?;
+    }
     if m.exact {
         writeln!(out, "            every state kept and told apart field by field (--exact): none taken for another")
     } else {

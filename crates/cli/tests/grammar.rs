@@ -74,6 +74,7 @@ const CHECK: &[&str] = &[
     "--max-depth",
     "--max-nodes",
     "--max-memory",
+    "--max-disk",
     "--param",
 ];
 const SWEEP: &[&str] = &["--algorithms", "--seeds", "--threads", "--max-runs"];

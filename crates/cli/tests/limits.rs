@@ -61,13 +61,33 @@ fn files_over_the_limit_are_refused_and_the_limit_can_be_raised() {
 
 #[test]
 fn the_checker_stops_at_its_memory_bound() {
-    let r = run(&["check", "-a", "bully", "-n", "20", "--max-memory", "200M"], Duration::from_secs(60));
+    let r =
+        run(&["check", "-a", "bully", "-n", "20", "--max-memory", "200M", "--max-disk", "0"], Duration::from_secs(60));
     assert!(r.stdout.contains("stopped: memory"), "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("cut short by --max-memory"), "{}", r.stdout);
     assert_eq!(r.code, Some(1), "a partial verdict is not a proof: {}", r.stderr);
     assert!(r.peak < 400 * MIB, "peak {} MiB", r.peak / MIB);
     let states: u64 = r.stdout.split("states").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
     assert!(states > 1000, "it explored what fits: {}", r.stdout);
+}
+
+#[test]
+fn the_checker_keeps_its_waiting_states_on_disk_up_to_its_disk_bound() {
+    // Past a quarter of --max-memory the waiting states go to disk, where --max-disk stops them.
+    let args = ["check", "-a", "chang-roberts", "-n", "9", "--ids", "descending", "--network", "unordered"];
+    let args = [&args[..], &["--reduction", "none", "--max-memory", "200M", "--max-disk", "8M", "--verbose"]].concat();
+    let r = run(&args, Duration::from_secs(60));
+    assert!(
+        r.stdout.contains("stopped: disk (the waiting states on disk would pass --max-disk"),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(r.stdout.contains("cut short by --max-disk"), "{}", r.stdout);
+    assert!(r.stdout.contains("MiB of waiting states on disk"), "{}", r.stdout);
+    assert_eq!(r.code, Some(1), "a partial verdict is not a proof: {}", r.stderr);
+    assert!(r.peak < 400 * MIB, "peak {} MiB", r.peak / MIB);
+    refused(&["check", "-a", "bully", "-n", "3", "--max-disk", "lots"], "not a size", 100 * MIB);
 }
 
 #[test]

@@ -6,7 +6,10 @@
 
 use super::*;
 
-/// States stored one after another ([`Self::push`]) and read back by their place ([`Self::read`]).
+/// States stored one after another ([`Self::push`]) and read back by their place ([`Self::read`]). A breadth-first
+/// frontier too large for its share of memory writes some of them to disk with serde (`search/frontier.rs`).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "")]
 pub(crate) struct Packed<P: Process> {
     heads: Vec<Head>,
     procs: Vec<u32>,
@@ -17,14 +20,14 @@ pub(crate) struct Packed<P: Process> {
 }
 
 /// One state's place in the shared vectors, and the rest of it.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Head {
     starts: Starts,
     rest: Rest,
 }
 
 /// Where a state's vectors start in the shared vectors; each ends where the next state's starts.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Starts {
     procs: usize,
     msgs: usize,

@@ -8,6 +8,9 @@ use elect_scenario::{Scenario, ScenarioFile, SimConfig};
 use super::*;
 use crate::{CheckConfig, CheckError};
 
+/// Bully's process, whose states the frontier's tests store.
+type Bully = <elect_algos::bully::Bully as Algorithm>::Process;
+
 /// What a full search of a timed run finds, and what the reduced search leaves out of it.
 #[derive(Debug)]
 struct Compared {
@@ -135,55 +138,96 @@ fn one_delivery_stands_for_every_order_of_deliveries_that_commute() {
     assert!(c.reduced < structural.reduced, "{c:?} against {structural:?}");
 }
 
-#[test]
-fn the_frontier_gives_states_back_first_in_first_out_or_last_in_first_out() {
+/// A few distinct states of Bully at four, the model they are of, and a state of them for each number.
+fn a_few_states() -> Vec<State<Bully>> {
     let config = CheckConfig::new(SimConfig::new("bully", 4));
     let scenario = Scenario::build(&config.sim).expect("a valid scenario");
     let model = Model::new(elect_algos::bully::Bully::default(), scenario, config).expect("a model");
-    // A few distinct states, stored in turn: each state's number says which it is.
     let mut states = vec![model.initial()];
     let mut actions = Vec::new();
     while states.len() < 5 {
         model.actions(states.last().unwrap(), &mut actions);
         states.push(model.step(states.last().unwrap(), actions[0]));
     }
+    states
+}
+
+/// Pushes `count` states into `frontier`, 700 at a time, while taking them back 300 at a time, and checks each
+/// one taken against the state it was given as; the numbers, in the order they were taken.
+fn push_and_take(frontier: &mut Frontier<Bully>, count: u32) -> Vec<u32> {
+    let states = a_few_states();
     let state = |j: u32| &states[j as usize % states.len()];
     let mut into = None;
-    for dfs in [false, true] {
-        let mut frontier = Frontier::new(dfs);
-        // Far more states than a block holds (10,500), added while others are taken; breadth-first, batches end
-        // where blocks do.
-        let (mut pushed, mut taken) = (0u32, Vec::new());
-        while pushed < 10_000 || !frontier.is_empty() {
-            for _ in 0..if pushed < 10_000 { 700 } else { 0 } {
-                frontier.push((pushed, pushed % 3 == 0), state(pushed));
-                pushed += 1;
-            }
-            let batch = frontier.batch(300);
-            assert!(batch.len() > 0 && batch.len() <= 300);
-            let mut this = Vec::new();
-            for k in 0..batch.len() {
-                let (j, judged) = batch.read(k, &mut into);
-                assert_eq!(judged, j % 3 == 0);
-                assert_eq!(into.as_ref().unwrap().fingerprint(), state(j).fingerprint(), "state {j}");
-                this.push(j);
-            }
-            let len = this.len();
-            frontier.taken(len);
-            assert_eq!(frontier.len(), pushed as usize - taken.len() - len);
-            taken.extend(this);
+    let (mut pushed, mut taken) = (0u32, Vec::new());
+    while pushed < count || !frontier.is_empty() {
+        for _ in 0..if pushed < count { 700 } else { 0 } {
+            frontier.push((pushed, pushed % 3 == 0), state(pushed));
+            pushed += 1;
         }
-        if dfs {
-            // Last in, first out: each batch takes the newest states, newest first.
-            assert!(taken[..300].iter().copied().eq((400..700).rev()), "{:?}", &taken[..10]);
-        } else {
-            let wrong = taken.iter().enumerate().find(|&(k, &j)| j != k as u32);
-            assert_eq!(wrong, None, "first in, first out");
+        assert_eq!(frontier.failed(), None);
+        let batch = frontier.batch(300);
+        assert!(batch.len() > 0 && batch.len() <= 300);
+        let mut this = Vec::new();
+        for k in 0..batch.len() {
+            let (j, judged) = batch.read(k, &mut into);
+            assert_eq!(judged, j % 3 == 0);
+            assert_eq!(into.as_ref().unwrap().fingerprint(), state(j).fingerprint(), "state {j}");
+            this.push(j);
         }
-        let mut sorted = taken.clone();
-        sorted.sort_unstable();
-        assert!(sorted.into_iter().eq(0..pushed), "every state taken once");
+        let len = this.len();
+        frontier.taken(len);
+        assert_eq!(frontier.len(), pushed as usize - taken.len() - len);
+        taken.extend(this);
     }
+    let mut sorted = taken.clone();
+    sorted.sort_unstable();
+    assert!(sorted.into_iter().eq(0..pushed), "every state taken once");
+    taken
+}
+
+#[test]
+fn the_frontier_gives_states_back_first_in_first_out_or_last_in_first_out() {
+    // Far more states than a block holds (10,500 of them), added while others are taken; breadth-first, batches
+    // end where blocks do.
+    let taken = push_and_take(&mut Frontier::new(false, None), 10_000);
+    let wrong = taken.iter().enumerate().find(|&(k, &j)| j != k as u32);
+    assert_eq!(wrong, None, "first in, first out");
+    // Depth-first, last in, first out: each batch takes the newest states, newest first.
+    let taken = push_and_take(&mut Frontier::new(true, None), 10_000);
+    assert!(taken[..300].iter().copied().eq((400..700).rev()), "{:?}", &taken[..10]);
+}
+
+#[test]
+fn a_frontier_on_disk_gives_its_states_back_in_the_same_order() {
+    // No memory to spare: every block behind the front one goes to disk, and comes back in its turn.
+    let spill = crate::Spill { memory: 0, disk: u64::MAX, dir: None };
+    let mut frontier = Frontier::new(false, Some(&spill));
+    let taken = push_and_take(&mut frontier, 40_000);
+    let wrong = taken.iter().enumerate().find(|&(k, &j)| j != k as u32);
+    assert_eq!(wrong, None, "first in, first out");
+    assert!(frontier.disk_peak() > 0, "blocks went to disk");
+    // A depth-first search's stack stays in memory.
+    let mut frontier = Frontier::new(true, Some(&spill));
+    push_and_take(&mut frontier, 10_000);
+    assert_eq!(frontier.disk_peak(), 0);
+}
+
+#[test]
+fn a_frontier_that_would_pass_its_disk_bound_says_so() {
+    let states = a_few_states();
+    let spill = crate::Spill { memory: 0, disk: 100_000, dir: None };
+    let mut frontier = Frontier::new(false, Some(&spill));
+    let mut pushed = 0;
+    while frontier.failed().is_none() && pushed < 1_000_000 {
+        frontier.push((pushed, false), &states[pushed as usize % states.len()]);
+        pushed += 1;
+    }
+    let (bound, why) = frontier.failed().expect("the bound stopped it");
+    assert_eq!(bound, "--max-disk");
+    assert!(why.contains("--max-disk"), "{why}");
+    assert!(frontier.disk_peak() <= 100_000);
+    // Nothing was lost: what could not be written stayed in memory.
+    assert_eq!(frontier.len(), pushed as usize);
 }
 
 #[test]
@@ -214,4 +258,32 @@ fn the_exact_mode_tells_apart_two_states_that_share_a_fingerprint() {
             assert_eq!(seen.get(fp, &b), Some(first), "by its fingerprint alone, the second is taken for the first");
         }
     }
+}
+
+#[test]
+fn a_search_with_its_frontier_on_disk_finds_what_one_in_memory_finds() {
+    // Garcia-Molina's member at four with a crash and a restart: thousands of states, many blocks waiting at once.
+    let mut config = CheckConfig::new(member("garcia-molina", 4));
+    config.timed = true;
+    config.crashes = 1;
+    config.recoveries = 1;
+    config.max_states = usize::MAX;
+    let memory = crate::check(&config).expect("a check");
+    config.spill = Some(crate::Spill { memory: 0, disk: u64::MAX, dir: None });
+    let disk = crate::check(&config).expect("a check");
+    assert!(memory.complete && disk.complete);
+    assert!(memory.memory.frontier_peak > 4 * super::frontier::BLOCK as u64, "{:?}", memory.memory);
+    assert_eq!((memory.memory.disk_peak, disk.memory.disk_error.as_deref()), (0, None));
+    assert!(disk.memory.disk_peak > 0, "blocks went to disk");
+    let figures = |o: &crate::Outcome| (o.states, o.transitions, o.depth, o.terminal, o.verdicts.clone());
+    assert_eq!(figures(&memory), figures(&disk));
+    // With a bound too small for a block, the search stops, not proven, and says why.
+    config.spill = Some(crate::Spill { memory: 0, disk: 1000, dir: None });
+    let bounded = crate::check(&config).expect("a check");
+    assert!(!bounded.complete);
+    assert_eq!(bounded.stopped, Some("--max-disk"));
+    assert!(bounded.memory.disk_error.as_deref().is_some_and(|e| e.contains("--max-disk")), "{:?}", bounded.memory);
+    // What "sometimes" needs may have been seen; nothing else is proven.
+    let unproven = |v: &crate::Verdict| v.modality == "sometimes" || v.result == "unknown";
+    assert!(bounded.verdicts.iter().all(unproven), "{:?}", bounded.verdicts);
 }

@@ -326,6 +326,8 @@ pub(crate) fn checking(pairs: &[(String, String)], caps: &Caps) -> Result<Checki
     config.cancel = super::cancel_flag();
     let capped_memory = config.max_memory.is_none_or(|m| m > caps.memory);
     config.max_memory = Some(config.max_memory.map_or(caps.memory, |m| m.min(caps.memory)));
+    // A request's search keeps its states in memory: the server's disk is not the requests'.
+    config.spill = None;
     let labels = request.args.labels.read().map_err(|e| Answer::bad(format!("error: {}", e.0)))?;
     Ok(Checking { config, matches, argv, capped_states, capped_time, capped_memory, labels })
 }
