@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Notice, Peers, Port, Process, Property, Rank, Setup, Shape, Span, Status, View,
+    Check, Command, Cx, Duration, Epoch, Notice, Peers, Port, Process, Property, Rank, Setup, Shape, Span, Status, View,
 };
 use serde::{Deserialize, Serialize};
 
@@ -245,7 +245,7 @@ impl AdHocProcess {
         }
         if leader == self.me {
             if changed {
-                cx.notify(Notice::Elected { epoch: self.src.map_or(0, |s| s.num) });
+                cx.notify(Notice::Elected { epoch: self.src.map_or(Epoch::ZERO, |s| Epoch::from_bits(s.num)) });
             }
             if let Some((period, ..)) = self.beat {
                 cx.cancel_timer(Timer::Lost);
@@ -476,7 +476,11 @@ impl Process for AdHocProcess {
 
     fn status(&self) -> Status {
         let leader = self.leader.map(Rank::id);
-        if self.in_election { Status { leader, ..Status::election(0) } } else { Status::normal(leader, 0) }
+        if self.in_election {
+            Status { leader, ..Status::election(Epoch::ZERO) }
+        } else {
+            Status::normal(leader, Epoch::ZERO)
+        }
     }
 
     fn parent(&self) -> Option<Port> {

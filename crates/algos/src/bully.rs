@@ -227,7 +227,7 @@ impl BullyProcess {
     fn become_coordinator(&mut self, cx: &mut Cx<'_, Self>) {
         self.coordinator = Some(self.me);
         self.set_phase(cx, Phase::Idle);
-        cx.notify(Notice::Elected { epoch: self.epoch.bits() });
+        cx.notify(Notice::Elected { epoch: self.epoch });
         for i in 0..self.weaker.len() {
             cx.send(self.weaker[i], Msg::Coordinator { epoch: self.epoch, leader: self.me });
         }
@@ -375,8 +375,8 @@ impl Process for BullyProcess {
 
     fn status(&self) -> Status {
         match self.phase {
-            Phase::Idle => Status::normal(self.coordinator(), self.epoch.bits()),
-            Phase::Electing | Phase::AwaitingCoordinator => Status::election(self.epoch.bits()),
+            Phase::Idle => Status::normal(self.coordinator(), self.epoch),
+            Phase::Electing | Phase::AwaitingCoordinator => Status::election(self.epoch),
         }
     }
 }

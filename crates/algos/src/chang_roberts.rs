@@ -3,7 +3,8 @@
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Notice, Peers, Port, Process, Rank, Setup, Status, StatusKey, View, When, Winner,
+    Check, Command, Cx, Duration, Epoch, Notice, Peers, Port, Process, Rank, Setup, Status, StatusKey, View, When,
+    Winner,
 };
 use serde::{Deserialize, Serialize};
 
@@ -123,7 +124,7 @@ impl ChangRobertsProcess {
         } else if id == self.me {
             cx.rule(ELECTED);
             self.role = Role::Leader;
-            cx.notify(Notice::Elected { epoch: 0 });
+            cx.notify(Notice::Elected { epoch: Epoch::ZERO });
             cx.send(self.next, Msg::Elected { leader: self.me });
         } else if id > self.me {
             cx.rule(FORWARD);

@@ -1,6 +1,6 @@
 #![doc = include_str!("../../../docs/reference/algorithms/floodmax.md")]
 
-use elect_core::{Check, Duration, Notice, Peers, Port, Rank, Setup, Status, View, When};
+use elect_core::{Check, Duration, Epoch, Notice, Peers, Port, Rank, Setup, Status, View, When};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{
@@ -105,7 +105,7 @@ impl Rounds for Flooder {
         if self.round > self.rounds {
             if self.max == self.me {
                 cx.rule(ELECTED);
-                cx.notify(Notice::Elected { epoch: 0 });
+                cx.notify(Notice::Elected { epoch: Epoch::ZERO });
             } else {
                 cx.rule(DECIDE);
             }
@@ -128,9 +128,9 @@ impl Rounds for Flooder {
 
     fn status(&self) -> Status {
         match self.round {
-            0 => Status::normal(None, 0),
-            r if r > self.rounds => Status::normal(Some(self.max.id()), 0),
-            _ => Status::election(0),
+            0 => Status::normal(None, Epoch::ZERO),
+            r if r > self.rounds => Status::normal(Some(self.max.id()), Epoch::ZERO),
+            _ => Status::election(Epoch::ZERO),
         }
     }
 

@@ -1,7 +1,8 @@
 #![doc = include_str!("../../../docs/reference/algorithms/franklin.md")]
 
 use elect_core::{
-    Check, Command, Cx, Duration, Notice, Peers, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, View, When,
+    Check, Command, Cx, Duration, Epoch, Notice, Peers, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, View,
+    When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -155,7 +156,7 @@ impl FranklinProcess {
             cx.rule(ELECTED);
             self.role = Role::Winner;
             self.leader = Some(self.me);
-            cx.notify(Notice::Elected { epoch: 0 });
+            cx.notify(Notice::Elected { epoch: Epoch::ZERO });
             cx.send(self.ports.next, Msg::Leader { id: self.me });
             return false;
         }

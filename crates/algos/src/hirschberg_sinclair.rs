@@ -1,7 +1,8 @@
 #![doc = include_str!("../../../docs/reference/algorithms/hirschberg-sinclair.md")]
 
 use elect_core::{
-    Check, Command, Cx, Duration, Notice, Peers, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, View, When,
+    Check, Command, Cx, Duration, Epoch, Notice, Peers, Port, Process, Rank, RingPorts, Setup, Status, StatusKey, View,
+    When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -139,7 +140,7 @@ impl HirschbergSinclairProcess {
                 cx.rule(ELECTED);
                 self.role = Role::Winner;
                 self.leader = Some(self.me);
-                cx.notify(Notice::Elected { epoch: 0 });
+                cx.notify(Notice::Elected { epoch: Epoch::ZERO });
                 cx.send(self.ports.next, Msg::Leader { id: self.me });
             } else {
                 cx.rule(SECOND);

@@ -174,7 +174,7 @@ struct Cluster<'a, A: Algorithm> {
     slots: Vec<Slot<A>>,
     flight: Vec<Flight<A>>,
     now: Instant,
-    granted: BTreeMap<u64, NodeId>,
+    granted: BTreeMap<Epoch, NodeId>,
     outcome: Outcome,
     effects: Vec<EffectOf<Member<A>>>,
 }
@@ -383,8 +383,7 @@ impl<'a, A: Algorithm> Cluster<'a, A> {
                 if let Some(other) = self.granted.insert(epoch, me) {
                     return Err(Broken(format!(
                         "step {}: epoch {} granted twice, by {other} and by {me}",
-                        self.outcome.steps,
-                        Epoch::from_bits(epoch)
+                        self.outcome.steps, epoch
                     )));
                 }
             }

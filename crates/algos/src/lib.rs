@@ -37,7 +37,7 @@ pub use algorithm::{
 pub use params::{ParamError, ParamInfo, Params};
 pub use registry::{RegistryError, dispatch, dispatch_synchronized, kinds, lookup, runs_on_synchronizers};
 
-use elect_core::{Check, Property, Rank, RingPorts, Setup, Status, StatusKey, When};
+use elect_core::{Check, Epoch, Property, Rank, RingPorts, Setup, Status, StatusKey, When};
 
 /// The ring orientation of a process of a ring algorithm.
 ///
@@ -61,9 +61,9 @@ impl StatusKey for Learned {
     #[inline(always)]
     fn status(self) -> Status {
         match self.leader {
-            Some(leader) => Status::normal(Some(leader.id()), 0),
-            None if self.electing => Status::election(0),
-            None => Status::normal(None, 0),
+            Some(leader) => Status::normal(Some(leader.id()), Epoch::ZERO),
+            None if self.electing => Status::election(Epoch::ZERO),
+            None => Status::normal(None, Epoch::ZERO),
         }
     }
 }
@@ -148,10 +148,10 @@ mod tests {
         let leader = Rank::new(Prefer::Highest, 7, NodeId(3));
         for electing in [false, true] {
             let known = Learned { leader: Some(leader), electing };
-            assert_eq!(known.status(), Status::normal(Some(NodeId(3)), 0));
+            assert_eq!(known.status(), Status::normal(Some(NodeId(3)), Epoch::ZERO));
         }
-        assert_eq!(Learned { leader: None, electing: true }.status(), Status::election(0));
-        assert_eq!(Learned { leader: None, electing: false }.status(), Status::normal(None, 0));
+        assert_eq!(Learned { leader: None, electing: true }.status(), Status::election(Epoch::ZERO));
+        assert_eq!(Learned { leader: None, electing: false }.status(), Status::normal(None, Epoch::ZERO));
     }
 
     #[test]

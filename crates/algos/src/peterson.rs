@@ -1,7 +1,7 @@
 #![doc = include_str!("../../../docs/reference/algorithms/peterson.md")]
 
 use elect_core::{
-    Check, Command, Cx, Duration, Notice, Peers, Port, Process, Rank, Setup, Status, StatusKey, View, When,
+    Check, Command, Cx, Duration, Epoch, Notice, Peers, Port, Process, Rank, Setup, Status, StatusKey, View, When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -105,7 +105,7 @@ impl PetersonProcess {
             cx.rule(ANNOUNCE);
             self.role = Role::Announcer;
             self.leader = Some(alias);
-            cx.notify(Notice::Elected { epoch: 0 });
+            cx.notify(Notice::Elected { epoch: Epoch::ZERO });
             cx.send(self.next, Msg::Leader { id: alias });
         } else {
             cx.rule(REMEMBER);

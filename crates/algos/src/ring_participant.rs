@@ -1,6 +1,6 @@
 #![doc = include_str!("../../../docs/reference/algorithms/ring-participant.md")]
 
-use elect_core::{Check, Command, Cx, Duration, Notice, Peers, Port, Process, Rank, Setup, Status, View, When};
+use elect_core::{Check, Command, Cx, Duration, Epoch, Notice, Peers, Port, Process, Rank, Setup, Status, View, When};
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{
@@ -99,7 +99,7 @@ impl Process for RingParticipantProcess {
                 cx.rule(ELECTED);
                 self.participating = false;
                 self.leader = Some(self.me);
-                cx.notify(Notice::Elected { epoch: 0 });
+                cx.notify(Notice::Elected { epoch: Epoch::ZERO });
                 cx.send(self.next, Msg::Elected { key: self.me });
             }
             Msg::Elected { key } => {
@@ -137,9 +137,9 @@ impl Process for RingParticipantProcess {
 
     fn status(&self) -> Status {
         match self.leader {
-            _ if self.participating => Status::election(0),
-            Some(leader) => Status::normal(Some(leader.id()), 0),
-            None => Status::normal(None, 0),
+            _ if self.participating => Status::election(Epoch::ZERO),
+            Some(leader) => Status::normal(Some(leader.id()), Epoch::ZERO),
+            None => Status::normal(None, Epoch::ZERO),
         }
     }
 }

@@ -352,7 +352,7 @@ mod tests {
             }
         }
         fn status(&self) -> Status {
-            Status::election(0)
+            Status::election(elect_core::Epoch::ZERO)
         }
         fn halted(&self) -> bool {
             self.rounds >= 3

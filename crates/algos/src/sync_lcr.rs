@@ -1,6 +1,6 @@
 #![doc = include_str!("../../../docs/reference/algorithms/sync-lcr.md")]
 
-use elect_core::{Check, Duration, Notice, Peers, Port, Rank, Setup, Status, View, When};
+use elect_core::{Check, Duration, Epoch, Notice, Peers, Port, Rank, Setup, Status, View, When};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
@@ -65,7 +65,7 @@ impl Rounds for Lcr {
                 Msg::Token { id } if id == self.me => {
                     cx.rule(ELECTED);
                     self.leader = Some(self.me);
-                    cx.notify(Notice::Elected { epoch: 0 });
+                    cx.notify(Notice::Elected { epoch: Epoch::ZERO });
                     cx.send(self.next, Msg::Elected { leader: self.me });
                 }
                 // A weaker token dies here.
@@ -86,9 +86,9 @@ impl Rounds for Lcr {
 
     fn status(&self) -> Status {
         match (self.leader, self.started) {
-            (Some(leader), _) => Status::normal(Some(leader.id()), 0),
-            (None, false) => Status::normal(None, 0),
-            (None, true) => Status::election(0),
+            (Some(leader), _) => Status::normal(Some(leader.id()), Epoch::ZERO),
+            (None, false) => Status::normal(None, Epoch::ZERO),
+            (None, true) => Status::election(Epoch::ZERO),
         }
     }
 
@@ -230,7 +230,7 @@ mod tests {
                             next_inboxes[(i + 1) % n].push((Port(1), msg));
                         }
                         RoundEffect::Notify(notice) => {
-                            assert_eq!(notice, Notice::Elected { epoch: 0 });
+                            assert_eq!(notice, Notice::Elected { epoch: Epoch::ZERO });
                             run.declared.push((i, round));
                         }
                     }
@@ -329,17 +329,17 @@ mod tests {
             p.round(&mut RoundCx::new(r, Instant::ZERO, &mut effects), inbox);
             effects.clone()
         };
-        assert_eq!(p.status(), Status::normal(None, 0));
+        assert_eq!(p.status(), Status::normal(None, Epoch::ZERO));
         let send = |msg| RoundEffect::Send { to: Port(0), msg };
         assert_eq!(round(&mut p, 1, &[]), [send(Msg::Token { id: rank(5) })]);
-        assert_eq!(p.status(), Status::election(0));
+        assert_eq!(p.status(), Status::election(Epoch::ZERO));
         let tokens = [(Port(1), Msg::Token { id: rank(3) }), (Port(1), Msg::Token { id: rank(9) })];
         assert_eq!(round(&mut p, 2, &tokens), [send(Msg::Token { id: rank(9) })], "the weaker token dies");
-        assert_eq!(p.status(), Status::election(0));
+        assert_eq!(p.status(), Status::election(Epoch::ZERO));
         assert_eq!(round(&mut p, 3, &[]), []);
         let announcement = [(Port(1), Msg::Elected { leader: rank(9) })];
         assert_eq!(round(&mut p, 4, &announcement), [send(Msg::Elected { leader: rank(9) })]);
-        assert_eq!(p.status(), Status::normal(Some(NodeId(9)), 0));
+        assert_eq!(p.status(), Status::normal(Some(NodeId(9)), Epoch::ZERO));
         assert!(p.halted());
     }
 
@@ -351,8 +351,8 @@ mod tests {
         effects.clear();
         p.round(&mut RoundCx::new(4, Instant::ZERO, &mut effects), &[(Port(1), Msg::Token { id: rank(9) })]);
         let announce = RoundEffect::Send { to: Port(0), msg: Msg::Elected { leader: rank(9) } };
-        assert_eq!(effects, [RoundEffect::Notify(Notice::Elected { epoch: 0 }), announce]);
-        assert_eq!((p.status(), p.halted()), (Status::normal(Some(NodeId(9)), 0), false));
+        assert_eq!(effects, [RoundEffect::Notify(Notice::Elected { epoch: Epoch::ZERO }), announce]);
+        assert_eq!((p.status(), p.halted()), (Status::normal(Some(NodeId(9)), Epoch::ZERO), false));
         effects.clear();
         p.round(&mut RoundCx::new(7, Instant::ZERO, &mut effects), &[(Port(1), Msg::Elected { leader: rank(9) })]);
         assert_eq!((effects.len(), p.halted()), (0, true), "the announcement stops at the leader");

@@ -1,7 +1,8 @@
 #![doc = include_str!("../../../docs/reference/algorithms/timestamp-flooding.md")]
 
 use elect_core::{
-    Check, Command, Cx, Duration, Instant, NodeId, Notice, Peers, Port, Process, Setup, Status, View, When, Winner,
+    Check, Command, Cx, Duration, Epoch, Instant, NodeId, Notice, Peers, Port, Process, Setup, Status, View, When,
+    Winner,
 };
 use serde::{Deserialize, Serialize};
 
@@ -296,7 +297,7 @@ impl TimestampFloodingProcess {
             None => {
                 cx.rule(ELECTED);
                 self.leader = Some(self.me);
-                cx.notify(Notice::Elected { epoch: 0 });
+                cx.notify(Notice::Elected { epoch: Epoch::ZERO });
                 self.announce(cx, self.me);
             }
         }
@@ -396,9 +397,9 @@ impl Process for TimestampFloodingProcess {
 
     fn status(&self) -> Status {
         match (self.leader, self.cur) {
-            (Some(leader), _) => Status::normal(Some(leader), 0),
-            (None, None) => Status::normal(None, 0),
-            (None, Some(_)) => Status::election(0),
+            (Some(leader), _) => Status::normal(Some(leader), Epoch::ZERO),
+            (None, None) => Status::normal(None, Epoch::ZERO),
+            (None, Some(_)) => Status::election(Epoch::ZERO),
         }
     }
 
@@ -589,15 +590,15 @@ mod tests {
         let out = sends(&initiate(&mut p, 7));
         let k = key(7, 4);
         assert_eq!(out, [(0, Msg::Cfl { key: k }), (1, Msg::Cfl { key: k }), (2, Msg::Cfl { key: k })]);
-        assert_eq!((p.key(), p.parent(), p.status()), (Some(k), None, Status::election(0)));
+        assert_eq!((p.key(), p.parent(), p.status()), (Some(k), None, Status::election(Epoch::ZERO)));
     }
 
     #[test]
     fn a_lone_initiator_elects_itself_at_once() {
         let mut p = node(1, &[]);
         let effects = initiate(&mut p, 0);
-        assert_eq!(effects, [Effect::Notify(Notice::Elected { epoch: 0 })]);
-        assert_eq!(p.status(), Status::normal(Some(NodeId(1)), 0));
+        assert_eq!(effects, [Effect::Notify(Notice::Elected { epoch: Epoch::ZERO })]);
+        assert_eq!(p.status(), Status::normal(Some(NodeId(1)), Epoch::ZERO));
     }
 
     #[test]
@@ -644,7 +645,7 @@ mod tests {
         assert_eq!(p.parent(), Some(Port(0)));
         // The announcement goes to the children only (there are none) and ends the election here.
         assert!(sends(&deliver(&mut p, 0, Msg::Leader { id: NodeId(1) })).is_empty());
-        assert_eq!(p.status(), Status::normal(Some(NodeId(1)), 0));
+        assert_eq!(p.status(), Status::normal(Some(NodeId(1)), Epoch::ZERO));
     }
 
     #[test]
@@ -673,7 +674,7 @@ mod tests {
         assert_eq!(sends(&initiate(&mut p, 0)), [(1, Msg::Cfl { key: key(0, 2) })]);
         deliver(&mut p, 1, Msg::AckParent { key: key(0, 2) });
         let effects = deliver(&mut p, 1, Msg::Vote);
-        assert_eq!(effects[0], Effect::Notify(Notice::Elected { epoch: 0 }));
+        assert_eq!(effects[0], Effect::Notify(Notice::Elected { epoch: Epoch::ZERO }));
         assert_eq!(sends(&effects), [(1, Msg::Leader { id: NodeId(2) })]);
         assert!(deliver(&mut p, 0, Msg::Cfl { key: key(0, 1) }).is_empty(), "nothing comes from a gone neighbour");
     }

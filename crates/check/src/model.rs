@@ -8,8 +8,8 @@ use std::borrow::Cow;
 
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{
-    Check, Command, EffectOf, Event, EventOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank, Span,
-    Status, Violation, When, Winner, World,
+    Check, Command, EffectOf, Epoch, Event, EventOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank,
+    Span, Status, Violation, When, Winner, World,
 };
 use elect_scenario::{Delay, Scenario, Scheduled};
 
@@ -103,7 +103,7 @@ pub(crate) struct State<P: Process> {
     /// What each process last made durable (kept only when a process may recover; empty otherwise).
     durable: Vec<Option<P::Durable>>,
     /// Who declared itself leader in which epoch (kept only when the algorithm promises P-Unique).
-    declared: Vec<(u64, u32)>,
+    declared: Vec<(Epoch, u32)>,
     pub(crate) rest: Rest,
 }
 
@@ -116,7 +116,7 @@ pub(crate) struct Rest {
     /// ([`fingerprints`]).
     parts: u64,
     /// The first two processes found declaring themselves leader in one epoch.
-    clash: Option<(u64, u32, u32)>,
+    clash: Option<(Epoch, u32, u32)>,
     crashes_left: u8,
     /// The positions that may still crash, by bit: all of them, unless the search designated some up front
     /// ([`Model::designations`]); none once no crash is left, so that states after the last crash do not tell apart the
@@ -159,7 +159,7 @@ type Vectors<'a, P> = (
     &'a [(u32, InFlight)],
     &'a [(u32, <P as Process>::Timer, Due)],
     &'a [Option<<P as Process>::Durable>],
-    &'a [(u64, u32)],
+    &'a [(Epoch, u32)],
 );
 
 impl<P: Process> State<P> {

@@ -6,7 +6,7 @@ use elect_algos::{Algorithm, Bound, Facts, Info, Initiators, Needs, ParamError, 
 use elect_check::{
     CheckConfig, Network, Order, Outcome, Step, check, check_algorithm, check_every_arrangement, replay,
 };
-use elect_core::{Check, Command, Cx, Duration, Message, Port, Process, Property, Setup, Span, Status};
+use elect_core::{Check, Command, Cx, Duration, Epoch, Message, Port, Process, Property, Setup, Span, Status};
 use elect_scenario::{Ids, SimConfig};
 use serde::{Deserialize, Serialize};
 
@@ -444,7 +444,7 @@ impl Process for Rider {
         cx.send(self.next, Token(0));
     }
     fn status(&self) -> Status {
-        Status::election(0)
+        Status::election(Epoch::ZERO)
     }
 }
 
@@ -531,7 +531,7 @@ impl Process for Clerk {
         cx.send(self.next, Token(self.me));
     }
     fn status(&self) -> Status {
-        Status::election(0)
+        Status::election(Epoch::ZERO)
     }
 }
 
@@ -673,7 +673,7 @@ impl Process for Spinner {
         }
     }
     fn status(&self) -> Status {
-        Status::election(u64::from(self.on))
+        Status::election(Epoch::from_bits(u64::from(self.on)))
     }
 }
 

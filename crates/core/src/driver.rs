@@ -16,7 +16,7 @@
 //! ```
 //! use std::borrow::Cow;
 //! use elect_core::driver::{self, Host};
-//! use elect_core::{Command, Cx, Event, Instant, Notice, Port, Process, Span, Status};
+//! use elect_core::{Command, Cx, Epoch, Event, Instant, Notice, Port, Process, Span, Status};
 //!
 //! #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 //! struct Hello;
@@ -32,7 +32,7 @@
 //!     type Durable = ();
 //!     fn on_message(&mut self, _: &mut Cx<'_, Self>, _: Port, _: Msg) {}
 //!     fn on_command(&mut self, cx: &mut Cx<'_, Self>, _: Command) { cx.send(Port(0), Msg::Hi) }
-//!     fn status(&self) -> Status { Status::election(0) }
+//!     fn status(&self) -> Status { Status::election(Epoch::ZERO) }
 //! }
 //!
 //! /// A driver that only counts what is sent.
@@ -222,7 +222,7 @@ mod tests {
             cx.send(port, Msg::Text { s: format!("link {up}") });
         }
         fn status(&self) -> Status {
-            Status::election(0)
+            Status::election(crate::Epoch::ZERO)
         }
     }
 

@@ -5,7 +5,7 @@
 //! Nothing in this crate does I/O, reads a clock or draws a random number.
 //!
 //! ```
-//! use elect_core::{Command, Cx, NodeId, Port, Process, Ranking, Status};
+//! use elect_core::{Command, Cx, Epoch, NodeId, Port, Process, Ranking, Status};
 //!
 //! /// A process that declares itself leader when told to initiate.
 //! #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -33,7 +33,7 @@
 //!             cx.send(Port(0), Msg::Hello);
 //!         }
 //!     }
-//!     fn status(&self) -> Status { Status::normal(self.leader, 0) }
+//!     fn status(&self) -> Status { Status::normal(self.leader, Epoch::ZERO) }
 //! }
 //!
 //! let mut p = Selfish { me: NodeId(7), leader: None };

@@ -28,7 +28,7 @@ use std::hash::Hash;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{Duration, Instant, NodeId, Peers, Rank, Span, Status, StatusKey, Validate, View};
+use crate::{Duration, Epoch, Instant, NodeId, Peers, Rank, Span, Status, StatusKey, Validate, View};
 
 /// A local link end: the index of a neighbour in [`Setup::neighbors`].
 ///
@@ -193,7 +193,7 @@ pub enum Notice {
     /// This process performed the algorithm's "I am the leader" action (P-Unique counts these).
     Elected {
         /// The epoch it was elected in.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// This process took pulse `pulse` of a synchronous algorithm on a synchronizer: drivers measure the
     /// synchronizer's set-up and per-pulse time from these.
@@ -205,7 +205,7 @@ pub enum Notice {
     /// fenced with it must be refused.
     Ended {
         /// The epoch of the leadership that ended.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// The leadership this process shows changed: its leader (`None` while it can vouch for none) and that
     /// leadership's fencing epoch (the deployed member's view, which applications read).
@@ -213,7 +213,7 @@ pub enum Notice {
         /// The leader it shows.
         leader: Option<NodeId>,
         /// The fencing epoch of that leadership; with no leader, that of the last one (it never goes backwards).
-        epoch: u64,
+        epoch: Epoch,
     },
 }
 

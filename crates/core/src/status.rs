@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::NodeId;
+use epoch::Epoch;
 
 /// A process's state in Garcia-Molina's vocabulary (S004), used for every algorithm.
 ///
@@ -109,36 +110,21 @@ pub mod epoch {
         pub const fn is_valid(self) -> bool {
             self.round() <= MAX_ROUND
         }
+
+        /// " in epoch round.starter", for a message about something that happened in this epoch, or nothing for
+        /// [`Epoch::ZERO`] (algorithms that run one election have no epochs).
+        pub fn within(self) -> String {
+            match self {
+                Self::ZERO => String::new(),
+                e => format!(" in epoch {e}"),
+            }
+        }
     }
 
     /// `round.starter`, for people.
     impl fmt::Display for Epoch {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             write!(f, "{}.{}", self.round(), self.starter())
-        }
-    }
-
-    /// The election round of epoch `e` (its bits, as reports and applications hold them).
-    pub fn round(e: u64) -> u64 {
-        e >> 32
-    }
-
-    /// Who started epoch `e` (its bits).
-    pub fn starter(e: u64) -> NodeId {
-        Epoch::from_bits(e).starter()
-    }
-
-    /// `e` (its bits) as `round.starter`, for people.
-    pub fn show(e: u64) -> String {
-        Epoch::from_bits(e).to_string()
-    }
-
-    /// " in epoch round.starter" for a message about epoch `e` (its bits), or nothing for epoch 0 (algorithms that
-    /// run one election have no epochs).
-    pub fn within(e: u64) -> String {
-        match e {
-            0 => String::new(),
-            e => format!(" in epoch {}", show(e)),
         }
     }
 
@@ -153,7 +139,8 @@ pub mod epoch {
             assert!(a < b && a.round() == 1 && b.round() == 1 && b.starter() == NodeId(9));
             assert!(a.next(NodeId(1)).unwrap() > b, "a later round beats any starter of an earlier one");
             assert_eq!(b.next(NodeId(3)).unwrap().to_string(), "2.3");
-            assert_eq!(show(Epoch::of(2, NodeId(3)).bits()), "2.3");
+            assert_eq!(Epoch::of(2, NodeId(3)).within(), " in epoch 2.3");
+            assert_eq!(Epoch::ZERO.within(), "");
             assert_eq!(Epoch::of(2, NodeId(3)), b.next(NodeId(3)).unwrap());
         }
 
@@ -192,8 +179,8 @@ pub struct Status {
     pub state: State,
     /// `L(i)` / `S(i).c`: the leader this process believes in, if any.
     pub leader: Option<NodeId>,
-    /// The election epoch this process is in; 0 before any epoch-numbered election.
-    pub epoch: u64,
+    /// The election epoch this process is in; [`Epoch::ZERO`] before any epoch-numbered election.
+    pub epoch: Epoch,
     /// `S(i).g`, for algorithms that form groups (Invitation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<GroupId>,
@@ -201,15 +188,15 @@ pub struct Status {
 
 impl Status {
     /// The status drivers report for a crashed process.
-    pub const DOWN: Self = Self { state: State::Down, leader: None, epoch: 0, group: None };
+    pub const DOWN: Self = Self { state: State::Down, leader: None, epoch: Epoch::ZERO, group: None };
 
     /// Normal operation under `leader`.
-    pub const fn normal(leader: Option<NodeId>, epoch: u64) -> Self {
+    pub const fn normal(leader: Option<NodeId>, epoch: Epoch) -> Self {
         Self { state: State::Normal, leader, epoch, group: None }
     }
 
     /// Taking part in an election, with no leader yet.
-    pub const fn election(epoch: u64) -> Self {
+    pub const fn election(epoch: Epoch) -> Self {
         Self { state: State::Election, leader: None, epoch, group: None }
     }
 

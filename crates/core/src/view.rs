@@ -10,7 +10,7 @@ use std::fmt::{self, Display, Write};
 
 use serde::Serialize;
 
-use crate::{Neighbor, NodeId, Port, State, Status, epoch};
+use crate::{Epoch, Neighbor, NodeId, Port, State, Status};
 
 /// A process as its algorithm's notes describe it: a role or phase, and the few values the notes talk about, in
 /// the order they should be read.
@@ -64,8 +64,8 @@ impl View {
     pub fn of_status(status: &Status) -> Self {
         let view = Self::new(status.state.name()).with_some("leader", status.leader);
         match status.epoch {
-            0 => view,
-            e => view.with("epoch", epoch::show(e)),
+            Epoch::ZERO => view,
+            e => view.with("epoch", e),
         }
     }
 
@@ -165,7 +165,7 @@ mod tests {
     #[test]
     fn a_view_reads_as_its_role_and_values() {
         assert_eq!(View::new("relay").to_string(), "relay");
-        let v = View::of_status(&Status::normal(Some(NodeId(7)), epoch::Epoch::of(2, NodeId(7)).bits()));
+        let v = View::of_status(&Status::normal(Some(NodeId(7)), Epoch::of(2, NodeId(7))));
         assert_eq!(v.to_string(), "normal: leader 7, epoch 2.7");
         assert_eq!(v.get("leader"), Some("7"));
         assert!(View::down().is_down());

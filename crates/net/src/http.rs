@@ -298,7 +298,7 @@ fn change_json(shared: &Shared, change: Change) -> serde_json::Value {
         "latest": change.latest,
         "leader": change.shown.leader.map(|l| l.0),
         "epoch": change.shown.epoch,
-        "epoch_round": elect_core::epoch::round(change.shown.epoch),
+        "epoch_round": elect_core::Epoch::from_bits(change.shown.epoch).round(),
         "is_leader": if latest { shared.board.leads(change.shown) } else { change.shown.leader == Some(id) },
     });
     if let (true, Some(left)) = (latest, shared.board.lease_left()) {

@@ -654,7 +654,7 @@ mod tests {
         }
 
         fn status(&self) -> Status {
-            Status::election(0)
+            Status::election(elect_core::Epoch::ZERO)
         }
     }
 

@@ -456,16 +456,16 @@ impl<A: Algorithm> Runner<A> {
         for notice in std::mem::take(&mut self.notices) {
             let event = match notice {
                 Notice::Elected { epoch } => {
-                    info!(epoch = %elect_core::epoch::show(epoch), "started leading");
-                    LeaderEvent::StartedLeading { epoch }
+                    info!(epoch = %epoch, "started leading");
+                    LeaderEvent::StartedLeading { epoch: epoch.bits() }
                 }
                 Notice::Ended { epoch } => {
-                    info!(epoch = %elect_core::epoch::show(epoch), "stopped leading");
-                    LeaderEvent::StoppedLeading { epoch }
+                    info!(epoch = %epoch, "stopped leading");
+                    LeaderEvent::StoppedLeading { epoch: epoch.bits() }
                 }
                 Notice::Shows { leader, epoch } => {
-                    debug!(leader = ?leader.map(|l| l.0), epoch = %elect_core::epoch::show(epoch), "leadership");
-                    LeaderEvent::LeaderChanged(Leadership { leader, epoch })
+                    debug!(leader = ?leader.map(|l| l.0), epoch = %epoch, "leadership");
+                    LeaderEvent::LeaderChanged(Leadership { leader, epoch: epoch.bits() })
                 }
                 Notice::Pulse { .. } => continue,
             };

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use elect_core::{NodeId, State, epoch};
+use elect_core::{Epoch, NodeId, State};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 use tokio::time::Instant as Clock;
@@ -255,7 +255,7 @@ impl Board {
             "leader": shown.leader.map(|l| l.0),
             "is_leader": self.leads(shown),
             "epoch": shown.epoch,
-            "epoch_round": epoch::round(shown.epoch),
+            "epoch_round": Epoch::from_bits(shown.epoch).round(),
             "lease_ms_left": self.lease_left().map(|left| left.as_secs_f64() * 1000.0),
             "incarnation": self.incarnation.load(Ordering::Relaxed),
             "members": members,

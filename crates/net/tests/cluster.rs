@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Cluster, ids};
-use elect_core::{Epoch, NodeId, epoch};
+use elect_core::{Epoch, NodeId};
 use elect_net::{LeaderEvent, Leadership};
 use tokio::time::{Instant, sleep};
 
@@ -36,7 +36,11 @@ async fn three_and_five_members_elect_the_strongest_and_agree_on_it() {
             if strongest_wins(algorithm) {
                 assert_eq!(l.leader, Some(strongest), "{algorithm}: the strongest member leads");
             }
-            assert_eq!(Some(epoch::starter(l.epoch)), l.leader, "{algorithm}: the leader granted its own epoch");
+            assert_eq!(
+                Some(Epoch::from_bits(l.epoch).starter()),
+                l.leader,
+                "{algorithm}: the leader granted its own epoch"
+            );
             eprintln!("{algorithm}, {} members: elected in {:?}", members.len(), start.elapsed());
             cluster.check_logs();
         }
@@ -288,7 +292,7 @@ async fn a_member_back_from_a_long_absence_is_fenced_above_every_epoch_granted_m
         latest = cluster.agreed_where(|l| l.leader == Some(NodeId(2))).await;
         assert!(latest.epoch > l.epoch);
     }
-    assert!(epoch::round(latest.epoch) >= epoch::round(first.epoch) + 3);
+    assert!(Epoch::from_bits(latest.epoch).round() >= Epoch::from_bits(first.epoch).round() + 3);
     // 3 restarts with a state file that knows only its own old grant: whatever it grants first, every member ends
     // up following it under an epoch above everything granted while it was away.
     cluster.restart(NodeId(3)).await;

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::{Cluster, Response, ids};
-use elect_core::{NodeId, epoch};
+use elect_core::{Epoch, NodeId};
 use elect_net::{Leadership, Node, NodeConfig, StartError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -42,7 +42,7 @@ async fn check_member(cluster: &Cluster, id: NodeId, expected: Leadership) {
     assert_eq!(v["leader"].as_u64(), expected.leader.map(|l| u64::from(l.0)));
     assert_eq!(v["is_leader"], expected.leader == Some(id));
     assert_eq!(v["epoch"].as_u64(), Some(expected.epoch));
-    assert_eq!(v["epoch_round"].as_u64(), Some(epoch::round(expected.epoch)));
+    assert_eq!(v["epoch_round"].as_u64(), Some(u64::from(Epoch::from_bits(expected.epoch).round())));
     assert_eq!(v["incarnation"].as_u64(), Some(node.incarnation()));
     for reason in ["malformed", "stale-incarnation", "wrong-address"] {
         assert_eq!(v["dropped"][reason].as_u64(), Some(0), "{reason}: {v}");

@@ -12,7 +12,7 @@ use common::{Cluster, ids, sockets, until};
 use elect_algos::bully::Msg;
 use elect_algos::member::{self, Body};
 use elect_algos::monitor::MonitorMsg;
-use elect_core::{Epoch, NodeId, epoch};
+use elect_core::{Epoch, NodeId};
 use elect_net::wire::{self, Drop, Envelope};
 use elect_net::{ClusterKey, Leadership, Node, NodeConfig, Stats};
 use rand::{Rng, RngExt, SeedableRng};
@@ -219,7 +219,7 @@ async fn members_with_different_keys_do_not_talk() {
     // 1 and 2 elect 2, never hearing 3; 3 is alone and knows no epoch: its algorithm makes it leader, but it grants
     // itself nothing while it hears no majority (with itself) of the members, so it leads nobody.
     let l = cluster.agreed_by(&ids(&[1, 2]), |l| l.leader == Some(NodeId(2))).await;
-    assert_eq!(epoch::starter(l.epoch), NodeId(2));
+    assert_eq!(Epoch::from_bits(l.epoch).starter(), NodeId(2));
     sleep(Duration::from_millis(500)).await; // Five round trips of T = 50 ms.
     assert_eq!(cluster.leadership(NodeId(3)), Leadership { leader: None, epoch: 0 });
     let lone = cluster.nodes[&NodeId(3)].stats();

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use elect_core::{Command, GroupId, NodeId, Notice, Property, State};
+use elect_core::{Command, Epoch, GroupId, NodeId, Notice, Property, State};
 use serde::de::{Error as _, IgnoredAny};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -220,7 +220,7 @@ pub enum Record<'a, M = IgnoredAny, T = IgnoredAny, V = IgnoredAny> {
         leader: Option<NodeId>,
         /// Its epoch.
         #[serde(default)]
-        epoch: u64,
+        epoch: Epoch,
         /// Its group, for algorithms that form groups.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         group: Option<GroupId>,
@@ -318,10 +318,10 @@ mod tests {
                 node: NodeId(6),
                 state: State::Normal,
                 leader: Some(NodeId(5)),
-                epoch: 0,
+                epoch: Epoch::ZERO,
                 group: None,
             },
-            Record::Notice { t: Time(2000), node: NodeId(5), notice: Notice::Elected { epoch: 0 } },
+            Record::Notice { t: Time(2000), node: NodeId(5), notice: Notice::Elected { epoch: Epoch::ZERO } },
         ];
         let text: Vec<String> = lines.iter().map(|r| serde_json::to_string(r).unwrap()).collect();
         assert_eq!(
@@ -338,7 +338,10 @@ mod tests {
             assert_ne!(read, Record::Other, "{line}");
         }
         let notice: Record<'_> = serde_json::from_str(&text[3]).unwrap();
-        assert_eq!(notice, Record::Notice { t: Time(2000), node: NodeId(5), notice: Notice::Elected { epoch: 0 } });
+        assert_eq!(
+            notice,
+            Record::Notice { t: Time(2000), node: NodeId(5), notice: Notice::Elected { epoch: Epoch::ZERO } }
+        );
     }
 
     #[test]

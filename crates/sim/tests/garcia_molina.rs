@@ -9,7 +9,7 @@ mod common;
 use common::{config, initiators, run, run_ok, units};
 use elect_algos::garcia_molina::{ELECTION_KINDS, GarciaMolina};
 use elect_algos::{Algorithm, Params};
-use elect_core::{Duration, NodeId, Process, State, epoch};
+use elect_core::{Duration, Epoch, NodeId, Process, State};
 use elect_scenario::{Delay, Ids, InitiatorSpec, NodeAt, Scenario, SimConfig};
 use elect_sim::{Report, Sim, simulate};
 use proptest::prelude::*;
@@ -155,13 +155,13 @@ fn the_strongest_live_process_wins_everywhere_under_random_delays_and_initiators
             sim.processes().iter().zip(&sim.scenario().ids).map(|(p, id)| (p.status(), *id)).collect();
         let live: Vec<_> = statuses.iter().filter(|(_, id)| !cfg.crashes.iter().any(|c| c.id == *id)).collect();
         let grant = live.iter().find(|(s, id)| s.leader == Some(*id)).expect("a coordinator").0.epoch;
-        assert_eq!(epoch::starter(grant), r.leader.unwrap());
+        assert_eq!(grant.starter(), r.leader.unwrap());
         for (s, id) in &live {
             assert_eq!((s.state, s.leader, s.epoch), (State::Normal, r.leader, grant), "node {id}: {}", r.reproduce);
         }
         for (k, (_, id)) in statuses.iter().enumerate() {
             if live.iter().any(|(_, l)| l == id) {
-                assert_eq!(sim.durable()[k], Some(elect_core::Epoch::from_bits(grant)), "node {id}");
+                assert_eq!(sim.durable()[k], Some(grant), "node {id}");
             }
         }
     }
@@ -204,9 +204,9 @@ fn a_stronger_process_that_recovers_takes_over_in_a_newer_grant() {
     assert_eq!(election_messages(&r), 37 + 42);
     assert_eq!(r.messages.kind("are-you-there"), 1, "the recovered process has nobody to probe");
     let sim = sim_of(&cfg);
-    let epochs: Vec<u64> = sim.processes().iter().map(|p| p.status().epoch).collect();
+    let epochs: Vec<Epoch> = sim.processes().iter().map(|p| p.status().epoch).collect();
     assert!(epochs.iter().all(|&e| e == epochs[7]), "{epochs:?}");
-    assert_eq!((epoch::round(epochs[7]), epoch::starter(epochs[7])), (1, NodeId(8)), "round 1, above 7's grant");
+    assert_eq!((epochs[7].round(), epochs[7].starter()), (1, NodeId(8)), "round 1, above 7's grant");
 }
 
 #[test]
@@ -224,10 +224,10 @@ fn grants_only_grow_even_for_a_process_that_missed_elections() {
     let sim = sim_of(&cfg);
     let status = |id: u32| sim.processes()[id as usize - 1].status();
     let grant = status(8).epoch;
-    assert_eq!((epoch::round(grant), epoch::starter(grant)), (4, NodeId(8)));
+    assert_eq!((grant.round(), grant.starter()), (4, NodeId(8)));
     for id in [1, 2, 3, 4, 5, 6, 8] {
         assert_eq!(status(id).epoch, grant, "node {id}");
-        assert_eq!(sim.durable()[id as usize - 1], Some(elect_core::Epoch::from_bits(grant)), "node {id}");
+        assert_eq!(sim.durable()[id as usize - 1], Some(grant), "node {id}");
     }
     assert_eq!(r.live, 7, "7 stays down");
 }

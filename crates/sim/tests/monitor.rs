@@ -4,7 +4,7 @@
 mod common;
 
 use common::{SharedBuf, config, run, run_ok, units};
-use elect_core::{NodeId, epoch};
+use elect_core::{Epoch, NodeId};
 use elect_scenario::{Delay, Ids, NodeAt, SimConfig, TopologyKind};
 use elect_sim::simulate;
 use proptest::prelude::*;
@@ -281,10 +281,10 @@ fn epochs_name_who_started_them_and_grow() {
     sim.run().unwrap();
     // Process 9 led and crashed; the others all moved on.
     let ids = sim.scenario().ids.clone();
-    let epochs: Vec<u64> =
-        sim.processes().iter().zip(&ids).filter(|&(_, &id)| id != NodeId(9)).map(|(p, _)| p.epoch().bits()).collect();
+    let epochs: Vec<Epoch> =
+        sim.processes().iter().zip(&ids).filter(|&(_, &id)| id != NodeId(9)).map(|(p, _)| p.epoch()).collect();
     assert!(epochs.iter().all(|&e| e == epochs[0]), "everybody ends in one epoch: {epochs:?}");
-    assert_eq!(epoch::round(epochs[0]), 2, "the initial election, then one re-election");
+    assert_eq!(epochs[0].round(), 2, "the initial election, then one re-election");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 mod common;
 
 use elect_algos::{Algorithm, Bound, Facts, Info, Initiators, Needs, ParamError, Params, Showcase, Timing};
-use elect_core::{Check, Command, Cx, Message, Notice, Port, Process, Property, Rank, Setup, Status};
+use elect_core::{Check, Command, Cx, Epoch, Message, Notice, Port, Process, Property, Rank, Setup, Status};
 use elect_scenario::{Scenario, SimConfig};
 use elect_sim::Sim;
 use serde::{Deserialize, Serialize};
@@ -50,11 +50,11 @@ impl Process for Node {
     }
     fn on_command(&mut self, cx: &mut Cx<'_, Self>, _: Command) {
         self.leader = Some(self.me);
-        cx.notify(Notice::Elected { epoch: 0 });
+        cx.notify(Notice::Elected { epoch: Epoch::ZERO });
         cx.send(self.next, Boast(self.me));
     }
     fn status(&self) -> Status {
-        Status::normal(self.leader.map(Rank::id), 0)
+        Status::normal(self.leader.map(Rank::id), Epoch::ZERO)
     }
 }
 

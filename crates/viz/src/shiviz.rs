@@ -54,7 +54,7 @@ pub fn shiviz_log(run: &Run) -> Result<String, Truncated> {
             What::Timer => "timer".to_owned(),
             What::Status { state, leader, epoch } => {
                 let leader = leader.map_or_else(|| "none".to_owned(), |l| id(l).to_string());
-                format!("status {} leader {leader} epoch {epoch}", state.name())
+                format!("status {} leader {leader} epoch {}", state.name(), epoch.bits())
             }
             What::Elected => "elected".to_owned(),
             What::Parent(p) => format!("parent {}", p.map_or_else(|| "none".to_owned(), |p| id(p).to_string())),

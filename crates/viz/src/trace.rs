@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use elect_core::{Command, Notice};
+use elect_core::{Command, Epoch, Notice};
 use elect_scenario::Record;
 
 /// Why a trace could not be read.
@@ -116,7 +116,7 @@ pub enum What {
         /// The leader it follows (a position), if any.
         leader: Option<u32>,
         /// Its epoch.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// The process declared itself leader.
     Elected,

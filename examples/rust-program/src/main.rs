@@ -17,8 +17,8 @@ use elect::algos::{
     Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, ParamError, Params, Showcase, Timing,
 };
 use elect::core::{
-    Check, Command, Cx, Duration, Invalid, NodeId, Peers, Port, Process, Roster, Setup, State, Status, Validate, View,
-    When,
+    Check, Command, Cx, Duration, Epoch, Invalid, NodeId, Peers, Port, Process, Roster, Setup, State, Status, Validate,
+    View, When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -92,7 +92,7 @@ impl Process for Ring {
             Msg::Token { id } if id == self.me => {
                 self.role = Role::Leader;
                 cx.rule("own token returned, elected");
-                cx.notify(elect::core::Notice::Elected { epoch: 0 });
+                cx.notify(elect::core::Notice::Elected { epoch: Epoch::ZERO });
                 self.send(cx, Msg::Elected { leader: self.me });
             }
             Msg::Token { id } if id > self.me => {
@@ -117,9 +117,9 @@ impl Process for Ring {
 
     fn status(&self) -> Status {
         match self.leader {
-            Some(l) => Status::normal(Some(NodeId(l)), 0),
-            None if self.role != Role::Relay => Status { state: State::Election, ..Status::normal(None, 0) },
-            None => Status::normal(None, 0),
+            Some(l) => Status::normal(Some(NodeId(l)), Epoch::ZERO),
+            None if self.role != Role::Relay => Status { state: State::Election, ..Status::normal(None, Epoch::ZERO) },
+            None => Status::normal(None, Epoch::ZERO),
         }
     }
 

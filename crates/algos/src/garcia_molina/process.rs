@@ -335,7 +335,7 @@ impl GarciaMolinaProcess {
         self.abandon(cx);
         self.mode = Mode::Normal;
         let grant = self.coordinator.map_or(self.epoch, |(_, e)| e);
-        cx.notify(Notice::Elected { epoch: grant.bits() });
+        cx.notify(Notice::Elected { epoch: grant });
         cx.cancel_timer(Timer::Timeout);
         cx.set_timer(Timer::Check, Span::exactly(self.check));
     }
@@ -733,11 +733,11 @@ impl Process for GarciaMolinaProcess {
 
     fn status(&self) -> Status {
         let state = match self.mode {
-            Mode::Election => return Status::election(self.epoch.bits()),
+            Mode::Election => return Status::election(self.epoch),
             Mode::Reorganization => State::Reorganization,
             Mode::Normal => State::Normal,
         };
-        Status { state, leader: self.coordinator(), epoch: self.epoch.bits(), group: None }
+        Status { state, leader: self.coordinator(), epoch: self.epoch, group: None }
     }
 }
 
@@ -844,10 +844,7 @@ mod tests {
             let answer =
                 sent(&step(&mut p, |p, cx| p.on_message(cx, coordinator, Msg::Ready { call: 9, epoch: grant })));
             assert_eq!(answer, vec![(coordinator, Msg::ReadyAck { call: 9, accepted: true })]);
-            assert_eq!(
-                p.status(),
-                Status { state: State::Normal, leader: Some(NodeId(3)), epoch: grant.bits(), group: None }
-            );
+            assert_eq!(p.status(), Status { state: State::Normal, leader: Some(NodeId(3)), epoch: grant, group: None });
         }
         // Another candidate's call is still refused.
         let other = sent(&step(&mut p, |p, cx| p.on_message(cx, Port(0), Msg::Ready { call: 3, epoch: grant })));
@@ -875,7 +872,7 @@ mod tests {
     #[test]
     fn check_halts_and_appoints_a_weaker_process_out_of_the_group_alone() {
         let (mut p, out) = check_finds_1_out(GarciaMolina::default());
-        let grant = Epoch::from_bits(p.status().epoch);
+        let grant = p.status().epoch;
         let [(Port(0), Msg::Halt { call, epoch })] = out.as_slice() else { panic!("{out:?}") };
         assert_eq!(*epoch, grant, "halted in the grant it is appointed in");
         assert_eq!(p.status().state, State::Normal, "the coordinator stays NORMAL");

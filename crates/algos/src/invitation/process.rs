@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use elect_core::{
-    Command, Cx, Duration, GroupId, NodeId, Notice, Peers, Port, Process, Rank, Setup, Span, State, Status, View,
+    Command, Cx, Duration, Epoch, GroupId, NodeId, Notice, Peers, Port, Process, Rank, Setup, Span, State, Status, View,
 };
 
 use super::config::Invitation;
@@ -39,8 +39,9 @@ pub struct InvitationProcess {
     poll: Option<BTreeSet<Port>>,
 }
 
-fn epoch_of(group: GroupId) -> u64 {
-    (u64::from(group.counter) << 32) | u64::from(group.creator.0)
+/// The epoch a group stands for: its creator's counter as the round, the creator as the starter.
+fn epoch_of(group: GroupId) -> Epoch {
+    Epoch::of(group.counter, group.creator)
 }
 
 impl InvitationProcess {
@@ -534,12 +535,12 @@ impl InvitationProcess {
 mod tests {
     use super::*;
     use crate::algorithm::Algorithm;
-    use elect_core::{Event, Ranking, epoch};
+    use elect_core::{Event, Ranking};
 
     #[test]
     fn group_epochs_are_ballots_of_the_creator() {
         let g = GroupId { counter: 3, creator: NodeId(7) };
-        assert_eq!((epoch::round(epoch_of(g)), epoch::starter(epoch_of(g))), (3, NodeId(7)));
+        assert_eq!((epoch_of(g).round(), epoch_of(g).starter()), (3, NodeId(7)));
     }
 
     #[test]

@@ -183,15 +183,15 @@ impl<A: Algorithm> Member<A> {
             self.persist(cx);
         }
         if let Some(epoch) = ended {
-            cx.notify(Notice::Ended { epoch: epoch.bits() });
+            cx.notify(Notice::Ended { epoch });
         }
         if let Some(epoch) = granted {
-            cx.notify(Notice::Elected { epoch: epoch.bits() });
+            cx.notify(Notice::Elected { epoch });
         }
         if shown != self.published {
             debug_assert!(shown.epoch >= self.published.epoch, "shown epochs never go backwards");
             self.published = shown;
-            cx.notify(Notice::Shows { leader: shown.leader, epoch: shown.epoch });
+            cx.notify(Notice::Shows { leader: shown.leader, epoch: Epoch::from_bits(shown.epoch) });
         }
         if granted.is_some() {
             self.broadcast(cx, Body::Announce);

@@ -28,7 +28,7 @@
 
 use std::collections::BTreeSet;
 
-use elect_core::{Cx, Duration, NodeId, Port, Process, Span};
+use elect_core::{Cx, Duration, Epoch, NodeId, Port, Process, Span};
 
 use super::Bug;
 use super::away::Away;
@@ -286,7 +286,7 @@ pub(super) struct Leases {
     /// Where it stands with its own lease.
     standing: Standing,
     /// The algorithm's epoch (its status's `epoch`) in which it last started to seek a lease.
-    sought_in: u64,
+    sought_in: Epoch,
     /// The last round this member sent (0: none yet).
     round: u64,
     /// Per slot (`round % slots`): the round in it, whether its hold still runs, and who backed it.
@@ -312,7 +312,7 @@ impl Leases {
         let empty = Slot { round: 0, running: false, held: false, backers: BTreeSet::new() };
         Self {
             standing: Standing::Idle,
-            sought_in: 0,
+            sought_in: Epoch::ZERO,
             round: 0,
             slots: vec![empty; slots as usize],
             renewing: false,
@@ -368,7 +368,7 @@ impl<A: Algorithm> Member<A> {
     /// `epoch`, the algorithm's epoch: a member that starts to seek one asks at once, for the fresh grace; one named
     /// leader in another epoch than the one it last sought a lease in starts afresh, unless it holds one; one that
     /// no longer seeks stops asking.
-    pub(super) fn lease_follows(&mut self, cx: &mut Cx<'_, Self>, seeks: bool, epoch: u64) {
+    pub(super) fn lease_follows(&mut self, cx: &mut Cx<'_, Self>, seeks: bool, epoch: Epoch) {
         let Some(timing) = self.fixed.lease else { return };
         let standing = self.lease.standing;
         if !seeks {
@@ -553,6 +553,6 @@ impl<A: Algorithm> Member<A> {
                 cx.cancel_timer(MemberTimer::Hold(i as u8));
             }
         }
-        self.lease_follows(cx, false, 0);
+        self.lease_follows(cx, false, Epoch::ZERO);
     }
 }

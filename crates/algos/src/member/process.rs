@@ -341,7 +341,7 @@ impl<A: Algorithm> Process for Member<A> {
     /// that grant's fencing epoch.
     fn status(&self) -> Status {
         let inner = self.inner().status();
-        Status { leader: self.published.leader, epoch: self.published.epoch, ..inner }
+        Status { leader: self.published.leader, epoch: Epoch::from_bits(self.published.epoch), ..inner }
     }
 
     fn parent(&self) -> Option<Port> {

@@ -51,12 +51,12 @@ impl ScriptedProcess {
     fn obey(&mut self, cx: &mut Cx<'_, Self>, script: Script) {
         let was_leader = self.status.leader == Some(self.me);
         self.status = match script {
-            Script::Lead => Status::normal(Some(self.me), 0),
-            Script::Follow(leader) => Status::normal(Some(leader), 0),
-            Script::Elect => Status::election(0),
+            Script::Lead => Status::normal(Some(self.me), Epoch::ZERO),
+            Script::Follow(leader) => Status::normal(Some(leader), Epoch::ZERO),
+            Script::Elect => Status::election(Epoch::ZERO),
         };
         if script == Script::Lead && !was_leader {
-            cx.notify(Notice::Elected { epoch: 0 });
+            cx.notify(Notice::Elected { epoch: Epoch::ZERO });
             for &port in &self.others {
                 cx.send(port, Script::Follow(self.me));
             }
@@ -126,7 +126,7 @@ impl Algorithm for Scripted {
         ScriptedProcess {
             me: setup.id,
             others: setup.neighbors.iter().map(|n| n.port).collect(),
-            status: Status::election(0),
+            status: Status::election(Epoch::ZERO),
             initiated: 0,
             resigned: false,
         }
@@ -225,7 +225,7 @@ fn notices(effects: &Effects) -> Vec<Notice> {
 fn elected(effects: &Effects) -> Vec<Epoch> {
     notices(effects)
         .into_iter()
-        .filter_map(|n| if let Notice::Elected { epoch } = n { Some(Epoch::from_bits(epoch)) } else { None })
+        .filter_map(|n| if let Notice::Elected { epoch } = n { Some(epoch) } else { None })
         .collect()
 }
 
@@ -304,7 +304,7 @@ fn a_leader_grants_itself_an_epoch_above_all_it_has_seen() {
     assert_eq!(hear(&mut c, A, says(Script::Lead)), [Effect::Send { to: port(C, A), msg: correction }]);
 
     let effects = hear(&mut c, A, says(Script::Elect));
-    let ended = [Notice::Ended { epoch: granted.bits() }, Notice::Shows { leader: None, epoch: granted.bits() }];
+    let ended = [Notice::Ended { epoch: granted }, Notice::Shows { leader: None, epoch: granted }];
     assert_eq!(notices(&effects), ended);
     assert_eq!(c.grant(), None);
 }
@@ -315,7 +315,7 @@ fn a_grown_seen_is_durable_before_the_notices_and_the_announcement_that_depend_o
     let mut a = start(A, None);
     hear(&mut a, B, says(Script::Follow(B)));
     let effects = hear(&mut a, B, packet(ballot(1, B), Some(ballot(1, B)), Body::Announce));
-    let shows = Notice::Shows { leader: Some(B), epoch: ballot(1, B).bits() };
+    let shows = Notice::Shows { leader: Some(B), epoch: ballot(1, B) };
     let persist = effects.iter().position(|e| matches!(e, Effect::Persist(s) if s.seen == ballot(1, B)));
     let notify = effects.iter().position(|e| *e == Effect::Notify(shows));
     assert!(persist.is_some() && persist < notify, "{effects:?}");
@@ -327,9 +327,9 @@ fn a_grown_seen_is_durable_before_the_notices_and_the_announcement_that_depend_o
     let granted = ballot(8, B);
     let mut expected = vec![
         Effect::Persist(Saved { incarnation: 1, seen: granted, inner: None }),
-        Effect::Notify(Notice::Ended { epoch: ballot(1, B).bits() }),
-        Effect::Notify(Notice::Elected { epoch: granted.bits() }),
-        Effect::Notify(Notice::Shows { leader: Some(B), epoch: granted.bits() }),
+        Effect::Notify(Notice::Ended { epoch: ballot(1, B) }),
+        Effect::Notify(Notice::Elected { epoch: granted }),
+        Effect::Notify(Notice::Shows { leader: Some(B), epoch: granted }),
     ];
     let announce = to_everybody(1, granted, Some(granted), Body::Announce);
     expected.extend(announce.into_iter().map(|(to, msg)| Effect::Send { to, msg }));
@@ -366,7 +366,7 @@ fn a_superseded_leader_stops_and_grants_itself_a_newer_epoch() {
     hear(&mut b, A, packet(ballot(1, A), Some(ballot(1, A)), Body::Announce));
     assert_eq!(b.grant(), Some(ballot(1, B)));
     let effects = hear(&mut b, C, packet(ballot(7, C), None, Body::Announce));
-    let replaced = [Notice::Ended { epoch: ballot(1, B).bits() }, Notice::Elected { epoch: ballot(8, B).bits() }];
+    let replaced = [Notice::Ended { epoch: ballot(1, B) }, Notice::Elected { epoch: ballot(8, B) }];
     assert_eq!(notices(&effects)[..2], replaced);
     assert_eq!(b.grant(), Some(ballot(8, B)));
 }
@@ -379,8 +379,7 @@ fn two_leaders_do_not_outbid_each_other_and_a_live_rival_keeps_its_grant() {
     // B hears C claim a higher grant: B stops and grants nothing while C's claim is live.
     let claim = packet(ballot(6, C), Some(ballot(6, C)), Body::Announce);
     let effects = hear(&mut b, C, claim.clone());
-    let stopped =
-        [Notice::Ended { epoch: ballot(2, B).bits() }, Notice::Shows { leader: None, epoch: ballot(2, B).bits() }];
+    let stopped = [Notice::Ended { epoch: ballot(2, B) }, Notice::Shows { leader: None, epoch: ballot(2, B) }];
     assert_eq!(notices(&effects), stopped);
     assert_eq!(b.grant(), None);
     assert_eq!(notices(&hear(&mut b, C, claim)), [], "C's claim is still live");
@@ -445,8 +444,7 @@ fn a_resigning_leader_ends_its_grant_tells_everybody_and_sits_out() {
     settle_as_leader(&mut b, A);
     let effects = step(&mut b, Event::Command(Command::Resign));
     assert!(b.inner().resigned, "the algorithm is told");
-    let ended =
-        [Notice::Ended { epoch: ballot(1, B).bits() }, Notice::Shows { leader: None, epoch: ballot(1, B).bits() }];
+    let ended = [Notice::Ended { epoch: ballot(1, B) }, Notice::Shows { leader: None, epoch: ballot(1, B) }];
     assert_eq!(notices(&effects), ended);
     assert_eq!(sends(&effects), to_everybody(1, ballot(1, B), None, Body::Leaving));
     assert_eq!(timers_set(&effects), [(MemberTimer::Wake, Span::exactly(HOLD))]);
@@ -455,7 +453,7 @@ fn a_resigning_leader_ends_its_grant_tells_everybody_and_sits_out() {
     let timer = MemberTimer::Inner { life: 0, timer: Script::Elect };
     assert_eq!(step(&mut b, Event::Timer(timer)), []);
     assert_eq!(hear(&mut b, C, says(Script::Follow(C))), []);
-    assert_eq!(b.inner().status(), Status::normal(Some(B), 0));
+    assert_eq!(b.inner().status(), Status::normal(Some(B), Epoch::ZERO));
     assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
 }
 
@@ -468,7 +466,7 @@ fn after_the_resign_hold_the_algorithm_restarts_from_its_durable_state() {
     let effects = step(&mut b, Event::Timer(MemberTimer::Wake));
     // A fresh instance, restarted from its durable state, which initiates.
     assert_eq!((b.inner().initiated, b.inner().resigned), (2, false));
-    assert_eq!(b.inner().status(), Status::election(0));
+    assert_eq!(b.inner().status(), Status::election(Epoch::ZERO));
     assert_eq!(effects, [Effect::Persist(Saved { incarnation: 1, seen: ballot(1, B), inner: Some(2) })]);
     // The timers of its earlier instance are ignored; the new one's are not.
     assert_eq!(step(&mut b, Event::Timer(MemberTimer::Inner { life: 0, timer: Script::Lead })), []);
@@ -493,7 +491,7 @@ fn a_member_that_leaves_sits_out_for_good() {
     settle_as_leader(&mut b, A);
     let effects = step(&mut b, Event::Command(Command::Leave));
     assert!(b.inner().resigned, "the algorithm is told to resign");
-    assert_eq!(notices(&effects)[0], Notice::Ended { epoch: ballot(1, B).bits() });
+    assert_eq!(notices(&effects)[0], Notice::Ended { epoch: ballot(1, B) });
     assert_eq!(sends(&effects), to_everybody(1, ballot(1, B), None, Body::Leaving));
     assert_eq!(timers_set(&effects), [], "no end to the hold");
     let before = b.clone();
@@ -724,9 +722,9 @@ fn a_stronger_leader_outbids_a_weaker_straggler_that_leads_under_a_newer_epoch()
     let granted = ballot(3, C);
     let mut expected = vec![
         Effect::Persist(Saved { incarnation: 1, seen: granted, inner: None }),
-        Effect::Notify(Notice::Ended { epoch: ballot(1, C).bits() }),
-        Effect::Notify(Notice::Elected { epoch: granted.bits() }),
-        Effect::Notify(Notice::Shows { leader: Some(C), epoch: granted.bits() }),
+        Effect::Notify(Notice::Ended { epoch: ballot(1, C) }),
+        Effect::Notify(Notice::Elected { epoch: granted }),
+        Effect::Notify(Notice::Shows { leader: Some(C), epoch: granted }),
     ];
     expected.extend(
         to_everybody(1, granted, Some(granted), Body::Announce).into_iter().map(|(to, msg)| Effect::Send { to, msg }),
@@ -744,8 +742,7 @@ fn a_stronger_leader_outbids_a_weaker_straggler_that_leads_under_a_newer_epoch()
     let mut a = start(A, None);
     assert_eq!(elected(&settle_as_leader(&mut a, B)), [ballot(1, A)]);
     let effects = hear(&mut a, C, packet(ballot(3, C), Some(ballot(3, C)), Body::Announce));
-    let stopped =
-        [Notice::Ended { epoch: ballot(1, A).bits() }, Notice::Shows { leader: None, epoch: ballot(1, A).bits() }];
+    let stopped = [Notice::Ended { epoch: ballot(1, A) }, Notice::Shows { leader: None, epoch: ballot(1, A) }];
     assert_eq!(notices(&effects), stopped);
     assert_eq!(a.grant(), None);
     assert_eq!(elected(&hear(&mut a, B, says(Script::Lead))), []);

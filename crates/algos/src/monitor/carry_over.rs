@@ -32,7 +32,7 @@ impl<A: Algorithm> Monitored<A> {
     fn restamp(&mut self, cx: &mut Cx<'_, Self>, epoch: Epoch) {
         let Some(next) = epoch.next(self.fixed.setup.id) else { return };
         self.renumber(cx, next, None);
-        cx.notify(Notice::Elected { epoch: self.epoch.bits() });
+        cx.notify(Notice::Elected { epoch: self.epoch });
         self.beat(cx);
     }
 

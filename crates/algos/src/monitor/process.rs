@@ -197,7 +197,7 @@ impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
 
     fn notify(&mut self, notice: Notice) {
         match notice {
-            Notice::Elected { .. } => self.cx.notify(Notice::Elected { epoch: self.epoch.bits() }),
+            Notice::Elected { .. } => self.cx.notify(Notice::Elected { epoch: self.epoch }),
             notice => self.cx.notify(notice),
         }
     }
@@ -296,7 +296,7 @@ impl<A: Algorithm> Process for Monitored<A> {
     }
 
     fn status(&self) -> Status {
-        Status { epoch: self.epoch.bits(), ..self.shown() }
+        Status { epoch: self.epoch, ..self.shown() }
     }
 
     /// The algorithm's own view of this epoch's instance, with the epoch, the leader it follows without an

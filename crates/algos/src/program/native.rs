@@ -170,7 +170,7 @@ where
         "type": "step_ok", "in_reply_to": request["seq"],
         "state": { "process": serde_json::to_value(process).map_err(|e| e.to_string())? },
         "send": send, "set_timers": set, "cancel_timers": cancel,
-        "status": { "state": state, "leader": status.leader.map(|l| l.0), "epoch": status.epoch },
+        "status": { "state": state, "leader": status.leader.map(|l| l.0), "epoch": status.epoch.bits() },
         "elected": elected, "rule": rule, "view": { "role": view.role, "values": values },
     });
     if let Some(p) = persist {

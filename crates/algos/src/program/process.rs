@@ -8,8 +8,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use elect_core::{
-    Command, Cx, Duration, Invalid, Message, NodeId, Notice, Peers, Port, Process, Roster, Setup, Span, State, Status,
-    Validate, View,
+    Command, Cx, Duration, Epoch, Invalid, Message, NodeId, Notice, Peers, Port, Process, Roster, Setup, Span, State,
+    Status, Validate, View,
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
@@ -166,7 +166,7 @@ impl ProgramProcess {
             ports: setup.neighbors.len() as u32,
             t,
             state: "null".into(),
-            status: Status::normal(None, 0),
+            status: Status::normal(None, Epoch::ZERO),
             view: None,
         }
     }
@@ -266,7 +266,7 @@ impl ProgramProcess {
             "election" => State::Election,
             other => return Err(format!("status {other:?}: normal or election")),
         };
-        Ok(Status { state, leader: s.leader.map(NodeId), epoch: s.epoch, group: None })
+        Ok(Status { state, leader: s.leader.map(NodeId), epoch: Epoch::from_bits(s.epoch), group: None })
     }
 }
 

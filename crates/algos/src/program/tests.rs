@@ -102,7 +102,7 @@ fn a_step_carries_the_setup_the_state_and_the_event_and_its_answer_becomes_effec
         [
             Effect::CancelTimer { timer: wake },
             Effect::Send { to: Port(1), msg: pong.clone() },
-            Effect::Notify(elect_core::Notice::Elected { epoch: 4 }),
+            Effect::Notify(elect_core::Notice::Elected { epoch: elect_core::Epoch::from_bits(4) }),
         ]
     );
     assert_eq!(pong.kind(), "pong");

@@ -112,9 +112,9 @@ impl<A: Algorithm> Model<A> {
 
     /// The violation a recorded clash of declarations is: two processes in one epoch (P-Unique), or one process
     /// in an epoch it declared before it restarted (fresh-epoch).
-    pub(super) fn clash(&self, (epoch, first, second): (u64, u32, u32)) -> Violation {
+    pub(super) fn clash(&self, (epoch, first, second): (Epoch, u32, u32)) -> Violation {
         let id = |i: u32| self.scenario.ids[i as usize];
-        let within = elect_core::epoch::within(epoch);
+        let within = epoch.within();
         if first == second {
             return Violation {
                 property: Property::FreshEpoch,

@@ -16,7 +16,7 @@ pub(crate) struct Packed<P: Process> {
     msgs: Vec<(u32, InFlight)>,
     timers: Vec<(u32, P::Timer, Due)>,
     durable: Vec<Option<P::Durable>>,
-    declared: Vec<(u64, u32)>,
+    declared: Vec<(Epoch, u32)>,
 }
 
 /// One state's place in the shared vectors, and the rest of it.

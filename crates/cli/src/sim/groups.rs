@@ -60,11 +60,11 @@ pub(crate) fn line(statuses: &[FinalStatus]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use elect_core::Status;
+    use elect_core::{Epoch, Status};
 
     fn at(node: u32, state: State, leader: u32, group: (u32, u32), crashed: bool) -> FinalStatus {
         let group = GroupId { counter: group.0, creator: NodeId(group.1) };
-        let status = Status { state, leader: Some(NodeId(leader)), epoch: 0, group: Some(group) };
+        let status = Status { state, leader: Some(NodeId(leader)), epoch: Epoch::ZERO, group: Some(group) };
         FinalStatus { node: NodeId(node), status, crashed }
     }
 

@@ -369,7 +369,7 @@ pub(crate) mod fixture {
     }
 
     pub(crate) fn normal(l: u32) -> Status {
-        Status::normal(Some(NodeId(l)), 1)
+        Status::normal(Some(NodeId(l)), crate::Epoch::from_bits(1))
     }
 
     pub(crate) fn names(v: &[Violation]) -> Vec<Property> {

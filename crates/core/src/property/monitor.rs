@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::groups::{GroupTally, a3_detail, check_a4, check_a4_prime, check_majority_leader};
 use super::{Check, Class, Property, Skipped, Violation, When, Winner, World, expected_leader, show, standing};
-use crate::{NodeId, Notice, State, Status};
+use crate::{Epoch, NodeId, Notice, State, Status};
 
 /// Evaluates an algorithm's promised properties over a run.
 ///
@@ -19,7 +19,7 @@ pub struct Monitor {
     /// A3's tally, per group.
     groups: GroupTally,
     /// P-Unique: who declared itself leader in each epoch, and in which of its lives (see [`Self::on_restart`]).
-    elected: BTreeMap<u64, (NodeId, u32)>,
+    elected: BTreeMap<Epoch, (NodeId, u32)>,
     /// How many times each process restarted, for fresh-epoch (processes that never did are not listed).
     lives: BTreeMap<NodeId, u32>,
     violated: u32,
@@ -115,15 +115,12 @@ impl Monitor {
         let life = self.lives.get(&me).copied().unwrap_or(0);
         let (first, first_life) = *self.elected.entry(epoch).or_insert((me, life));
         if first != me && self.wants(Property::Uniqueness, When::Always) {
-            let detail =
-                format!("nodes {first} and {me} both declared themselves leader{}", crate::epoch::within(epoch));
+            let detail = format!("nodes {first} and {me} both declared themselves leader{}", epoch.within());
             self.report(out, Property::Uniqueness, Some(me), detail);
         }
         if first == me && first_life != life && self.wants(Property::FreshEpoch, When::Always) {
-            let detail = format!(
-                "node {me} declared itself leader{} before it restarted, and again after",
-                crate::epoch::within(epoch)
-            );
+            let detail =
+                format!("node {me} declared itself leader{} before it restarted, and again after", epoch.within());
             self.report(out, Property::FreshEpoch, Some(me), detail);
         }
     }
@@ -257,9 +254,9 @@ impl Monitor {
             let detail = format!(
                 "nodes {} (epoch {}) and {} (epoch {}) both say they lead",
                 world.id(a),
-                crate::Epoch::from_bits(sa.epoch),
+                sa.epoch,
                 world.id(b),
-                crate::Epoch::from_bits(sb.epoch)
+                sb.epoch
             );
             self.report(out, Property::OneLeader, Some(world.id(b)), detail);
         }
@@ -453,7 +450,7 @@ mod tests {
         ];
         let good = fixture(vec![normal(2), normal(2), Status::DOWN]);
         assert!(Monitor::check_state(&checks, Winner::StrongestLive, &good, true).is_empty());
-        let bad = fixture(vec![Status::normal(None, 0), normal(9), normal(4), Status::DOWN]);
+        let bad = fixture(vec![Status::normal(None, Epoch::ZERO), normal(9), normal(4), Status::DOWN]);
         assert!(Monitor::check_state(&checks, Winner::StrongestLive, &bad, false).is_empty(), "not settled");
         let v = Monitor::check_state(&checks, Winner::StrongestLive, &bad, true);
         assert_eq!(names(&v), [Property::Liveness, Property::Validity, Property::LiveLeader, Property::Agreement]);
@@ -463,7 +460,7 @@ mod tests {
     fn unsettled_runs_skip_their_at_end_properties_with_the_reason() {
         let mut m = Monitor::new(vec![Check::at_end(Property::A2)], Winner::StrongestLive);
         let mut out = Vec::new();
-        m.at_end(&fixture(vec![Status::election(1)]), Some("a crash at t=9".into()), &mut out);
+        m.at_end(&fixture(vec![Status::election(Epoch::from_bits(1))]), Some("a crash at t=9".into()), &mut out);
         assert!(out.is_empty());
         assert_eq!(m.skipped(), [Skipped { property: Property::A2, reason: "a crash at t=9".into() }]);
     }
@@ -471,7 +468,7 @@ mod tests {
     #[test]
     fn a1_is_incremental_and_ignores_processes_outside_normal() {
         let checks = vec![Check::always(Property::A1)];
-        let mut w = fixture(vec![normal(3), Status::election(1), normal(3)]);
+        let mut w = fixture(vec![normal(3), Status::election(Epoch::from_bits(1)), normal(3)]);
         let mut m = Monitor::new(checks, Winner::StrongestLive);
         let mut out = Vec::new();
         m.reset(&w, &mut out);
@@ -489,7 +486,7 @@ mod tests {
         let checks = vec![Check::at_end(Property::A2)];
         let ok = fixture(vec![normal(3), normal(3), normal(3)]);
         assert!(Monitor::check_state(&checks, Winner::StrongestLive, &ok, true).is_empty());
-        let waiting = fixture(vec![normal(3), Status::election(1), normal(3)]);
+        let waiting = fixture(vec![normal(3), Status::election(Epoch::from_bits(1)), normal(3)]);
         assert_eq!(names(&Monitor::check_state(&checks, Winner::StrongestLive, &waiting, true)), [Property::A2]);
         let dead_leader = fixture(vec![normal(3), normal(3), Status::DOWN]);
         assert_eq!(names(&Monitor::check_state(&checks, Winner::StrongestLive, &dead_leader, true)), [Property::A2]);
@@ -505,12 +502,12 @@ mod tests {
         m.reset(&w, &mut out);
         assert!(out.is_empty());
         let old = w.statuses[1];
-        w.statuses[1] = Status::normal(Some(NodeId(2)), 2 << 32 | 2);
+        w.statuses[1] = Status::normal(Some(NodeId(2)), Epoch::of(2, NodeId(2)));
         m.on_change(&w, 1, old, w.statuses[1], &mut out);
         assert_eq!(names(&out), [Property::OneLeader]);
         assert_eq!(out[0].detail, "nodes 2 (epoch 2.2) and 3 (epoch 0.1) both say they lead");
         // A leader that is down says nothing; followers of two leaders are no second leader.
-        let down = fixture(vec![normal(3), Status::normal(Some(NodeId(2)), 1), Status::DOWN]);
+        let down = fixture(vec![normal(3), Status::normal(Some(NodeId(2)), Epoch::from_bits(1)), Status::DOWN]);
         assert!(Monitor::check_state(&checks, Winner::StrongestLive, &down, false).is_empty());
         let split = fixture(vec![normal(2), normal(2), normal(2), normal(1)]);
         assert!(Monitor::check_state(&checks, Winner::StrongestLive, &split, false).is_empty());
@@ -522,11 +519,11 @@ mod tests {
         let w = fixture(vec![normal(3), normal(3), normal(3)]);
         let mut m = Monitor::new(checks, Winner::StrongestLive);
         let mut out = Vec::new();
-        m.on_notice(&w, 2, Notice::Elected { epoch: 1 }, &mut out);
-        m.on_notice(&w, 2, Notice::Elected { epoch: 1 }, &mut out);
-        m.on_notice(&w, 1, Notice::Elected { epoch: 2 }, &mut out);
+        m.on_notice(&w, 2, Notice::Elected { epoch: Epoch::from_bits(1) }, &mut out);
+        m.on_notice(&w, 2, Notice::Elected { epoch: Epoch::from_bits(1) }, &mut out);
+        m.on_notice(&w, 1, Notice::Elected { epoch: Epoch::from_bits(2) }, &mut out);
         assert!(out.is_empty());
-        m.on_notice(&w, 0, Notice::Elected { epoch: 2 }, &mut out);
+        m.on_notice(&w, 0, Notice::Elected { epoch: Epoch::from_bits(2) }, &mut out);
         assert_eq!(names(&out), [Property::Uniqueness]);
     }
 
@@ -536,16 +533,16 @@ mod tests {
         let w = fixture(vec![normal(3), normal(3), normal(3)]);
         let mut m = Monitor::new(checks, Winner::StrongestLive);
         let mut out = Vec::new();
-        m.on_notice(&w, 2, Notice::Elected { epoch: 7 }, &mut out);
-        m.on_notice(&w, 2, Notice::Elected { epoch: 7 }, &mut out);
+        m.on_notice(&w, 2, Notice::Elected { epoch: Epoch::from_bits(7) }, &mut out);
+        m.on_notice(&w, 2, Notice::Elected { epoch: Epoch::from_bits(7) }, &mut out);
         // Another process restarting changes nothing for this one.
         m.on_restart(w.id(1));
-        m.on_notice(&w, 2, Notice::Elected { epoch: 7 }, &mut out);
+        m.on_notice(&w, 2, Notice::Elected { epoch: Epoch::from_bits(7) }, &mut out);
         assert!(out.is_empty(), "one life may repeat its own declaration: {out:?}");
         m.on_restart(w.id(2));
-        m.on_notice(&w, 2, Notice::Elected { epoch: 8 }, &mut out);
+        m.on_notice(&w, 2, Notice::Elected { epoch: Epoch::from_bits(8) }, &mut out);
         assert!(out.is_empty(), "a new epoch after the restart is fresh: {out:?}");
-        m.on_notice(&w, 2, Notice::Elected { epoch: 7 }, &mut out);
+        m.on_notice(&w, 2, Notice::Elected { epoch: Epoch::from_bits(7) }, &mut out);
         assert_eq!(names(&out), [Property::FreshEpoch]);
         assert!(out[0].detail.contains("before it restarted, and again after"), "{}", out[0].detail);
     }

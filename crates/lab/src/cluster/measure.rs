@@ -8,7 +8,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use crate::history::{self, Entry, Side, Silence};
-use elect_core::epoch;
+use elect_core::Epoch;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -261,7 +261,7 @@ impl<'p> Bench<'p> {
                 .history
                 .iter()
                 .filter(|e| e.at_ms >= from_ms)
-                .map(|e| epoch::round(e.epoch).saturating_sub(epoch::round(before)))
+                .map(|e| u64::from(Epoch::from_bits(e.epoch).round().saturating_sub(Epoch::from_bits(before).round())))
                 .max()
                 .unwrap_or(0),
         });
@@ -644,8 +644,8 @@ fn member_stamp(line: &str) -> Option<Instant> {
 
 fn show(v: View) -> String {
     match v.leader {
-        Some(l) => format!("{l}@{}", epoch::show(v.epoch)),
-        None => format!("none@{}", epoch::show(v.epoch)),
+        Some(l) => format!("{l}@{}", Epoch::from_bits(v.epoch)),
+        None => format!("none@{}", Epoch::from_bits(v.epoch)),
     }
 }
 

@@ -65,8 +65,7 @@ fn the_lease_and_the_grant_end_when_the_last_backed_round_runs_out() {
     // Round 2 goes unanswered (C is cut off): when round 1's hold runs out, C stops leading at once.
     step(&mut c, Event::Timer(MemberTimer::Renew));
     let effects = step(&mut c, Event::Timer(MemberTimer::Hold(1)));
-    let ended =
-        [Notice::Ended { epoch: ballot(2, C).bits() }, Notice::Shows { leader: None, epoch: ballot(2, C).bits() }];
+    let ended = [Notice::Ended { epoch: ballot(2, C) }, Notice::Shows { leader: None, epoch: ballot(2, C) }];
     assert_eq!(notices(&effects), ended);
     assert_eq!(c.grant(), None);
     // An answer to round 1, late, counts for nothing: its hold is over.

@@ -27,7 +27,7 @@ fn a_leader_hands_over_tells_everybody_resigns_and_stands_aside() {
     sent.extend(to_everybody(1, ballot(1, C), None, Body::Leaving));
     assert_eq!(sends(&effects), sent);
     assert_eq!(timers_set(&effects), [(MemberTimer::Wake, Span::exactly(HOLD))]);
-    assert_eq!(notices(&effects)[0], Notice::Ended { epoch: ballot(1, C).bits() });
+    assert_eq!(notices(&effects)[0], Notice::Ended { epoch: ballot(1, C) });
     assert_eq!((c.grant(), role(&c)), (None, "standing aside (transfer)".to_owned()));
     // A member that does not lead has nothing to hand over.
     let mut b = start(B, None);
