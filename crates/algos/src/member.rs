@@ -18,7 +18,7 @@ use elect_core::Duration;
 pub use self::config::{BUG_PARAM, Bug, MemberConfig};
 pub use self::deployed::Deployed;
 pub use self::fencing::Leadership;
-pub use self::lease::{CLOCKS_PARAM, DRIFT_PARAM, LEASE_PARAM, Lease};
+pub use self::lease::{CLOCKS_PARAM, DRIFT_PARAM, LEASE_PARAM, Lease, LeaseError};
 pub use self::packet::{Body, MEMBER_AND_MONITOR_KINDS, MemberTimer, Packet, Saved};
 pub use self::process::Member;
 use crate::algorithm::{Algorithm, Driver, Elects, Info, Needs};

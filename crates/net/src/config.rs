@@ -153,7 +153,7 @@ impl NodeConfig {
             return Err(ConfigError::LeaseParam(key));
         }
         if let Some(lease) = &self.lease {
-            lease.validate(self.heartbeat).map_err(ConfigError::Lease)?;
+            lease.validate(self.heartbeat)?;
         }
         if info.needs == Needs::Connected || info.lockstep || info.elects == Elects::PerComponent {
             return Err(ConfigError::NotOnMesh(info.name));
@@ -292,7 +292,7 @@ pub enum ConfigError {
     LeaseParam(&'static str),
     /// A lease that cannot work.
     #[error("bad lease: {0}")]
-    Lease(String),
+    Lease(#[from] elect_algos::member::LeaseError),
     /// A heartbeat period out of range.
     #[error("heartbeat period {0}·T is out of range (1 to 1000)")]
     Heartbeat(u64),

@@ -137,33 +137,53 @@ impl Lease {
             return Ok((None, rest));
         };
         let lease = Self { length, drift_ppm, drifting };
-        lease.validate(heartbeat).map_err(|reason| invalid(&LEASE_PARAM, &length.to_string(), reason))?;
+        lease.validate(heartbeat).map_err(|e| invalid(&LEASE_PARAM, &length.to_string(), e.to_string()))?;
         Ok((Some(lease), rest))
     }
 
     /// Whether the lease is long enough to be renewed before it runs out, with heartbeats every `heartbeat·T`: a
     /// leader must still hold the last round's lease when the answers to the next come back, a heartbeat period and
     /// a round trip later. `Err` says why not.
-    pub fn validate(&self, heartbeat: u64) -> Result<(), String> {
+    pub fn validate(&self, heartbeat: u64) -> Result<(), LeaseError> {
         if self.length > MAX_LEASE_BEATS.saturating_mul(heartbeat.max(1)) {
-            return Err(format!("a lease is at most {MAX_LEASE_BEATS} heartbeat periods"));
+            return Err(LeaseError::TooLong);
         }
         if self.drift_ppm > MAX_DRIFT_PPM {
-            return Err(format!("the drift bound is at most {MAX_DRIFT_PPM} ppm"));
+            return Err(LeaseError::Drift);
         }
         let t = Duration::from_ticks(1_000_000);
         let timing = LeaseTiming::new(self, heartbeat, t);
         let renewed = t * heartbeat.saturating_add(2) + Duration::TICK;
         if timing.hold <= renewed {
             let least = heartbeat.saturating_add(3);
-            return Err(format!(
-                "a leader could not renew it in time: with heartbeats every {heartbeat} T and a drift bound of {} \
-                 ppm, a lease must be at least {least} T",
-                self.drift_ppm
-            ));
+            return Err(LeaseError::TooShort { heartbeat, drift_ppm: self.drift_ppm, least });
         }
         Ok(())
     }
+}
+
+/// Why a lease cannot work ([`Lease::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LeaseError {
+    /// Longer than [`MAX_LEASE_BEATS`] heartbeat periods.
+    #[error("a lease is at most {MAX_LEASE_BEATS} heartbeat periods")]
+    TooLong,
+    /// A drift bound above [`MAX_DRIFT_PPM`].
+    #[error("the drift bound is at most {MAX_DRIFT_PPM} ppm")]
+    Drift,
+    /// Too short for a leader to renew it in time.
+    #[error(
+        "a leader could not renew it in time: with heartbeats every {heartbeat} T and a drift bound of {drift_ppm} \
+         ppm, a lease must be at least {least} T"
+    )]
+    TooShort {
+        /// The heartbeat period, in T.
+        heartbeat: u64,
+        /// The drift bound, in parts per million.
+        drift_ppm: u32,
+        /// The shortest lease that works with them, in T.
+        least: u64,
+    },
 }
 
 /// The lease mode's timing in ticks, fixed for a member's life.

@@ -1,6 +1,7 @@
 //! The lease mode: a member leads only while a majority backs it, and backs one leader at a time.
 
 use super::*;
+use crate::member::lease::{LeaseError, MAX_DRIFT_PPM};
 
 /// A lease of `5·T` with a drift bound of 0.1%: a leader holds a round for `5T/1.001`, rounded down; a backer
 /// promises `5T·1.001`, rounded up, and a tick.
@@ -170,4 +171,17 @@ fn with_drifting_clocks_lease_timers_span_the_drift_bound() {
     assert_eq!((flawed.hold.ticks(), flawed.promise.ticks()), (30000, 30001));
     assert_eq!(flawed.span(flawed.hold).max.ticks(), 33000, "a slow clock holds past L");
     assert_eq!(flawed.span(flawed.promise).min.ticks(), 27273, "a fast one promises less than L");
+}
+
+#[test]
+fn a_lease_that_cannot_work_is_refused_with_the_reason() {
+    let lease = |length, drift_ppm| Lease { length, drift_ppm, drifting: false };
+    assert_eq!(Lease::for_heartbeat(2).validate(2), Ok(()));
+    assert_eq!(lease(61, 0).validate(2), Err(LeaseError::TooLong));
+    assert_eq!(lease(60, 0).validate(2), Ok(()));
+    assert_eq!(lease(10, MAX_DRIFT_PPM + 1).validate(2), Err(LeaseError::Drift));
+    let short = lease(4, 1000).validate(2);
+    assert_eq!(short, Err(LeaseError::TooShort { heartbeat: 2, drift_ppm: 1000, least: 5 }));
+    let said = short.unwrap_err().to_string();
+    assert!(said.contains("heartbeats every 2 T") && said.contains("at least 5 T"), "{said}");
 }
