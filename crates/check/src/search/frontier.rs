@@ -105,7 +105,7 @@ impl<P: Process> Frontier<P> {
         self.len == 0
     }
 
-    /// The most bytes the frontier had on disk at once.
+    /// The most bytes the frontier's files held at once.
     pub(super) fn disk_peak(&self) -> u64 {
         self.disk.as_ref().map_or(0, |d| d.peak)
     }
@@ -139,6 +139,10 @@ impl<P: Process> Frontier<P> {
         }
         front.taken += len;
         if front.taken < front.tags.len() {
+            return;
+        }
+        if self.failed().is_some() {
+            // The search stops before it takes more ([`Self::failed`]).
             return;
         }
         let from_disk = self.disk.as_mut().filter(|d| !d.is_empty()).map(Disk::read);
@@ -209,16 +213,21 @@ impl<P: Process> Frontier<P> {
 
 /// A breadth-first frontier's blocks on disk, in order, in temporary files that vanish with them: a file is
 /// unlinked when it is made, written to its end and read from its start, and closed (its space given back) once
-/// its blocks are all read.
+/// its blocks are all read. The bound counts every byte of the files open, read or not; a file takes at most a
+/// quarter of it, so the blocks already read hold at most that much of the bound.
 struct Disk {
     /// Bytes of blocks in memory past which blocks are written out.
     memory: u64,
     /// The most bytes on disk at once.
     most: u64,
     dir: Option<std::path::PathBuf>,
+    /// The open files, each with at least one block not read yet.
     files: VecDeque<Segment>,
-    /// Bytes on disk now, and at the most.
-    bytes: u64,
+    /// A file takes blocks until it holds this many bytes (a quarter of the bound, within 1 MiB and
+    /// [`SEGMENT`]); then the next one is started.
+    segment: u64,
+    /// Bytes in the open files now, and at the most.
+    held: u64,
     peak: u64,
     /// Why blocks could not be written or read back, once they could not: the bound that stopped them, and what
     /// happened.
@@ -233,7 +242,7 @@ struct Segment {
     end: u64,
 }
 
-/// A file takes blocks until it holds this many bytes; then the next one is started.
+/// The most bytes a file takes blocks up to.
 const SEGMENT: u64 = 256 << 20;
 
 impl Disk {
@@ -243,7 +252,8 @@ impl Disk {
             most: spill.disk,
             dir: spill.dir.clone(),
             files: VecDeque::new(),
-            bytes: 0,
+            segment: (spill.disk / 4).clamp(1 << 20, SEGMENT),
+            held: 0,
             peak: 0,
             failed: None,
             buf: Vec::new(),
@@ -266,28 +276,32 @@ impl Disk {
             .map_err(|e| (DISK, format!("a block of waiting states could not be encoded: {e}")))?;
         self.buf = buf;
         let len = self.buf.len();
-        let after = self.bytes.saturating_add(len as u64);
+        let after = self.held.saturating_add(len as u64);
         if after > self.most {
             let why = format!("the waiting states on disk would pass --max-disk ({} MiB)", after.div_ceil(1 << 20));
             return Err(("--max-disk", why));
         }
-        if self.files.back().is_none_or(|s| s.end >= SEGMENT) {
-            let file = match &self.dir {
-                Some(dir) => tempfile::tempfile_in(dir),
-                None => tempfile::tempfile(),
-            };
-            let file = file.map_err(|e| (DISK, format!("no temporary file for the waiting states: {e}")))?;
-            self.files.push_back(Segment { file, blocks: VecDeque::new(), end: 0 });
-        }
-        let segment = self.files.back_mut().expect("a file");
-        let at = segment.end;
         let io = |e: std::io::Error| (DISK, format!("the waiting states could not be written to disk: {e}"));
-        segment.file.seek(SeekFrom::Start(at)).map_err(io)?;
-        segment.file.write_all(&self.buf).map_err(io)?;
-        segment.blocks.push_back((at, len));
-        segment.end += len as u64;
-        self.bytes += len as u64;
-        self.peak = self.peak.max(self.bytes);
+        match self.files.back_mut().filter(|s| s.end < self.segment) {
+            Some(segment) => {
+                segment.file.seek(SeekFrom::Start(segment.end)).map_err(io)?;
+                segment.file.write_all(&self.buf).map_err(io)?;
+                segment.blocks.push_back((segment.end, len));
+                segment.end += len as u64;
+            }
+            None => {
+                let file = match &self.dir {
+                    Some(dir) => tempfile::tempfile_in(dir),
+                    None => tempfile::tempfile(),
+                };
+                let mut file = file.map_err(|e| (DISK, format!("no temporary file for the waiting states: {e}")))?;
+                file.write_all(&self.buf).map_err(io)?;
+                // A file joins the others only with its first block in it.
+                self.files.push_back(Segment { file, blocks: VecDeque::from([(0, len)]), end: len as u64 });
+            }
+        }
+        self.held = after;
+        self.peak = self.peak.max(self.held);
         Ok(())
     }
 
@@ -306,9 +320,9 @@ impl Disk {
         segment.file.seek(SeekFrom::Start(at)).map_err(io)?;
         segment.file.read_exact(&mut self.buf).map_err(io)?;
         if segment.blocks.is_empty() {
+            self.held -= segment.end;
             self.files.pop_front();
         }
-        self.bytes -= len as u64;
         postcard::from_bytes(&self.buf)
             .map_err(|e| (DISK, format!("a block of waiting states read back is not one: {e}")))
     }
