@@ -20,7 +20,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use elect_core::{Epoch, NodeId};
-use elect_net::{ClusterKey, HttpToken, Node, NodeConfig, Peer, StartError};
+use elect_net::{ClusterKey, HttpToken, Node, NodeConfig, Peer, StartError, ValidConfig};
 
 use crate::outcome::{BadInput, Outcome};
 
@@ -137,7 +137,7 @@ fn watch_stdin() -> tokio::sync::oneshot::Receiver<()> {
     rx
 }
 
-fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
+fn config(args: &NodeArgs) -> Result<ValidConfig, BadInput> {
     let id = NodeId(args.id);
     let mut config = NodeConfig::new(id, args.listen, &args.algorithm, &args.data_dir);
     for (id, peer) in &args.peers {
@@ -173,8 +173,7 @@ fn config(args: &NodeArgs) -> Result<NodeConfig, BadInput> {
     if let Some(path) = &args.http_token_file {
         config.http_token = Some(HttpToken::from_file(path).map_err(|e| BadInput(e.to_string()))?);
     }
-    config.validate().map_err(|e| BadInput(e.to_string()))?;
-    Ok(config)
+    config.validated().map_err(|e| BadInput(e.to_string()))
 }
 
 /// Refuses a peer this member could not reach as another member: on port 0, at this member's own address, or in
@@ -207,12 +206,13 @@ fn init_logs() {
 }
 
 async fn serve(
-    config: NodeConfig,
+    valid: ValidConfig,
     stdin_closed: Option<tokio::sync::oneshot::Receiver<()>>,
     fencing_store: Option<PathBuf>,
 ) -> anyhow::Result<Outcome> {
+    let config = valid.config();
     let heartbeat = config.delay_bound * u32::try_from(config.heartbeat).unwrap_or(u32::MAX);
-    let mut node = Node::start(config).await.map_err(|e| match e {
+    let mut node = Node::start_valid(valid).await.map_err(|e| match e {
         StartError::Config(_) | StartError::Bind { .. } | StartError::Http { .. } => {
             anyhow::Error::new(BadInput(e.to_string()))
         }

@@ -15,6 +15,21 @@ use crate::auth::{ClusterKey, HttpToken};
 /// must also cover scheduling and the `fsync` of a state write that may precede a send.
 pub const DEFAULT_DELAY_BOUND: Duration = Duration::from_millis(20);
 
+/// A member's configuration that [`NodeConfig::validated`] accepted, with its algorithm's registry entry: the
+/// one a member starts from, so that it is checked once, where it enters.
+#[derive(Clone, Debug)]
+pub struct ValidConfig {
+    pub(crate) config: NodeConfig,
+    pub(crate) info: &'static Info,
+}
+
+impl ValidConfig {
+    /// The configuration.
+    pub fn config(&self) -> &NodeConfig {
+        &self.config
+    }
+}
+
 /// Everything a member needs to run.
 #[derive(Clone, Debug)]
 pub struct NodeConfig {
@@ -119,6 +134,13 @@ impl NodeConfig {
             }
         }
         Ok(())
+    }
+
+    /// Checks what can be checked before binding or reading anything, once: a member starts from what it returns
+    /// ([`crate::Node::start_valid`]).
+    pub fn validated(self) -> Result<ValidConfig, ConfigError> {
+        let info = self.validate()?;
+        Ok(ValidConfig { config: self, info })
     }
 
     /// Checks what can be checked before binding or reading anything; returns the algorithm's registry entry.

@@ -132,7 +132,7 @@ pub mod wire;
 
 pub use auth::{ClusterKey, HttpToken, KeyError, TokenError};
 pub use config::{
-    ConfigError, DEFAULT_DELAY_BOUND, HostPort, NodeConfig, Peer, PeerError, parse_peer, parse_peer_spec,
+    ConfigError, DEFAULT_DELAY_BOUND, HostPort, NodeConfig, Peer, PeerError, ValidConfig, parse_peer, parse_peer_spec,
 };
 pub use error::{NodeError, StartError};
 pub use fencing::{LeaderEvent, Leadership};

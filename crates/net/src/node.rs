@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tracing::{Instrument, info, info_span, warn};
 
-use crate::config::{ConfigError, NodeConfig};
+use crate::config::{ConfigError, NodeConfig, ValidConfig};
 use crate::error::{NodeError, StartError};
 use crate::fencing::{LeaderEvent, Leadership};
 use crate::http;
@@ -91,18 +91,26 @@ impl Node {
     /// Binds `config.listen` (and `config.http`, if set) and starts the member. Must be called within a tokio
     /// runtime.
     pub async fn start(config: NodeConfig) -> Result<Self, StartError> {
-        config.validate()?;
-        let socket = std::net::UdpSocket::bind(config.listen)
-            .map_err(|source| StartError::Bind { addr: config.listen, source })?;
-        Self::start_on(config, socket).await
+        Self::start_valid(config.validated()?).await
+    }
+
+    /// As [`Self::start`], for a configuration already validated.
+    pub async fn start_valid(valid: ValidConfig) -> Result<Self, StartError> {
+        let listen = valid.config.listen;
+        let socket = std::net::UdpSocket::bind(listen).map_err(|source| StartError::Bind { addr: listen, source })?;
+        Self::launch(valid, socket).await
     }
 
     /// Starts the member on an already bound socket (`config.listen` is ignored): tests bind port 0 first, then
     /// tell every member the others' real addresses. The HTTP address, if any, is bound here, before the state
     /// file is touched. Peers given by name are resolved here (those that do not resolve yet are retried in the
     /// background).
-    pub async fn start_on(mut config: NodeConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
-        config.validate()?;
+    pub async fn start_on(config: NodeConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
+        Self::launch(config.validated()?, socket).await
+    }
+
+    async fn launch(mut valid: ValidConfig, socket: std::net::UdpSocket) -> Result<Self, StartError> {
+        let config = &mut valid.config;
         let local_addr = socket.local_addr().map_err(|source| StartError::Bind { addr: config.listen, source })?;
         let resolved = resolve::resolve_all(&config.names, local_addr).await;
         config.peers.extend(&resolved);
@@ -112,7 +120,7 @@ impl Node {
             Some(addr) => Some(bind_http(addr)?),
             None => None,
         };
-        let launch = Launch::prepare(config, Socket::Udp(socket), local_addr, http, wall_clock_ms()).await?;
+        let launch = Launch::prepare(valid, Socket::Udp(socket), local_addr, http, wall_clock_ms()).await?;
         launch.dispatch(Spawn)
     }
 
@@ -300,6 +308,8 @@ impl MemberDriver for Validate {
 /// A member ready to be built: its configuration, its socket and its state file as it was read.
 pub(crate) struct Launch {
     config: NodeConfig,
+    /// The mesh the members form, for the leader monitor's timing.
+    network: MonitorNetwork,
     socket: Socket,
     local_addr: SocketAddr,
     http: Option<std::net::TcpListener>,
@@ -353,15 +363,15 @@ impl Launch {
     /// unless the clock was set back. Peers' memories were the other choice, but a member shut out as
     /// `stale-incarnation` cannot hear from them what they remember.
     pub(crate) async fn prepare(
-        config: NodeConfig,
+        valid: ValidConfig,
         socket: Socket,
         local_addr: SocketAddr,
         http: Option<std::net::TcpListener>,
         clock_ms: u64,
     ) -> Result<Self, StartError> {
-        let info = config.validate()?;
-        let members = Validate(config.members());
-        member::dispatch_member(&config.algorithm, &config.params, timing(&config), network(&config, info), members)
+        let ValidConfig { config, info } = valid;
+        let (members, network) = (Validate(config.members()), network(&config, info));
+        member::dispatch_member(&config.algorithm, &config.params, timing(&config), network, members)
             .map_err(ConfigError::from)??;
         let layout = layout(info);
         let dir = config.data_dir.clone();
@@ -413,13 +423,12 @@ impl Launch {
         .expect("the state file task does not panic");
         let (store, stored, floor) = stored?;
         let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
-        Ok(Self { config, socket, local_addr, http, store, stored, floor, seed })
+        Ok(Self { config, network, socket, local_addr, http, store, stored, floor, seed })
     }
 
     /// Builds the member's process and runner, starts the process, and hands them to `then`.
     pub(crate) fn dispatch<T: Then>(self, then: T) -> Result<T::Output, StartError> {
-        let info = self.config.validate()?;
-        let (timing, network) = (timing(&self.config), network(&self.config, info));
+        let (timing, network) = (timing(&self.config), self.network);
         let (name, params) = (self.config.algorithm.clone(), self.config.params.clone());
         member::dispatch_member(&name, &params, timing, network, Building { launch: self, then })
             .map_err(ConfigError::from)?
@@ -712,8 +721,14 @@ mod tests {
         let store = Store::open(dir.path()).unwrap();
         let stored = Stored { incarnation: 1, ..Stored::default() };
         let socket = UdpSocket::from_std(socket).unwrap();
-        let launch =
-            Launch { config, socket: Socket::Udp(socket), local_addr, http: None, store, stored, floor: 1, seed: 1 };
+        let network = MonitorNetwork {
+            facts: Facts::new(2, 1, 2),
+            hops: 1,
+            logical_ring: false,
+            delay_bound: elect_core::Duration::from_ticks(1000),
+        };
+        let (socket, http) = (Socket::Udp(socket), None);
+        let launch = Launch { config, network, socket, local_addr, http, store, stored, floor: 1, seed: 1 };
         let built =
             launch.build(Deployed::new(Pinger, member::MemberConfig::new(2, elect_core::Duration::ZERO)), &Spawn);
         let node = Spawn.then(built.unwrap()).unwrap();
