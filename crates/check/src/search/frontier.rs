@@ -242,6 +242,9 @@ struct Segment {
     end: u64,
 }
 
+/// What stopped a frontier whose files could not be written or read back (beside `--max-disk`, its bound).
+const DISK: &str = "the disk";
+
 /// The most bytes a file takes blocks up to.
 const SEGMENT: u64 = 256 << 20;
 
@@ -270,7 +273,6 @@ impl Disk {
     }
 
     fn try_write<P: Process>(&mut self, block: &Block<P>) -> Result<(), (&'static str, String)> {
-        const DISK: &str = "the disk";
         self.buf.clear();
         let buf = postcard::to_extend(block, std::mem::take(&mut self.buf))
             .map_err(|e| (DISK, format!("a block of waiting states could not be encoded: {e}")))?;
@@ -312,7 +314,6 @@ impl Disk {
     }
 
     fn try_read<P: Process>(&mut self) -> Result<Block<P>, (&'static str, String)> {
-        const DISK: &str = "the disk";
         let segment = self.files.front_mut().expect("a file on disk");
         let (at, len) = segment.blocks.pop_front().expect("a block in a file on disk");
         let io = |e: std::io::Error| (DISK, format!("the waiting states could not be read back from disk: {e}"));
