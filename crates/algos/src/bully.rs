@@ -348,6 +348,8 @@ impl Process for BullyProcess {
             }
             // The textbook Bully has no hand-over: the strongest live process always wins again.
             Command::Resign | Command::Leave | Command::Transfer { .. } => cx.rule(NO_HAND_OVER),
+            // The deployed member changes its voters; the algorithm is not told.
+            Command::AddVoter { .. } | Command::RemoveVoter { .. } => {}
         }
     }
 

@@ -12,8 +12,11 @@ mod process;
 pub mod rule;
 #[cfg(test)]
 mod tests;
+mod voters;
 
-use elect_core::Duration;
+use std::sync::Arc;
+
+use elect_core::{Duration, NodeId};
 
 pub use self::config::{BUG_PARAM, Bug, MemberConfig};
 pub use self::deployed::Deployed;
@@ -21,6 +24,7 @@ pub use self::fencing::Leadership;
 pub use self::lease::{CLOCKS_PARAM, DRIFT_PARAM, LEASE_PARAM, Lease, LeaseError};
 pub use self::packet::{Body, MEMBER_AND_MONITOR_KINDS, MemberTimer, Packet, Saved};
 pub use self::process::Member;
+pub use self::voters::{CHANGE_TRIES, ChangeReport, ChangeState, ConfigId, VoterChange, Voters};
 use crate::algorithm::{Algorithm, Driver, Elects, Info, Needs};
 use crate::monitor::{LeaderMonitor, MonitorConfig, MonitorNetwork};
 use crate::params::Params;
@@ -28,7 +32,7 @@ use crate::params::Params;
 /// How members are deployed besides the network they form: the leader's heartbeat period (what the leader
 /// monitor's timing depends on besides the algorithm and the network), how long a member that resigned sits out,
 /// and a planted flaw, if any.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeployTiming {
     /// The leader's heartbeat period, in multiples of `T`.
     pub heartbeat: u64,
@@ -44,12 +48,22 @@ pub struct DeployTiming {
     pub takeover_after: Duration,
     /// The lease mode, if it is on (`elect node --lease`, `--param lease=on`).
     pub lease: Option<Lease>,
+    /// The voters members start with (`elect node --voters`): `None`, every member.
+    pub voters: Option<Arc<[NodeId]>>,
 }
 
 impl DeployTiming {
     /// Heartbeats every `heartbeat·T`, a resign hold of `resign_hold`, no planted flaw, a member that may lead.
     pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
-        Self { heartbeat, resign_hold, bug: None, no_lead: false, takeover_after: Duration::ZERO, lease: None }
+        Self {
+            heartbeat,
+            resign_hold,
+            bug: None,
+            no_lead: false,
+            takeover_after: Duration::ZERO,
+            lease: None,
+            voters: None,
+        }
     }
 }
 
@@ -94,6 +108,7 @@ impl<D: MemberDriver> Driver for Deploy<D> {
             no_lead: self.timing.no_lead,
             takeover_after: self.timing.takeover_after,
             lease: self.timing.lease,
+            voters: self.timing.voters.clone(),
             ..MemberConfig::new(self.timing.heartbeat, self.timing.resign_hold)
         };
         if algorithm.info().elects == Elects::OneLeader {

@@ -7,7 +7,7 @@ use elect_algos::bully::{self, Bully};
 use elect_algos::garcia_molina::{self, GarciaMolina};
 use elect_algos::hostile;
 use elect_algos::lelann::{self, LeLann};
-use elect_algos::member::{self, Body, Deployed, Member, MemberConfig, Packet};
+use elect_algos::member::{self, Body, ConfigId, Deployed, Member, MemberConfig, Packet};
 use elect_algos::monitor::{LeaderMonitor, MonitorConfig, MonitorMsg};
 use elect_algos::{Algorithm, Params};
 use elect_core::driver;
@@ -71,7 +71,7 @@ fn hand_over<A: Algorithm>(m: &mut Member<A>, packet: Packet<<A::Process as Proc
 }
 
 fn packet<M>(seen: Epoch, lead: Option<Epoch>, body: Body<M>) -> Packet<M> {
-    Packet { incarnation: 1, seen, lead, body }
+    Packet { incarnation: 1, seen, lead, config: ConfigId::INITIAL, body }
 }
 
 #[test]

@@ -184,6 +184,17 @@ pub enum Command {
         /// The member that should lead next.
         to: NodeId,
     },
+    /// Make member `id` a voter: a leader changes the voting configuration, one member at a time. Algorithms
+    /// ignore it; the deployed member acts on it.
+    AddVoter {
+        /// The member to add.
+        id: NodeId,
+    },
+    /// Make member `id` a voter no more. Algorithms ignore it; the deployed member acts on it.
+    RemoveVoter {
+        /// The member to remove.
+        id: NodeId,
+    },
 }
 
 /// Something a process wants its environment to know, besides its [`Status`].

@@ -135,16 +135,23 @@ impl HttpToken {
 
     /// The token in the file at `path`.
     pub fn from_file(path: &Path) -> Result<Self, TokenError> {
+        Self::read(path).map(|(token, _)| token)
+    }
+
+    /// The token in the file at `path`, and its text, for a client to present (`Authorization: Bearer TOKEN`).
+    pub fn read(path: &Path) -> Result<(Self, String), TokenError> {
         let token = read_secret(path, MAX_TOKEN_FILE).map_err(|e| match e {
             Secret::Read(source) => TokenError::Read { path: path.to_owned(), source },
             Secret::NotAFile => TokenError::NotAFile(path.to_owned()),
             Secret::TooLong => TokenError::TooLong(path.to_owned()),
             Secret::Empty => TokenError::EmptyFile(path.to_owned()),
         })?;
-        Self::new(&token).map_err(|e| match e {
+        let checked = Self::new(&token).map_err(|e| match e {
             TokenError::NotVisible { at } => TokenError::FileNotVisible { path: path.to_owned(), at },
             other => other,
-        })
+        })?;
+        // Visible ASCII only, as `new` checked.
+        Ok((checked, String::from_utf8_lossy(&token).into_owned()))
     }
 
     /// Whether `presented` is the token (compared in constant time: `blake3::Hash`'s equality is).

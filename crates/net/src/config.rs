@@ -85,6 +85,11 @@ pub struct NodeConfig {
     /// as long as no clock's rate is off by more than the drift bound. `None`: the classic mode, where a leader
     /// cut off from the others leads on in its old epoch beside the one they elect.
     pub lease: Option<elect_algos::member::Lease>,
+    /// The voters the cluster starts with (`--voters`): `None`, every member. The other members start as learners:
+    /// they follow the leader and vote once a change of the voters adds them (`POST /voters?add=ID`). Every member
+    /// must start with the same; once the voters change, each member keeps the configuration it holds in its state
+    /// file and this is no longer read.
+    pub voters: Option<Vec<NodeId>>,
 }
 
 impl NodeConfig {
@@ -111,6 +116,7 @@ impl NodeConfig {
             no_lead: false,
             takeover_after: Duration::ZERO,
             lease: None,
+            voters: None,
         }
     }
 
@@ -176,6 +182,15 @@ impl NodeConfig {
         }
         if let Some(lease) = &self.lease {
             lease.validate(self.heartbeat)?;
+        }
+        if let Some(voters) = &self.voters {
+            let members = self.members();
+            if let Some(&stranger) = voters.iter().find(|id| !members.contains(id)) {
+                return Err(ConfigError::Voter(stranger));
+            }
+            if voters.is_empty() {
+                return Err(ConfigError::NoVoters);
+            }
         }
         if info.needs == Needs::Connected || info.lockstep || info.elects == Elects::PerComponent {
             return Err(ConfigError::NotOnMesh(info.name));
@@ -333,6 +348,12 @@ pub enum ConfigError {
     /// The algorithm refuses the member ids.
     #[error("{0}")]
     Members(String),
+    /// A voter that is not a member.
+    #[error("voter {0} is not a member: list it with --peer (or as --id)")]
+    Voter(NodeId),
+    /// `--voters` names nobody.
+    #[error("--voters names no member: name at least one")]
+    NoVoters,
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The HTTP endpoints of a member (`NodeConfig::http`): `GET /status`, `GET /metrics`, `GET /leader` (and its
-//! watch, `GET /leader?after=V`), `POST /resign` and `POST /transfer?to=ID`.
+//! watch, `GET /leader?after=V`), `POST /resign`, `POST /transfer?to=ID`, and `GET /voters` with its changes
+//! `POST /voters?add=ID` and `POST /voters?remove=ID` ([`voters`]).
 //!
 //! The documents are described in the crate's docs. `GET /status?ready` is the same document with status 503
 //! while the member shows no leader: a readiness probe (Kubernetes' `httpGet`) that holds a member back until it
@@ -41,6 +42,8 @@ use crate::runner::Request as ToTask;
 use crate::stats::Counters;
 use crate::status::{After, Board, Change, KEPT_CHANGES};
 use crate::wire::Drop;
+
+mod voters;
 
 /// The most connections open at once; a new one beyond it closes the oldest.
 pub(crate) const MAX_CONNECTIONS: usize = 256;
@@ -192,35 +195,43 @@ where
 }
 
 /// The paths served, and the method each takes.
-const ROUTES: [(&str, Method); 5] = [
+const ROUTES: [(&str, Method); 7] = [
     ("/status", Method::GET),
     ("/metrics", Method::GET),
     ("/leader", Method::GET),
     ("/resign", Method::POST),
     ("/transfer", Method::POST),
+    ("/voters", Method::GET),
+    ("/voters", Method::POST),
 ];
 
 /// The response to one request.
 async fn respond(request: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
     let path = request.uri().path();
-    let Some((_, method)) = ROUTES.iter().find(|(p, _)| *p == path) else {
+    if !ROUTES.iter().any(|(p, _)| *p == path) {
         return plain(
             StatusCode::NOT_FOUND,
-            "not found: the paths are /status, /metrics, /leader, /resign and /transfer\n",
+            "not found: the paths are /status, /metrics, /leader, /resign, /transfer and /voters\n",
         );
-    };
-    if request.method() != method {
-        let text =
-            if *method == Method::GET { "method not allowed: use GET\n" } else { "method not allowed: use POST\n" };
-        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, text);
-        response.headers_mut().insert(ALLOW, HeaderValue::from_static(method.as_str()));
-        return response;
     }
+    let Some((_, method)) = ROUTES.iter().find(|(p, m)| *p == path && m == request.method()) else {
+        let allowed: Vec<&str> = ROUTES.iter().filter(|(p, _)| *p == path).map(|(_, m)| m.as_str()).collect();
+        let (text, allow) = match allowed.as_slice() {
+            ["GET"] => ("method not allowed: use GET\n", "GET"),
+            ["POST"] => ("method not allowed: use POST\n", "POST"),
+            _ => ("method not allowed: use GET or POST\n", "GET, POST"),
+        };
+        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, text);
+        response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+        return response;
+    };
     match path {
         "/status" => status(request, shared),
         "/metrics" => with_type(Response::new(Full::new(Bytes::from(shared.counters.encode()))), OPENMETRICS),
         "/leader" => leader(request, shared).await,
         "/transfer" => transfer(request, shared),
+        "/voters" if *method == Method::GET => voters::voters(shared),
+        "/voters" => voters::change(request, shared).await,
         _ => resign(request, shared),
     }
 }

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use elect_algos::member::{self, Deployed, MemberDriver, Saved};
+use elect_algos::member::{self, ChangeReport, Deployed, MemberDriver, Saved, VoterChange, Voters};
 use elect_algos::monitor::MonitorNetwork;
 use elect_algos::{Algorithm, Elects, Facts, Info, Needs};
 use elect_core::{Epoch, Message, NodeId, Process, Ranking};
@@ -195,6 +195,22 @@ impl Node {
         let _ = self.requests.send(Request::Transfer(to));
     }
 
+    /// Changes the voters, if this member leads: one member added or removed (see `elect_algos::member`'s voting
+    /// configurations). The answer comes once the change is done (a majority of the new voters holds it), refused
+    /// (nothing changed: the reason says why), or given up (it may or may not take effect); `None` if the member
+    /// stopped first.
+    pub async fn change_voters(&self, change: VoterChange) -> Option<ChangeReport> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.requests.send(Request::Voters(change, reply)).ok()?;
+        answer.await.ok()
+    }
+
+    /// The voting configuration this member holds, the change it is making and the last one's outcome, as
+    /// `GET /voters` gives them.
+    pub fn voters(&self) -> serde_json::Value {
+        self.lease.0.voters_json()
+    }
+
     /// Stops gracefully: resigns first if leading, tells the others it is leaving, and waits for the task to end;
     /// then stops the HTTP server.
     pub async fn shutdown(mut self) -> Result<(), NodeError> {
@@ -273,8 +289,22 @@ fn timing(config: &NodeConfig) -> member::DeployTiming {
         no_lead: config.no_lead,
         takeover_after,
         lease: config.lease,
+        voters: config.voters.as_deref().map(Arc::from),
         ..member::DeployTiming::new(config.heartbeat, hold)
     }
+}
+
+/// What is wrong with the voting configuration of a state file whose checksum holds, if anything: no member writes
+/// one that names no voter, a voter twice or out of order, a member this one does not know, or a configuration newer
+/// than the epochs it has seen.
+fn odd_voters(stored: &Stored, members: &[NodeId]) -> Option<String> {
+    let voters = stored.voters.as_ref()?;
+    let ordered = voters.members.windows(2).all(|w| w[0] < w[1]);
+    if voters.members.is_empty() || !ordered || voters.members.iter().any(|id| !members.contains(id)) {
+        return Some(format!("its voters ({voters}) are not distinct members of this cluster, in order"));
+    }
+    (voters.id.epoch > Epoch::from_bits(stored.seen))
+        .then(|| format!("its voting configuration {} is newer than the epochs it has seen", voters.id))
 }
 
 /// The mesh the members form, for the leader monitor's timing: a complete graph, one hop for a heartbeat, and a
@@ -375,6 +405,7 @@ impl Launch {
             .map_err(ConfigError::from)??;
         let layout = layout(info);
         let dir = config.data_dir.clone();
+        let members = config.members();
         let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored, u64), StoreError> {
             let store = Store::open(&dir)?;
             let loaded = match store.inspect()? {
@@ -385,6 +416,7 @@ impl Launch {
                     Epoch::from_bits(stored.seen),
                     elect_core::epoch::MAX_ROUND
                 )),
+                Loaded::Trusted(stored) if let Some(reason) = odd_voters(&stored, &members) => Loaded::Damaged(reason),
                 loaded => loaded,
             };
             let (mut stored, floor) = match loaded {
@@ -446,7 +478,8 @@ impl Launch {
                 }
             }
         };
-        Saved { incarnation: self.floor, seen: Epoch::from_bits(self.stored.seen), inner }
+        let voters = self.stored.voters.clone();
+        Saved { incarnation: self.floor, seen: Epoch::from_bits(self.stored.seen), inner, voters }
     }
 
     fn build<A: Algorithm, T: Then>(self, member: Deployed<A>, then: &T) -> Result<Built<A>, StartError> {
@@ -470,6 +503,12 @@ impl Launch {
             })
             .collect();
         let board = Arc::new(Board::new(id, member.info().name, addrs, published));
+        // The voters it starts with, shown before its first step: those it saved, or those it is started with.
+        let voters = restored
+            .voters
+            .clone()
+            .unwrap_or_else(|| Voters::initial(config.voters.clone().unwrap_or_else(|| members.clone())));
+        board.set_voters(&voters, None, None);
         if config.lease.is_some() {
             board.set_lease_mode();
         }

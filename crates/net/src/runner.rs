@@ -25,12 +25,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use elect_algos::Algorithm;
-use elect_algos::member::{Leadership, Member, MemberTimer, Saved};
+use elect_algos::member::{ChangeReport, ChangeState, Leadership, Member, MemberTimer, Saved, VoterChange};
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{Command, EffectOf, Event, EventOf, Instant, NodeId, Notice, Port, Process, Span};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant as Clock;
 use tracing::{debug, info, warn};
 
@@ -54,6 +54,8 @@ pub(crate) enum Request {
     Resign,
     /// Hand leadership over to this member.
     Transfer(elect_core::NodeId),
+    /// Change the voters, and say how it went once it has (or was refused, or given up).
+    Voters(VoterChange, oneshot::Sender<ChangeReport>),
     Shutdown,
 }
 
@@ -140,6 +142,8 @@ pub(crate) struct Runner<A: Algorithm> {
     leaderless_since: Option<Clock>,
     /// The last leadership with a leader this member showed.
     last_led: Option<Leadership>,
+    /// The changes of the voters asked through [`Request::Voters`] and not over yet, with where to say how they went.
+    asked: Vec<(VoterChange, oneshot::Sender<ChangeReport>)>,
 }
 
 impl<A: Algorithm> Runner<A> {
@@ -171,6 +175,7 @@ impl<A: Algorithm> Runner<A> {
             notices: Vec::new(),
             leaderless_since: Some(now),
             last_led: None,
+            asked: Vec::new(),
         }
     }
 
@@ -225,6 +230,22 @@ impl<A: Algorithm> Runner<A> {
                             info!(to = to.0, "handing leadership over");
                         }
                         self.step(Event::Command(Command::Transfer { to })).await?;
+                    }
+                    Some(Request::Voters(change, reply)) => {
+                        info!(%change, "asked to change the voters");
+                        self.asked.push((change, reply));
+                        self.step(Event::Command(match change {
+                            VoterChange::Add(id) => Command::AddVoter { id },
+                            VoterChange::Remove(id) => Command::RemoveVoter { id },
+                        }))
+                        .await?;
+                        if let Some(report) = self.process.change_report()
+                            && matches!(report.state, ChangeState::Refused(_))
+                            && let Some((_, reply)) = self.asked.pop()
+                        {
+                            info!(%change, outcome = ?report.state, "change of the voters refused");
+                            let _ = reply.send(report);
+                        }
                     }
                     Some(Request::Shutdown) | None => {
                         self.step(Event::Command(Command::Leave)).await?;
@@ -313,6 +334,7 @@ impl<A: Algorithm> Runner<A> {
             Some(inner) => postcard::to_allocvec(inner).expect("durable states always encode"),
             None => Vec::new(),
         };
+        self.stored.voters = saved.voters;
         let store = self.store.clone();
         let stored = self.stored.clone();
         let started = Clock::now();
@@ -451,6 +473,21 @@ impl<A: Algorithm> Runner<A> {
 
     /// Hands the step's leadership notices to the application, and publishes the status snapshot, the watch value
     /// and the leadership metrics.
+    /// Publishes the voters and the change being made, and answers the requests whose change is over.
+    fn publish_voters(&mut self) {
+        let report = self.process.change_report();
+        self.outlets.board.set_voters(self.process.voters(), self.process.changing(), report);
+        // A refusal is answered where the request is handled; a change that ended answers the first request for it.
+        let Some(report) = report.filter(|r| matches!(r.state, ChangeState::Done(_) | ChangeState::Failed(_))) else {
+            return;
+        };
+        if let Some(i) = self.asked.iter().position(|(change, _)| *change == report.change) {
+            let (change, reply) = self.asked.swap_remove(i);
+            info!(%change, outcome = ?report.state, "change of the voters over");
+            let _ = reply.send(report);
+        }
+    }
+
     fn publish(&mut self) {
         let me = self.me();
         for notice in std::mem::take(&mut self.notices) {
@@ -471,6 +508,7 @@ impl<A: Algorithm> Runner<A> {
             };
             let _ = self.outlets.events.send(event);
         }
+        self.publish_voters();
         let shown = self.process.leadership();
         let state = self.process.status().state;
         let lease = self.process.lease_timer().and_then(|t| self.timers.get(&t)).map(|d| d.at);

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use elect_algos::member::{ChangeReport, ChangeState, ConfigId, VoterChange, Voters};
 use elect_core::{Epoch, NodeId, State};
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -77,6 +78,17 @@ pub(crate) struct Board {
     latest: watch::Sender<u64>,
     /// In the lease mode (`Some`): until when this member holds its lease, if it does.
     lease: Mutex<Option<Option<Clock>>>,
+    /// The voting configuration it holds, the change of the voters it makes (a leader), and how the last one asked
+    /// of it went.
+    voters: Mutex<VotersNow>,
+}
+
+/// What [`Board`] shows of the voters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct VotersNow {
+    pub(crate) voters: Option<Voters>,
+    pub(crate) changing: Option<VoterChange>,
+    pub(crate) last: Option<ChangeReport>,
 }
 
 impl Board {
@@ -103,6 +115,7 @@ impl Board {
             changes: Mutex::new(Changes { first: 0, kept: VecDeque::from([shown]), since: monotonic() }),
             latest: watch::Sender::new(0),
             lease: Mutex::new(None),
+            voters: Mutex::new(VotersNow::default()),
         }
     }
 
@@ -225,6 +238,33 @@ impl Board {
         (self.id, self.incarnation.load(Ordering::Relaxed))
     }
 
+    /// Publishes the voters, the change being made and the last one's outcome (only when they changed).
+    pub(crate) fn set_voters(&self, voters: &Voters, changing: Option<VoterChange>, last: Option<ChangeReport>) {
+        let mut now = self.voters.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if now.voters.as_ref() != Some(voters) || now.changing != changing || now.last != last {
+            *now = VotersNow { voters: Some(voters.clone()), changing, last };
+        }
+    }
+
+    /// The JSON document of `GET /voters` (also under `voters` in `GET /status`): the configuration's id, its
+    /// voters, the other members (learners: they follow and do not vote), the change being made and the last one.
+    pub(crate) fn voters_json(&self) -> Value {
+        let now = self.voters.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let voters = now.voters.map(|v| (v.id, v.members)).unwrap_or((ConfigId::INITIAL, Vec::new()));
+        let learners: Vec<u32> =
+            self.members.iter().map(|(id, _)| *id).filter(|id| !voters.1.contains(id)).map(|id| id.0).collect();
+        json!({
+            "id": self.id.0,
+            "config": voters.0.to_string(),
+            "config_epoch": voters.0.epoch.bits(),
+            "config_seq": voters.0.seq,
+            "voters": voters.1.iter().map(|id| id.0).collect::<Vec<_>>(),
+            "learners": learners,
+            "changing": now.changing.map(|c| c.to_string()),
+            "last": now.last.map(|r| json!({ "change": r.change.to_string(), "outcome": outcome(r.state) })),
+        })
+    }
+
     /// The JSON document of `GET /status`.
     pub(crate) fn to_json(&self) -> Value {
         let (state, shown) = *self.now.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -259,7 +299,18 @@ impl Board {
             "lease_ms_left": self.lease_left().map(|left| left.as_secs_f64() * 1000.0),
             "incarnation": self.incarnation.load(Ordering::Relaxed),
             "members": members,
+            "voters": self.voters_json(),
         })
+    }
+}
+
+/// A change's state as JSON: `{"state": "done", "config": "2.3#1"}`, `{"state": "refused", "reason": ...}`.
+pub(crate) fn outcome(state: ChangeState) -> Value {
+    match state {
+        ChangeState::Running => json!({ "state": "running" }),
+        ChangeState::Done(id) => json!({ "state": "done", "config": id.to_string() }),
+        ChangeState::Refused(reason) => json!({ "state": "refused", "reason": reason }),
+        ChangeState::Failed(reason) => json!({ "state": "failed", "reason": reason }),
     }
 }
 

@@ -20,11 +20,13 @@
 //! algorithm's state.
 //!
 //! ```text
-//! format       u16 (varint)   3 (2 has no padding and 1 no checksum; both, written by earlier versions, are read)
+//! format       u16 (varint)   4 (3 has no voters, 2 no padding and 1 no checksum; all are read)
 //! incarnation  u64 (varint)
 //! seen         u64 (varint)   the highest fencing epoch seen or granted
 //! layout       string
 //! durable      bytes
+//! voters       option         0, or 1 then the voting configuration once it changed: the id's epoch (u64
+//!                             varint) and count (u32 varint), and the voters (a length, then u32 varints)
 //! crc          u32 LE         CRC-32 (IEEE) of everything before it
 //! padding      zeros          up to a multiple of 4096 bytes
 //! ```
@@ -40,10 +42,14 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use elect_algos::member::Voters;
 use serde::{Deserialize, Serialize};
 
-/// The state file's format version: 2 adds the checksum, 3 the padding to whole pages.
-const FORMAT: u16 = 3;
+/// The state file's format version: 2 adds the checksum, 3 the padding to whole pages, 4 the voting configuration.
+const FORMAT: u16 = 4;
+
+/// The format of padded files without the voting configuration, still read.
+const FORMAT_UNVOTED: u16 = 3;
 
 /// The format of files with a checksum but no padding, still read.
 const FORMAT_UNPADDED: u16 = 2;
@@ -65,7 +71,7 @@ const CRC_LEN: usize = 4;
 /// What a member keeps across restarts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stored {
-    /// The format version (3; 2 or 1 for files of earlier versions).
+    /// The format version (4; 3, 2 or 1 for files of earlier versions).
     pub format: u16,
     /// Bumped (and written) on every start, before the member sends anything.
     pub incarnation: u64,
@@ -75,6 +81,27 @@ pub struct Stored {
     pub layout: String,
     /// The algorithm's durable state, postcard-encoded; empty when it has persisted none.
     pub durable: Vec<u8>,
+    /// The voting configuration, once it is not the one the member is started with (its encoding is
+    /// `elect_algos::member::Voters`'s, part of this format).
+    pub voters: Option<Voters>,
+}
+
+/// The fields of formats 1 to 3, which have no voting configuration.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct Unvoted {
+    format: u16,
+    incarnation: u64,
+    seen: u64,
+    layout: String,
+    durable: Vec<u8>,
+}
+
+impl From<Unvoted> for Stored {
+    fn from(old: Unvoted) -> Self {
+        let Unvoted { format, incarnation, seen, layout, durable } = old;
+        Self { format, incarnation, seen, layout, durable, voters: None }
+    }
 }
 
 /// A problem with the data directory or the state file.
@@ -241,28 +268,33 @@ fn decode(bytes: &[u8]) -> Result<Stored, String> {
             let split = bytes.len().checked_sub(CRC_LEN).ok_or("shorter than its checksum")?;
             checked(bytes, split)?
         }
-        FORMAT => {
-            if bytes.len() % PAGE != 0 {
-                return Err(format!("{} bytes, not a whole number of pages: truncated or edited", bytes.len()));
-            }
-            // The state ends where its encoding does; the checksum and the padding follow it.
-            let (stored, rest) = postcard::take_from_bytes::<Stored>(bytes).map_err(|e| e.to_string())?;
-            let padding = rest.get(CRC_LEN..).ok_or("shorter than its checksum")?;
-            checked(bytes, bytes.len() - rest.len())?;
-            if padding.iter().any(|&b| b != 0) {
-                return Err("bytes after its checksum are not zero: edited".to_owned());
-            }
-            return Ok(stored);
-        }
+        FORMAT => return padded::<Stored>(bytes),
+        FORMAT_UNVOTED => return padded::<Unvoted>(bytes).map(Stored::from),
         other => {
             return Err(format!(
-                "format {other} (this version reads {FORMAT_UNCHECKED}, {FORMAT_UNPADDED} and {FORMAT})"
+                "format {other} (this version reads {FORMAT_UNCHECKED}, {FORMAT_UNPADDED}, {FORMAT_UNVOTED} and \
+                 {FORMAT})"
             ));
         }
     };
-    let (stored, rest) = postcard::take_from_bytes::<Stored>(body).map_err(|e| e.to_string())?;
+    let (stored, rest) = postcard::take_from_bytes::<Unvoted>(body).map_err(|e| e.to_string())?;
     if !rest.is_empty() {
         return Err(format!("{} bytes after the state", rest.len()));
+    }
+    Ok(stored.into())
+}
+
+/// The state of a file with a checksum and padding to whole pages, if both hold.
+fn padded<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    if bytes.len() % PAGE != 0 {
+        return Err(format!("{} bytes, not a whole number of pages: truncated or edited", bytes.len()));
+    }
+    // The state ends where its encoding does; the checksum and the padding follow it.
+    let (stored, rest) = postcard::take_from_bytes::<T>(bytes).map_err(|e| e.to_string())?;
+    let padding = rest.get(CRC_LEN..).ok_or("shorter than its checksum")?;
+    checked(bytes, bytes.len() - rest.len())?;
+    if padding.iter().any(|&b| b != 0) {
+        return Err("bytes after its checksum are not zero: edited".to_owned());
     }
     Ok(stored)
 }
@@ -313,7 +345,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let old = Stored { format: FORMAT_UNCHECKED, ..one() };
-        fs::write(store.path(), postcard::to_allocvec(&old).unwrap()).unwrap();
+        fs::write(store.path(), postcard::to_allocvec(&unvoted(&old)).unwrap()).unwrap();
         assert_eq!(store.inspect().unwrap(), Loaded::Trusted(old));
     }
 
@@ -322,7 +354,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let old = Stored { format: FORMAT_UNPADDED, ..one() };
-        let mut bytes = postcard::to_allocvec(&old).unwrap();
+        let mut bytes = postcard::to_allocvec(&unvoted(&old)).unwrap();
         bytes.extend_from_slice(&crc32fast::hash(&bytes).to_le_bytes());
         fs::write(store.path(), &bytes).unwrap();
         assert_eq!(store.inspect().unwrap(), Loaded::Trusted(old));
@@ -331,6 +363,29 @@ mod tests {
         assert!(matches!(store.inspect().unwrap(), Loaded::Damaged(reason) if reason.contains("checksum")));
         store.save(&one()).unwrap();
         assert_eq!(store.load().unwrap().unwrap().format, FORMAT);
+    }
+
+    /// `stored` as formats 1 to 3 encode it (they have no voters).
+    fn unvoted(stored: &Stored) -> Unvoted {
+        let Stored { format, incarnation, seen, layout, durable, .. } = stored.clone();
+        Unvoted { format, incarnation, seen, layout, durable }
+    }
+
+    #[test]
+    fn a_padded_file_without_voters_is_still_read_and_the_voters_are_kept_once_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let old = Stored { format: FORMAT_UNVOTED, ..one() };
+        let mut bytes = postcard::to_allocvec(&unvoted(&old)).unwrap();
+        bytes.extend_from_slice(&crc32fast::hash(&bytes).to_le_bytes());
+        bytes.resize(PAGE, 0);
+        fs::write(store.path(), &bytes).unwrap();
+        assert_eq!(store.inspect().unwrap(), Loaded::Trusted(old));
+        let id = elect_algos::member::ConfigId { epoch: elect_core::Epoch::from_bits(5), seq: 2 };
+        let voters = Voters { id, members: vec![elect_core::NodeId(1), elect_core::NodeId(3)] };
+        store.save(&Stored { voters: Some(voters.clone()), ..one() }).unwrap();
+        let back = store.load().unwrap().unwrap();
+        assert_eq!((back.format, back.voters), (FORMAT, Some(voters)));
     }
 
     #[test]

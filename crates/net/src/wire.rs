@@ -33,8 +33,8 @@ use crate::auth::{ClusterKey, TAG_LEN};
 /// algorithm puts on the wire. Version 2 added the tag of keyed clusters; version 3 moved the member's header
 /// (incarnation, `seen`, `lead`) into the member's packet; version 4 added the member's question, `ask`; version 5
 /// the leader monitor's `down` to its heartbeats; version 6 the leader monitor's pre-vote (`pre-vote`,
-/// `pre-vote-reply`).
-pub const PROTOCOL_VERSION: u16 = 6;
+/// `pre-vote-reply`); version 7 the voting configuration's id to the member's header, and `config` and `config-ack`.
+pub const PROTOCOL_VERSION: u16 = 7;
 
 /// The largest datagram the runtime sends or reads.
 pub const MAX_PACKET: usize = 64 * 1024;
@@ -185,7 +185,7 @@ pub fn decode<M: Message>(
 mod tests {
     use super::*;
     use elect_algos::bully::Msg as Bully;
-    use elect_algos::member::{Body, Packet};
+    use elect_algos::member::{Body, ConfigId, Packet};
     use elect_algos::monitor::MonitorMsg;
     use elect_core::{Epoch, Message};
 
@@ -201,7 +201,13 @@ mod tests {
             from: NodeId(2),
             to: NodeId(1),
             seq: 9,
-            msg: Packet { incarnation: 3, seen: Epoch::of(1, NodeId(2)), lead: Some(Epoch::of(1, NodeId(2))), body },
+            msg: Packet {
+                incarnation: 3,
+                seen: Epoch::of(1, NodeId(2)),
+                lead: Some(Epoch::of(1, NodeId(2))),
+                config: ConfigId::INITIAL,
+                body,
+            },
         }
     }
 
@@ -300,8 +306,9 @@ mod tests {
         type P = Packet<MonitorMsg<Bully>>;
         let kinds = P::kinds();
         assert_eq!(kinds[..3], ["election", "ok", "coordinator"]);
-        assert_eq!(kinds[kinds.len() - 6..], ["announce", "leaving", "ask", "transfer", "lease", "lease-ack"]);
-        let packet = |body| P { incarnation: 1, seen: Epoch::ZERO, lead: None, body };
+        let members = ["announce", "leaving", "ask", "transfer", "lease", "lease-ack", "config", "config-ack"];
+        assert_eq!(kinds[kinds.len() - 8..], members);
+        let packet = |body| P { incarnation: 1, seen: Epoch::ZERO, lead: None, config: ConfigId::INITIAL, body };
         let heartbeat =
             packet(Body::Algorithm(MonitorMsg::Heartbeat { epoch: Epoch::from_bits(1), seq: 1, down: None }));
         assert_eq!(kinds[heartbeat.kind_index()], heartbeat.kind());

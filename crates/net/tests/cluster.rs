@@ -147,7 +147,7 @@ async fn resign_hands_over_and_shutdown_resigns_first() {
 // and its counters.
 async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
     use elect_algos::bully::Msg as Bully;
-    use elect_algos::member::{Body, Packet};
+    use elect_algos::member::{Body, ConfigId, Packet};
     use elect_algos::monitor::MonitorMsg;
     use elect_net::wire::{self, Drop, Envelope};
     type Msg = Packet<MonitorMsg<Bully>>;
@@ -168,6 +168,7 @@ async fn garbage_and_foreign_packets_change_nothing_and_are_counted() {
             incarnation: 1,
             seen: Epoch::from_bits(u64::MAX),
             lead: Some(Epoch::from_bits(u64::MAX)),
+            config: ConfigId::INITIAL,
             body: Body::Algorithm(MonitorMsg::Heartbeat {
                 epoch: Epoch::from_bits(u64::MAX),
                 seq: u64::MAX,

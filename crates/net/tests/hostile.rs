@@ -8,7 +8,7 @@ use std::net::UdpSocket;
 use std::time::Duration;
 
 use common::{Cluster, ids, until};
-use elect_algos::member::{Body, Packet};
+use elect_algos::member::{Body, ConfigId, Packet};
 use elect_algos::monitor::MonitorMsg;
 use elect_algos::{bully, garcia_molina, lelann};
 use elect_core::{Epoch, NodeId, Rank, Ranking};
@@ -77,7 +77,7 @@ async fn send_invalid<M: Serialize + DeserializeOwned + elect_core::Message>(
 }
 
 fn packet<M>(seen: Epoch, lead: Option<Epoch>, body: Body<M>) -> Packet<M> {
-    Packet { incarnation: u64::MAX / 2, seen, lead, body }
+    Packet { incarnation: u64::MAX / 2, seen, lead, config: ConfigId::INITIAL, body }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

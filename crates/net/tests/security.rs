@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::{Cluster, ids, sockets, until};
 use elect_algos::bully::Msg;
-use elect_algos::member::{self, Body};
+use elect_algos::member::{self, Body, ConfigId};
 use elect_algos::monitor::MonitorMsg;
 use elect_core::{Epoch, NodeId};
 use elect_net::wire::{self, Drop, Envelope};
@@ -167,6 +167,7 @@ async fn forged_and_corrupted_packets_are_dropped_counted_and_cannot_poison_the_
             incarnation: cluster.nodes[&NodeId(3)].incarnation(),
             seen: Epoch::from_bits(u64::MAX),
             lead: Some(Epoch::from_bits(u64::MAX)),
+            config: ConfigId::INITIAL,
             body: Body::Algorithm(MonitorMsg::Heartbeat {
                 epoch: Epoch::from_bits(u64::MAX),
                 seq: u64::MAX,

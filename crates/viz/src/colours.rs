@@ -1,7 +1,7 @@
 //! One colour per message kind, the same in every picture, page and file: a kind is coloured by its name, not by
 //! the order a run happens to send it in. The election's own messages take the bright colours, no two kinds of one
 //! algorithm alike; what the leader monitor and the member add around it (heartbeats, joins, pre-votes,
-//! announcements, transfers, lease rounds) takes muted greys and browns, so that the election stands out from the housekeeping.
+//! announcements, transfers, lease rounds, configurations) takes muted greys and browns, so that the election stands out from the housekeeping.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -13,7 +13,7 @@ const BRIGHT: [&str; 12] = [
 ];
 
 /// The leader monitor's and the member's kinds, in muted colours of their own.
-const AROUND: [(&str, &str); 11] = [
+const AROUND: [(&str, &str); 13] = [
     ("heartbeat", "#9e9e9e"),
     ("join", "#616161"),
     ("hop-ack", "#c7c7c7"),
@@ -25,6 +25,8 @@ const AROUND: [(&str, &str); 11] = [
     ("transfer", "#5d4037"),
     ("lease", "#6d4c41"),
     ("lease-ack", "#bcaaa4"),
+    ("config", "#546e7a"),
+    ("config-ack", "#90a4ae"),
 ];
 
 /// Every kind an algorithm of elect sends, with its colour: each kind, in the order the algorithms (in

@@ -454,6 +454,8 @@ fn command(cmd: Command) -> &'static str {
         Command::Resign => "resign",
         Command::Leave => "leave",
         Command::Transfer { .. } => "transfer",
+        Command::AddVoter { .. } => "add-voter",
+        Command::RemoveVoter { .. } => "remove-voter",
     }
 }
 

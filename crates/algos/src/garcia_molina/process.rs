@@ -696,6 +696,8 @@ impl Process for GarciaMolinaProcess {
             }
             // No hand-over: the strongest live process is always elected again.
             Command::Resign | Command::Leave | Command::Transfer { .. } => cx.rule(NO_HAND_OVER),
+            // The deployed member changes its voters; the algorithm is not told.
+            Command::AddVoter { .. } | Command::RemoveVoter { .. } => {}
         }
     }
 

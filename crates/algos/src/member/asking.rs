@@ -42,15 +42,16 @@ impl<A: Algorithm> Member<A> {
     pub(super) fn on_asked(&mut self, cx: &mut Cx<'_, Self>) {
         cx.rule(rule::ASKED);
         self.asking = Asking::Short;
-        if self.heard.len() < self.fixed.quorum && self.away != Away::Left {
+        if !self.heard_majority() && self.away != Away::Left {
             // Too few answers: a question or an answer was lost, or a peer was down. It asks again.
             self.ask(cx);
         }
     }
 
-    /// A member whose round trip is over has its answers once it has heard from a majority of the members.
+    /// A member whose round trip is over has its answers once it has heard from a majority of the voters (with
+    /// itself, if it votes), and holds the newest configuration any of them said it holds (the leader sends it).
     pub(super) fn count_answers(&mut self) {
-        if self.asking == Asking::Short && self.heard.len() >= self.fixed.quorum {
+        if self.asking == Asking::Short && self.heard_majority() && self.membership.current() {
             self.asking = Asking::Answered;
         }
     }

@@ -44,6 +44,9 @@ pub(super) enum Away {
         /// The deadline has come and `to` had taken over.
         due: bool,
     },
+    /// It is not a voter of the configuration it holds (a learner not added yet, or a member removed): it takes no
+    /// part until a configuration makes it one (see [`super::voters`]).
+    Outside,
 }
 
 impl<A: Algorithm> Member<A> {
@@ -160,6 +163,22 @@ impl<A: Algorithm> Member<A> {
         self.give_up_lease(cx);
         self.decide(cx);
         self.broadcast(cx, Body::Leaving);
+    }
+
+    /// No longer a voter: a leader gives its grant up and tells the others it leaves; the member sits out until a
+    /// configuration makes it a voter again.
+    pub(super) fn step_out(&mut self, cx: &mut Cx<'_, Self>) {
+        let led = self.leading;
+        if self.grant.is_some() {
+            self.run(cx, Event::Command(Command::Resign));
+        }
+        self.away = Away::Outside;
+        cx.cancel_timer(MemberTimer::Wake);
+        self.give_up_lease(cx);
+        self.decide(cx);
+        if led {
+            self.broadcast(cx, Body::Leaving);
+        }
     }
 
     /// Back from sitting out: a fresh instance of the algorithm, restarted from its durable state as after a

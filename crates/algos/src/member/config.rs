@@ -4,14 +4,17 @@
 //! waits a round trip for the answers to its question. A flaw is planted only on request
 //! (`--param monitor-bug=...`), to show that the checker and the simulator find it.
 
-use elect_core::{Duration, OwnedSetup, Setup};
+use std::sync::Arc;
+
+use elect_core::{Duration, NodeId, OwnedSetup, Setup};
 
 use super::lease::{Lease, LeaseTiming};
+use super::voters::Voters;
 use crate::params::{ParamError, ParamInfo, Params};
 
 /// The member's timing, in multiples of the delay bound `T`, and the resign hold. (A member that starts knowing no
 /// epoch asks for a round trip, `2T + ε`: see the module documentation.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberConfig {
     /// A claim stays live this many `T` after its claimer's last packet: the leader monitor's suspicion time,
     /// `heartbeat + 2`.
@@ -34,6 +37,9 @@ pub struct MemberConfig {
     pub heartbeat: u64,
     /// The lease mode, if it is on: leadership held only while a majority backs it (see [`super::lease`]).
     pub lease: Option<Lease>,
+    /// The voters a member holds until it learns or saves another configuration (see [`super::voters`]): `None`,
+    /// every member. Every member of a cluster must start with the same.
+    pub voters: Option<Arc<[NodeId]>>,
 }
 
 impl MemberConfig {
@@ -48,6 +54,7 @@ impl MemberConfig {
             takeover_after: Duration::ZERO,
             heartbeat,
             lease: None,
+            voters: None,
         }
     }
 }
@@ -120,9 +127,9 @@ pub(super) struct Fixed {
     pub(super) settle: Duration,
     /// How long a member that starts knowing no epoch waits for answers: a round trip, `2T + ε`.
     pub(super) ask: Duration,
-    /// How many other members a member that starts knowing no epoch must have heard from before it grants
-    /// anything: with itself, a majority of the members, `⌊n/2⌋`.
-    pub(super) quorum: usize,
+    /// The voting configuration it holds until it has saved another: the voters `MemberConfig::voters` names, or
+    /// every member.
+    pub(super) voters: Arc<Voters>,
     pub(super) resign_hold: Duration,
     pub(super) bug: Option<Bug>,
     pub(super) no_lead: bool,
@@ -139,8 +146,10 @@ impl Fixed {
             claim_ttl: t * config.claim_ttl,
             settle: t * config.settle,
             ask: t * 2 + Duration::TICK,
-            // With itself, a majority of the `n` members: `⌊n/2⌋` others, `⌈(n − 1)/2⌉`.
-            quorum: setup.neighbors.len().div_ceil(2),
+            voters: Arc::new(config.voters.clone().map_or_else(
+                || Voters::initial(setup.neighbors.iter().map(|n| n.id).chain([setup.id]).collect()),
+                |voters| Voters::initial(voters.to_vec()),
+            )),
             resign_hold: config.resign_hold,
             bug: config.bug,
             no_lead: config.no_lead,

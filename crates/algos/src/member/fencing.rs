@@ -79,6 +79,7 @@ impl<A: Algorithm> Member<A> {
         let granted = if may_grant { self.grant_epoch() } else { None };
         let shown = self.shown(view);
         self.tell(cx, ended, granted, shown);
+        self.change_needs_a_leader(cx);
     }
 
     /// The leader the algorithm names, while this member takes part and the algorithm's election is over.

@@ -4,6 +4,8 @@
 //! knows (a lower `seen`, or a grant below an epoch it has seen) is answered with an `announce` of its own `seen`
 //! (and grant): a straggler catches up at once instead of acting on what it missed.
 
+use std::sync::Arc;
+
 use elect_core::{Cx, Duration, Epoch, Event, NodeId, Span};
 
 use super::asking::Asking;
@@ -12,18 +14,24 @@ use super::fencing::Leadership;
 use super::packet::{MemberTimer, Saved};
 use super::process::{Durable, Member};
 use super::rule;
+use super::voters::Membership;
 use crate::algorithm::Algorithm;
 
 impl<A: Algorithm> Member<A> {
     /// A new incarnation, durable before the first packet; `seen` and the algorithm's state as they were saved. A
     /// member that knows no epoch asks the others before anything else.
     pub(super) fn start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<Saved<Durable<A>>>) {
-        let saved = restored.unwrap_or(Saved { incarnation: 0, seen: Epoch::ZERO, inner: None });
+        let saved = restored.unwrap_or(Saved { incarnation: 0, seen: Epoch::ZERO, inner: None, voters: None });
         // The driver restores at most a state file's incarnation or the time in milliseconds, far below the top.
         self.incarnation = saved.incarnation.saturating_add(1);
         self.seen = saved.seen;
         self.published = Leadership { leader: None, epoch: saved.seen.bits() };
         self.durable = saved.inner.clone();
+        self.membership = Membership::new(saved.voters.map_or_else(|| self.fixed.voters.clone(), Arc::new));
+        if !self.votes() && self.away == Away::Present {
+            // A learner, or a member removed: it follows the voters' leader until a configuration adds it.
+            self.away = Away::Outside;
+        }
         self.persist(cx);
         self.start_lease(cx);
         if self.seen == Epoch::ZERO {

@@ -35,6 +35,7 @@ use super::away::Away;
 use super::packet::{Body, MemberTimer};
 use super::process::Member;
 use super::rule;
+use super::voters::ConfigId;
 use crate::algorithm::Algorithm;
 use crate::params::{ParamError, ParamInfo, Params};
 
@@ -506,8 +507,13 @@ impl<A: Algorithm> Member<A> {
     /// backing of a member that follows the leader the others elected since, while that one seeks its lease.) A
     /// member that sits out (standing aside for a transfer, resigned, waiting) hears nothing of its algorithm's
     /// elections: what its algorithm names is stale, and it backs anyone its promise lets it.
-    pub(super) fn on_lease(&mut self, cx: &mut Cx<'_, Self>, from: Port, round: u64) {
+    /// A member whose voting configuration is newer than the asker's (`config`) does not back it: the asker
+    /// counts its majority among voters that may have changed.
+    pub(super) fn on_lease(&mut self, cx: &mut Cx<'_, Self>, from: Port, round: u64, config: ConfigId) {
         let peer = self.peer(from);
+        if config < self.membership.voters.id {
+            return;
+        }
         let other = self.away == Away::Present
             && self.inner().status().leader.is_some_and(|leader| leader != peer)
             && self.fixed.bug != Some(Bug::LapsedLeader);
@@ -526,12 +532,11 @@ impl<A: Algorithm> Member<A> {
     /// `by` backed `round`: if it is one of the rounds whose hold still runs, a majority of backers makes it hold.
     fn backed(&mut self, round: u64, by: NodeId) {
         let Some(timing) = self.fixed.lease else { return };
-        // With itself, a majority of the members: `⌊n/2⌋` others and itself.
-        let majority = self.fixed.quorum + 1;
         let slot = &mut self.lease.slots[(round % timing.slots) as usize];
         if slot.round == round && slot.running {
             slot.backers.insert(by);
-            slot.held |= slot.backers.len() >= majority;
+            // A majority of the voters of the configuration it holds (itself among them, as it backs itself).
+            slot.held |= self.membership.voters.is_majority(&slot.backers);
         }
     }
 

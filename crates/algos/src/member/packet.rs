@@ -1,6 +1,7 @@
 //! What members say to each other. Every packet carries a header (the sender's incarnation, `seen`, the highest
 //! fencing epoch it knows, and `lead`, its own grant if it leads) and a body: a message of the algorithm, or one of
-//! the member's own (`announce`, `leaving`, `ask`, `transfer`, and in the lease mode `lease` and `lease-ack`),
+//! the member's own (`announce`, `leaving`, `ask`, `transfer`, `config` and `config-ack`, and in the lease mode
+//! `lease` and `lease-ack`),
 //! counted as kinds of their own after the algorithm's (and the leader monitor's). A packet from outside is valid only if its header holds epochs a member may accept (a grant
 //! its sender started itself, in a round it has seen) and its algorithm message is valid for the algorithm; a
 //! driver checks it ([`Member::validate`]) before the member reads it.
@@ -12,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::process::{Member, Msg};
+use super::voters::{ConfigId, Voters};
 use crate::algorithm::Algorithm;
 
 /// A member's packet: its header, and an algorithm message or one of the member's own.
@@ -24,6 +26,8 @@ pub struct Packet<M> {
     pub seen: Epoch,
     /// The fencing epoch of the sender's current grant, if it leads.
     pub lead: Option<Epoch>,
+    /// The id of the voting configuration the sender holds.
+    pub config: ConfigId,
     /// The payload.
     pub body: Body<M>,
 }
@@ -57,6 +61,17 @@ pub enum Body<M> {
         /// The round.
         round: u64,
     },
+    /// The sender holds this voting configuration: a leader changing the voters sends it, and a member tells one
+    /// that holds an older one.
+    Config {
+        /// The configuration.
+        voters: Voters,
+    },
+    /// The sender holds the configuration with this id (the answer to a leader's `config`).
+    ConfigAck {
+        /// The configuration's id.
+        id: ConfigId,
+    },
 }
 
 impl<M: Message> Message for Packet<M> {
@@ -75,6 +90,8 @@ impl<M: Message> Message for Packet<M> {
             Body::Transfer { .. } => M::kinds().len() + 3,
             Body::Lease { .. } => M::kinds().len() + 4,
             Body::LeaseAck { .. } => M::kinds().len() + 5,
+            Body::Config { .. } => M::kinds().len() + 6,
+            Body::ConfigAck { .. } => M::kinds().len() + 7,
         }
     }
 
@@ -87,6 +104,8 @@ impl<M: Message> Message for Packet<M> {
             Body::Transfer { .. } => "transfer",
             Body::Lease { .. } => "lease",
             Body::LeaseAck { .. } => "lease-ack",
+            Body::Config { .. } => "config",
+            Body::ConfigAck { .. } => "config-ack",
         }
     }
 
@@ -100,6 +119,8 @@ impl<M: Message> Message for Packet<M> {
             (Body::Transfer { to }, _) => format!("transfer: {to} leads next"),
             (Body::Lease { round }, _) => format!("lease: back me, round {round}"),
             (Body::LeaseAck { round }, _) => format!("lease-ack: I back your round {round}"),
+            (Body::Config { voters }, _) => format!("config: the voters are {voters}"),
+            (Body::ConfigAck { id }, _) => format!("config-ack: I hold configuration {id}"),
         }
     }
 }
@@ -109,6 +130,8 @@ impl<M: Message> Message for Packet<M> {
 impl<M: Message> Validate for Packet<M> {
     fn validate(&self, roster: &Roster<'_>) -> Result<(), Invalid> {
         roster.epoch(self.seen, "seen is beyond the last round")?;
+        roster
+            .ensure(self.config.epoch <= self.seen, "the configuration is newer than the epochs its sender has seen")?;
         if let Some(lead) = self.lead {
             roster.ensure(lead <= self.seen, "the grant is above the epochs its sender has seen")?;
             roster.ensure(lead.round() >= 1 && lead.starter() == roster.from, "the grant is not its sender's own")?;
@@ -120,6 +143,21 @@ impl<M: Message> Validate for Packet<M> {
                 roster.ensure(self.lead.is_some(), "only a leader hands leadership over")?;
                 let member = *to == roster.me || roster.neighbors.iter().any(|n| n.id == *to);
                 roster.ensure(member && *to != roster.from, "a transfer names a member other than its sender")
+            }
+            Body::Config { voters } => {
+                roster.ensure(voters.id.epoch <= self.seen, "the configuration is newer than its sender has seen")?;
+                let known = |id: &NodeId| *id == roster.me || roster.neighbors.iter().any(|n| n.id == *id);
+                roster.ensure(
+                    !voters.members.is_empty() && voters.members.len() <= roster.neighbors.len() + 1,
+                    "a configuration has between one voter and every member",
+                )?;
+                roster.ensure(
+                    voters.members.windows(2).all(|w| w[0] < w[1]) && voters.members.iter().all(known),
+                    "a configuration lists members, in the order of their ids, none twice",
+                )
+            }
+            Body::ConfigAck { id } => {
+                roster.ensure(id.epoch <= self.seen, "the configuration is newer than its sender has seen")
             }
             Body::Announce | Body::Leaving | Body::Ask => Ok(()),
         }
@@ -154,6 +192,8 @@ pub enum MemberTimer<T> {
     Promise,
     /// Lease mode: the grace of a leader that seeks a lease ran out.
     Grace,
+    /// A leader changing the voters has waited a round trip for the members to hold the configuration it sent.
+    Change,
 }
 
 /// What a member keeps on stable storage.
@@ -166,11 +206,14 @@ pub struct Saved<D> {
     pub seen: Epoch,
     /// The algorithm's durable state.
     pub inner: Option<D>,
+    /// The voting configuration, once it is not the one the member was started with.
+    pub voters: Option<Voters>,
 }
 
 /// The member's own message kinds, after the algorithm's (in the order of [`Packet::kind_index`]), which
 /// closed-form bounds of one election leave out.
-pub(super) const MEMBER_KINDS: &[&str] = &["announce", "leaving", "ask", "transfer", "lease", "lease-ack"];
+pub(super) const MEMBER_KINDS: &[&str] =
+    &["announce", "leaving", "ask", "transfer", "lease", "lease-ack", "config", "config-ack"];
 /// The kinds of the messages the leader monitor and the member add around an algorithm's: the monitor's
 /// (`heartbeat`, `join`, `hop-ack`, `pre-vote`, `pre-vote-reply`) then the member's own (spelled out, as a bound's
 /// measure is a static list; a test checks that it is their concatenation).
@@ -186,6 +229,8 @@ pub const MEMBER_AND_MONITOR_KINDS: &[&str] = &[
     "transfer",
     "lease",
     "lease-ack",
+    "config",
+    "config-ack",
 ];
 
 impl<A: Algorithm> Member<A> {
@@ -200,7 +245,13 @@ impl<A: Algorithm> Member<A> {
 
     /// A packet with this member's header.
     pub(super) fn packet(&self, body: Body<Msg<A>>) -> Packet<Msg<A>> {
-        Packet { incarnation: self.incarnation, seen: self.seen, lead: self.grant, body }
+        Packet {
+            incarnation: self.incarnation,
+            seen: self.seen,
+            lead: self.grant,
+            config: self.membership.voters.id,
+            body,
+        }
     }
 
     /// Sends `body` to every other member.

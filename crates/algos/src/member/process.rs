@@ -19,6 +19,7 @@ use super::fencing::Leadership;
 use super::lease::Leases;
 use super::packet::{Body, MemberTimer, Packet, Saved};
 use super::rule;
+use super::voters::{ConfigId, Membership, VoterChange, Voters};
 use crate::algorithm::Algorithm;
 use crate::hosted::Hosted;
 
@@ -59,6 +60,8 @@ pub struct Member<A: Algorithm> {
     pub(super) durable: Option<Durable<A>>,
     /// The lease mode's rounds and promise (empty when it is off).
     pub(super) lease: Leases,
+    /// The voting configuration it holds, and the change of the voters it makes, if it does.
+    pub(super) membership: Membership,
 }
 
 impl<A: Algorithm> Member<A> {
@@ -66,6 +69,7 @@ impl<A: Algorithm> Member<A> {
     pub(super) fn new(algorithm: A, fixed: Fixed) -> Self {
         let away = if fixed.no_lead { Away::Never } else { Away::Present };
         let lease = Leases::new(fixed.lease.as_ref());
+        let membership = Membership::new(fixed.voters.clone());
         Self {
             inner: Hosted::new(algorithm, &fixed.setup.setup()),
             fixed: Arc::new(fixed),
@@ -83,6 +87,7 @@ impl<A: Algorithm> Member<A> {
             away,
             durable: None,
             lease,
+            membership,
         }
     }
 
@@ -96,7 +101,7 @@ impl<A: Algorithm> Member<A> {
         (&BTreeMap<NodeId, (Epoch, bool)>, &BTreeMap<NodeId, u64>),
         (bool, bool, Asking, Leadership, Away),
         &Option<Durable<A>>,
-        &Leases,
+        (&Leases, &Membership),
     ) {
         (
             self.inner.key(),
@@ -104,7 +109,7 @@ impl<A: Algorithm> Member<A> {
             (&self.claims, &self.heard),
             (self.leading, self.settled, self.asking, self.published, self.away),
             &self.durable,
-            &self.lease,
+            (&self.lease, &self.membership),
         )
     }
 
@@ -151,7 +156,17 @@ impl<A: Algorithm> Member<A> {
     /// Makes the member's state durable: its incarnation, `seen` and the algorithm's last durable state.
     pub(super) fn persist(&mut self, cx: &mut Cx<'_, Self>) {
         self.saved_seen = self.seen;
-        cx.persist(Saved { incarnation: self.incarnation, seen: self.seen, inner: self.durable.clone() });
+        cx.persist(Saved {
+            incarnation: self.incarnation,
+            seen: self.seen,
+            inner: self.durable.clone(),
+            voters: self.saved_voters(),
+        });
+    }
+
+    /// The voting configuration to save: none while it is the one the member started with.
+    fn saved_voters(&self) -> Option<Voters> {
+        (self.membership.voters.id != ConfigId::INITIAL).then(|| Voters::clone(&self.membership.voters))
     }
 
     /// Runs one event at the algorithm and carries its effects out through the member ([`Outer`]).
@@ -164,6 +179,7 @@ impl<A: Algorithm> Member<A> {
             silent: self.silenced(),
             durable: &mut self.durable,
             saved_seen: &mut self.saved_seen,
+            voters: &self.membership.voters,
         };
         if let Some(rule) = self.inner.step(now, event, &mut outer) {
             cx.rule(rule);
@@ -180,6 +196,7 @@ struct Outer<'a, 'b, 'c, A: Algorithm> {
     silent: bool,
     durable: &'c mut Option<Durable<A>>,
     saved_seen: &'c mut Epoch,
+    voters: &'c Voters,
 }
 
 impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
@@ -188,7 +205,8 @@ impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
             return;
         }
         let (incarnation, seen, lead) = self.header;
-        self.cx.send(to, Packet { incarnation, seen, lead, body: Body::Algorithm(msg.into_owned()) });
+        let (config, body) = (self.voters.id, Body::Algorithm(msg.into_owned()));
+        self.cx.send(to, Packet { incarnation, seen, lead, config, body });
     }
 
     fn set_timer(&mut self, timer: Timer<A>, after: Span) {
@@ -203,7 +221,8 @@ impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
         let (incarnation, seen, _) = self.header;
         *self.durable = Some(durable);
         *self.saved_seen = seen;
-        self.cx.persist(Saved { incarnation, seen, inner: self.durable.clone() });
+        let voters = (self.voters.id != ConfigId::INITIAL).then(|| self.voters.clone());
+        self.cx.persist(Saved { incarnation, seen, inner: self.durable.clone(), voters });
     }
 
     fn notify(&mut self, notice: Notice) {
@@ -246,7 +265,14 @@ impl<A: Algorithm> Process for Member<A> {
         if self.sent_before_a_restart(cx, peer, packet.incarnation) {
             return;
         }
+        // A learner makes itself known to each new leader (it sends nothing else), so that the leader may add it.
+        let introduce = self.away == Away::Outside
+            && packet.lead.is_some_and(|lead| self.claims.get(&peer).is_none_or(|&(claim, _)| claim != lead));
         let stale_lead = self.hear(cx, from, packet.seen, packet.lead);
+        let newest = packet.lead.is_some_and(|lead| lead >= self.seen);
+        if !matches!(packet.body, Body::Config { .. }) {
+            self.compare_configs(cx, from, packet.config, newest);
+        }
         // The member a transfer named may have stopped leading: then those standing aside for it take part again.
         let rejoined = self.end_aside(cx);
         let behind = self.behind(stale_lead, packet.seen);
@@ -260,6 +286,8 @@ impl<A: Algorithm> Process for Member<A> {
             Body::Lease { .. } => rule::BACK,
             Body::LeaseAck { .. } => rule::BACKED,
             Body::Transfer { .. } => rule::TRANSFER,
+            Body::Config { .. } => rule::CONFIG,
+            Body::ConfigAck { .. } => rule::CONFIG_ACK,
         });
         if rejoined {
             cx.rule(rule::ASIDE_OVER);
@@ -270,13 +298,15 @@ impl<A: Algorithm> Process for Member<A> {
             Body::Leaving if present && self.inner().status().leader == Some(peer) => {
                 self.run(cx, Event::Command(Command::Initiate));
             }
-            Body::Lease { round } => self.on_lease(cx, from, round),
+            Body::Lease { round } => self.on_lease(cx, from, round, packet.config),
             Body::LeaseAck { round } => self.on_lease_ack(cx, from, round),
             Body::Transfer { to } => self.on_transfer(cx, lead, to),
+            Body::Config { voters } => self.on_config(cx, from, lead, voters),
+            Body::ConfigAck { id } => self.on_config_ack(cx, from, id),
             _ => {}
         }
         self.decide(cx);
-        if behind || asked {
+        if behind || asked || introduce {
             // Tell the sender about the newer epoch this member knows: a straggler catches up, a leader under an
             // older grant makes itself a newer one, an asker hears one more member.
             cx.send(from, self.packet(Body::Announce));
@@ -315,6 +345,7 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Hold(slot) => self.on_hold(cx, slot),
             MemberTimer::Promise => self.on_promise(cx),
             MemberTimer::Grace => self.on_grace(cx),
+            MemberTimer::Change => self.on_change_due(cx),
         }
         self.decide(cx);
     }
@@ -329,6 +360,8 @@ impl<A: Algorithm> Process for Member<A> {
             Command::Resign => self.resign(cx),
             Command::Leave => self.leave(cx),
             Command::Transfer { to } => self.transfer(cx, to),
+            Command::AddVoter { id } => self.change_voters(cx, VoterChange::Add(id)),
+            Command::RemoveVoter { id } => self.change_voters(cx, VoterChange::Remove(id)),
         }
     }
 
@@ -358,6 +391,7 @@ impl<A: Algorithm> Process for Member<A> {
             Away::Never => View::new("never leads (no-lead)"),
             Away::Waiting => View::new("sitting out (takeover delay)"),
             Away::Aside { .. } => View::new("standing aside (transfer)"),
+            Away::Outside => View::new("not a voter (learner)"),
         };
         view.with_some("grant", self.grant).with_some("lease", self.lease_standing())
     }
@@ -373,6 +407,7 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Hold(slot) => format!("end of the hold of lease slot {slot}"),
             MemberTimer::Promise => "end of the promise to back one leader".to_owned(),
             MemberTimer::Grace => "end of the grace to get a lease".to_owned(),
+            MemberTimer::Change => "answers to the configuration due".to_owned(),
         }
     }
 }

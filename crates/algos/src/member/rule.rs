@@ -43,6 +43,14 @@ pub const PROMISE: &str = "a promise to back one leader ran out";
 pub const QUIET: &str = "no lease within the grace, go quiet";
 /// Lease mode: a leader quiet for a promise time asks for a lease again, as a new leader, and its algorithm speaks again.
 pub const TRY_AGAIN: &str = "quiet for a promise time, ask again";
+/// A leader asked to change the voters first makes sure a majority of its voters holds its configuration, then sends the new one; the change is done once a majority of the new voters (and the member added) holds it.
+pub const CHANGE: &str = "change the voters, one member at a time";
+/// A member takes a newer configuration of the voters from the leader of the newest epoch it knows, durable before it answers; it tells a sender whose configuration is older its own.
+pub const CONFIG: &str = "hear a configuration of the voters";
+/// A leader changing the voters counts the members that hold the configuration it sent.
+pub const CONFIG_ACK: &str = "count a holder of the configuration";
+/// A round trip of a change went by short of a majority: the configuration goes again to those that do not hold it; after five, the change is given up.
+pub const CHANGE_AGAIN: &str = "no majority yet, send the configuration again";
 
 /// Every rule, in the order the chapter lists them.
 pub const ALL: &[&str] = &[
@@ -66,4 +74,8 @@ pub const ALL: &[&str] = &[
     PROMISE,
     QUIET,
     TRY_AGAIN,
+    CHANGE,
+    CONFIG,
+    CONFIG_ACK,
+    CHANGE_AGAIN,
 ];

@@ -89,7 +89,7 @@ impl Process for ScriptedProcess {
                 cx.persist(self.initiated);
             }
             Command::Resign => self.resigned = true,
-            Command::Leave | Command::Transfer { .. } => {}
+            Command::Leave | Command::Transfer { .. } | Command::AddVoter { .. } | Command::RemoveVoter { .. } => {}
         }
     }
 
@@ -203,7 +203,17 @@ fn hear(m: &mut Node, peer: NodeId, packet: Packet<Script>) -> Effects {
 
 /// A packet of incarnation 1 of a sender that has seen `seen` and leads under `lead`.
 fn packet(seen: Epoch, lead: Option<Epoch>, body: Body<Script>) -> Packet<Script> {
-    Packet { incarnation: 1, seen, lead, body }
+    stamped(1, seen, lead, body)
+}
+
+/// A packet of incarnation `incarnation` of a sender holding the configuration it started with.
+fn stamped(incarnation: u64, seen: Epoch, lead: Option<Epoch>, body: Body<Script>) -> Packet<Script> {
+    Packet { incarnation, seen, lead, config: ConfigId::INITIAL, body }
+}
+
+/// What a member that holds the configuration it started with saves.
+fn saved(incarnation: u64, seen: Epoch, inner: Option<u32>) -> Saved<u32> {
+    Saved { incarnation, seen, inner, voters: None }
 }
 
 /// An algorithm message from a sender that has seen no epoch and does not lead.
@@ -245,7 +255,9 @@ fn timers_set(effects: &Effects) -> Vec<(MemberTimer<Script>, Span)> {
 
 /// What a member sends to each other member, by port: one packet with this header and body.
 fn to_everybody(incarnation: u64, seen: Epoch, lead: Option<Epoch>, body: Body<Script>) -> Vec<(Port, Packet<Script>)> {
-    [Port(0), Port(1)].map(|p| (p, Packet { incarnation, seen, lead, body: body.clone() })).to_vec()
+    [Port(0), Port(1)]
+        .map(|p| (p, Packet { incarnation, seen, lead, config: ConfigId::INITIAL, body: body.clone() }))
+        .to_vec()
 }
 
 fn hash(m: &Node) -> u64 {
@@ -259,11 +271,11 @@ fn a_new_incarnation_is_one_more_than_the_restored_one_and_durable_at_start() {
     let mut a = build(A, MemberConfig::new(2, HOLD));
     let effects = step(&mut a, Event::Start { restored: None });
     // It knows no epoch: it asks (see below).
-    let question = Packet { incarnation: 1, seen: Epoch::ZERO, lead: None, body: Body::Ask };
+    let question = stamped(1, Epoch::ZERO, None, Body::Ask);
     assert_eq!(
         effects,
         [
-            Effect::Persist(Saved { incarnation: 1, seen: Epoch::ZERO, inner: None }),
+            Effect::Persist(saved(1, Epoch::ZERO, None)),
             Effect::SetTimer { timer: MemberTimer::Asked, after: Span::exactly(T * 2 + Duration::TICK) },
             Effect::Send { to: port(A, B), msg: question.clone() },
             Effect::Send { to: port(A, C), msg: question },
@@ -272,9 +284,9 @@ fn a_new_incarnation_is_one_more_than_the_restored_one_and_durable_at_start() {
     assert_eq!((a.incarnation(), a.seen(), a.leadership()), (1, Epoch::ZERO, Leadership { leader: None, epoch: 0 }));
 
     let mut b = build(B, MemberConfig::new(2, HOLD));
-    let restored = Saved { incarnation: 4, seen: ballot(2, C), inner: Some(7) };
+    let restored = saved(4, ballot(2, C), Some(7));
     let effects = step(&mut b, Event::Start { restored: Some(restored) });
-    assert_eq!(effects, [Effect::Persist(Saved { incarnation: 5, seen: ballot(2, C), inner: Some(7) })]);
+    assert_eq!(effects, [Effect::Persist(saved(5, ballot(2, C), Some(7)))]);
     assert_eq!((b.incarnation(), b.seen()), (5, ballot(2, C)));
     assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(2, C).bits() }, "the last epoch it had seen");
     assert_eq!(b.inner().initiated, 7, "the algorithm restarts from its durable state");
@@ -282,7 +294,7 @@ fn a_new_incarnation_is_one_more_than_the_restored_one_and_durable_at_start() {
 
 #[test]
 fn a_leader_grants_itself_an_epoch_above_all_it_has_seen() {
-    let mut c = start(C, Some(Saved { incarnation: 1, seen: ballot(4, A), inner: None }));
+    let mut c = start(C, Some(saved(1, ballot(4, A), None)));
     // The algorithm's own "I am the leader" gives way to the member's grant: only the settling wait starts,
     // and the algorithm's coordinator messages leave with the member's header.
     let effects = hear(&mut c, A, says(Script::Lead));
@@ -290,7 +302,7 @@ fn a_leader_grants_itself_an_epoch_above_all_it_has_seen() {
     assert_eq!(timers_set(&effects), [(MemberTimer::Settle, Span::exactly(T))]);
     // A, which has seen no epoch, is told of the one C knows.
     let mut expected = to_everybody(2, ballot(4, A), None, Body::Algorithm(Script::Follow(C)));
-    expected.push((port(C, A), Packet { incarnation: 2, seen: ballot(4, A), lead: None, body: Body::Announce }));
+    expected.push((port(C, A), stamped(2, ballot(4, A), None, Body::Announce)));
     assert_eq!(sends(&effects), expected);
 
     let effects = step(&mut c, Event::Timer(MemberTimer::Settle));
@@ -300,7 +312,7 @@ fn a_leader_grants_itself_an_epoch_above_all_it_has_seen() {
     assert_eq!((c.grant(), c.seen()), (Some(granted), granted));
     assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: granted.bits() });
     // Still leading: nothing new (but A, whose packet shows no epoch, is told the grant).
-    let correction = Packet { incarnation: 2, seen: granted, lead: Some(granted), body: Body::Announce };
+    let correction = stamped(2, granted, Some(granted), Body::Announce);
     assert_eq!(hear(&mut c, A, says(Script::Lead)), [Effect::Send { to: port(C, A), msg: correction }]);
 
     let effects = hear(&mut c, A, says(Script::Elect));
@@ -326,7 +338,7 @@ fn a_grown_seen_is_durable_before_the_notices_and_the_announcement_that_depend_o
     let effects = hear(&mut b, A, packet(ballot(7, C), None, Body::Announce));
     let granted = ballot(8, B);
     let mut expected = vec![
-        Effect::Persist(Saved { incarnation: 1, seen: granted, inner: None }),
+        Effect::Persist(saved(1, granted, None)),
         Effect::Notify(Notice::Ended { epoch: ballot(1, B) }),
         Effect::Notify(Notice::Elected { epoch: granted }),
         Effect::Notify(Notice::Shows { leader: Some(B), epoch: granted }),
@@ -349,7 +361,7 @@ fn a_follower_vouches_only_for_the_newest_grant_and_corrects_older_ones() {
     hear(&mut a, C, packet(ballot(3, C), None, Body::Announce));
     assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
     let effects = hear(&mut a, B, packet(ballot(1, B), Some(ballot(1, B)), Body::Announce));
-    let correction = Packet { incarnation: 1, seen: ballot(3, C), lead: None, body: Body::Announce };
+    let correction = stamped(1, ballot(3, C), None, Body::Announce);
     assert_eq!(sends(&effects), [(port(A, B), correction)]);
     assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
     // B's newer grant.
@@ -374,7 +386,7 @@ fn a_superseded_leader_stops_and_grants_itself_a_newer_epoch() {
 #[test]
 fn two_leaders_do_not_outbid_each_other_and_a_live_rival_keeps_its_grant() {
     // C leads under 6.3; B comes back from a crash, the algorithm makes it leader before it heard of C.
-    let mut b = start(B, Some(Saved { incarnation: 1, seen: ballot(1, B), inner: None }));
+    let mut b = start(B, Some(saved(1, ballot(1, B), None)));
     assert_eq!(elected(&settle_as_leader(&mut b, A)), [ballot(2, B)]);
     // B hears C claim a higher grant: B stops and grants nothing while C's claim is live.
     let claim = packet(ballot(6, C), Some(ballot(6, C)), Body::Announce);
@@ -392,7 +404,7 @@ fn two_leaders_do_not_outbid_each_other_and_a_live_rival_keeps_its_grant() {
     let effects = hear(&mut c, B, packet(ballot(1, B), Some(ballot(1, B)), Body::Announce));
     assert_eq!(notices(&effects), []);
     assert_eq!(c.grant(), Some(ballot(1, C)));
-    let correction = Packet { incarnation: 1, seen: ballot(1, C), lead: Some(ballot(1, C)), body: Body::Announce };
+    let correction = stamped(1, ballot(1, C), Some(ballot(1, C)), Body::Announce);
     assert_eq!(sends(&effects), [(port(C, B), correction)]);
 }
 
@@ -427,9 +439,9 @@ fn a_member_grants_only_once_the_algorithm_kept_it_leader_for_the_settling_time(
 #[test]
 fn a_packet_of_an_older_incarnation_of_its_sender_changes_nothing() {
     let mut a = start(A, None);
-    hear(&mut a, B, Packet { incarnation: 3, seen: Epoch::ZERO, lead: None, body: Body::Algorithm(Script::Follow(B)) });
+    hear(&mut a, B, stamped(3, Epoch::ZERO, None, Body::Algorithm(Script::Follow(B))));
     let before = a.clone();
-    let old = Packet { incarnation: 2, seen: ballot(9, B), lead: Some(ballot(9, B)), body: Body::Announce };
+    let old = stamped(2, ballot(9, B), Some(ballot(9, B)), Body::Announce);
     assert_eq!(hear(&mut a, B, old.clone()), []);
     assert_eq!(a, before);
     assert_eq!(a.seen(), Epoch::ZERO);
@@ -467,7 +479,7 @@ fn after_the_resign_hold_the_algorithm_restarts_from_its_durable_state() {
     // A fresh instance, restarted from its durable state, which initiates.
     assert_eq!((b.inner().initiated, b.inner().resigned), (2, false));
     assert_eq!(b.inner().status(), Status::election(Epoch::ZERO));
-    assert_eq!(effects, [Effect::Persist(Saved { incarnation: 1, seen: ballot(1, B), inner: Some(2) })]);
+    assert_eq!(effects, [Effect::Persist(saved(1, ballot(1, B), Some(2)))]);
     // The timers of its earlier instance are ignored; the new one's are not.
     assert_eq!(step(&mut b, Event::Timer(MemberTimer::Inner { life: 0, timer: Script::Lead })), []);
     let effects = step(&mut b, Event::Timer(MemberTimer::Inner { life: 1, timer: Script::Lead }));
@@ -515,14 +527,14 @@ fn a_leaving_leader_makes_the_algorithm_initiate() {
     assert_eq!(a.inner().initiated, 0, "C was not its leader");
     let effects = hear(&mut a, B, packet(Epoch::ZERO, None, Body::Leaving));
     assert_eq!(a.inner().initiated, 1);
-    assert_eq!(effects, [Effect::Persist(Saved { incarnation: 1, seen: Epoch::ZERO, inner: Some(1) })]);
+    assert_eq!(effects, [Effect::Persist(saved(1, Epoch::ZERO, Some(1)))]);
 }
 
 #[test]
 fn the_planted_same_epoch_flaw_makes_a_grant_reuse_the_epoch_it_replaces() {
     for (bug, granted) in [(None, ballot(5, B)), (Some(Bug::SameEpoch), ballot(4, A))] {
         let mut b = build(B, MemberConfig { bug, ..MemberConfig::new(2, HOLD) });
-        step(&mut b, Event::Start { restored: Some(Saved { incarnation: 1, seen: ballot(4, A), inner: None }) });
+        step(&mut b, Event::Start { restored: Some(saved(1, ballot(4, A), None)) });
         assert_eq!(elected(&settle_as_leader(&mut b, C)), [granted], "{bug:?}");
     }
 }
@@ -533,7 +545,7 @@ fn members_that_differ_only_in_when_things_happened_are_equal() {
         let mut b = build(B, MemberConfig::new(2, HOLD));
         let claim = packet(ballot(6, C), Some(ballot(6, C)), Body::Announce);
         let script = [
-            Event::Start { restored: Some(Saved { incarnation: 1, seen: ballot(1, A), inner: None }) },
+            Event::Start { restored: Some(saved(1, ballot(1, A), None)) },
             Event::Message { from: port(B, C), msg: claim },
             Event::Message { from: port(B, A), msg: says(Script::Lead) },
             Event::Timer(MemberTimer::Settle),
@@ -553,84 +565,14 @@ fn members_that_differ_only_in_when_things_happened_are_equal() {
 }
 
 #[test]
-fn a_member_that_knows_no_epoch_asks_and_grants_nothing_until_the_answers_are_in() {
-    // Its state was lost: the driver restores only an incarnation floor.
-    let mut c = build(C, MemberConfig::new(2, HOLD));
-    let effects =
-        step(&mut c, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: Epoch::ZERO, inner: None }) });
-    assert_eq!(c.incarnation(), 90_001, "newer than every incarnation it had");
-    let persist = effects.iter().position(|e| matches!(e, Effect::Persist(s) if s.incarnation == 90_001));
-    let first_send = effects.iter().position(|e| matches!(e, Effect::Send { .. }));
-    assert!(persist.is_some() && persist < first_send, "the incarnation is durable first: {effects:?}");
-    let question = Packet { incarnation: 90_001, seen: Epoch::ZERO, lead: None, body: Body::Ask };
-    assert_eq!(sends(&effects), [(port(C, A), question.clone()), (port(C, B), question)]);
-    assert_eq!(timers_set(&effects), [(MemberTimer::Asked, Span::exactly(T * 2 + Duration::TICK))]);
-    // The algorithm makes it leader at once; it grants nothing while the question is out.
-    assert_eq!(elected(&settle_as_leader(&mut c, A)), []);
-    // A's answer: it has seen 6.B.
-    assert_eq!(elected(&hear(&mut c, A, packet(ballot(6, B), None, Body::Announce))), []);
-    // The round trip is over: its grant is above what its peers know.
-    assert_eq!(elected(&step(&mut c, Event::Timer(MemberTimer::Asked))), [ballot(7, C)]);
-    // A member that knows an epoch asks nothing.
-    let mut b = build(B, MemberConfig::new(2, HOLD));
-    let effects =
-        step(&mut b, Event::Start { restored: Some(Saved { incarnation: 3, seen: ballot(2, A), inner: None }) });
-    assert_eq!(sends(&effects), []);
-    assert_eq!(elected(&settle_as_leader(&mut b, A)), [ballot(3, B)]);
-}
-
-#[test]
 fn a_packet_stamped_with_an_older_epoch_is_answered_with_the_newer_one() {
-    let mut a = start(A, Some(Saved { incarnation: 1, seen: ballot(5, C), inner: None }));
+    let mut a = start(A, Some(saved(1, ballot(5, C), None)));
     // B asks (or straggles): it has seen nothing newer than 2.B.
     let effects = hear(&mut a, B, packet(ballot(2, B), None, Body::Algorithm(Script::Follow(C))));
-    let correction = Packet { incarnation: 2, seen: ballot(5, C), lead: None, body: Body::Announce };
+    let correction = stamped(2, ballot(5, C), None, Body::Announce);
     assert_eq!(sends(&effects), [(port(A, B), correction)]);
     // A sender that knows as much is not answered.
     assert_eq!(sends(&hear(&mut a, C, packet(ballot(5, C), None, Body::Announce))), []);
-}
-
-#[test]
-fn a_question_is_answered_even_by_a_member_that_knows_no_epoch_unless_it_is_asking_too() {
-    let question = |incarnation| Packet { incarnation, seen: Epoch::ZERO, lead: None, body: Body::Ask };
-    let answer = |incarnation| Packet { incarnation, seen: Epoch::ZERO, lead: None, body: Body::Announce };
-    // A and B started together, knowing no epoch: their questions cross, and neither answers the other's.
-    let mut a = build(A, MemberConfig::new(2, HOLD));
-    step(&mut a, Event::Start { restored: None });
-    assert_eq!(sends(&hear(&mut a, B, question(1))), []);
-    // B restarts (still before any grant) once A's round trip is over: A answers, though it knows no epoch,
-    // for the answer tells B that one more member knows none.
-    step(&mut a, Event::Timer(MemberTimer::Asked));
-    assert_eq!(sends(&hear(&mut a, B, question(2))), [(port(A, B), answer(1))]);
-    // The answer is no question: B, past its own round trip, does not answer it.
-    let mut b = build(B, MemberConfig::new(2, HOLD));
-    step(&mut b, Event::Start { restored: Some(Saved { incarnation: 1, seen: Epoch::ZERO, inner: None }) });
-    assert_eq!(sends(&hear(&mut b, A, answer(1))), []);
-    // With A, B is a majority of the three: its round trip over, it asks nobody again.
-    assert_eq!(sends(&step(&mut b, Event::Timer(MemberTimer::Asked))), []);
-    assert_eq!(elected(&settle_as_leader(&mut b, A)), [ballot(1, B)]);
-}
-
-#[test]
-fn a_member_short_of_answers_asks_again_and_answers_the_questions_of_others() {
-    let question = |incarnation| Packet { incarnation, seen: Epoch::ZERO, lead: None, body: Body::Ask };
-    let members = [A, B, C, NodeId(4), NodeId(5)];
-    // A, among five, knows no epoch: it needs two others. While it waits, B's question goes unanswered.
-    let mut a = build_among(A, &members, MemberConfig::new(2, HOLD));
-    step(&mut a, Event::Start { restored: None });
-    assert_eq!(sends(&hear(&mut a, B, question(1))), []);
-    // Its round trip is over with one answer (B's question): it asks everybody again.
-    let effects = step(&mut a, Event::Timer(MemberTimer::Asked));
-    assert_eq!(sends(&effects).len(), 4);
-    assert!(sends(&effects).iter().all(|(_, p)| p.body == Body::Ask));
-    // Short of answers itself, it answers C's question now; a question of an older incarnation of B's, none.
-    let answer = Packet { incarnation: 1, seen: Epoch::ZERO, lead: None, body: Body::Announce };
-    assert_eq!(sends(&hear(&mut a, C, question(1))), [(port(A, C), answer)]);
-    hear(&mut a, B, question(3));
-    assert_eq!(sends(&hear(&mut a, B, question(2))), [], "sent before B restarted");
-    // With B and C it has its majority: it asks nobody again, and may grant.
-    assert_eq!(sends(&step(&mut a, Event::Timer(MemberTimer::Asked))), []);
-    assert_eq!(elected(&settle_as_leader(&mut a, C)), [ballot(1, A)]);
 }
 
 #[test]
@@ -639,76 +581,6 @@ fn the_kinds_left_out_of_bounds_are_the_monitors_then_the_members() {
     assert_eq!(MEMBER_AND_MONITOR_KINDS, [MONITOR_KINDS, MEMBER_KINDS].concat());
     let kinds = Packet::<crate::monitor::MonitorMsg<Script>>::kinds();
     assert!(kinds.ends_with(&[MONITOR_KINDS, MEMBER_KINDS].concat()), "{kinds:?}");
-}
-
-#[test]
-fn a_member_that_left_asks_nobody_again() {
-    let mut c = build(C, MemberConfig::new(2, HOLD));
-    step(&mut c, Event::Start { restored: Some(Saved { incarnation: 4, seen: Epoch::ZERO, inner: None }) });
-    step(&mut c, Event::Command(Command::Leave));
-    assert_eq!(sends(&step(&mut c, Event::Timer(MemberTimer::Asked))), []);
-}
-
-/// The algorithm's timer that makes it leader: a member's algorithm that hears from nobody elects itself.
-const LEAD_ALONE: MemberTimer<Script> = MemberTimer::Inner { life: 0, timer: Script::Lead };
-
-#[test]
-fn a_member_that_lost_its_state_and_hears_nobody_grants_itself_nothing() {
-    // C lost its state and can reach no peer: its question goes unanswered.
-    let mut c = build(C, MemberConfig::new(2, HOLD));
-    step(&mut c, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: Epoch::ZERO, inner: None }) });
-    // The round trip is over, with no answer: it asks again.
-    let question = Packet { incarnation: 90_001, seen: Epoch::ZERO, lead: None, body: Body::Ask };
-    let effects = step(&mut c, Event::Timer(MemberTimer::Asked));
-    assert_eq!(sends(&effects), [(port(C, A), question.clone()), (port(C, B), question)]);
-    assert_eq!(timers_set(&effects), [(MemberTimer::Asked, Span::exactly(T * 2 + Duration::TICK))]);
-    // Its algorithm, alone, makes it leader and keeps it so: it would have granted itself 1.C, an epoch as low
-    // as they come (perhaps one it granted before it lost its state). It grants nothing, and shows no leader.
-    let effects = step(&mut c, Event::Timer(LEAD_ALONE));
-    assert_eq!(timers_set(&effects), [(MemberTimer::Settle, Span::exactly(T))]);
-    assert_eq!(elected(&step(&mut c, Event::Timer(MemberTimer::Settle))), []);
-    assert_eq!((c.grant(), c.leadership()), (None, Leadership { leader: None, epoch: 0 }));
-    assert_eq!(elected(&step(&mut c, Event::Timer(LEAD_ALONE))), [], "still nobody heard");
-    // B is reachable again: it has seen 6.A. With B, C is a majority of the three: it grants above 6.A.
-    assert_eq!(elected(&hear(&mut c, B, packet(ballot(6, A), None, Body::Announce))), [ballot(7, C)]);
-    assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: ballot(7, C).bits() });
-}
-
-#[test]
-fn a_member_that_lost_its_state_grants_only_once_it_heard_from_a_majority_and_the_round_trip_is_over() {
-    const D: NodeId = NodeId(4);
-    const E: NodeId = NodeId(5);
-    let five = [A, B, C, D, E];
-    // E, among five, lost its state: with itself, two others make a majority.
-    let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
-    let effects =
-        step(&mut e, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: Epoch::ZERO, inner: None }) });
-    assert_eq!(sends(&effects).len(), 4, "it asks all four others");
-    step(&mut e, Event::Timer(LEAD_ALONE));
-    step(&mut e, Event::Timer(MemberTimer::Settle));
-    // One answer (A has seen 3.B) within the round trip, then the round trip is over: not enough.
-    assert_eq!(elected(&hear(&mut e, A, packet(ballot(3, B), None, Body::Announce))), []);
-    assert_eq!(elected(&step(&mut e, Event::Timer(MemberTimer::Asked))), []);
-    assert_eq!(e.grant(), None);
-    // A second answer (B has seen 5.D): E grants above the highest epoch the two know.
-    assert_eq!(elected(&hear(&mut e, B, packet(ballot(5, D), None, Body::Announce))), [ballot(6, E)]);
-
-    // Two answers within the round trip are not enough either: the round trip must be over, so that every
-    // reachable member's answer is in.
-    let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
-    step(&mut e, Event::Start { restored: Some(Saved { incarnation: 90_000, seen: Epoch::ZERO, inner: None }) });
-    step(&mut e, Event::Timer(LEAD_ALONE));
-    step(&mut e, Event::Timer(MemberTimer::Settle));
-    assert_eq!(elected(&hear(&mut e, A, packet(ballot(3, B), None, Body::Announce))), []);
-    assert_eq!(elected(&hear(&mut e, B, packet(ballot(2, B), None, Body::Announce))), []);
-    assert_eq!(elected(&hear(&mut e, C, packet(ballot(8, D), None, Body::Announce))), []);
-    assert_eq!(elected(&step(&mut e, Event::Timer(MemberTimer::Asked))), [ballot(9, E)]);
-
-    // A member that kept its state needs no answer at all, even alone.
-    let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
-    step(&mut e, Event::Start { restored: Some(Saved { incarnation: 4, seen: ballot(2, A), inner: None }) });
-    step(&mut e, Event::Timer(LEAD_ALONE));
-    assert_eq!(elected(&step(&mut e, Event::Timer(MemberTimer::Settle))), [ballot(3, E)]);
 }
 
 #[test]
@@ -721,7 +593,7 @@ fn a_stronger_leader_outbids_a_weaker_straggler_that_leads_under_a_newer_epoch()
     // and tells everybody: A, hearing a stronger member's higher claim, stops.
     let granted = ballot(3, C);
     let mut expected = vec![
-        Effect::Persist(Saved { incarnation: 1, seen: granted, inner: None }),
+        Effect::Persist(saved(1, granted, None)),
         Effect::Notify(Notice::Ended { epoch: ballot(1, C) }),
         Effect::Notify(Notice::Elected { epoch: granted }),
         Effect::Notify(Notice::Shows { leader: Some(C), epoch: granted }),
@@ -754,10 +626,10 @@ fn a_stronger_leader_outbids_a_weaker_straggler_that_leads_under_a_newer_epoch()
 #[test]
 fn a_member_that_must_never_lead_takes_no_part_and_follows_the_newest_claim() {
     let mut c = build(C, MemberConfig { no_lead: true, ..MemberConfig::new(2, HOLD) });
-    let restored = Saved { incarnation: 1, seen: ballot(3, B), inner: Some(4) };
+    let restored = saved(1, ballot(3, B), Some(4));
     let effects = step(&mut c, Event::Start { restored: Some(restored) });
     // Its algorithm does not even start: it sends nothing, arms no timer of its algorithm.
-    assert_eq!(effects, [Effect::Persist(Saved { incarnation: 2, seen: ballot(3, B), inner: Some(4) })]);
+    assert_eq!(effects, [Effect::Persist(saved(2, ballot(3, B), Some(4)))]);
     assert_eq!(c.inner().initiated, 0);
     // Neither an election message nor a command to initiate reaches its algorithm, though it is the strongest.
     assert_eq!(sends(&hear(&mut c, A, says(Script::Lead))), []);
@@ -777,7 +649,7 @@ fn a_member_that_must_never_lead_takes_no_part_and_follows_the_newest_claim() {
 fn a_member_with_a_takeover_delay_follows_the_others_until_it_is_over() {
     let config = MemberConfig { takeover_after: T * 5, ..MemberConfig::new(2, HOLD) };
     let mut c = build(C, config);
-    let restored = Saved { incarnation: 1, seen: ballot(3, B), inner: Some(4) };
+    let restored = saved(1, ballot(3, B), Some(4));
     let effects = step(&mut c, Event::Start { restored: Some(restored) });
     assert_eq!(timers_set(&effects), [(MemberTimer::Wake, Span::exactly(T * 5))]);
     assert_eq!((sends(&effects), c.inner().initiated), (vec![], 0), "its algorithm waits");
@@ -793,5 +665,7 @@ fn a_member_with_a_takeover_delay_follows_the_others_until_it_is_over() {
     assert_eq!(elected(&effects), [ballot(5, C)]);
 }
 
+mod asking;
 mod lease;
 mod transfer;
+mod voters;

@@ -283,6 +283,8 @@ impl<A: Algorithm> Process for Monitored<A> {
                 cx.rule(rule::START);
             }
             Command::Resign | Command::Leave | Command::Transfer { .. } => self.run(cx, Event::Command(cmd)),
+            // The deployed member changes its voters; the monitor is not told.
+            Command::AddVoter { .. } | Command::RemoveVoter { .. } => {}
         }
     }
 

@@ -327,7 +327,9 @@ impl Process for ProgramProcess {
             Command::Initiate => "initiate",
             Command::Resign => "resign",
             // The member acts on these; a program is not told.
-            Command::Leave | Command::Transfer { .. } => return,
+            Command::Leave | Command::Transfer { .. } | Command::AddVoter { .. } | Command::RemoveVoter { .. } => {
+                return;
+            }
         };
         self.step(cx, json!({ "type": "command", "command": command }));
     }

@@ -16,8 +16,7 @@ fn config() -> MemberConfig {
 /// Member `me` in the lease mode, started knowing an epoch (so it asks nobody), with its starting promise run out.
 fn start_leasing(me: NodeId) -> Node {
     let mut m = build(me, config());
-    let effects =
-        step(&mut m, Event::Start { restored: Some(Saved { incarnation: 1, seen: ballot(1, A), inner: None }) });
+    let effects = step(&mut m, Event::Start { restored: Some(super::saved(1, ballot(1, A), None)) });
     assert_eq!(timers_set(&effects), [(MemberTimer::Promise, Span::exactly(Duration::from_ticks(PROMISE_TICKS)))]);
     step(&mut m, Event::Timer(MemberTimer::Promise));
     m
@@ -114,7 +113,7 @@ fn a_member_standing_aside_for_a_transfer_backs_the_member_named_though_its_algo
 #[test]
 fn a_member_that_starts_backs_nobody_until_a_promise_it_may_have_made_ran_out() {
     let mut a = build(A, config());
-    step(&mut a, Event::Start { restored: Some(Saved { incarnation: 1, seen: ballot(1, A), inner: None }) });
+    step(&mut a, Event::Start { restored: Some(super::saved(1, ballot(1, A), None)) });
     assert_eq!(lease_sends(&hear(&mut a, B, packet(ballot(1, A), None, Body::Lease { round: 1 }))), []);
     step(&mut a, Event::Timer(MemberTimer::Promise));
     assert_eq!(lease_sends(&hear(&mut a, B, packet(ballot(1, A), None, Body::Lease { round: 2 }))).len(), 1);
