@@ -29,6 +29,7 @@ mod swarm;
 mod sweep;
 mod table;
 mod tour;
+mod voters;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -75,6 +76,9 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Run one member of a cluster over UDP: elect a leader with real processes, until interrupted.
     Node(node::NodeArgs),
+    /// Read or change the voters of a running cluster (`elect node --http`): add a learner, remove a voter, one at a
+    /// time, through the leader.
+    Voters(voters::VotersArgs),
     /// Start N members as processes on loopback, kill or pause the leader again and again, and measure failover.
     Cluster(cluster::ClusterArgs),
     /// Serve a page to run, check, explore and compare the algorithms in a browser, and its HTTP API (the flags
@@ -182,6 +186,7 @@ pub fn main() -> ExitCode {
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Node(args) => node::run(&args),
         Cmd::Cluster(args) => cluster::run(&args),
+        Cmd::Voters(args) => voters::run(&args),
         Cmd::Serve(args) => serve::run(&args),
         Cmd::BookPreprocessor(args) => book::preprocess(&args),
     };

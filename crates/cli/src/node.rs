@@ -6,8 +6,9 @@
 //!
 //! `--key-file FILE` authenticates every packet with the cluster key derived from the file (its bytes less one
 //! trailing line ending; see `elect_net::auth`); every member must be given the same secret. `--http ADDR` serves
-//! `GET /status` (JSON), `GET /metrics` (OpenMetrics text, for Prometheus), `GET /leader` and its watch, and
-//! `POST /resign` and `POST /transfer?to=ID` on that TCP address; `--http-token-file FILE` holds the token the
+//! `GET /status` (JSON), `GET /metrics` (OpenMetrics text, for Prometheus), `GET /leader` and its watch,
+//! `POST /resign`, `POST /transfer?to=ID`, and `GET /voters` with `POST /voters?add=ID` and `?remove=ID` on that TCP
+//! address; `--http-token-file FILE` holds the token the
 //! `POST`s must carry. A key
 //! or token file that cannot be read or is empty, and an HTTP address that cannot be bound, exit with status 2 and
 //! one line naming the problem, before the state file is touched.
@@ -67,12 +68,13 @@ pub(crate) struct NodeArgs {
     /// Serve HTTP on this TCP address, e.g. 127.0.0.1:9101 (port 0: one the OS chooses, logged): GET /status
     /// (JSON), GET /metrics (Prometheus), GET /leader (JSON: leader, epoch, is_leader, version; with
     /// ?after=VERSION it waits for the next change, so an application in any language can follow every change in
-    /// order), POST /resign (a leader steps down and sits out for a while) and POST /transfer?to=ID (a leader hands
-    /// leadership over to member ID; the members ranked above ID stand aside while ID leads). The POSTs are taken
+    /// order), POST /resign (a leader steps down and sits out for a while), POST /transfer?to=ID (a leader hands
+    /// leadership over to member ID; the members ranked above ID stand aside while ID leads), GET /voters and POST
+    /// /voters?add=ID or ?remove=ID (the leader changes the voters, one member at a time). The POSTs are taken
     /// only with the token of --http-token-file, or, without a token file, only when ADDR is a loopback address.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
-    /// The token POST /resign and POST /transfer must carry, as `Authorization: Bearer TOKEN`: the file's text
+    /// The token the POSTs (/resign, /transfer, /voters) must carry, as `Authorization: Bearer TOKEN`: the file's text
     /// (less one trailing line ending), visible ASCII characters only, e.g. `head -c 24 /dev/urandom | base64 >
     /// FILE`. Without it, they are refused unless --http is a loopback address.
     #[arg(long, value_name = "FILE", requires = "http")]
@@ -100,6 +102,12 @@ pub(crate) struct NodeArgs {
     /// [default: 1000].
     #[arg(long, value_name = "PPM")]
     max_drift_ppm: Option<u32>,
+    /// The voters the cluster starts with, e.g. `--voters 1,2,3` (default: every member). The others start as
+    /// learners: they follow the leader and take no part in elections until `elect voters --add ID` (POST
+    /// /voters?add=ID on the leader) makes them voters. Every member must start with the same list; once the
+    /// voters change, each member keeps the configuration it holds in its state file and this flag is not read.
+    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
+    voters: Vec<u32>,
     /// Shut down gracefully (resigning first) when standard input reaches its end: a supervisor that holds the
     /// other end of a pipe takes its members down with it, even when it is killed (`elect cluster` does this).
     #[arg(long)]
@@ -169,6 +177,9 @@ fn config(args: &NodeArgs) -> Result<ValidConfig, BadInput> {
         config.lease = Some(elect_algos::member::Lease { length, drift_ppm, drifting: false });
     } else if args.lease_length.is_some() || args.max_drift_ppm.is_some() {
         return Err(BadInput("--lease-length and --max-drift-ppm time the lease mode: add --lease".into()));
+    }
+    if !args.voters.is_empty() {
+        config.voters = Some(args.voters.iter().map(|&id| NodeId(id)).collect());
     }
     if let Some(path) = &args.http_token_file {
         config.http_token = Some(HttpToken::from_file(path).map_err(|e| BadInput(e.to_string()))?);

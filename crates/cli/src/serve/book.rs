@@ -42,6 +42,7 @@ const CHAPTERS: &[(&str, &str)] = chapters![
     "guides/serve.md",
     "guides/cluster.md",
     "guides/deploy.md",
+    "guides/voters.md",
     "guides/fencing.md",
     "guides/applications.md",
     "guides/leases.md",
