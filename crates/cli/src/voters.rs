@@ -2,6 +2,7 @@
 //! (`elect node --http`). Given the address of one member or of several, it reads `GET /voters` and `GET /status`
 //! to find the leader among them, and sends it `POST /voters?add=ID` or `?remove=ID`; the change is answered once
 //! it is done (exit 0), refused (exit 1, with the reason), or given up (exit 1: it may or may not take effect).
+//! Adding a voter or removing a learner changes nothing and succeeds, so that a script may ask again.
 //! To remove the leader itself, it first hands leadership over (`POST /transfer?to=ID`, to the strongest other
 //! voter), waits for another member to lead, and asks that one. An address that cannot be reached or does not
 //! answer as a member does exits with status 2.
@@ -72,6 +73,20 @@ pub(crate) fn run(args: &VotersArgs) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Held);
         };
         let mut leader = find_leader(&args.http).await?;
+        // Asking for what already holds succeeds, so that a script may ask again (a pod that adds itself at start).
+        let (status, now) = exchange(&leader, Method::GET, "/voters", None).await?;
+        ensure_ok(&leader, status, &now)?;
+        let votes = |id: u32| now["voters"].as_array().is_some_and(|v| v.iter().any(|v| *v == id));
+        let done = match (args.add, args.remove) {
+            (Some(id), _) if votes(id) => Some(format!("member {id} is a voter already")),
+            (_, Some(id)) if !votes(id) => Some(format!("member {id} is not a voter")),
+            _ => None,
+        };
+        if let Some(done) = done {
+            print(&now, args.json);
+            eprintln!("{done}: nothing to change");
+            return Ok(Outcome::Held);
+        }
         if let Some(id) = args.remove {
             leader = hand_over_if_leading(&args.http, leader, id, token.as_deref()).await?;
         }
@@ -99,21 +114,44 @@ fn host_port(s: &str) -> Result<String, String> {
     }
 }
 
-/// The member among `addrs` that says it leads; with one address, that one (it says so itself if it does not).
+/// The member among `addrs` that says it leads, waiting up to [`HANDOVER`] while none does (an election is on);
+/// with one address, that one (it says so itself if it does not).
 async fn find_leader(addrs: &[String]) -> anyhow::Result<String> {
     if let [only] = addrs {
         return Ok(only.clone());
     }
+    let deadline = tokio::time::Instant::now() + HANDOVER;
+    loop {
+        match leader_among(addrs).await? {
+            Ok(leader) => return Ok(leader),
+            Err(seen) if tokio::time::Instant::now() >= deadline => {
+                return Err(Refused(format!("none of these members leads ({seen}): name the leader's address")).into());
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// The member among `addrs` that says it leads, or what each says instead.
+async fn leader_among(addrs: &[String]) -> Result<Result<String, String>, BadInput> {
     let mut seen = Vec::new();
     for addr in addrs {
-        let (status, doc) = exchange(addr, Method::GET, "/status", None).await?;
+        // A member that does not answer (down, or not started yet) may be one of several given.
+        let (status, doc) = match exchange(addr, Method::GET, "/status", None).await {
+            Ok(answer) => answer,
+            Err(e) if addrs.len() > 1 => {
+                seen.push(e.to_string());
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         ensure_ok(addr, status, &doc)?;
         if doc["is_leader"] == Value::Bool(true) {
-            return Ok(addr.clone());
+            return Ok(Ok(addr.clone()));
         }
         seen.push(format!("{addr} follows {}", doc["leader"]));
     }
-    Err(Refused(format!("none of these members leads ({}): name the leader's address", seen.join(", "))).into())
+    Ok(Err(seen.join(", ")))
 }
 
 /// The leader to ask to remove member `id`: `leader`, unless `id` is the member at `leader`; then it hands

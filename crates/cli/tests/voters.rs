@@ -92,6 +92,9 @@ fn a_learner_is_added_and_a_voter_removed_from_the_command_line() {
     let text = String::from_utf8_lossy(&added.stdout);
     assert!(added.status.success(), "{text}{}", String::from_utf8_lossy(&added.stderr));
     assert!(text.contains("voters 1, 2, 3, 4; learners none") && text.contains("add 4: done"), "{text}");
+    // Asked again, it changes nothing and succeeds.
+    let again = voters(&http, &["--add", "4"]);
+    assert!(again.status.success() && String::from_utf8_lossy(&again.stderr).contains("a voter already"));
     // 4, now a voter and the strongest, takes over; removing it hands leadership over first.
     until_leads(&http, |id| id == 4);
     let removed = voters(&http, &["--remove", "4"]);

@@ -177,7 +177,9 @@ struct Changing {
 }
 
 /// A member's part in voting configurations: the configuration it holds, and, on a leader, the change it makes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Compared and hashed by the configuration's id, not its voters: one id names one configuration (it is made once,
+/// by the leader of its grant), and a search compares members at every step.
+#[derive(Clone, Debug)]
 pub(super) struct Membership {
     /// The newest configuration it knows (shared: members are cloned at every step of a search).
     pub(super) voters: Arc<Voters>,
@@ -186,6 +188,27 @@ pub(super) struct Membership {
     pub(super) newest_heard: ConfigId,
     changing: Option<Changing>,
     report: Option<ChangeReport>,
+}
+
+impl Membership {
+    #[allow(clippy::type_complexity)]
+    fn key(&self) -> (ConfigId, ConfigId, Option<&Changing>, Option<&ChangeReport>) {
+        (self.voters.id, self.newest_heard, self.changing.as_ref(), self.report.as_ref())
+    }
+}
+
+impl PartialEq for Membership {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Membership {}
+
+impl std::hash::Hash for Membership {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
+    }
 }
 
 impl Membership {
