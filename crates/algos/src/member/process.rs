@@ -19,7 +19,7 @@ use super::fencing::Leadership;
 use super::lease::Leases;
 use super::packet::{Body, MemberTimer, Packet, Saved};
 use super::rule;
-use super::voters::{ConfigId, Membership, VoterChange, Voters};
+use super::voters::{Membership, VoterChange, Voters};
 use crate::algorithm::Algorithm;
 use crate::hosted::Hosted;
 
@@ -166,7 +166,7 @@ impl<A: Algorithm> Member<A> {
 
     /// The voting configuration to save: none while it is the one the member started with.
     fn saved_voters(&self) -> Option<Voters> {
-        (self.membership.voters.id != ConfigId::INITIAL).then(|| Voters::clone(&self.membership.voters))
+        self.membership.voters.to_save()
     }
 
     /// Runs one event at the algorithm and carries its effects out through the member ([`Outer`]).
@@ -221,7 +221,7 @@ impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
         let (incarnation, seen, _) = self.header;
         *self.durable = Some(durable);
         *self.saved_seen = seen;
-        let voters = (self.voters.id != ConfigId::INITIAL).then(|| self.voters.clone());
+        let voters = self.voters.to_save();
         self.cx.persist(Saved { incarnation, seen, inner: self.durable.clone(), voters });
     }
 

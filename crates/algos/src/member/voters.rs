@@ -84,6 +84,11 @@ impl Voters {
         Self { id: ConfigId::INITIAL, members }
     }
 
+    /// What a member saves of it: nothing while it is the configuration the member was started with.
+    pub(super) fn to_save(&self) -> Option<Self> {
+        (self.id != ConfigId::INITIAL).then(|| self.clone())
+    }
+
     /// Whether `id` votes.
     pub fn contains(&self, id: NodeId) -> bool {
         self.members.binary_search(&id).is_ok()
