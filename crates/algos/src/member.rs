@@ -24,7 +24,7 @@ pub use self::fencing::Leadership;
 pub use self::lease::{CLOCKS_PARAM, DRIFT_PARAM, LEASE_PARAM, Lease, LeaseError};
 pub use self::packet::{Body, MEMBER_AND_MONITOR_KINDS, MemberTimer, Packet, Saved};
 pub use self::process::Member;
-pub use self::voters::{CHANGE_TRIES, ChangeReport, ChangeState, ConfigId, VoterChange, Voters};
+pub use self::voters::{CHANGE_TRIES, ChangeReport, ChangeState, ConfigId, VOTERS_PARAM, VoterChange, Voters};
 use crate::algorithm::{Algorithm, Driver, Elects, Info, Needs};
 use crate::monitor::{LeaderMonitor, MonitorConfig, MonitorNetwork};
 use crate::params::Params;
@@ -124,7 +124,7 @@ impl<D: MemberDriver> Driver for Deploy<D> {
 }
 
 /// Looks `name` up and hands `driver` the process a member runs it as ([`Deploy`]): the member's own parameters
-/// (`monitor-bug`, `lease`, `max-drift-ppm`) are taken out of `params`, the rest go to the algorithm.
+/// (`monitor-bug`, `lease`, `max-drift-ppm`, `clocks`, `voters`) are taken out of `params`, the rest go to the algorithm.
 pub fn dispatch<D: Driver>(
     name: &str,
     params: &Params,
@@ -145,7 +145,8 @@ pub fn dispatch_member<D: MemberDriver>(
 ) -> Result<D::Output, crate::RegistryError> {
     let (bug, params) = Bug::take(params)?;
     let (lease, params) = Lease::take(&params, timing.heartbeat)?;
-    let timing = DeployTiming { bug, lease: lease.or(timing.lease), ..timing };
+    let (voters, params) = Voters::take(&params)?;
+    let timing = DeployTiming { bug, lease: lease.or(timing.lease), voters: voters.or(timing.voters), ..timing };
     crate::registry::dispatch(name, &params, Deploy { driver, timing, network })
 }
 

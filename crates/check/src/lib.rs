@@ -332,6 +332,13 @@ pub enum Fault {
         /// To whom.
         to: NodeId,
     },
+    /// Every live process was asked for a change of the voters (the leader makes it, the others refuse it).
+    Voters {
+        /// The change.
+        change: elect_algos::member::VoterChange,
+        /// The processes asked: those live then.
+        told: Vec<NodeId>,
+    },
     /// A link went down or came back up.
     Link {
         /// One end (the sender, one way).
@@ -359,6 +366,10 @@ impl fmt::Display for Fault {
             Self::Recover { node } => write!(f, "{node} recovers"),
             Self::Resign { node } => write!(f, "{node} is told to resign"),
             Self::Transfer { node, to } => write!(f, "{node} is told to hand leadership over to {to}"),
+            Self::Voters { change, told } => {
+                let told: Vec<String> = told.iter().map(ToString::to_string).collect();
+                write!(f, "the voters change ({change}), asked of {}", told.join(", "))
+            }
             Self::Link { from, to, both_ways, up } => {
                 let arrow = if *both_ways { "-" } else { ">" };
                 write!(f, "the link {from}{arrow}{to} {}", if *up { "comes back up" } else { "goes down" })

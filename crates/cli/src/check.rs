@@ -665,7 +665,7 @@ impl PathTrace {
     /// The record of a scheduled fault at step `self.t`, as the simulator writes it.
     fn fault(&mut self, fault: &Fault) {
         let t = unit(self.t);
-        self.records.push(match fault {
+        let record = match fault {
             Fault::Crash { node } => Record::Crash { t, node: *node },
             Fault::Recover { node } => Record::Recover { t, node: *node },
             Fault::Resign { node } => Record::Command { t, node: *node, cmd: elect_core::Command::Resign },
@@ -673,10 +673,15 @@ impl PathTrace {
                 Record::Command { t, node: *node, cmd: elect_core::Command::Transfer { to: *to } }
             }
             &Fault::Link { from, to, both_ways, up } => Record::Link { t, from, to, both_ways, up },
+            Fault::Voters { change, told } => {
+                let cmd = change.command();
+                return self.records.extend(told.iter().map(|&node| Record::Command { t, node, cmd }));
+            }
             Fault::Partition { partition, healed } => {
                 Record::Partition { t, partition: partition.clone().into(), healed: *healed }
             }
-        });
+        };
+        self.records.push(record);
     }
 
     fn send(&mut self, t: usize, last: usize, m: &Sent) {

@@ -36,6 +36,7 @@ pub(crate) const SCENARIOS: &[(&str, &str)] = &[
     ("ring-candidate-crash", include_str!("../../../scenarios/ring-candidate-crash.toml")),
     ("stoller", include_str!("../../../scenarios/stoller.toml")),
     ("van-steen-figure", include_str!("../../../scenarios/van-steen-figure.toml")),
+    ("voters-change", include_str!("../../../scenarios/voters-change.toml")),
 ];
 
 /// The scenario that ships with elect under `name`, if one does.

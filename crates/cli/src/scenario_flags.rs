@@ -59,6 +59,16 @@ pub(crate) struct ScenarioArgs {
     /// Such a run does not judge safety (the strongest live process leads). `elect check` needs --timed.
     #[arg(long, value_name = "FROM>TO@T")]
     pub(crate) transfer: Vec<Transfer>,
+    /// With --monitor: ask every live member at time T to make member ID a voter (repeatable); the leader makes the
+    /// change, one at a time, as `elect voters --add` asks a cluster's. Start with fewer voters than members with
+    /// --param voters=1,2,3. Such a run does not judge safety (the strongest live process leads). `elect check`
+    /// needs --timed.
+    #[arg(long, value_name = "ID@T")]
+    pub(crate) add_voter: Vec<NodeAt>,
+    /// With --monitor: ask every live member at time T to stop member ID voting (repeatable), as `elect voters
+    /// --remove` does. `elect check` needs --timed.
+    #[arg(long, value_name = "ID@T")]
+    pub(crate) remove_voter: Vec<NodeAt>,
     /// Take a link down: A-B@T (both ways) or A>B@T (one way), healing at U with @T..U (repeatable). `elect
     /// check` needs --timed.
     #[arg(long, value_name = "A-B@T..U")]
@@ -112,7 +122,7 @@ pub(crate) struct ScenarioArgs {
 }
 
 /// The flags of [`ScenarioArgs`] a scenario file describes instead (all but --seed), by id.
-pub(crate) const DESCRIBED_BY_A_FILE: [&str; 20] = [
+pub(crate) const DESCRIBED_BY_A_FILE: [&str; 22] = [
     "algorithm",
     "nodes",
     "topology",
@@ -124,6 +134,8 @@ pub(crate) const DESCRIBED_BY_A_FILE: [&str; 20] = [
     "recover",
     "resign",
     "transfer",
+    "add_voter",
+    "remove_voter",
     "link_down",
     "partition",
     "prefer",
@@ -190,6 +202,8 @@ impl ScenarioArgs {
         cfg.recoveries = self.recover.clone();
         cfg.resigns = self.resign.clone();
         cfg.transfers = self.transfer.clone();
+        cfg.add_voters = self.add_voter.clone();
+        cfg.remove_voters = self.remove_voter.clone();
         cfg.link_downs = self.link_down.clone();
         cfg.partitions = self.partition.clone();
         cfg.prefer = self.prefer;

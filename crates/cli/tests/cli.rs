@@ -458,6 +458,24 @@ fn the_new_monitor_and_synchronizer_flags_refuse_bad_input_with_one_line() {
             "a member never runs it",
         ),
     ];
+    refused_with_one_line(cases);
+}
+
+#[test]
+fn the_voters_flags_refuse_bad_input_with_one_line() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["sim", "-a", "bully", "-n", "4", "--add-voter", "4@20"], "they need --monitor"),
+        (&["sim", "-a", "bully", "-n", "4", "--monitor", "--param", "voters=1,9"], "9 is not a"),
+        (&["sim", "-a", "bully", "-n", "4", "--monitor", "--param", "voters=1,1"], "1 is named twice"),
+        (&["sim", "-a", "bully", "-n", "4", "--monitor", "--param", "voters=1,x"], "parameter voters=1,x is invalid"),
+        (&["check", "-a", "bully", "-n", "4", "--monitor", "--remove-voter", "5@9"], "5 is not a"),
+        (&["sim", "-a", "bully", "-n", "4", "--monitor", "--add-voter", "4"], "--add-voter"),
+    ];
+    refused_with_one_line(cases);
+}
+
+/// Each of `cases` (arguments, and what the error names) exits 2 with one line naming the problem.
+fn refused_with_one_line(cases: &[(&[&str], &str)]) {
     for (args, expected) in cases {
         let o = elect(args);
         let err = stderr(&o);
@@ -478,6 +496,12 @@ fn check_monitor_finds_the_planted_flaw_and_sim_replays_it() {
         ("same-epoch", faults("1", "0"), "uniqueness", "both declared themselves leader"),
         ("forget-epoch", vec!["--scenario", "member-restart"], "fresh-epoch", "before it restarted, and again after"),
         ("no-drift", vec!["--scenario", "lease-drift", "--only", "one-leader"], "one-leader", "both say they lead"),
+        (
+            "hasty-change",
+            vec!["--scenario", "voters-change", "--only", "one-leader"],
+            "one-leader",
+            "both say they lead",
+        ),
     ];
     for (flaw, run, property, detail) in flaws {
         let saved = dir.path().join(format!("{flaw}.json"));

@@ -180,6 +180,9 @@ impl NodeConfig {
         if let Some(key) = lease_params.into_iter().find(|key| self.params.get(key).is_some()) {
             return Err(ConfigError::LeaseParam(key));
         }
+        if self.params.get(elect_algos::member::VOTERS_PARAM.name).is_some() {
+            return Err(ConfigError::VotersParam);
+        }
         if let Some(lease) = &self.lease {
             lease.validate(self.heartbeat)?;
         }
@@ -327,6 +330,9 @@ pub enum ConfigError {
     /// The lease mode asked for as an algorithm parameter.
     #[error("--param {0} belongs to elect sim and elect check; a member takes --lease and --max-drift-ppm")]
     LeaseParam(&'static str),
+    /// The voters named as an algorithm parameter.
+    #[error("--param voters belongs to elect sim and elect check; a member takes --voters")]
+    VotersParam,
     /// A lease that cannot work.
     #[error("bad lease: {0}")]
     Lease(#[from] elect_algos::member::LeaseError),
@@ -416,6 +422,8 @@ mod tests {
         // A real clock drifts on its own: the simulated drift of the lease mode is no member's parameter.
         c.params = elect_algos::Params::parse(["clocks=drifting"]).unwrap();
         assert!(matches!(c.validate(), Err(ConfigError::LeaseParam("clocks"))));
+        c.params = elect_algos::Params::parse(["voters=1,2"]).unwrap();
+        assert!(matches!(c.validate(), Err(ConfigError::VotersParam)));
         c.params = elect_algos::Params::new();
         c.delay_bound = Duration::ZERO;
         assert!(matches!(c.validate(), Err(ConfigError::DelayBound(_))));

@@ -277,6 +277,11 @@ pub struct SimConfig {
     /// Tell a process to hand leadership over to another (`FROM>TO@T`): `Command::Transfer`, which a member acts on
     /// if it leads.
     pub transfers: Vec<Transfer>,
+    /// Ask for member ID to be made a voter at time T (`ID@T`): `Command::AddVoter`, told to every live process, on
+    /// which the leader acts (the others refuse it, as a member that does not lead refuses `POST /voters`).
+    pub add_voters: Vec<NodeAt>,
+    /// Ask for member ID to stop voting at time T (`ID@T`): `Command::RemoveVoter`, told as [`Self::add_voters`].
+    pub remove_voters: Vec<NodeAt>,
     /// Message loss, everywhere or per link.
     pub losses: Vec<Loss>,
     /// The probability that a message is delivered twice.
@@ -335,6 +340,8 @@ impl SimConfig {
             crash_leader_at: Vec::new(),
             resigns: Vec::new(),
             transfers: Vec::new(),
+            add_voters: Vec::new(),
+            remove_voters: Vec::new(),
             losses: Vec::new(),
             duplicate: Probability::NEVER,
             link_downs: Vec::new(),
@@ -407,6 +414,8 @@ impl SimConfig {
         self.crash_leader_at.iter().for_each(|&t| push("crash-leader-at", format_time(t)));
         self.resigns.iter().for_each(|r| push("resign", r.to_string()));
         self.transfers.iter().for_each(|t| push("transfer", t.to_string()));
+        self.add_voters.iter().for_each(|v| push("add-voter", v.to_string()));
+        self.remove_voters.iter().for_each(|v| push("remove-voter", v.to_string()));
         self.losses.iter().for_each(|l| push("loss", l.to_string()));
         if !self.duplicate.is_never() {
             push("duplicate", self.duplicate.to_string());
@@ -450,11 +459,19 @@ impl SimConfig {
         args
     }
 
+    /// Whether the run names the voters (`--param voters`) or changes them (`--add-voter`, `--remove-voter`).
+    pub fn names_voters(&self) -> bool {
+        self.params.get(elect_algos::member::VOTERS_PARAM.name).is_some()
+            || !self.add_voters.is_empty()
+            || !self.remove_voters.is_empty()
+    }
+
     /// The checks of a run: what the algorithm promises (`promised`), and the properties of [`Self::judge`] it does
     /// not; only those of [`Self::only`], if it names any. A run with a transfer does not judge safety (the strongest live process leads): a transfer makes another
-    /// process leader on purpose.
+    /// process leader on purpose; nor does a run whose voters are not every member (`--param voters`), or change
+    /// (a learner does not lead, however strong).
     pub fn checks(&self, mut promised: Vec<elect_core::Check>) -> Vec<elect_core::Check> {
-        if !self.transfers.is_empty() {
+        if !self.transfers.is_empty() || self.names_voters() {
             promised.retain(|c| c.property != elect_core::Property::Safety);
         }
         for property in self.judge.iter().chain(&self.only) {

@@ -162,6 +162,11 @@ pub enum ConfigError {
     /// The member's planted flaw without `--monitor`.
     #[error("--param {0} plants a flaw in the deployed member: it needs --monitor")]
     BugNeedsMonitor(&'static str),
+    /// Voters named or changed without `--monitor`.
+    #[error(
+        "--param voters, --add-voter and --remove-voter set the voters of the deployed member: they need --monitor"
+    )]
+    VotersNeedMonitor,
     /// The lease mode without `--monitor`.
     #[error("--param {0} sets the lease mode of the deployed member (as --lease does): it needs --monitor")]
     LeaseNeedsMonitor(&'static str),

@@ -17,6 +17,7 @@ use crate::graph::{End, Graph};
 use crate::rng::{Stream, rng};
 use crate::time::Time;
 use crate::topology::TopologyKind;
+use elect_algos::member::VoterChange;
 #[cfg(doc)]
 use elect_algos::monitor::MonitorConfig;
 use elect_algos::monitor::MonitorNetwork;
@@ -44,6 +45,8 @@ pub struct Scenario {
     pub resigns: Vec<(u32, u64)>,
     /// Transfers as (position of the process told, id of the one named, tick).
     pub transfers: Vec<(u32, NodeId, u64)>,
+    /// Changes of the voters, each asked of every live process, with their ticks.
+    pub voter_changes: Vec<(VoterChange, u64)>,
     /// Link faults, each on one or two directed links.
     pub link_faults: Vec<LinkFault>,
     /// Partitions.
@@ -76,6 +79,8 @@ pub enum Scheduled {
     Resign(u32),
     /// The process at this position is told to hand leadership over to the process of this id.
     Transfer(u32, NodeId),
+    /// Every live process is asked for this change of the voters (the leader makes it; the others refuse it).
+    Voters(VoterChange),
     /// Link fault `index` starts (`true`) or ends.
     Link(usize, bool),
     /// Partition `index` starts (`true`) or heals.
@@ -114,6 +119,7 @@ impl Scenario {
         let recoveries = at_positions(&config.recoveries, "recovering node", &positions)?;
         let resigns = at_positions(&config.resigns, "resigning node", &positions)?;
         let transfers = transfers_at_positions(&config.transfers, &positions)?;
+        let voter_changes = voter_changes(config, &positions)?;
         let down_at_start: BTreeSet<u32> = crashes.iter().filter(|&&(_, at)| at == 0).map(|&(p, _)| p).collect();
         let initiators = initiators(config, &graph, &ranks, &down_at_start, &positions)?;
         let link_faults = link_faults(config, &graph, &positions)?;
@@ -151,6 +157,7 @@ impl Scenario {
             recoveries,
             resigns,
             transfers,
+            voter_changes,
             link_faults,
             partitions,
             losses,
@@ -176,6 +183,7 @@ impl Scenario {
         faults.extend(self.config.crash_leader_at.iter().map(|&at| (at, Scheduled::CrashLeader)));
         faults.extend(self.resigns.iter().map(|&(node, at)| (at, Scheduled::Resign(node))));
         faults.extend(self.transfers.iter().map(|&(node, to, at)| (at, Scheduled::Transfer(node, to))));
+        faults.extend(self.voter_changes.iter().map(|&(change, at)| (at, Scheduled::Voters(change))));
         for (k, f) in self.link_faults.iter().enumerate() {
             faults.push((f.window.from, Scheduled::Link(k, true)));
             faults.extend(f.window.until.map(|u| (u, Scheduled::Link(k, false))));
@@ -304,6 +312,23 @@ fn at_positions(
     events.iter().map(|e| Ok((positions.find(e.id, what)?, e.at))).collect()
 }
 
+/// The changes of the voters a run asks for, with their ticks, and the voters it starts with (`--param voters`):
+/// every id must be a process of the run.
+fn voter_changes(config: &SimConfig, positions: &Positions<'_>) -> Result<Vec<(VoterChange, u64)>, ConfigError> {
+    let (voters, _) = elect_algos::member::Voters::take(&config.params)?;
+    for &id in voters.as_deref().unwrap_or_default() {
+        positions.find(id, "voter")?;
+    }
+    let adds = config.add_voters.iter().map(|v| (VoterChange::Add(v.id), v));
+    let removes = config.remove_voters.iter().map(|v| (VoterChange::Remove(v.id), v));
+    let mut changes = Vec::new();
+    for (change, v) in adds.chain(removes) {
+        positions.find(v.id, "member whose vote changes")?;
+        changes.push((change, v.at));
+    }
+    Ok(changes)
+}
+
 /// Transfers as (position of the process told, id of the one named, tick); both must be processes of the run.
 fn transfers_at_positions(
     transfers: &[Transfer],
@@ -408,6 +433,8 @@ fn first_fault_flag(config: &SimConfig) -> Option<&'static str> {
         (!config.recoveries.is_empty(), "--recover"),
         (!config.resigns.is_empty(), "--resign"),
         (!config.transfers.is_empty(), "--transfer"),
+        (!config.add_voters.is_empty(), "--add-voter"),
+        (!config.remove_voters.is_empty(), "--remove-voter"),
         (!config.crash_leader_at.is_empty(), "--crash-leader-at"),
         (!config.losses.is_empty(), "--loss"),
         (!config.duplicate.is_never(), "--duplicate"),
@@ -466,6 +493,9 @@ fn check_monitor(
         && (config.monitor.is_none() || config.bare_monitor)
     {
         return Err(ConfigError::LeaseNeedsMonitor(key));
+    }
+    if config.names_voters() && (config.monitor.is_none() || config.bare_monitor) {
+        return Err(ConfigError::VotersNeedMonitor);
     }
     Ok(())
 }

@@ -29,7 +29,8 @@
 //! it cannot, for connectivity that is not transitive (complete topology only).
 //!
 //! A `[[fault]]` has a time `at` and one of `crash = ID`, `recover = ID`, `resign = ID`, `transfer = ID` with
-//! `to = ID` (the leader told to hand leadership over, and the member it names), `crash-leader = true`, `link-down
+//! `to = ID` (the leader told to hand leadership over, and the member it names), `add-voter = ID` or
+//! `remove-voter = ID` (a change of the voters asked of every live member), `crash-leader = true`, `link-down
 //! = "A-B"` (or `"A>B"`, one way) or `partition = "1,2|3"` (or `"1,2>3"`); the last two may `heal` at a later
 //! time.
 //!
@@ -197,6 +198,8 @@ struct RawFault {
     resign: Option<u32>,
     transfer: Option<u32>,
     to: Option<u32>,
+    add_voter: Option<u32>,
+    remove_voter: Option<u32>,
     crash_leader: Option<bool>,
     link_down: Option<String>,
     partition: Option<String>,
@@ -227,6 +230,8 @@ enum Fault {
     Recover(NodeAt),
     Resign(NodeAt),
     Transfer(Transfer),
+    AddVoter(NodeAt),
+    RemoveVoter(NodeAt),
     CrashLeader(u64),
     LinkDown(LinkDown),
     Partition(Partition),
@@ -239,6 +244,8 @@ impl Fault {
             Self::Recover(r) => cfg.recoveries.push(*r),
             Self::Resign(r) => cfg.resigns.push(*r),
             Self::Transfer(t) => cfg.transfers.push(*t),
+            Self::AddVoter(v) => cfg.add_voters.push(*v),
+            Self::RemoveVoter(v) => cfg.remove_voters.push(*v),
             Self::CrashLeader(t) => cfg.crash_leader_at.push(*t),
             Self::LinkDown(l) => cfg.link_downs.push(*l),
             Self::Partition(p) => cfg.partitions.push(p.clone()),
@@ -536,13 +543,14 @@ fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> 
     let given = [f.crash.is_some(), f.recover.is_some(), f.crash_leader.is_some(), f.link_down.is_some()]
         .into_iter()
         .chain([f.partition.is_some(), f.resign.is_some(), f.transfer.is_some()])
+        .chain([f.add_voter.is_some(), f.remove_voter.is_some()])
         .filter(|&b| b)
         .count();
     if given != 1 {
         return Err(r.at(
             &span,
-            "a fault needs exactly one of crash, recover, resign, transfer, crash-leader, link-down or partition (with \
-             its time at)",
+            "a fault needs exactly one of crash, recover, resign, transfer, add-voter, remove-voter, crash-leader, \
+             link-down or partition (with its time at)",
         ));
     }
     if f.transfer.is_some() != f.to.is_some() {
@@ -571,6 +579,10 @@ fn fault(r: &Reader<'_>, entry: &Spanned<RawFault>) -> Result<Fault, FileError> 
             return Err(r.at(&span, "a transfer hands leadership from one process to another"));
         }
         Fault::Transfer(Transfer { from: NodeId(from), to: NodeId(to), at })
+    } else if let Some(id) = f.add_voter {
+        Fault::AddVoter(NodeAt { id: NodeId(id), at })
+    } else if let Some(id) = f.remove_voter {
+        Fault::RemoveVoter(NodeAt { id: NodeId(id), at })
     } else if let Some(yes) = f.crash_leader {
         if !yes {
             return Err(r.at(&span, "crash-leader = false crashes nobody; remove the fault"));

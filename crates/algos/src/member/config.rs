@@ -80,19 +80,24 @@ pub enum Bug {
     /// every clock kept real time, instead of `L/(1+ρ)` and `L(1+ρ)`: once clocks drift, a backer's promise may run
     /// out before the lease it backed, and two members lead at once.
     NoDrift,
+    /// `hasty-change`: a leader changes the voters without making sure a majority holds the configuration it
+    /// changes, and counts a change done as soon as it holds the new configuration itself: the next change may
+    /// start while most members hold a configuration two members away, whose majorities miss the new one's.
+    HastyChange,
 }
 
 /// The parameter that plants a [`Bug`]. It belongs to the member, not to the algorithm, so drivers take it out of
 /// the algorithm's parameters ([`Bug::take`]) before they look the algorithm up.
 pub const BUG_PARAM: ParamInfo = ParamInfo {
     name: "monitor-bug",
-    values: "same-epoch, deaf-leaders, lapsed-leader, forget-epoch or no-drift",
+    values: "same-epoch, deaf-leaders, lapsed-leader, forget-epoch, no-drift or hasty-change",
     default: "none",
     help: "plant a flaw in the deployed member (only with --monitor): same-epoch makes a new leadership grant \
            reuse the epoch it replaces; deaf-leaders makes two leaders of one monitor epoch ignore each other; \
            lapsed-leader (with lease) makes a leader whose lease lapsed go on beating as if it held one; \
            forget-epoch makes a new grant durable only later, so a member that restarts may grant it again; \
-           no-drift (with lease) makes a lease ignore the drift bound, which clocks=drifting shows",
+           no-drift (with lease) makes a lease ignore the drift bound, which clocks=drifting shows; hasty-change \
+           makes a change of the voters done before a majority holds it",
 };
 
 impl Bug {
@@ -106,6 +111,7 @@ impl Bug {
             Some("lapsed-leader") => Some(Self::LapsedLeader),
             Some("forget-epoch") => Some(Self::ForgetEpoch),
             Some("no-drift") => Some(Self::NoDrift),
+            Some("hasty-change") => Some(Self::HastyChange),
             Some(other) => {
                 return Err(ParamError::Invalid {
                     key: BUG_PARAM.name,

@@ -371,10 +371,15 @@ impl<A: Algorithm> Process for Member<A> {
     }
 
     /// The algorithm's state, with the leadership the member shows: the leader whose grant it vouches for, and
-    /// that grant's fencing epoch.
+    /// that grant's fencing epoch. A member sitting out (a learner, say) whose algorithm does not run is in the
+    /// state its algorithm was left in; following a leader, it is normal, as a process that follows one.
     fn status(&self) -> Status {
         let inner = self.inner().status();
-        Status { leader: self.published.leader, epoch: Epoch::from_bits(self.published.epoch), ..inner }
+        let state = match (self.away, self.published.leader) {
+            (Away::Present, _) | (_, None) => inner.state,
+            (_, Some(_)) => elect_core::State::Normal,
+        };
+        Status { state, leader: self.published.leader, epoch: Epoch::from_bits(self.published.epoch), ..inner }
     }
 
     fn parent(&self) -> Option<Port> {

@@ -6,8 +6,9 @@
 //!
 //! The voters change one member at a time, at the leader's hand, in two round trips:
 //!
-//! 1. *confirm*: the leader sends its configuration to every member and waits until a majority of its voters
-//!    holds it. A member holding a newer one says so, and the leader takes that one instead and gives the change
+//! 1. *confirm*: the leader sends its configuration to every member and waits until a majority of its voters,
+//!    and a majority of the voters the change makes (the member added among them), holds it: a change that would
+//!    leave no majority that answers is given up before it takes effect. A member holding a newer one says so, and the leader takes that one instead and gives the change
 //!    up (it is asked again). Once a majority has answered, every newer configuration any member holds was never
 //!    held by a majority of its own voters, and those that answered (their `seen` has reached the leader's grant)
 //!    take no configuration from an older leader again.
@@ -29,10 +30,22 @@ use elect_core::{Cx, Epoch, NodeId, Port, Span};
 use serde::{Deserialize, Serialize};
 
 use super::away::Away;
+use super::config::Bug;
 use super::packet::{Body, MemberTimer};
 use super::process::Member;
 use super::rule;
 use crate::algorithm::Algorithm;
+use crate::params::{ParamError, ParamInfo, Params};
+
+/// The parameter that names the voters a simulated or checked cluster starts with (`elect node --voters` for a
+/// real one).
+pub const VOTERS_PARAM: ParamInfo = ParamInfo {
+    name: "voters",
+    values: "ids of the run, separated by commas",
+    default: "every member",
+    help: "the voters members start with (only with --monitor, in elect sim and elect check; elect node takes \
+           --voters): the others start as learners, which --add-voter makes voters",
+};
 
 /// How many round trips a leader waits for a majority in each step of a change before it gives the change up.
 pub const CHANGE_TRIES: u8 = 5;
@@ -84,6 +97,24 @@ impl Voters {
         Self { id: ConfigId::INITIAL, members }
     }
 
+    /// Takes [`VOTERS_PARAM`] out of `params`: the voters it names, if it is given, and the other parameters. The
+    /// ids must be distinct; whether they are members of the run is for the driver to check.
+    #[allow(clippy::type_complexity)]
+    pub fn take(params: &Params) -> Result<(Option<Arc<[NodeId]>>, Params), ParamError> {
+        let (value, rest) = params.without(VOTERS_PARAM.name);
+        let Some(raw) = value else { return Ok((None, rest)) };
+        let invalid = |reason: String| ParamError::Invalid { key: VOTERS_PARAM.name, value: raw.clone(), reason };
+        let mut ids = Vec::new();
+        for part in raw.split(',') {
+            let id = part.trim().parse::<u32>().map_err(|_| invalid(format!("expected {}", VOTERS_PARAM.values)))?;
+            if ids.contains(&NodeId(id)) {
+                return Err(invalid(format!("{id} is named twice")));
+            }
+            ids.push(NodeId(id));
+        }
+        Ok((Some(ids.into()), rest))
+    }
+
     /// What a member saves of it: nothing while it is the configuration the member was started with.
     pub(super) fn to_save(&self) -> Option<Self> {
         (self.id != ConfigId::INITIAL).then(|| self.clone())
@@ -132,6 +163,16 @@ pub enum VoterChange {
     Add(NodeId),
     /// Make this member a voter no more.
     Remove(NodeId),
+}
+
+impl VoterChange {
+    /// The command that asks a member for this change.
+    pub fn command(self) -> elect_core::Command {
+        match self {
+            Self::Add(id) => elect_core::Command::AddVoter { id },
+            Self::Remove(id) => elect_core::Command::RemoveVoter { id },
+        }
+    }
 }
 
 impl fmt::Display for VoterChange {
@@ -312,10 +353,16 @@ impl<A: Algorithm> Member<A> {
     fn progress(&mut self, cx: &mut Cx<'_, Self>) {
         let Some(changing) = &self.membership.changing else { return };
         let added = match changing.change {
-            VoterChange::Add(id) if changing.committing => changing.holders.contains(&id),
-            _ => true,
+            VoterChange::Add(id) => changing.holders.contains(&id),
+            VoterChange::Remove(_) => true,
         };
-        if !added || !changing.target.is_majority(&changing.holders) {
+        // Confirming, the holders must also be a majority of the voters the change makes: a change that would
+        // leave no majority that answers (one voter of two removed while the other is down) is given up before it
+        // takes effect.
+        let new_voters_answer = changing.committing
+            || changing.target.with(changing.change, changing.target.id).is_majority(&changing.holders);
+        let hasty = self.fixed.bug == Some(Bug::HastyChange);
+        if !hasty && (!added || !new_voters_answer || !changing.target.is_majority(&changing.holders)) {
             return;
         }
         if changing.committing {

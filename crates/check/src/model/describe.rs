@@ -113,6 +113,13 @@ impl<A: Algorithm> Model<A> {
                 }
                 Scheduled::Resign(node) if up(node) => Fault::Resign { node: id(node) },
                 Scheduled::Transfer(node, to) if up(node) => Fault::Transfer { node: id(node), to },
+                Scheduled::Voters(change) => {
+                    let told: Vec<_> = (0..live.len() as u32).filter(|&i| up(i)).map(id).collect();
+                    if told.is_empty() {
+                        continue;
+                    }
+                    Fault::Voters { change, told }
+                }
                 Scheduled::Link(k, down) => {
                     let directed = &self.scenario.link_faults[k].directed;
                     let Some(&(a, b)) = directed.first() else { continue };

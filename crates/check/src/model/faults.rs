@@ -73,6 +73,14 @@ impl<A: Algorithm> Model<A> {
                         self.handle(state, node, Event::Command(Command::Transfer { to }));
                     }
                 }
+                Scheduled::Voters(change) => {
+                    let cmd = change.command();
+                    for node in 0..state.procs.len() as u32 {
+                        if state.live(node as usize) {
+                            self.handle(state, node, Event::Command(cmd));
+                        }
+                    }
+                }
                 Scheduled::Link(k, down) => set_bit(&mut state.rest.links_down, k, down),
                 Scheduled::Partition(k, on) => set_bit(&mut state.rest.partitions_on, k, on),
             }

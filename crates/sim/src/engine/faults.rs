@@ -108,6 +108,16 @@ impl<A: Algorithm> Sim<A> {
                     self.handle(node, Event::Command(cmd));
                 }
             }
+            Fault::Scheduled(Scheduled::Voters(change)) => {
+                for node in 0..self.up.len() as u32 {
+                    if self.up[node as usize] {
+                        self.count_event();
+                        let cmd = change.command();
+                        self.record(Record::Command { t: self.t(), node: self.id(node), cmd });
+                        self.handle(node, Event::Command(cmd));
+                    }
+                }
+            }
             Fault::Scheduled(Scheduled::CrashLeader) => match self.current_leader() {
                 Some(node) => self.crash(node),
                 None => self.record(Record::Note { t: self.t(), note: "crash-leader: no process leads now".into() }),

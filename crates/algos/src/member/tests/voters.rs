@@ -188,6 +188,22 @@ fn a_change_short_of_a_majority_is_given_up_after_five_round_trips_or_when_leade
 }
 
 #[test]
+fn a_change_that_would_leave_no_majority_that_answers_is_given_up_before_it_takes_effect() {
+    // A is down. B answers: B and C are a majority of A, B and C, but not of A and C, the voters left once B is
+    // removed, where only C answers. Committed, the change would leave two voters, one of them down.
+    let mut c = leader_c();
+    step(&mut c, Event::Command(Command::RemoveVoter { id: B }));
+    assert_eq!(configs_sent(&hear(&mut c, B, ack(ConfigId::INITIAL))), []);
+    assert_eq!(c.voters().id, ConfigId::INITIAL, "not committed");
+    // The member added must answer too, and with it a majority of the four: D and C alone are not.
+    let mut c = leader_c();
+    step(&mut c, Event::Command(Command::AddVoter { id: D }));
+    assert_eq!(configs_sent(&hear(&mut c, D, ack(ConfigId::INITIAL))), []);
+    assert_eq!(c.voters().id, ConfigId::INITIAL, "not committed");
+    assert_eq!(configs_sent(&hear(&mut c, B, ack(ConfigId::INITIAL))).len(), 3, "committed, sent to A, B and D");
+}
+
+#[test]
 fn a_leader_that_hears_of_a_newer_configuration_takes_it_and_gives_its_change_up() {
     let mut c = leader_c();
     step(&mut c, Event::Command(Command::AddVoter { id: D }));
