@@ -1,7 +1,8 @@
 //! The container image and compose.yaml, run as a newcomer would: three members and the example application in
 //! containers. Killing the leader's container moves leadership and the application's command to another member;
 //! in the lease mode, cutting the leader's container off its network (`docker network disconnect`) never leaves
-//! two members saying they lead at one instant.
+//! two members saying they lead at one instant; and the cluster grows to five voters and shrinks back to three
+//! with `elect voters`, as the compose file's comment shows.
 //!
 //! Needs Docker with Compose and the image `elect:latest` (scripts/docker-image; scripts/test builds it from the
 //! binary it has just tested, after scripts/install-docker). Ignored by `cargo test`; scripts/test runs it, and it
@@ -56,10 +57,7 @@ fn killing_the_leaders_container_moves_leadership_and_the_application() {
 #[ignore = "needs Docker and the image elect:latest: scripts/test runs it"]
 fn a_leader_cut_off_its_network_stops_leading_before_another_starts() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let cluster = Cluster::up("elect-test-lease", "--lease");
-    for port in PORTS {
-        cluster.wait_for(port, |c| c["leader"] == 3 && c["latest"] == c["version"], "member 3 leads");
-    }
+    let cluster = Cluster::up_in_the_lease_mode("elect-test-lease");
     let member3 = cluster.container("member3");
     let network = format!("{}_default", cluster.project);
     docker(&["network", "disconnect", &network, &member3]);
@@ -75,11 +73,7 @@ fn a_leader_cut_off_its_network_stops_leading_before_another_starts() {
     // The log lines behind what the endpoints showed.
     cluster.wait_for_logs("member3", "started leading", 2);
     cluster.wait_for_log("member2", "stopped leading");
-    let mut logs = String::new();
-    for service in ["member1", "member2", "member3"] {
-        logs += &cluster.compose(&["logs", "--no-color", service]);
-    }
-    let entries = leadership(&logs);
+    let entries = leadership(&cluster.logs(&["member1", "member2", "member3"]));
     let leads = |m: u32| entries.iter().filter(|e| e.member == m && e.leads()).count();
     assert!(
         leads(2) >= 1 && leads(3) >= 2,
@@ -99,6 +93,55 @@ fn a_leader_cut_off_its_network_stops_leading_before_another_starts() {
     );
 }
 
+#[test]
+#[ignore = "needs Docker and the image elect:latest: scripts/test runs it"]
+fn the_cluster_grows_to_five_voters_and_shrinks_back_to_three() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let cluster = Cluster::up_in_the_lease_mode("elect-test-grow");
+    cluster.compose(&["--profile", "grow", "up", "-d", "member4", "member5"]);
+    for port in [9104, 9105] {
+        cluster.wait_for(port, |c| c["leader"] == 3, "the learner follows member 3");
+    }
+    // Bully's strongest voter leads: each member added takes over, and each removed hands over first.
+    let steps = [("--add", 4, 4, 4), ("--add", 5, 5, 5), ("--remove", 5, 4, 4), ("--remove", 4, 3, 3)];
+    for (change, id, voters, leader) in steps {
+        let started = Instant::now();
+        let out = cluster.voters(&[change, &id.to_string()]);
+        assert!(out.contains(": done"), "{change} {id}: {out}");
+        let ports = [9101, 9102, 9103, 9104, 9105];
+        for port in ports {
+            cluster.wait_for(port, |c| c["leader"] == leader, &format!("member {leader} leads after {change} {id}"));
+        }
+        println!(
+            "{change} {id}: done, and every member follows {leader}, {} ms (seen from the host)",
+            started.elapsed().as_millis()
+        );
+        let shown = get(9101, "/voters").unwrap();
+        let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+        assert_eq!(shown["voters"].as_array().unwrap().len(), voters, "{shown}");
+    }
+    // The example application follows its member back to leading.
+    cluster.wait_for_logs("app3", "started sh", 2);
+
+    // From the members' own logs: never two members leading at one instant, and how long each handover left the
+    // cluster without a leader.
+    let entries = leadership(&cluster.logs(&["member1", "member2", "member3", "member4", "member5"]));
+    let end_ms = entries.last().map_or(0.0, |e| e.at_ms);
+    let both = overlap(&entries, &[], end_ms);
+    assert_eq!(both.stretches, 0, "two members led at one instant ({both:?}); the history: {entries:#?}");
+    let mut stopped = None;
+    let mut gaps = Vec::new();
+    for e in &entries {
+        match (e.leads(), stopped.take()) {
+            (true, Some((from, at))) => gaps.push(format!("{from} to {}: {:.1} ms", e.member, e.at_ms - at)),
+            (false, _) => stopped = Some((e.member, e.at_ms)),
+            (true, None) => {}
+        }
+    }
+    assert!(gaps.len() >= 4, "a handover per change; the history: {entries:#?}");
+    println!("lease mode, without a leader at each handover: {}", gaps.join(", "));
+}
+
 /// A compose project of the repository's compose.yaml, taken down (with its volumes) when dropped.
 struct Cluster {
     project: String,
@@ -108,9 +151,23 @@ impl Cluster {
     fn up(project: &str, flags: &str) -> Self {
         let cluster = Self { project: project.to_owned() };
         // What an earlier, interrupted run left.
-        let _ = cluster.try_compose(&["down", "-v", "--remove-orphans"], "");
+        let _ = cluster.try_compose(&["--profile", "grow", "down", "-v", "--remove-orphans"], "");
         cluster.compose_with(&["up", "-d"], flags);
         cluster
+    }
+
+    /// [`Self::up`] in the lease mode, once member 3 (Bully's strongest voter) leads and every member knows it.
+    fn up_in_the_lease_mode(project: &str) -> Self {
+        let cluster = Self::up(project, "--lease");
+        for port in PORTS {
+            cluster.wait_for(port, |c| c["leader"] == 3 && c["latest"] == c["version"], "member 3 leads");
+        }
+        cluster
+    }
+
+    /// What `services` logged, one after the other.
+    fn logs(&self, services: &[&str]) -> String {
+        services.iter().map(|service| self.compose(&["--profile", "grow", "logs", "--no-color", service])).collect()
     }
 
     fn compose(&self, args: &[&str]) -> String {
@@ -141,6 +198,18 @@ impl Cluster {
             .env("ELECT_FLAGS", flags)
             .output()
             .unwrap_or_else(|e| panic!("cannot run {program}: {e}; the Docker tests need Docker with Compose"))
+    }
+
+    /// `elect voters ARGS` run in member 1's container, given every member's address and the members' token:
+    /// what it printed.
+    fn voters(&self, args: &[&str]) -> String {
+        let mut all = vec!["exec", "-T", "member1", "elect", "voters"];
+        for member in ["member1:9101", "member2:9101", "member3:9101", "member4:9101", "member5:9101"] {
+            all.extend(["--http", member]);
+        }
+        all.extend(["--http-token-file", "/run/elect/http-token"]);
+        all.extend(args);
+        self.compose(&all)
     }
 
     /// The id of a service's container.
@@ -192,7 +261,7 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let _ = self.try_compose(&["down", "-v", "--remove-orphans", "-t", "2"], "");
+        let _ = self.try_compose(&["--profile", "grow", "down", "-v", "--remove-orphans", "-t", "2"], "");
     }
 }
 
@@ -209,7 +278,8 @@ fn docker(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The members' published HTTP ports, member 1's first.
+/// The published HTTP ports of the members that start, member 1's first (members 4 and 5, of the profile `grow`,
+/// publish 9104 and 9105).
 const PORTS: [u16; 3] = [9101, 9102, 9103];
 
 /// `docker compose` (Compose v2), or `docker-compose` (v1) where only that is installed.
