@@ -124,7 +124,8 @@ impl<D: MemberDriver> Driver for Deploy<D> {
 }
 
 /// Looks `name` up and hands `driver` the process a member runs it as ([`Deploy`]): the member's own parameters
-/// (`monitor-bug`, `lease`, `max-drift-ppm`, `clocks`, `voters`) are taken out of `params`, the rest go to the algorithm.
+/// (`monitor-bug`, `lease`, `max-drift-ppm`, `clocks`, `voters`) are taken out of `params`, the rest go to the
+/// algorithm.
 pub fn dispatch<D: Driver>(
     name: &str,
     params: &Params,

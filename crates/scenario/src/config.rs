@@ -467,9 +467,9 @@ impl SimConfig {
     }
 
     /// The checks of a run: what the algorithm promises (`promised`), and the properties of [`Self::judge`] it does
-    /// not; only those of [`Self::only`], if it names any. A run with a transfer does not judge safety (the strongest live process leads): a transfer makes another
-    /// process leader on purpose; nor does a run whose voters are not every member (`--param voters`), or change
-    /// (a learner does not lead, however strong).
+    /// not; only those of [`Self::only`], if it names any. A run with a transfer does not judge safety (the
+    /// strongest live process leads): a transfer makes another process leader on purpose; nor does a run whose
+    /// voters are not every member (`--param voters`), or change (a learner does not lead, however strong).
     pub fn checks(&self, mut promised: Vec<elect_core::Check>) -> Vec<elect_core::Check> {
         if !self.transfers.is_empty() || self.names_voters() {
             promised.retain(|c| c.property != elect_core::Property::Safety);

@@ -6,12 +6,12 @@
 //!
 //! The voters change one member at a time, at the leader's hand, in two round trips:
 //!
-//! 1. *confirm*: the leader sends its configuration to every member and waits until a majority of its voters,
-//!    and a majority of the voters the change makes (the member added among them), holds it: a change that would
-//!    leave no majority that answers is given up before it takes effect. A member holding a newer one says so, and the leader takes that one instead and gives the change
-//!    up (it is asked again). Once a majority has answered, every newer configuration any member holds was never
-//!    held by a majority of its own voters, and those that answered (their `seen` has reached the leader's grant)
-//!    take no configuration from an older leader again.
+//! 1. *confirm*: the leader sends its configuration to every member and waits until a majority of its voters, and a
+//!    majority of the voters the change makes (the member added among them), holds it: a change that would leave no
+//!    majority that answers is given up before it takes effect. A member holding a newer one says so, and the leader
+//!    takes that one instead and gives the change up (it is asked again). Once a majority has answered, every newer
+//!    configuration any member holds was never held by a majority of its own voters, and those that answered (their
+//!    `seen` has reached the leader's grant) take no configuration from an older leader again.
 //! 2. *commit*: the leader makes the new configuration, numbered after every one before it (its grant, then a
 //!    count), makes it durable, sends it, and waits until a majority of the *new* voters (and the member added, if
 //!    any) holds it. Then the change is done, and only then may the next begin.
@@ -104,15 +104,14 @@ impl Voters {
         let (value, rest) = params.without(VOTERS_PARAM.name);
         let Some(raw) = value else { return Ok((None, rest)) };
         let invalid = |reason: String| ParamError::Invalid { key: VOTERS_PARAM.name, value: raw.clone(), reason };
-        let mut ids = Vec::new();
+        let mut ids = BTreeSet::new();
         for part in raw.split(',') {
             let id = part.trim().parse::<u32>().map_err(|_| invalid(format!("expected {}", VOTERS_PARAM.values)))?;
-            if ids.contains(&NodeId(id)) {
+            if !ids.insert(NodeId(id)) {
                 return Err(invalid(format!("{id} is named twice")));
             }
-            ids.push(NodeId(id));
         }
-        Ok((Some(ids.into()), rest))
+        Ok((Some(ids.into_iter().collect()), rest))
     }
 
     /// What a member saves of it: nothing while it is the configuration the member was started with.
