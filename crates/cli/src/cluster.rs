@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use elect_core::Epoch;
-use elect_lab::cluster::{Fault, NemesisReport, Report, Request, Stopped, Summary};
+use elect_lab::cluster::{ChangeRound, Fault, NemesisReport, Report, Request, Stopped, Summary};
 
 use crate::outcome::Outcome;
 use crate::table::Table;
@@ -77,6 +77,17 @@ pub(crate) struct ClusterArgs {
     /// when it is continued (its lease ran out, and it says so before anything else).
     #[arg(long)]
     lease: bool,
+    /// The members 1 to K start as voters, the others as learners (`elect node --voters`) [default: every member].
+    #[arg(long, value_name = "K")]
+    voters: Option<u32>,
+    /// In every round, while the fault holds, change the voters as an operator would (`elect voters`, from where
+    /// every member's HTTP endpoint can be reached whatever the fault): grow them by one member, up to every member,
+    /// then shrink them by one, removing the leader (which hands leadership over first), back down to --voters K,
+    /// and again. A change that fails is asked again once after the heal; one that fails twice fails the run. The
+    /// report gives, for each change, how long it took and how long the members had no leader meanwhile. Needs
+    /// --voters K, at least 3 and below --nodes.
+    #[arg(long, requires = "voters")]
+    change_voters: bool,
 }
 
 impl ClusterArgs {
@@ -98,6 +109,8 @@ impl ClusterArgs {
             keep_data: self.keep_data.clone(),
             key_file: self.key_file.clone(),
             lease: self.lease,
+            voters: self.voters,
+            change_voters: self.change_voters,
         }
     }
 }
@@ -141,8 +154,9 @@ impl Text for Report {
         };
         writeln!(
             out,
-            "{} members, {}{}, heartbeat {} ms (T = {} ms), seed {}: {fault}, {} rounds",
+            "{} members{}, {}{}, heartbeat {} ms (T = {} ms), seed {}: {fault}, {} rounds",
             self.nodes,
+            if self.voters < self.nodes { format!(" (1 to {} voting at the start)", self.voters) } else { String::new() },
             self.algorithm,
             if self.lease { " in the lease mode" } else { "" },
             self.heartbeat_ms,
@@ -156,6 +170,9 @@ impl Text for Report {
         table(self).write(out)?;
         if let Some(n) = &self.nemesis {
             n.write_text(out)?;
+        }
+        if !self.changes.is_empty() {
+            self.changes.write_text(out)?;
         }
         writeln!(
             out,
@@ -266,6 +283,42 @@ fn write_findings(report: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "stopped early: {why}")?;
     }
     Ok(())
+}
+
+impl Text for Vec<ChangeRound> {
+    /// One line per change of the voters.
+    fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
+        let mut table = Table::new(vec!["ROUND", "CHANGE", "UNDER", "VOTERS AFTER", "TRIES", "DONE MS", "NO LEADER MS"]);
+        let ids = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        for c in self {
+            table.row(vec![
+                c.round.to_string(),
+                c.change.clone(),
+                c.under.clone(),
+                ids(&c.after),
+                c.tries.to_string(),
+                c.done_ms.map_or_else(|| "NOT DONE".to_owned(), |v| format!("{v:.1}")),
+                format!("{:.1}", c.leaderless_ms),
+            ]);
+        }
+        table.write(out)?;
+        let done: Vec<f64> = self.iter().filter_map(|c| c.done_ms).collect();
+        let leaderless: Vec<f64> = self.iter().map(|c| c.leaderless_ms).collect();
+        if let (Some(d), Some(l)) = (Summary::of(&done), Summary::of(&leaderless)) {
+            writeln!(
+                out,
+                "changes of the voters: {} of {} done; done in p50 {:.1} ms, max {:.1} ms; no leader p50 {:.1} ms, \
+                 max {:.1} ms",
+                done.len(),
+                self.len(),
+                d.p50,
+                d.max,
+                l.p50,
+                l.max
+            )?;
+        }
+        Ok(())
+    }
 }
 
 impl Text for NemesisReport {

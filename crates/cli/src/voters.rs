@@ -4,7 +4,7 @@
 //! it is done (exit 0), refused (exit 1, with the reason), or given up (exit 1: it may or may not take effect).
 //! Adding a voter or removing a learner changes nothing and succeeds, so that a script may ask again.
 //! To remove the leader itself, it first hands leadership over (`POST /transfer?to=ID`, to the strongest other
-//! voter), waits for another member to lead, and asks that one. An address that cannot be reached or does not
+//! voter among the given addresses that follows it, so that a member that is down is not chosen), waits for another member to lead, and asks that one. An address that cannot be reached or does not
 //! answer as a member does exits with status 2.
 
 use std::path::PathBuf;
@@ -42,8 +42,8 @@ pub(crate) struct VotersArgs {
     #[arg(long, value_name = "ID", conflicts_with = "remove")]
     add: Option<u32>,
     /// Make member ID a voter no more: it follows, and takes no part in elections. If ID leads, leadership is
-    /// handed over first, to the strongest other voter (give every member's address, so that the new leader can be
-    /// found).
+    /// handed over first, to the strongest other voter that answers and follows it (give every member's address,
+    /// so that the new leader can be found).
     #[arg(long, value_name = "ID")]
     remove: Option<u32>,
     /// The members' HTTP token (their --http-token-file), for a change.
@@ -168,7 +168,12 @@ async fn hand_over_if_leading(
         return Ok(leader);
     }
     let voters: Vec<u64> = doc["voters"].as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
-    let Some(to) = voters.iter().copied().filter(|&v| v != u64::from(id)).max() else {
+    let others: Vec<u64> = voters.iter().copied().filter(|&v| v != u64::from(id)).collect();
+    // The strongest of the other voters that answers among the addresses given and follows this leader: one
+    // that is down or cut off could not take over. Without such a one, the strongest other voter.
+    let following = following(addrs, id).await;
+    let Some(to) = others.iter().copied().filter(|v| following.contains(v)).max().or(others.iter().copied().max())
+    else {
         return Err(Refused(format!("{leader}: member {id} is the only voter")).into());
     };
     let (status, answer) = exchange(&leader, Method::POST, &format!("/transfer?to={to}"), token).await?;
@@ -194,6 +199,21 @@ async fn hand_over_if_leading(
          {HANDOVER:?}: give the new leader's address (--http)"
     ))
     .into())
+}
+
+/// The ids of the members among `addrs` that answer and say they follow member `leader`.
+async fn following(addrs: &[String], leader: u32) -> Vec<u64> {
+    let mut ids = Vec::new();
+    for addr in addrs {
+        if let Ok((200, doc)) = exchange(addr, Method::GET, "/status", None).await
+            && doc["leader"] == leader
+            && let Some(id) = doc["id"].as_u64()
+            && id != u64::from(leader)
+        {
+            ids.push(id);
+        }
+    }
+    ids
 }
 
 fn ensure_ok(addr: &str, status: u16, doc: &Value) -> Result<(), BadInput> {

@@ -346,3 +346,104 @@ fn an_invitation_member_deaf_to_its_coordinator_changes_nothing_for_the_others()
     let published = changes(&["--param", "pre-vote=false"])["side_changes"].as_u64().unwrap();
     assert!(published > 10, "as published, the others' leadership changed only {published} times");
 }
+
+/// Every change of the voters was done, each at its first or second try, and the voters went through `cycle`.
+fn check_changes(report: &serde_json::Value, cycle: &[&str]) {
+    let changes = report["changes"].as_array().unwrap();
+    let asked: Vec<&str> = changes.iter().map(|c| c["change"].as_str().unwrap()).collect();
+    assert_eq!(asked, cycle, "{report:#}");
+    for c in changes {
+        assert!(c["done_ms"].as_f64().is_some(), "a change not done: {c}");
+        assert!(c["leaderless_ms"].as_f64().is_some_and(|l| l >= 0.0), "{c}");
+        let after: Vec<u64> = c["after"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let before: Vec<u64> = c["before"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        let (what, id) = c["change"].as_str().unwrap().split_once(' ').unwrap();
+        let id: u64 = id.parse().unwrap();
+        // What the leader holds afterwards: the voters before, with the member added or removed.
+        let mut expected = before.clone();
+        if what == "add" {
+            expected.push(id);
+            expected.sort_unstable();
+        } else {
+            expected.retain(|&v| v != id);
+        }
+        assert_eq!(after, expected, "{c}");
+    }
+}
+
+#[test]
+fn the_voters_grow_and_shrink_while_the_leader_is_killed_and_every_change_is_done() {
+    let (code, report) = cluster(&[
+        "--nodes",
+        "5",
+        "--algorithm",
+        "bully",
+        "--lease",
+        "--voters",
+        "3",
+        "--change-voters",
+        "--kill-leader",
+        "4",
+    ]);
+    check(code, &report, 4);
+    assert_eq!(report["voters"], 3);
+    // Bully: the strongest live voter leads, so each shrink removes the member elected while the leader was down.
+    assert_eq!(report["changes"].as_array().unwrap().len(), 4, "{report:#}");
+    let first_two: Vec<&str> =
+        report["changes"].as_array().unwrap()[..2].iter().map(|c| c["change"].as_str().unwrap()).collect();
+    assert_eq!(first_two, ["add 4", "add 5"], "{report:#}");
+    let cycle: Vec<&str> = report["changes"].as_array().unwrap().iter().map(|c| c["change"].as_str().unwrap()).collect();
+    check_changes(&report, &cycle);
+    assert_eq!(report["leaders_overlap"]["stretches"], 0, "{report:#}");
+}
+
+/// Five Bully members in the lease mode, voters 1, 2 and 3 at the start: grown to five and shrunk back to three,
+/// and again, one member per round, while the nemesis cuts the leader off, mutes it, pauses it, kills it, splits
+/// the cluster and drops packets.
+#[test]
+fn under_the_nemesis_the_voters_grow_to_five_and_shrink_to_three_with_never_two_leaders_at_once() {
+    let (pid, code, report) = cluster_pid(&[
+        "--nodes",
+        "5",
+        "--algorithm",
+        "bully",
+        "--lease",
+        "--voters",
+        "3",
+        "--change-voters",
+        "--nemesis",
+        "partition-leader,one-way,pause,kill,split,deaf-leader,loss:0.2,deaf",
+        "--nemesis-rounds",
+        "8",
+        "--nemesis-hold",
+        "600",
+    ]);
+    check_nemesis(pid, code, &report, 8);
+    let changes = report["changes"].as_array().unwrap();
+    let sizes: Vec<usize> = changes.iter().map(|c| c["after"].as_array().unwrap().len()).collect();
+    assert_eq!(sizes, [4, 5, 4, 3, 4, 5, 4, 3], "{report:#}");
+    let cycle: Vec<&str> = changes.iter().map(|c| c["change"].as_str().unwrap()).collect();
+    check_changes(&report, &cycle);
+    let overlap = &report["leaders_overlap"];
+    assert_eq!((overlap["total_ms"].as_f64(), overlap["stretches"].as_u64()), (Some(0.0), Some(0)), "{overlap}");
+    for pid in report["pids"].as_array().unwrap() {
+        assert!(!alive(pid.as_u64().unwrap()), "process {pid} outlived the run");
+    }
+}
+
+#[test]
+fn bad_voters_input_is_refused_with_one_line() {
+    for (args, says) in [
+        (&["--nodes", "5", "--voters", "9"][..], "--voters must be between 1 and --nodes (5), not 9"),
+        (&["--nodes", "5", "--voters", "2", "--lease"][..], "--lease needs at least 3 voters, not 2"),
+        (&["--nodes", "5", "--change-voters"][..], "--voters <K>"),
+        (&["--nodes", "5", "--voters", "5", "--change-voters"][..], "give --voters below --nodes (5)"),
+        (&["--nodes", "5", "--voters", "2", "--change-voters"][..], "--voters of at least 3, not 2"),
+    ] {
+        let o = elect(&[&["cluster", "--algorithm", "bully"], args].concat());
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -61,6 +61,8 @@ pub(super) enum Event {
     Closed { member: usize, generation: u32 },
     /// Ctrl-C or SIGTERM.
     Interrupted,
+    /// An `elect voters` process asked for a change of the voters ended (`ok`: it exited 0, the change done).
+    ChangeEnded { attempt: u32, at: Instant, ok: bool },
 }
 
 /// Set on Ctrl-C or SIGTERM: a member that ends at that moment was interrupted too (a Ctrl-C at a terminal reaches
@@ -96,6 +98,8 @@ pub(super) enum Life {
 pub(super) struct Member {
     pub(super) id: u32,
     addr: SocketAddr,
+    /// Where it serves HTTP, when the run changes the voters.
+    pub(super) http: Option<SocketAddr>,
     dir: PathBuf,
     log: PathBuf,
     child: Option<Child>,
@@ -117,10 +121,19 @@ pub(super) struct Fleet {
     pub(super) net: Option<Net>,
     /// The fencing store's socket, which every member writes to while it leads.
     store: PathBuf,
+    /// The HTTP token's file, when the run changes the voters (the members' `POST /voters` asks for it).
+    pub(super) token: Option<PathBuf>,
+    /// Where the `elect voters` processes write what they say.
+    pub(super) changes_log: PathBuf,
+    /// Set at the end of the run: the threads that watch `elect voters` processes kill them.
+    abandon: std::sync::Arc<AtomicBool>,
+    /// The threads that watch `elect voters` processes.
+    watchers: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for Fleet {
     fn drop(&mut self) {
+        self.abandon_changes();
         self.stop_all();
     }
 }
@@ -135,11 +148,12 @@ impl Fleet {
         events: Sender<Event>,
         net: Option<Net>,
         store: PathBuf,
-    ) -> Self {
+    ) -> anyhow::Result<Self> {
         let members = (1..=plan.nodes)
             .map(|id| Member {
                 id,
                 addr: loopback(0),
+                http: None,
                 dir: data.join(id.to_string()),
                 log: data.join(format!("{id}.log")),
                 child: None,
@@ -148,20 +162,27 @@ impl Fleet {
                 latest: None,
             })
             .collect();
-        Self { exe, members, pids: Vec::new(), events, net, store }
+        let token = if plan.change_voters { Some(write_token(data)?) } else { None };
+        let changes_log = data.join("changes.log");
+        let abandon = std::sync::Arc::new(AtomicBool::new(false));
+        Ok(Self { exe, members, pids: Vec::new(), events, net, store, token, changes_log, abandon, watchers: Vec::new() })
     }
 
     /// Gives every member a port the OS chose (in namespaces of their own, every member's address is fixed).
     pub(super) fn choose_ports(&mut self) -> io::Result<()> {
+        let http = self.token.is_some();
         if self.net.is_some() {
             for (i, m) in self.members.iter_mut().enumerate() {
                 m.addr = Net::addr(i);
+                m.http = http.then(|| Net::http_addr(i));
             }
             return Ok(());
         }
         let ports = free_ports(self.members.len())?;
-        for (m, port) in self.members.iter_mut().zip(ports) {
+        let http_ports = if http { free_tcp_ports(self.members.len())? } else { Vec::new() };
+        for (i, (m, port)) in self.members.iter_mut().zip(ports).enumerate() {
             m.addr = loopback(port);
+            m.http = http_ports.get(i).map(|&p| loopback(p));
         }
         Ok(())
     }
@@ -202,7 +223,8 @@ impl Fleet {
             Some(net) => net.command(i, &self.exe),
             None => std::process::Command::new(&self.exe),
         };
-        let mut cmd = plan.member_command(base, m.id, m.addr, &peers, &m.dir);
+        let http = m.http.zip(self.token.as_deref());
+        let mut cmd = plan.member_command(base, m.id, m.addr, &peers, &m.dir, http);
         // The member keeps reading a pipe whose other end only this process holds: if it dies, even by SIGKILL,
         // the members see the end of their input and shut down instead of living on as orphans.
         cmd.arg("--stop-on-stdin-close").arg("--fencing-store").arg(&self.store);
@@ -254,6 +276,110 @@ impl Fleet {
             .and_then(|log| log.lines().rev().find(|l| !l.trim().is_empty()).map(str::to_owned))
             .unwrap_or_default()
     }
+}
+
+impl Fleet {
+    /// A command that runs `elect voters ARGS`, from where every member's HTTP endpoint can be reached whatever the
+    /// fault (the operator's namespace, with the nemesis), what it says on stderr appended to the changes' log.
+    fn voters_command(&self, args: &[String]) -> anyhow::Result<std::process::Command> {
+        let mut cmd = match &self.net {
+            Some(net) => net.operator_command(&self.exe),
+            None => std::process::Command::new(&self.exe),
+        };
+        cmd.arg("voters").args(args);
+        if let Some(token) = &self.token {
+            cmd.arg("--http-token-file").arg(token);
+        }
+        let log = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.changes_log)
+            .with_context(|| format!("cannot open {}", self.changes_log.display()))?;
+        cmd.stdin(Stdio::null()).stderr(log);
+        Ok(cmd)
+    }
+
+    /// Asks for a change of the voters (`elect voters --http ADDR... CHANGE`), of the members (indexes) in `side`;
+    /// its end comes as [`Event::ChangeEnded`] with `attempt`. A process that runs for longer than
+    /// [`CHANGE_LIMIT`] is killed, and counts as failed.
+    pub(super) fn ask_change(&mut self, side: &[usize], change: [String; 2], attempt: u32) -> anyhow::Result<()> {
+        let mut args: Vec<String> = Vec::new();
+        for &i in side {
+            if let Some(http) = self.members[i].http {
+                args.extend(["--http".to_owned(), http.to_string()]);
+            }
+        }
+        args.extend(change);
+        let mut child = self.voters_command(&args)?.stdout(Stdio::null()).spawn().context("cannot run elect voters")?;
+        self.pids.push(child.id());
+        let (events, abandon) = (self.events.clone(), std::sync::Arc::clone(&self.abandon));
+        let watcher = std::thread::spawn(move || {
+            let deadline = Instant::now() + CHANGE_LIMIT;
+            let ok = loop {
+                match child.try_wait() {
+                    Ok(Some(status)) => break status.success(),
+                    Ok(None) if Instant::now() < deadline && !abandon.load(Ordering::SeqCst) => {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    _ => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break false;
+                    }
+                }
+            };
+            let _ = events.send(Event::ChangeEnded { attempt, at: Instant::now(), ok });
+        });
+        self.watchers.retain(|w| !w.is_finished());
+        self.watchers.push(watcher);
+        Ok(())
+    }
+
+    /// The voters member `i` holds (`elect voters --http ADDR --json`, `GET /voters`).
+    pub(super) fn read_voters(&self, i: usize) -> anyhow::Result<std::collections::BTreeSet<u32>> {
+        let http = self.members[i].http.context("the member serves no HTTP")?;
+        let out = self.voters_command(&["--http".into(), http.to_string(), "--json".into()])?.output()?;
+        anyhow::ensure!(out.status.success(), "elect voters --http {http} failed: see {}", self.changes_log.display());
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).context("elect voters --json")?;
+        let voters = doc["voters"].as_array().context("no voters in GET /voters")?;
+        voters.iter().map(|v| v.as_u64().and_then(|v| u32::try_from(v).ok()).context("a voter that is no id")).collect()
+    }
+
+    /// Kills and reaps every `elect voters` process still running (at the end of the run).
+    pub(super) fn abandon_changes(&mut self) {
+        self.abandon.store(true, Ordering::SeqCst);
+        for watcher in self.watchers.drain(..) {
+            let _ = watcher.join();
+        }
+    }
+}
+
+/// The longest an `elect voters` process may run: a member answers a change within 30 s, and a handover takes at
+/// most 10 s more.
+const CHANGE_LIMIT: Duration = Duration::from_secs(45);
+
+/// Writes a fresh random HTTP token to `data/http-token`, readable by this user only, and returns its path.
+fn write_token(data: &Path) -> anyhow::Result<PathBuf> {
+    use std::io::{Read, Write};
+    let mut bytes = [0u8; 24];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("cannot read /dev/urandom for the HTTP token")?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let path = data.join("http-token");
+    let mut options = OpenOptions::new();
+    options.create(true).write(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    writeln!(file, "{token}").with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+/// Ports the OS chose for TCP on 127.0.0.1, distinct (all are held at once), released for the members to bind.
+fn free_tcp_ports(n: usize) -> io::Result<Vec<u16>> {
+    let listeners = (0..n).map(|_| std::net::TcpListener::bind(loopback(0))).collect::<io::Result<Vec<_>>>()?;
+    listeners.iter().map(|s| s.local_addr().map(|a| a.port())).collect()
 }
 
 /// Ports the OS chose for UDP on 127.0.0.1, distinct (all are held at once), released for the members to bind.

@@ -13,9 +13,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::changes::{Change, Changes};
 use super::fleet::{Event, Fleet, INTERRUPTED, Life, Member, View};
 use super::load::Load;
-use super::nemesis::{self, Injection, NemesisRound, Signal};
+use super::nemesis::{self, Injection, Members, NemesisRound, Signal};
 use super::netns::Net;
 use super::plan::{Fault, Plan};
 use super::report::{FailedRound, NemesisReport, Report, Round, StaleClaim, Stopped, Summary, Writes};
@@ -23,6 +24,10 @@ use super::store::FencingStore;
 
 /// Tries at starting the cluster when a member could not bind the port chosen for it.
 const START_TRIES: u32 = 3;
+
+/// How long a change of the voters is waited for: longer than an `elect voters` process may run, so that a
+/// change is asked again only once the try before has ended.
+const CHANGE_WAIT: Duration = Duration::from_secs(50);
 
 /// The measuring loop's state.
 pub(super) struct Bench<'p> {
@@ -52,6 +57,8 @@ pub(super) struct Bench<'p> {
     rounds: Vec<Round>,
     failed: Vec<FailedRound>,
     progress: ProgressBar,
+    /// With `--change-voters`: the voters, and the changes made.
+    changes: Option<Changes>,
 }
 
 impl<'p> Bench<'p> {
@@ -63,14 +70,14 @@ impl<'p> Bench<'p> {
         events: Sender<Event>,
         inbox: Receiver<Event>,
         net: Option<Net>,
-    ) -> io::Result<Self> {
+    ) -> anyhow::Result<Self> {
         let progress = ProgressBar::with_draw_target(Some(u64::from(plan.rounds)), ProgressDrawTarget::hidden());
         progress.set_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} rounds · {msg} [{elapsed}]").expect("a valid template"),
         );
         let origin = Instant::now();
         let store = FencingStore::serve(&store_dir.join("fencing.sock"), origin)?;
-        let fleet = Fleet::new(plan, exe, data, events, net, store.path().to_owned());
+        let fleet = Fleet::new(plan, exe, data, events, net, store.path().to_owned())?;
         Ok(Self {
             plan,
             fleet,
@@ -90,6 +97,7 @@ impl<'p> Bench<'p> {
             rounds: Vec::new(),
             failed: Vec::new(),
             progress,
+            changes: plan.change_voters.then(|| Changes::new(plan.voters, plan.nodes)),
         })
     }
 
@@ -155,6 +163,8 @@ impl<'p> Bench<'p> {
         let li = self.index_of(leader)?;
         let t0 = Instant::now();
         self.bring_down(li)?;
+        let survivors: Vec<usize> = (0..self.fleet.members.len()).filter(|&i| i != li).collect();
+        self.side(t0, survivors.clone());
         let deadline = t0 + self.plan.round_timeout;
         let agreed =
             self.wait_for(deadline, |b| b.agreement(|m| m.id != leader).filter(|&(l, e)| l != leader && e > before))?;
@@ -170,9 +180,21 @@ impl<'p> Bench<'p> {
         if measured.is_none() {
             self.fail_round(round, leader, before);
         }
+        // The change of the voters, of the survivors' new leader, while the old one is down.
+        if let Some((_, (new_leader, _))) = agreed
+            && self.changes.is_some()
+        {
+            let under = match self.plan.fault {
+                Fault::Pause => format!("leader {leader} paused"),
+                _ => format!("leader {leader} killed"),
+            };
+            self.ask_change(round, &under, &survivors, Some(new_leader))?;
+            self.wait_for(Instant::now() + CHANGE_WAIT, |b| b.changes.as_ref().and_then(Changes::outcome))?;
+        }
         // Back in the cluster.
         let resumed = Instant::now();
         self.bring_back(li, leader, resumed)?;
+        self.side(resumed, (0..self.fleet.members.len()).collect());
         let settle = self.plan.round_timeout + Duration::from_secs(5);
         let Some(stable) = self.wait_stable(resumed + settle)? else {
             return Err(Stopped::Unsettled { round, after_ms: ms(settle) });
@@ -182,7 +204,7 @@ impl<'p> Bench<'p> {
             self.progress.set_message(format!("last failover {:.1} ms", r.failover_ms));
             self.rounds.push(r);
         }
-        Ok(())
+        self.finish_change(round)
     }
 
     /// The members (indexes) in `side` are expected, from `at` on, to agree on a live leader of their own.
@@ -205,7 +227,8 @@ impl<'p> Bench<'p> {
         let li = self.index_of(leader)?;
         let kinds = &self.plan.nemesis;
         let kind = kinds[(round as usize - 1) % kinds.len()];
-        let fault = nemesis::inject(kind, li, self.fleet.members.len(), self.plan.lease_ms.is_some(), &mut self.rng);
+        let members = self.members();
+        let fault = nemesis::inject(kind, li, &members, self.plan.lease_ms.is_some(), &mut self.rng);
         self.inject(&fault, li)?;
         // The fault holds from the moment it is in place (the rules in force, the signal sent), as it is gone once
         // healed: putting rules in place first clears every member's table, which takes tens of milliseconds of
@@ -222,6 +245,12 @@ impl<'p> Bench<'p> {
         } else {
             None
         };
+        // The change of the voters, while the fault holds, of the side's leader: the one it elected, or the one it
+        // kept. (A side that elected none is asked after the heal.)
+        let side_leader = if fault.takes_leader { failover.map(|(_, (l, _))| l) } else { Some(leader) };
+        if side_leader.is_some() {
+            self.ask_change(round, &fault.detail, &fault.side, side_leader)?;
+        }
         self.wait_for(hold_end, |_| None::<()>)?;
         let t1 = Instant::now();
         let (from_ms, to_ms) =
@@ -265,6 +294,67 @@ impl<'p> Bench<'p> {
                 .max()
                 .unwrap_or(0),
         });
+        self.finish_change(round)
+    }
+
+    /// The members as the nemesis sees them: which vote, and the fewest voters there may be while this round's
+    /// change runs.
+    fn members(&self) -> Members {
+        let n = self.fleet.members.len();
+        match &self.changes {
+            Some(c) => {
+                let voters = c.indexes();
+                let fewest = match c.next(None) {
+                    Change::Remove(_) => voters.len() - 1,
+                    Change::Add(_) => voters.len(),
+                };
+                Members { n, voters, fewest }
+            }
+            None => {
+                let v = self.plan.voters as usize;
+                Members { n, voters: (0..v).collect(), fewest: v }
+            }
+        }
+    }
+
+    /// With `--change-voters`: asks for this round's change of the voters of the members (indexes) in `side`,
+    /// which agree on `leader`.
+    fn ask_change(&mut self, round: u32, under: &str, side: &[usize], leader: Option<u32>) -> Result<(), Stopped> {
+        let Some(changes) = &mut self.changes else { return Ok(()) };
+        let change = changes.next(leader);
+        let attempt = changes.asked(change, round, under, Instant::now());
+        self.fleet.ask_change(side, change.args(), attempt).map_err(error)
+    }
+
+    /// With `--change-voters`, once the round's fault is healed: sees its change to the end. A change not asked
+    /// yet is asked of everybody; one that failed is asked again, of everybody. Then, once the cluster is stable,
+    /// the voters are read back from the leader and the change recorded.
+    fn finish_change(&mut self, round: u32) -> Result<(), Stopped> {
+        let Some(changes) = &self.changes else { return Ok(()) };
+        let everyone: Vec<usize> = (0..self.fleet.members.len()).collect();
+        if !changes.is_pending() {
+            let leader = self.agreement(|_| true).map(|(l, _)| l);
+            self.ask_change(round, "none: asked after the heal", &everyone, leader)?;
+        }
+        let ended = |b: &Self| b.changes.as_ref().and_then(Changes::outcome);
+        self.wait_for(Instant::now() + CHANGE_WAIT, ended)?;
+        if ended(self) != Some(true) {
+            let again = self.changes.as_mut().and_then(Changes::asked_again);
+            let (attempt, change) = again.ok_or_else(|| error("no change of the voters to ask again"))?;
+            self.fleet.ask_change(&everyone, change.args(), attempt).map_err(error)?;
+            self.wait_for(Instant::now() + CHANGE_WAIT, ended)?;
+        }
+        let settle = self.plan.round_timeout;
+        if self.wait_stable(Instant::now() + settle)?.is_none() {
+            return Err(Stopped::Unsettled { round, after_ms: ms(settle) });
+        }
+        let (leader, _) = self.agreement(|_| true).ok_or_else(|| error("no agreed leader after a change"))?;
+        let voters = self.fleet.read_voters(self.index_of(leader)?).map_err(error)?;
+        let Some((from, to)) = self.changes.as_ref().and_then(Changes::span) else { return Ok(()) };
+        let at = |t: Instant| ms(t.saturating_duration_since(self.origin));
+        let leaderless = self.leaderless_ms(at(from), at(to));
+        let done = self.changes.as_mut().is_some_and(|c| c.record(voters, leaderless));
+        self.progress.set_message(if done { "change done".to_owned() } else { "CHANGE FAILED".to_owned() });
         Ok(())
     }
 
@@ -477,10 +567,10 @@ impl<'p> Bench<'p> {
             }
             match self.inbox.recv_timeout(deadline - now) {
                 Ok(event) => {
-                    if let Some(at) = self.handle(event)?
-                        && let Some(t) = done(self)
-                    {
-                        return Ok(Some((at, t)));
+                    // A line of a current process, stamped on arrival, or another event (a change that ended).
+                    let at = self.handle(event)?;
+                    if let Some(t) = done(self) {
+                        return Ok(Some((at.unwrap_or_else(Instant::now), t)));
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -495,6 +585,12 @@ impl<'p> Bench<'p> {
             Event::Interrupted => Err(Stopped::Interrupted),
             Event::Closed { member, generation } => self.closed(member, generation),
             Event::Line { member, generation, at, line } => Ok(self.line(member, generation, at, &line)),
+            Event::ChangeEnded { attempt, at, ok } => {
+                if let Some(c) = &mut self.changes {
+                    c.ended(attempt, at, ok);
+                }
+                Ok(None)
+            }
         }
     }
 
@@ -598,6 +694,8 @@ impl<'p> Bench<'p> {
             leaders_overlap: overlap,
             cpu_load: plan.cpu_load,
             nemesis,
+            voters: plan.voters,
+            changes: self.changes.as_mut().map(|c| std::mem::take(&mut c.rounds)).unwrap_or_default(),
             double_leaders: judgement.same_epoch_leaders,
             regressions: judgement.epoch_regressions,
             stale_claims: std::mem::take(&mut self.stale),

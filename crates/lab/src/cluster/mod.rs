@@ -16,6 +16,7 @@
 //!
 //! Children are killed on every way out: the end of the run, an error, a panic (a drop guard), Ctrl-C and SIGTERM.
 
+mod changes;
 mod fleet;
 mod load;
 mod measure;
@@ -29,6 +30,7 @@ use std::sync::mpsc;
 
 use anyhow::Context;
 
+pub use changes::ChangeRound;
 pub use nemesis::NemesisRound;
 pub use plan::{Fault, Request};
 pub use report::{FailedRound, NemesisReport, Report, Round, StaleClaim, Stopped, Summary, Writes};
@@ -54,6 +56,7 @@ pub fn run(request: &Request) -> anyhow::Result<Report> {
         .context("cannot serve the fencing store")?;
     let result = bench.run();
     // Every child is killed and reaped before the report is returned and before the data directory is removed.
+    bench.fleet.abandon_changes();
     bench.fleet.stop_all();
     let report = bench.report(result, data.path());
     drop(bench);
@@ -75,5 +78,6 @@ impl Report {
             && self.regressions.is_empty()
             && self.stale_writes.is_empty()
             && self.stopped.is_none()
+            && self.changes.iter().all(|c| c.done_ms.is_some())
     }
 }

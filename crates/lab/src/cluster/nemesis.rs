@@ -36,8 +36,28 @@ pub(super) struct Injection {
     pub(super) detail: String,
 }
 
-/// The fault `kind` makes of a cluster of `n` members led by member index `leader`, in the lease mode if `lease`.
-pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, lease: bool, rng: &mut ChaCha8Rng) -> Injection {
+/// Who the members are: how many, and which of them vote.
+pub(super) struct Members {
+    /// How many (indexes 0 to n - 1).
+    pub(super) n: usize,
+    /// The voters' indexes.
+    pub(super) voters: Vec<usize>,
+    /// The fewest voters the cluster may have while the fault holds: fewer than `voters` when a change that
+    /// removes one may take effect meanwhile.
+    pub(super) fewest: usize,
+}
+
+impl Members {
+    /// `n` members, every one a voter.
+    #[cfg(test)]
+    fn all(n: usize) -> Self {
+        Self { n, voters: (0..n).collect(), fewest: n }
+    }
+}
+
+/// The fault `kind` makes of the cluster `members` led by member index `leader`, in the lease mode if `lease`.
+pub(super) fn inject(kind: Nemesis, leader: usize, members: &Members, lease: bool, rng: &mut ChaCha8Rng) -> Injection {
+    let n = members.n;
     let kind = match kind {
         Nemesis::Mixed => Nemesis::MIXED[rng.random_range(0..Nemesis::MIXED.len())],
         k => k,
@@ -63,8 +83,11 @@ pub(super) fn inject(kind: Nemesis, leader: usize, n: usize, lease: bool, rng: &
             format!("leader {} cut off from everyone", id(leader)),
         ),
         Nemesis::Split => {
-            // A minority of ⌊(n - 1) / 2⌋ members (at least one), the leader among them, against the rest.
-            let mut shuffled = others.clone();
+            // A minority of ⌊(v - 1) / 2⌋ voters (at least one), the leader among them, against the rest, where v
+            // is the fewest voters the cluster may have meanwhile: the rest hold a majority of the voters before and
+            // after a change. Learners stay with the rest.
+            let mut shuffled: Vec<usize> = members.voters.iter().copied().filter(|&i| i != leader).collect();
+            let n = members.fewest;
             shuffled.shuffle(rng);
             let size = ((n - 1) / 2).max(1);
             let mut minority: Vec<usize> = std::iter::once(leader).chain(shuffled.into_iter().take(size - 1)).collect();
@@ -174,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_deaf_member_hears_everybody_but_the_leader() {
-        let f = inject(Nemesis::Deaf, 4, 5, false, &mut ChaCha8Rng::seed_from_u64(1));
+        let f = inject(Nemesis::Deaf, 4, &Members::all(5), false, &mut ChaCha8Rng::seed_from_u64(1));
         let [(deaf, rules)] = f.rules.as_slice() else { panic!("{f:?}") };
         assert!(*deaf != 4 && rules.deaf_to == [4] && rules.mute_to.is_empty(), "{f:?}");
         assert_eq!(f.side, (0..5).filter(|i| i != deaf).collect::<Vec<_>>());
@@ -184,17 +207,17 @@ mod tests {
     #[test]
     fn a_deaf_leader_is_heard_and_gives_way_only_in_the_lease_mode() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let f = inject(Nemesis::DeafLeader, 2, 3, true, &mut rng);
+        let f = inject(Nemesis::DeafLeader, 2, &Members::all(3), true, &mut rng);
         assert_eq!(f.rules, vec![(2, Rules { deaf_to: vec![0, 1], mute_to: vec![], loss_permille: 0 })]);
         assert!(f.takes_leader && f.side == [0, 1]);
-        let f = inject(Nemesis::DeafLeader, 2, 3, false, &mut rng);
+        let f = inject(Nemesis::DeafLeader, 2, &Members::all(3), false, &mut rng);
         assert!(!f.takes_leader && f.side == [0, 1, 2]);
     }
 
     #[test]
     fn a_split_puts_the_leader_in_a_minority() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let f = inject(Nemesis::Split, 4, 5, false, &mut rng);
+        let f = inject(Nemesis::Split, 4, &Members::all(5), false, &mut rng);
         assert_eq!(f.side.len(), 3);
         assert!(!f.side.contains(&4));
         let minority: Vec<usize> = f.rules.iter().map(|(i, _)| *i).collect();
@@ -205,20 +228,33 @@ mod tests {
             assert_eq!(r.mute_to, f.side);
         }
         // Three members: the leader alone against two.
-        let f = inject(Nemesis::Split, 0, 3, false, &mut rng);
+        let f = inject(Nemesis::Split, 0, &Members::all(3), false, &mut rng);
         assert_eq!((f.rules.len(), f.side.clone()), (1, vec![1, 2]));
     }
 
     #[test]
+    fn a_split_leaves_a_majority_of_the_voters_before_and_after_a_change_and_the_learners_with_it() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        // Voters 1, 2, 3 of five: the leader alone against the other two voters and the learners.
+        let members = Members { n: 5, voters: vec![0, 1, 2], fewest: 3 };
+        let f = inject(Nemesis::Split, 2, &members, true, &mut rng);
+        assert_eq!((f.rules.len(), f.side.clone()), (1, vec![0, 1, 3, 4]));
+        // Five voters, one of whom a change may remove meanwhile: a majority of four must stay together.
+        let members = Members { n: 5, voters: (0..5).collect(), fewest: 4 };
+        let f = inject(Nemesis::Split, 4, &members, true, &mut rng);
+        assert_eq!((f.rules.len(), f.side.clone()), (1, vec![0, 1, 2, 3]));
+    }
+
+    #[test]
     fn one_way_mutes_the_leader_only() {
-        let f = inject(Nemesis::OneWay, 2, 3, false, &mut ChaCha8Rng::seed_from_u64(1));
+        let f = inject(Nemesis::OneWay, 2, &Members::all(3), false, &mut ChaCha8Rng::seed_from_u64(1));
         assert_eq!(f.rules, vec![(2, Rules { deaf_to: vec![], mute_to: vec![0, 1], loss_permille: 0 })]);
         assert!(f.takes_leader);
     }
 
     #[test]
     fn loss_applies_everywhere_and_keeps_the_leader() {
-        let f = inject(Nemesis::Loss(200), 0, 4, false, &mut ChaCha8Rng::seed_from_u64(1));
+        let f = inject(Nemesis::Loss(200), 0, &Members::all(4), false, &mut ChaCha8Rng::seed_from_u64(1));
         assert_eq!(f.rules.len(), 4);
         assert!(f.rules.iter().all(|(_, r)| r.loss_permille == 200));
         assert!(!f.takes_leader);
@@ -229,7 +265,7 @@ mod tests {
     fn mixed_draws_every_kind_from_the_seed_and_repeats_with_it() {
         let draw = |seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            (0..60).map(|_| inject(Nemesis::Mixed, 0, 5, false, &mut rng).kind).collect::<Vec<_>>()
+            (0..60).map(|_| inject(Nemesis::Mixed, 0, &Members::all(5), false, &mut rng).kind).collect::<Vec<_>>()
         };
         let kinds = draw(7);
         assert_eq!(kinds, draw(7));

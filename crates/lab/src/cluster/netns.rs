@@ -7,10 +7,12 @@
 //!   namespace elect-P-hub:   bridge br0, with one veth end per member (m1 .. mN)
 //!   namespace elect-P-I:     eth0 (the other end of mI), address 10.213.0.I/24; lo
 //!                            table inet elect_nemesis { chain input; chain output }
+//!   namespace elect-P-op:    eth0 (the other end of op), address 10.213.0.254/24: the operator, who asks the
+//!                            members for changes of the voters over HTTP, and whom no fault cuts off
 //! ```
 //!
 //! The addresses exist only inside these namespaces: nothing reaches the host's interfaces. Every member listens
-//! on port [`PORT`] of its own address. A fault is a set of rules per member: drop what comes in from some peers,
+//! on port [`PORT`] of its own address, and serves HTTP on port [`HTTP_PORT`] when the run changes the voters. A fault is a set of rules per member: drop what comes in from some peers,
 //! drop what goes out to some, or drop each packet from any peer with a probability (`numgen random`); healing
 //! flushes the rules. `tc netem` is not used: not every kernel has it.
 //!
@@ -29,6 +31,12 @@ use crate::BadRequest;
 /// The UDP port every member listens on, in its own namespace.
 pub(super) const PORT: u16 = 7000;
 
+/// The TCP port of every member's HTTP endpoint, in its own namespace.
+const HTTP_PORT: u16 = 7080;
+
+/// The operator's address: the last of the bridge's network, never a member's (there are at most 64).
+const OPERATOR: Ipv4Addr = Ipv4Addr::new(10, 213, 0, 254);
+
 /// The prefix of every namespace elect creates.
 const PREFIX: &str = "elect-";
 
@@ -40,6 +48,8 @@ pub(super) struct Net {
     hub: String,
     /// Each member's namespace, by member index.
     members: Vec<String>,
+    /// The operator's namespace.
+    operator: String,
     /// Every namespace created, to delete.
     created: Vec<String>,
 }
@@ -127,21 +137,22 @@ impl Net {
     pub(super) fn create(n: usize) -> anyhow::Result<Self> {
         remove_leftovers();
         let base = format!("{PREFIX}{}", std::process::id());
-        let mut net = Self { hub: format!("{base}-hub"), members: Vec::new(), created: Vec::new() };
+        let mut net = Self {
+            hub: format!("{base}-hub"),
+            members: Vec::new(),
+            operator: format!("{base}-op"),
+            created: Vec::new(),
+        };
         net.add_namespace(&net.hub.clone())?;
         ip(&["-n", &net.hub, "link", "add", "br0", "type", "bridge"])?;
         ip(&["-n", &net.hub, "link", "set", "br0", "up"])?;
+        net.add_namespace(&net.operator.clone())?;
+        net.plug("op", &net.operator, OPERATOR)?;
         for i in 0..n {
             let ns = format!("{base}-{}", i + 1);
             net.add_namespace(&ns)?;
             net.members.push(ns.clone());
-            let port = format!("m{}", i + 1);
-            ip(&["-n", &net.hub, "link", "add", &port, "type", "veth", "peer", "name", "eth0", "netns", &ns])?;
-            ip(&["-n", &net.hub, "link", "set", &port, "master", "br0", "up"])?;
-            let addr = format!("{}/24", Self::ip_of(i));
-            ip(&["-n", &ns, "addr", "add", &addr, "dev", "eth0"])?;
-            ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
-            ip(&["-n", &ns, "link", "set", "lo", "up"])?;
+            net.plug(&format!("m{}", i + 1), &ns, Self::ip_of(i))?;
             net.nft(
                 i,
                 &format!(
@@ -152,6 +163,16 @@ impl Net {
             )?;
         }
         Ok(net)
+    }
+
+    /// Joins namespace `ns` to the bridge by a veth pair (`port` on the bridge's side, `eth0` on its own), with
+    /// `addr`.
+    fn plug(&self, port: &str, ns: &str, addr: Ipv4Addr) -> anyhow::Result<()> {
+        ip(&["-n", &self.hub, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns])?;
+        ip(&["-n", &self.hub, "link", "set", port, "master", "br0", "up"])?;
+        ip(&["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", "eth0"])?;
+        ip(&["-n", ns, "link", "set", "eth0", "up"])?;
+        ip(&["-n", ns, "link", "set", "lo", "up"])
     }
 
     fn add_namespace(&mut self, name: &str) -> anyhow::Result<()> {
@@ -168,6 +189,19 @@ impl Net {
     /// Where member `i` listens.
     pub(super) fn addr(i: usize) -> SocketAddr {
         SocketAddr::from((Self::ip_of(i), PORT))
+    }
+
+    /// Where member `i` serves HTTP.
+    pub(super) fn http_addr(i: usize) -> SocketAddr {
+        SocketAddr::from((Self::ip_of(i), HTTP_PORT))
+    }
+
+    /// A command that runs `program` in the operator's namespace, which reaches every member's HTTP endpoint
+    /// whatever the fault.
+    pub(super) fn operator_command(&self, program: &std::path::Path) -> Command {
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", &self.operator]).arg(program);
+        cmd
     }
 
     /// A command that runs `program` inside member `i`'s namespace (`ip netns exec` replaces itself with the

@@ -51,6 +51,11 @@ pub struct Request {
     pub key_file: Option<PathBuf>,
     /// `--lease`: every member in the lease mode.
     pub lease: bool,
+    /// `--voters`: the members 1 to K start as voters, the others as learners (default: every member votes).
+    pub voters: Option<u32>,
+    /// `--change-voters`: in every round, while the fault holds, grow the voters by one member (up to every
+    /// member) or shrink them by one (down to `--voters`), taking turns, through `elect voters`.
+    pub change_voters: bool,
 }
 
 /// What is done to the leader in each round.
@@ -165,6 +170,10 @@ pub(super) struct Plan {
     key_file: Option<PathBuf>,
     /// In the lease mode: the lease length, in milliseconds.
     pub(super) lease_ms: Option<f64>,
+    /// The members 1 to this start as voters; the others as learners.
+    pub(super) voters: u32,
+    /// Whether every round changes the voters too.
+    pub(super) change_voters: bool,
 }
 
 /// Every check that can be made before a process is spawned.
@@ -185,6 +194,10 @@ pub(super) fn plan(args: &Request) -> Result<Plan, BadRequest> {
     config.delay_bound = Duration::from_millis(delay_bound_ms);
     config.heartbeat = 2;
     config.lease = args.lease.then(|| elect_algos::member::Lease::for_heartbeat(2));
+    let voters = check_voters(args)?;
+    if voters < args.nodes {
+        config.voters = Some((1..=voters).map(NodeId).collect());
+    }
     let info = config.validate().map_err(|e| match e {
         elect_net::ConfigError::DelayBound(_) => {
             BadRequest(format!("--heartbeat {} ms is out of range (2 ms to 120 s)", args.heartbeat))
@@ -237,7 +250,39 @@ pub(super) fn plan(args: &Request) -> Result<Plan, BadRequest> {
         cluster: format!("elect-cluster-{}", std::process::id()),
         key_file: args.key_file.clone(),
         lease_ms: config.lease.map(|lease| (lease.length * delay_bound_ms) as f64),
+        voters,
+        change_voters: args.change_voters,
     })
+}
+
+/// The number of voters the members start with, in its range.
+fn check_voters(args: &Request) -> Result<u32, BadRequest> {
+    let voters = args.voters.unwrap_or(args.nodes);
+    if !(1..=args.nodes).contains(&voters) {
+        return Err(BadRequest(format!("--voters must be between 1 and --nodes ({}), not {voters}", args.nodes)));
+    }
+    if args.lease && voters < 3 {
+        return Err(BadRequest(format!(
+            "--lease needs at least 3 voters, not {voters}: a leader needs a majority of them, and of 2 the one \
+             left after a fault is no majority"
+        )));
+    }
+    if args.change_voters {
+        if voters == args.nodes {
+            return Err(BadRequest(format!(
+                "--change-voters grows the voters from --voters K up to every member and back: give --voters \
+                 below --nodes ({})",
+                args.nodes
+            )));
+        }
+        if voters < 3 {
+            return Err(BadRequest(format!(
+                "--change-voters needs --voters of at least 3, not {voters}: a change made while a member is down \
+                 needs a majority of the new voters that answers"
+            )));
+        }
+    }
+    Ok(voters)
 }
 
 /// The members' number and the times, each in its range.
@@ -263,7 +308,8 @@ fn check_sizes(args: &Request) -> Result<(), BadRequest> {
 
 impl Plan {
     /// The `elect node` command (`cmd`: the executable, or a command that runs it) that runs member `id` at
-    /// `addr` with its state in `dir`, beside `peers` (`ID=ADDR`).
+    /// `addr` with its state in `dir`, beside `peers` (`ID=ADDR`), serving HTTP at `http` with the token in the
+    /// file given, if asked.
     pub(super) fn member_command(
         &self,
         mut cmd: Command,
@@ -271,6 +317,7 @@ impl Plan {
         addr: SocketAddr,
         peers: &[String],
         dir: &Path,
+        http: Option<(SocketAddr, &Path)>,
     ) -> Command {
         cmd.arg("node").args(["--id", &id.to_string(), "--listen", &addr.to_string()]);
         for peer in peers {
@@ -288,6 +335,13 @@ impl Plan {
         }
         if self.lease_ms.is_some() {
             cmd.arg("--lease");
+        }
+        if self.voters < self.nodes {
+            let voters: Vec<String> = (1..=self.voters).map(|v| v.to_string()).collect();
+            cmd.args(["--voters", &voters.join(",")]);
+        }
+        if let Some((addr, token)) = http {
+            cmd.args(["--http", &addr.to_string()]).arg("--http-token-file").arg(token);
         }
         cmd
     }

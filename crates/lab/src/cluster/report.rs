@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use crate::history::{Overlap, Regression, SameEpoch, StaleWrite};
 use serde::Serialize;
 
+use super::changes::ChangeRound;
 use super::nemesis::NemesisRound;
 use super::plan::Fault;
 
@@ -190,6 +191,10 @@ pub struct Report {
     pub cpu_load: usize,
     /// The nemesis's rounds, with `--nemesis`.
     pub nemesis: Option<NemesisReport>,
+    /// The voters the members started with (members 1 to this; the others started as learners).
+    pub voters: u32,
+    /// Each change of the voters, with `--change-voters`.
+    pub changes: Vec<ChangeRound>,
     /// Every epoch with two leaders named under it.
     pub double_leaders: Vec<SameEpoch>,
     /// Every epoch that went backwards at a member.
@@ -202,7 +207,7 @@ pub struct Report {
     pub stopped: Option<Stopped>,
     /// Each measured round.
     pub details: Vec<Round>,
-    /// Every member process started (all killed and reaped before the report is printed).
+    /// Every member process started, and every `elect voters` (all killed and reaped before the report is printed).
     pub pids: Vec<u32>,
     /// The members' data directories and logs (removed at the end unless --keep-data).
     pub data_dir: PathBuf,
