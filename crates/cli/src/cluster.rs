@@ -156,7 +156,11 @@ impl Text for Report {
             out,
             "{} members{}, {}{}, heartbeat {} ms (T = {} ms), seed {}: {fault}, {} rounds",
             self.nodes,
-            if self.voters < self.nodes { format!(" (1 to {} voting at the start)", self.voters) } else { String::new() },
+            if self.voters < self.nodes {
+                format!(" (1 to {} voting at the start)", self.voters)
+            } else {
+                String::new()
+            },
             self.algorithm,
             if self.lease { " in the lease mode" } else { "" },
             self.heartbeat_ms,
@@ -288,7 +292,8 @@ fn write_findings(report: &Report, out: &mut impl Write) -> io::Result<()> {
 impl Text for Vec<ChangeRound> {
     /// One line per change of the voters.
     fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
-        let mut table = Table::new(vec!["ROUND", "CHANGE", "UNDER", "VOTERS AFTER", "TRIES", "DONE MS", "NO LEADER MS"]);
+        let mut table =
+            Table::new(vec!["ROUND", "CHANGE", "UNDER", "VOTERS AFTER", "TRIES", "DONE MS", "NO LEADER MS"]);
         let ids = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
         for c in self {
             table.row(vec![

@@ -392,7 +392,8 @@ fn the_voters_grow_and_shrink_while_the_leader_is_killed_and_every_change_is_don
     let first_two: Vec<&str> =
         report["changes"].as_array().unwrap()[..2].iter().map(|c| c["change"].as_str().unwrap()).collect();
     assert_eq!(first_two, ["add 4", "add 5"], "{report:#}");
-    let cycle: Vec<&str> = report["changes"].as_array().unwrap().iter().map(|c| c["change"].as_str().unwrap()).collect();
+    let cycle: Vec<&str> =
+        report["changes"].as_array().unwrap().iter().map(|c| c["change"].as_str().unwrap()).collect();
     check_changes(&report, &cycle);
     assert_eq!(report["leaders_overlap"]["stretches"], 0, "{report:#}");
 }

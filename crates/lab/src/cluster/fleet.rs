@@ -165,7 +165,18 @@ impl Fleet {
         let token = if plan.change_voters { Some(write_token(data)?) } else { None };
         let changes_log = data.join("changes.log");
         let abandon = std::sync::Arc::new(AtomicBool::new(false));
-        Ok(Self { exe, members, pids: Vec::new(), events, net, store, token, changes_log, abandon, watchers: Vec::new() })
+        Ok(Self {
+            exe,
+            members,
+            pids: Vec::new(),
+            events,
+            net,
+            store,
+            token,
+            changes_log,
+            abandon,
+            watchers: Vec::new(),
+        })
     }
 
     /// Gives every member a port the OS chose (in namespaces of their own, every member's address is fixed).

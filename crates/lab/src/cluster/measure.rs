@@ -247,9 +247,8 @@ impl<'p> Bench<'p> {
         };
         // The change of the voters, while the fault holds, of the side's leader: the one it elected, or the one it
         // kept. (A side that elected none is asked after the heal.)
-        let side_leader = if fault.takes_leader { failover.map(|(_, (l, _))| l) } else { Some(leader) };
-        if side_leader.is_some() {
-            self.ask_change(round, &fault.detail, &fault.side, side_leader)?;
+        if let Some(l) = if fault.takes_leader { failover.map(|(_, (l, _))| l) } else { Some(leader) } {
+            self.ask_change(round, &fault.detail, &fault.side, Some(l))?;
         }
         self.wait_for(hold_end, |_| None::<()>)?;
         let t1 = Instant::now();

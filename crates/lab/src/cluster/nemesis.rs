@@ -65,7 +65,6 @@ pub(super) fn inject(kind: Nemesis, leader: usize, members: &Members, lease: boo
     let everyone: Vec<usize> = (0..n).collect();
     let others: Vec<usize> = everyone.iter().copied().filter(|&i| i != leader).collect();
     let id = |i: usize| i + 1;
-    let ids = |s: &[usize]| s.iter().map(|&i| id(i).to_string()).collect::<Vec<_>>().join(",");
     let fault = |rules, signal, side: Vec<usize>, takes_leader, detail| Injection {
         kind,
         rules,
@@ -82,24 +81,7 @@ pub(super) fn inject(kind: Nemesis, leader: usize, members: &Members, lease: boo
             true,
             format!("leader {} cut off from everyone", id(leader)),
         ),
-        Nemesis::Split => {
-            // A minority of ⌊(v - 1) / 2⌋ voters (at least one), the leader among them, against the rest, where v
-            // is the fewest voters the cluster may have meanwhile: the rest hold a majority of the voters before and
-            // after a change. Learners stay with the rest.
-            let mut shuffled: Vec<usize> = members.voters.iter().copied().filter(|&i| i != leader).collect();
-            let n = members.fewest;
-            shuffled.shuffle(rng);
-            let size = ((n - 1) / 2).max(1);
-            let mut minority: Vec<usize> = std::iter::once(leader).chain(shuffled.into_iter().take(size - 1)).collect();
-            minority.sort_unstable();
-            let majority: Vec<usize> = everyone.iter().copied().filter(|i| !minority.contains(i)).collect();
-            let rules = minority
-                .iter()
-                .map(|&i| (i, Rules { deaf_to: majority.clone(), mute_to: majority.clone(), loss_permille: 0 }))
-                .collect();
-            let detail = format!("split {{{}}} | {{{}}}", ids(&minority), ids(&majority));
-            fault(rules, None, majority, true, detail)
-        }
+        Nemesis::Split => split(leader, members, rng),
         Nemesis::OneWay => fault(
             vec![(leader, Rules { deaf_to: Vec::new(), mute_to: others.clone(), loss_permille: 0 })],
             None,
@@ -136,6 +118,31 @@ pub(super) fn inject(kind: Nemesis, leader: usize, members: &Members, lease: boo
             fault(Vec::new(), Some(Signal::Kill), others, true, format!("leader {} killed (SIGKILL)", id(leader)))
         }
         Nemesis::Mixed => unreachable!("drawn above"),
+    }
+}
+
+/// A minority of ⌊(v - 1) / 2⌋ voters (at least one), the leader among them, cut off from the rest, where v is the
+/// fewest voters the cluster may have meanwhile: the rest hold a majority of the voters before and after a change.
+/// Learners stay with the rest.
+fn split(leader: usize, members: &Members, rng: &mut ChaCha8Rng) -> Injection {
+    let mut shuffled: Vec<usize> = members.voters.iter().copied().filter(|&i| i != leader).collect();
+    shuffled.shuffle(rng);
+    let size = ((members.fewest - 1) / 2).max(1);
+    let mut minority: Vec<usize> = std::iter::once(leader).chain(shuffled.into_iter().take(size - 1)).collect();
+    minority.sort_unstable();
+    let majority: Vec<usize> = (0..members.n).filter(|i| !minority.contains(i)).collect();
+    let rules = minority
+        .iter()
+        .map(|&i| (i, Rules { deaf_to: majority.clone(), mute_to: majority.clone(), loss_permille: 0 }))
+        .collect();
+    let ids = |s: &[usize]| s.iter().map(|&i| (i + 1).to_string()).collect::<Vec<_>>().join(",");
+    Injection {
+        kind: Nemesis::Split,
+        detail: format!("split {{{}}} | {{{}}}", ids(&minority), ids(&majority)),
+        rules,
+        signal: None,
+        side: majority,
+        takes_leader: true,
     }
 }
 
