@@ -561,13 +561,13 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
     driver: D,
 ) -> Result<T, CheckError> {
     let sim = &config.sim;
-    match (scenario.synchronizer, sim.monitor) {
+    match (scenario.synchronizer, sim.monitor.map(|m| (m.heartbeat, m.bare))) {
         (Some(choice), _) => elect_algos::dispatch_synchronized(&sim.algorithm, &sim.params, choice, driver)?,
-        (None, Some(heartbeat)) if sim.bare_monitor => {
+        (None, Some((heartbeat, true))) => {
             let bare = Bare { driver, network: scenario.monitor_network(), heartbeat };
             elect_algos::dispatch(&sim.algorithm, &sim.params, bare)?.map_err(CheckError::BareMonitor)?
         }
-        (None, Some(heartbeat)) => {
+        (None, Some((heartbeat, false))) => {
             let network = scenario.monitor_network();
             let hold = network.delay_bound * member::RESIGN_HOLD;
             member::dispatch(&sim.algorithm, &sim.params, member::DeployTiming::new(heartbeat, hold), network, driver)?

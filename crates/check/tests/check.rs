@@ -7,7 +7,7 @@ use elect_check::{
     CheckConfig, Network, Order, Outcome, Step, check, check_algorithm, check_every_arrangement, replay,
 };
 use elect_core::{Check, Command, Cx, Duration, Epoch, Message, Port, Process, Property, Setup, Span, Status};
-use elect_scenario::{Ids, SimConfig};
+use elect_scenario::{Ids, Monitor, SimConfig};
 use serde::{Deserialize, Serialize};
 
 fn run(algorithm: &str, n: usize, ids: Ids, network: Network) -> Outcome {
@@ -281,7 +281,7 @@ fn a_shuffled_depth_first_search_visits_every_state_with_the_same_verdicts() {
 #[test]
 fn a_visited_state_costs_bytes_not_kilobytes() {
     let mut sim = SimConfig::new("bully", 4);
-    sim.monitor = Some(2);
+    sim.monitor = Some(Monitor::member(2));
     let mut config = CheckConfig::new(sim);
     config.timed = true;
     config.crashes = 1;
@@ -303,7 +303,7 @@ fn a_visited_state_costs_bytes_not_kilobytes() {
 fn the_exact_mode_finds_the_same_states_and_verdicts() {
     let member = |exact: bool, bug: bool| {
         let mut sim = SimConfig::new("bully", 3);
-        sim.monitor = Some(2);
+        sim.monitor = Some(Monitor::member(2));
         if bug {
             sim.params = Params::parse(["monitor-bug=same-epoch"]).unwrap();
         }

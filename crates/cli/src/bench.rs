@@ -17,7 +17,7 @@ use std::time::Instant;
 use clap::Args;
 use elect_check::{CheckConfig, Network};
 use elect_core::NodeId;
-use elect_scenario::{Ids, InitiatorSpec, NodeAt, SimConfig};
+use elect_scenario::{Ids, InitiatorSpec, Monitor, NodeAt, SimConfig};
 use elect_sim::{SimError, Sweep};
 use serde::Serialize;
 
@@ -140,7 +140,7 @@ fn planted_flaw(algorithm: &str) -> CheckConfig {
 /// moment, within 4 GiB.
 fn deployed_member(algorithm: &str, n: usize) -> CheckConfig {
     let mut sim = SimConfig::new(algorithm, n);
-    sim.monitor = Some(2);
+    sim.monitor = Some(Monitor::member(2));
     let mut config = CheckConfig::new(sim);
     config.timed = true;
     config.crashes = 1;

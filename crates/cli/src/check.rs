@@ -9,7 +9,7 @@ use elect_check::{
     CheckConfig, Counterexample, CounterexampleFile, Fault, Network, Order, Outcome as Checked, Replay, Sent, Step,
 };
 use elect_core::{NodeId, Status};
-use elect_scenario::{Record, Scenario, ScenarioFile, SimConfig, TICKS_PER_UNIT, Time};
+use elect_scenario::{Monitor, Record, Scenario, ScenarioFile, SimConfig, TICKS_PER_UNIT, Time};
 
 use crate::limits::{self, Limits};
 use crate::outcome::{BadInput, Outcome};
@@ -238,10 +238,10 @@ impl CheckArgs {
         sim.judge.extend(self.scenario_args.judge.iter().copied());
         sim.only.extend(self.scenario_args.only.iter().copied());
         if self.scenario_args.monitor || self.scenario_args.bare_monitor {
-            sim.monitor = Some(self.scenario_args.heartbeat.or(sim.monitor).unwrap_or(2));
-            sim.bare_monitor = self.scenario_args.bare_monitor;
-        } else if let (Some(heartbeat), Some(k)) = (sim.monitor.as_mut(), self.scenario_args.heartbeat) {
-            *heartbeat = k;
+            let heartbeat = self.scenario_args.heartbeat.or(sim.monitor.map(|m| m.heartbeat)).unwrap_or(2);
+            sim.monitor = Some(Monitor { heartbeat, bare: self.scenario_args.bare_monitor });
+        } else if let (Some(monitor), Some(k)) = (sim.monitor.as_mut(), self.scenario_args.heartbeat) {
+            monitor.heartbeat = k;
         }
         Ok(sim)
     }

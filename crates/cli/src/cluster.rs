@@ -309,17 +309,20 @@ impl Text for Vec<ChangeRound> {
         table.write(out)?;
         let done: Vec<f64> = self.iter().filter_map(|c| c.done_ms).collect();
         let leaderless: Vec<f64> = self.iter().map(|c| c.leaderless_ms).collect();
+        write!(out, "changes of the voters: {} of {} done", done.len(), self.len())?;
         if let (Some(d), Some(l)) = (Summary::of(&done), Summary::of(&leaderless)) {
+            write!(
+                out,
+                "; done in p50 {:.1} ms, max {:.1} ms; no leader p50 {:.1} ms, max {:.1} ms",
+                d.p50, d.max, l.p50, l.max
+            )?;
+        }
+        writeln!(out)?;
+        for c in self.iter().filter(|c| c.done_ms.is_none()) {
             writeln!(
                 out,
-                "changes of the voters: {} of {} done; done in p50 {:.1} ms, max {:.1} ms; no leader p50 {:.1} ms, \
-                 max {:.1} ms",
-                done.len(),
-                self.len(),
-                d.p50,
-                d.max,
-                l.p50,
-                l.max
+                "CHANGE NOT DONE in round {}: {} (tried {} times; the changes' log in the data directory says why)",
+                c.round, c.change, c.tries
             )?;
         }
         Ok(())

@@ -7,7 +7,7 @@ use clap::Args;
 use elect_algos::Params;
 use elect_core::Prefer;
 use elect_scenario::{
-    Delay, Ids, InitiatorSpec, LinkDown, NodeAt, Partition, SimConfig, TopologyKind, Transfer, parse_time,
+    Delay, Ids, InitiatorSpec, LinkDown, Monitor, NodeAt, Partition, SimConfig, TopologyKind, Transfer, parse_time,
 };
 
 use crate::outcome::BadInput;
@@ -207,8 +207,7 @@ impl ScenarioArgs {
         cfg.link_downs = self.link_down.clone();
         cfg.partitions = self.partition.clone();
         cfg.prefer = self.prefer;
-        cfg.monitor = monitor_heartbeat(self.monitor, self.bare_monitor, self.heartbeat)?;
-        cfg.bare_monitor = self.bare_monitor;
+        cfg.monitor = monitor(self.monitor, self.bare_monitor, self.heartbeat)?;
         cfg.synchronizer = self.synchronizer;
         cfg.judge.clone_from(&self.judge);
         cfg.only.clone_from(&self.only);
@@ -226,13 +225,13 @@ fn default_initiators(algorithm: &str, crashes: &[NodeAt]) -> InitiatorSpec {
     }
 }
 
-/// The leader monitor's heartbeat (`SimConfig::monitor`) that --monitor, --bare-monitor and --heartbeat ask for: 2
-/// unless --heartbeat says, and none without the monitor, which --heartbeat needs.
-fn monitor_heartbeat(monitor: bool, bare_monitor: bool, heartbeat: Option<u64>) -> Result<Option<u64>, BadInput> {
-    if heartbeat.is_some() && !(monitor || bare_monitor) {
+/// The leader monitor (`SimConfig::monitor`) that --monitor, --bare-monitor and --heartbeat ask for: a heartbeat
+/// every 2 T unless --heartbeat says, and none without the monitor, which --heartbeat needs.
+fn monitor(monitor: bool, bare: bool, heartbeat: Option<u64>) -> Result<Option<Monitor>, BadInput> {
+    if heartbeat.is_some() && !(monitor || bare) {
         return Err(BadInput("--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into()));
     }
-    Ok((monitor || bare_monitor).then_some(heartbeat.unwrap_or(2)))
+    Ok((monitor || bare).then_some(Monitor { heartbeat: heartbeat.unwrap_or(2), bare }))
 }
 
 #[cfg(test)]
@@ -283,7 +282,11 @@ mod tests {
         let (sim, _) = parse::<SimArgs>(&argv).config().unwrap();
         let check = parse::<CheckArgs>(&argv).config().unwrap().sim;
         assert_eq!(sim, check);
-        assert_eq!((sim.nodes, sim.seed, sim.monitor, sim.crashes.len()), (4, 9, Some(3), 1), "{sim:?}");
+        assert_eq!(
+            (sim.nodes, sim.seed, sim.monitor, sim.crashes.len()),
+            (4, 9, Some(elect_scenario::Monitor::member(3)), 1),
+            "{sim:?}"
+        );
         assert_eq!(sim.transfers.len(), 1, "{sim:?}");
     }
 }

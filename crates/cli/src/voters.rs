@@ -4,8 +4,9 @@
 //! it is done (exit 0), refused (exit 1, with the reason), or given up (exit 1: it may or may not take effect).
 //! Adding a voter or removing a learner changes nothing and succeeds, so that a script may ask again.
 //! To remove the leader itself, it first hands leadership over (`POST /transfer?to=ID`, to the strongest other
-//! voter among the given addresses that follows it, so that a member that is down is not chosen), waits for another member to lead, and asks that one. An address that cannot be reached or does not
-//! answer as a member does exits with status 2.
+//! voter among the given addresses that answers and follows it, so that a member that is down is not chosen; to
+//! the strongest other voter when none of them does), waits for another member to lead, and asks that one. An
+//! address that cannot be reached or does not answer as a member does exits with status 2.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,8 +43,8 @@ pub(crate) struct VotersArgs {
     #[arg(long, value_name = "ID", conflicts_with = "remove")]
     add: Option<u32>,
     /// Make member ID a voter no more: it follows, and takes no part in elections. If ID leads, leadership is
-    /// handed over first, to the strongest other voter that answers and follows it (give every member's address,
-    /// so that the new leader can be found).
+    /// handed over first, to the strongest other voter among the addresses given that answers and follows it (the
+    /// strongest other voter when none does: give every member's address).
     #[arg(long, value_name = "ID")]
     remove: Option<u32>,
     /// The members' HTTP token (their --http-token-file), for a change.
@@ -170,7 +171,8 @@ async fn hand_over_if_leading(
     let voters: Vec<u64> = doc["voters"].as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
     let others: Vec<u64> = voters.iter().copied().filter(|&v| v != u64::from(id)).collect();
     // The strongest of the other voters that answers among the addresses given and follows this leader: one
-    // that is down or cut off could not take over. Without such a one, the strongest other voter.
+    // that is down or cut off could not take over. Without such a one (one address given), the strongest other
+    // voter.
     let following = following(addrs, id).await;
     let Some(to) = others.iter().copied().filter(|v| following.contains(v)).max().or(others.iter().copied().max())
     else {
@@ -201,11 +203,15 @@ async fn hand_over_if_leading(
     .into())
 }
 
-/// The ids of the members among `addrs` that answer and say they follow member `leader`.
+/// How long a member asked whether it follows the leader may take to answer: one that is paused or cut off would
+/// not take over anyway.
+const PROBE: Duration = Duration::from_secs(1);
+
+/// The ids of the members among `addrs` that answer within [`PROBE`] and say they follow member `leader`.
 async fn following(addrs: &[String], leader: u32) -> Vec<u64> {
     let mut ids = Vec::new();
     for addr in addrs {
-        if let Ok((200, doc)) = exchange(addr, Method::GET, "/status", None).await
+        if let Ok(Ok((200, doc))) = tokio::time::timeout(PROBE, exchange(addr, Method::GET, "/status", None)).await
             && doc["leader"] == leader
             && let Some(id) = doc["id"].as_u64()
             && id != u64::from(leader)

@@ -12,7 +12,7 @@ use elect_check::{CheckConfig, Explorer, Step};
 use elect_core::{Command, NodeId, Status};
 use elect_net::NodeConfig;
 use elect_net::scripted::{Datagram, Member, Net, Stepped};
-use elect_scenario::{Delay, NodeAt, SimConfig, TICKS_PER_UNIT, TopologyKind};
+use elect_scenario::{Delay, Monitor, NodeAt, SimConfig, TICKS_PER_UNIT, TopologyKind};
 use serde_json::Value;
 
 /// The simulator's trace, written to memory.
@@ -79,7 +79,7 @@ fn config(algorithm: &str) -> SimConfig {
     let mut c = SimConfig::new(algorithm, N as usize);
     c.topology = Some(TopologyKind::Complete);
     c.delay = Delay::Constant(TICKS_PER_UNIT);
-    c.monitor = Some(2);
+    c.monitor = Some(Monitor::member(2));
     c.crashes.push(CRASH.parse::<NodeAt>().unwrap());
     c.recoveries.push(RECOVER.parse::<NodeAt>().unwrap());
     c.resigns.push(RESIGN.parse::<NodeAt>().unwrap());

@@ -247,6 +247,30 @@ impl fmt::Display for Attrs {
     }
 }
 
+/// The leader monitor a run puts its processes under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Monitor {
+    /// The leader's heartbeat period, in multiples of the delay bound `T`.
+    pub heartbeat: u64,
+    /// The leader monitor alone (`--bare-monitor`), without the member around it (heartbeats, epochs and
+    /// re-election, but no fencing epochs, claims or incarnations), on any topology. Otherwise (`--monitor`), the
+    /// process a member of `elect node` runs: the deployed member, with the leader monitor around a single-leader
+    /// algorithm.
+    pub bare: bool,
+}
+
+impl Monitor {
+    /// The deployed member, with a heartbeat every `heartbeat` T.
+    pub const fn member(heartbeat: u64) -> Self {
+        Self { heartbeat, bare: false }
+    }
+
+    /// The leader monitor alone, with a heartbeat every `heartbeat` T.
+    pub const fn bare(heartbeat: u64) -> Self {
+        Self { heartbeat, bare: true }
+    }
+}
+
 /// One simulation run, as the user describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimConfig {
@@ -295,12 +319,8 @@ pub struct SimConfig {
     /// The delay bound `T` processes are told, when it differs from the delay model's (an inaccurate failure
     /// detector when smaller than the real delays).
     pub delay_bound: Option<u64>,
-    /// Run the process a member of `elect node` runs (the deployed member, with the leader monitor around a
-    /// single-leader algorithm), with heartbeats every this many `T`.
-    pub monitor: Option<u64>,
-    /// With `monitor`: the leader monitor alone, without the member around it (heartbeats, epochs and
-    /// re-election, but no fencing epochs, claims or incarnations), on any topology.
-    pub bare_monitor: bool,
+    /// Run every process under the leader monitor (`--monitor` or `--bare-monitor`), or not.
+    pub monitor: Option<Monitor>,
     /// The direction of the priority order.
     pub prefer: Prefer,
     /// `(attr, id)` attributes.
@@ -349,7 +369,6 @@ impl SimConfig {
             until: None,
             delay_bound: None,
             monitor: None,
-            bare_monitor: false,
             prefer: Prefer::Highest,
             attrs: Attrs::None,
             max_events: DEFAULT_MAX_EVENTS,
@@ -428,9 +447,9 @@ impl SimConfig {
         if let Some(t) = self.delay_bound {
             push("delay-bound", format_time(t));
         }
-        if let Some(k) = self.monitor {
-            push(if self.bare_monitor { "bare-monitor" } else { "monitor" }, String::new());
-            push("heartbeat", k.to_string());
+        if let Some(m) = self.monitor {
+            push(if m.bare { "bare-monitor" } else { "monitor" }, String::new());
+            push("heartbeat", m.heartbeat.to_string());
         }
         if self.prefer == Prefer::Lowest {
             push("prefer", "lowest".to_owned());

@@ -32,7 +32,7 @@ mod time;
 mod topology;
 mod trace;
 
-pub use config::{Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, SimConfig};
+pub use config::{Attrs, DEFAULT_MAX_EVENTS, Delay, Ids, InitiatorSpec, Monitor, SimConfig};
 pub use elect_algos::params::{shorten, shorten_to};
 pub use error::ConfigError;
 pub use faults::{

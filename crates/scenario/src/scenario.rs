@@ -139,7 +139,7 @@ impl Scenario {
         if needs_diameter && diameter.is_none() && config.params.get("diameter").is_none() {
             return Err(ConfigError::NoDiameter { algorithm: info.name, kind: graph.kind().clone(), n });
         }
-        match config.monitor {
+        match config.monitor.map(|m| m.heartbeat) {
             Some(0) => return Err(ConfigError::ZeroHeartbeat),
             Some(k) if k > elect_algos::params::MAX_MULTIPLE => return Err(ConfigError::LongHeartbeat(k)),
             _ => {}
@@ -470,18 +470,16 @@ fn check_monitor(
     if config.monitor.is_some() && delay_bound.is_none() {
         return Err(ConfigError::MonitorUnbounded(config.delay));
     }
-    if config.monitor.is_some() && config.bare_monitor && info.elects != elect_algos::Elects::OneLeader {
+    if config.monitor.is_some_and(|m| m.bare) && info.elects != elect_algos::Elects::OneLeader {
         return Err(ConfigError::BareMonitorPerGroup(info.name));
     }
-    if config.monitor.is_some() && !config.bare_monitor {
+    if config.monitor.is_some_and(|m| !m.bare) {
         elect_algos::member::deployable(info).map_err(ConfigError::NotDeployable)?;
         if *graph.kind() != TopologyKind::Complete {
             return Err(ConfigError::MonitorNeedsMesh(graph.kind().clone()));
         }
     }
-    if config.params.get(elect_algos::member::BUG_PARAM.name).is_some()
-        && (config.monitor.is_none() || config.bare_monitor)
-    {
+    if config.params.get(elect_algos::member::BUG_PARAM.name).is_some() && config.monitor.is_none_or(|m| m.bare) {
         return Err(ConfigError::BugNeedsMonitor(elect_algos::member::BUG_PARAM.name));
     }
     let lease_params = [
@@ -490,11 +488,11 @@ fn check_monitor(
         elect_algos::member::CLOCKS_PARAM.name,
     ];
     if let Some(key) = lease_params.into_iter().find(|key| config.params.get(key).is_some())
-        && (config.monitor.is_none() || config.bare_monitor)
+        && config.monitor.is_none_or(|m| m.bare)
     {
         return Err(ConfigError::LeaseNeedsMonitor(key));
     }
-    if config.names_voters() && (config.monitor.is_none() || config.bare_monitor) {
+    if config.names_voters() && config.monitor.is_none_or(|m| m.bare) {
         return Err(ConfigError::VotersNeedMonitor);
     }
     Ok(())

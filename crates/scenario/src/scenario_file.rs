@@ -47,7 +47,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use toml::Spanned;
 
-use crate::config::{Attrs, Delay, Ids, InitiatorSpec, SimConfig};
+use crate::config::{Attrs, Delay, Ids, InitiatorSpec, Monitor, SimConfig};
 use crate::faults::{Link, LinkDown, Loss, NodeAt, Partition, Probability, Transfer, Window};
 use crate::scenario::Scenario;
 use crate::spec::SpecError;
@@ -465,7 +465,7 @@ impl<'a> Building<'a> {
         }
         if let Some(v) = &raw.monitor {
             if *v.get_ref() {
-                self.cfg.monitor = Some(2);
+                self.cfg.monitor = Some(Monitor::member(2));
             }
             self.field(v.span(), |from, to| to.monitor = from.monitor);
         }
@@ -474,16 +474,15 @@ impl<'a> Building<'a> {
                 if self.cfg.monitor.is_some() {
                     return Err(r.at(&v.span(), "monitor and bare-monitor are two processes: choose one"));
                 }
-                self.cfg.monitor = Some(2);
-                self.cfg.bare_monitor = true;
+                self.cfg.monitor = Some(Monitor::bare(2));
             }
-            self.field(v.span(), |from, to| (to.monitor, to.bare_monitor) = (from.monitor, from.bare_monitor));
+            self.field(v.span(), |from, to| to.monitor = from.monitor);
         }
         if let Some(v) = &raw.heartbeat {
-            if self.cfg.monitor.is_none() {
+            let Some(monitor) = &mut self.cfg.monitor else {
                 return Err(r.at(&v.span(), "heartbeat needs monitor = true or bare-monitor = true"));
-            }
-            self.cfg.monitor = Some(*v.get_ref());
+            };
+            monitor.heartbeat = *v.get_ref();
             self.field(v.span(), |from, to| to.monitor = from.monitor);
         }
         if let Some(v) = &raw.max_events {

@@ -128,17 +128,17 @@ pub fn simulate(config: &SimConfig, trace: Option<Box<dyn Write + Send>>) -> Res
 pub fn simulate_with(config: &SimConfig, observers: Observers) -> Result<Report, SimError> {
     let scenario = Scenario::build(config)?;
     let run = Run { scenario, observers };
-    match (run.scenario.synchronizer, config.monitor) {
+    match (run.scenario.synchronizer, config.monitor.map(|m| (m.heartbeat, m.bare))) {
         (Some(choice), _) => {
             dispatch_synchronized(&config.algorithm, &config.params, choice, run).map_err(ConfigError::from)?
         }
-        (None, Some(heartbeat)) if config.bare_monitor => {
+        (None, Some((heartbeat, true))) => {
             let network = run.scenario.monitor_network();
             dispatch(&config.algorithm, &config.params, Bare { driver: run, network, heartbeat })
                 .map_err(ConfigError::from)?
                 .map_err(ConfigError::BareMonitor)?
         }
-        (None, Some(heartbeat)) => {
+        (None, Some((heartbeat, false))) => {
             let network = run.scenario.monitor_network();
             let hold = network.delay_bound * member::RESIGN_HOLD;
             member::dispatch(

@@ -6,7 +6,7 @@ mod common;
 use common::{SharedBuf, config, initiators, run, run_ok, units};
 use elect_algos::bully::Bully;
 use elect_core::{NodeId, Process};
-use elect_scenario::{Delay, NodeAt, Scenario, SimConfig};
+use elect_scenario::{Delay, Monitor, NodeAt, Scenario, SimConfig};
 use elect_sim::{Report, Sim, simulate};
 
 fn at(id: u32, time: u64) -> NodeAt {
@@ -171,7 +171,7 @@ fn faults_are_deterministic_under_random_delays() {
         c.crashes.push(at(9, 3));
         c.recoveries.push(at(9, 30));
         c.partitions.push("1,2|3,4,5@5..12".parse().unwrap());
-        c.monitor = Some(2);
+        c.monitor = Some(Monitor::member(2));
         c.until = Some(units(200));
     });
     let (a, trace_a) = trace_of(&cfg);

@@ -10,7 +10,7 @@ use common::{config, initiators, run, run_ok, units};
 use elect_algos::garcia_molina::{ELECTION_KINDS, GarciaMolina};
 use elect_algos::{Algorithm, Params};
 use elect_core::{Duration, Epoch, NodeId, Process, State};
-use elect_scenario::{Delay, Ids, InitiatorSpec, NodeAt, Scenario, SimConfig};
+use elect_scenario::{Delay, Ids, InitiatorSpec, Monitor, NodeAt, Scenario, SimConfig};
 use elect_sim::{Report, Sim, simulate};
 use proptest::prelude::*;
 
@@ -295,7 +295,7 @@ fn the_leader_monitor_drives_it_like_any_algorithm() {
         c.seed = 3;
         c.ids = Ids::Random;
         c.delay = Delay::Uniform(units(1) / 5, units(1));
-        c.monitor = Some(2);
+        c.monitor = Some(Monitor::member(2));
         c.crash_leader_at = vec![units(60)];
         c.until = Some(units(200));
     }));

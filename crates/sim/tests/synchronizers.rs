@@ -13,7 +13,7 @@ use elect_algos::sync_lcr::SyncLcr;
 use elect_algos::synchronizers::{Abd, Alpha, Beta, Gamma, Spec, Synchronized};
 use elect_algos::{Algorithm, Bound, Facts, Info, ParamError, Params};
 use elect_core::{Check, Duration, NodeId, Port, Setup, Status};
-use elect_scenario::{Delay, InitiatorSpec, Scenario, SimConfig, TopologyKind};
+use elect_scenario::{Delay, InitiatorSpec, Monitor, Scenario, SimConfig, TopologyKind};
 use elect_sim::{Report, Sim, simulate};
 
 /// Graphs of several shapes, with their sizes.
@@ -380,7 +380,7 @@ fn what_cannot_run_on_a_synchronizer_is_refused_with_the_reason() {
     let mut cr = config("chang-roberts", 5, |c| c.synchronizer = Some(Spec::Alpha));
     refuse(&cr, "chang-roberts is not written in rounds");
     cr.algorithm = "floodmax".into();
-    cr.monitor = Some(4);
+    cr.monitor = Some(Monitor::member(4));
     refuse(&cr, "--monitor does not apply");
     let mut abd = config("floodmax", 5, |c| c.synchronizer = Some(Spec::Abd));
     abd.delay = "exp:2".parse().unwrap();

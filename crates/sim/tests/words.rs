@@ -6,7 +6,7 @@ mod common;
 
 use common::{SharedBuf, config, units};
 use elect_algos::book;
-use elect_scenario::{Delay, Ids, SimConfig, TopologyKind};
+use elect_scenario::{Delay, Ids, Monitor, SimConfig, TopologyKind};
 use elect_sim::simulate;
 use serde_json::Value;
 
@@ -103,7 +103,7 @@ fn the_deployed_process_names_the_monitor_s_and_the_member_s_rules_through_a_cra
             c.ids = Ids::Random;
             c.seed = 2;
             c.delay = Delay::Uniform(units(1) / 5, units(1));
-            c.monitor = Some(2);
+            c.monitor = Some(Monitor::member(2));
             if algorithm == "chang-roberts" {
                 c.topology = Some(TopologyKind::Complete);
             }

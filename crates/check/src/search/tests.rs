@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use elect_algos::{Algorithm, Driver};
-use elect_scenario::{Scenario, ScenarioFile, SimConfig};
+use elect_scenario::{Monitor, Scenario, ScenarioFile, SimConfig};
 
 use super::*;
 use crate::{CheckConfig, CheckError};
@@ -92,7 +92,7 @@ fn compare_with(sim: SimConfig, crashes: u8, recoveries: u8, one_delivery: bool)
 
 fn member(algorithm: &str, n: usize) -> SimConfig {
     let mut sim = SimConfig::new(algorithm, n);
-    sim.monitor = Some(2);
+    sim.monitor = Some(Monitor::member(2));
     sim
 }
 

@@ -173,10 +173,19 @@ impl Changes {
     }
 
     /// Records the pending change, with the voters the leader holds after it and how long the members were
-    /// without a leader meanwhile; the cycle turns at either end. Returns whether it was done.
+    /// without a leader meanwhile; the cycle turns at either end. Returns whether it was done: `elect voters`
+    /// said so, and the leader holds the voters before with the member added or removed.
     pub(super) fn record(&mut self, voters: BTreeSet<u32>, leaderless_ms: f64) -> bool {
         let Some(p) = self.pending.take() else { return true };
-        let done = p.ended.filter(|&(_, ok)| ok).map(|(at, _)| ms(at.saturating_duration_since(p.asked)));
+        let mut expected: BTreeSet<u32> = p.before.iter().copied().collect();
+        match p.change {
+            Change::Add(id) => expected.insert(id),
+            Change::Remove(id) => expected.remove(&id),
+        };
+        let done = p
+            .ended
+            .filter(|&(_, ok)| ok && voters == expected)
+            .map(|(at, _)| ms(at.saturating_duration_since(p.asked)));
         self.voters = voters;
         if self.voters.len() >= self.high as usize {
             self.growing = false;
@@ -243,5 +252,15 @@ mod tests {
         assert_eq!(c.rounds[0].tries, 2);
         assert_eq!(c.rounds[0].done_ms, None);
         assert_eq!(c.next(Some(3)), Change::Add(4), "the cycle does not turn on a change not done");
+    }
+
+    #[test]
+    fn a_change_said_done_whose_voters_are_not_the_ones_asked_for_is_not_done() {
+        let mut c = Changes::new(3, 5);
+        let now = Instant::now();
+        let attempt = c.asked(Change::Add(4), 1, "-", now);
+        c.ended(attempt, now, true);
+        assert!(!c.record((1..=3).collect(), 0.0));
+        assert_eq!(c.rounds[0].done_ms, None);
     }
 }

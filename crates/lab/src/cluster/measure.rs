@@ -25,9 +25,9 @@ use super::store::FencingStore;
 /// Tries at starting the cluster when a member could not bind the port chosen for it.
 const START_TRIES: u32 = 3;
 
-/// How long a change of the voters is waited for: longer than an `elect voters` process may run, so that a
-/// change is asked again only once the try before has ended.
-const CHANGE_WAIT: Duration = Duration::from_secs(50);
+/// How long a change of the voters is waited for: longer than an `elect voters` process may run
+/// ([`super::fleet`]'s limit), so that a change is asked again only once the try before has ended.
+const CHANGE_WAIT: Duration = Duration::from_secs(75);
 
 /// The measuring loop's state.
 pub(super) struct Bench<'p> {
@@ -139,7 +139,8 @@ impl<'p> Bench<'p> {
                 }
                 Ok(None) => return Err(Stopped::NoFirstLeader { after_ms: ms(timeout) }),
                 Err(Stopped::MemberExited { detail, .. })
-                    if detail.contains("cannot listen") && attempt < START_TRIES =>
+                    if (detail.contains("cannot listen") || detail.contains("cannot serve HTTP"))
+                        && attempt < START_TRIES =>
                 {
                     self.fleet.stop_all();
                     self.drain();
@@ -304,7 +305,7 @@ impl<'p> Bench<'p> {
             Some(c) => {
                 let voters = c.indexes();
                 let fewest = match c.next(None) {
-                    Change::Remove(_) => voters.len() - 1,
+                    Change::Remove(_) => voters.len().saturating_sub(1).max(1),
                     Change::Add(_) => voters.len(),
                 };
                 Members { n, voters, fewest }
@@ -348,7 +349,10 @@ impl<'p> Bench<'p> {
             return Err(Stopped::Unsettled { round, after_ms: ms(settle) });
         }
         let (leader, _) = self.agreement(|_| true).ok_or_else(|| error("no agreed leader after a change"))?;
-        let voters = self.fleet.read_voters(self.index_of(leader)?).map_err(error)?;
+        let voters = self.fleet.read_voters(self.index_of(leader)?).map_err(|e| {
+            // A Ctrl-C reaches the `elect voters` that reads them too.
+            if INTERRUPTED.load(Ordering::SeqCst) { Stopped::Interrupted } else { error(e) }
+        })?;
         let Some((from, to)) = self.changes.as_ref().and_then(Changes::span) else { return Ok(()) };
         let at = |t: Instant| ms(t.saturating_duration_since(self.origin));
         let leaderless = self.leaderless_ms(at(from), at(to));

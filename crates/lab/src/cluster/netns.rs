@@ -12,9 +12,9 @@
 //! ```
 //!
 //! The addresses exist only inside these namespaces: nothing reaches the host's interfaces. Every member listens
-//! on port [`PORT`] of its own address, and serves HTTP on port [`HTTP_PORT`] when the run changes the voters. A fault is a set of rules per member: drop what comes in from some peers,
-//! drop what goes out to some, or drop each packet from any peer with a probability (`numgen random`); healing
-//! flushes the rules. `tc netem` is not used: not every kernel has it.
+//! on port [`PORT`] of its own address, and serves HTTP on port [`HTTP_PORT`] when the run changes the voters. A
+//! fault is a set of rules per member: drop what comes in from some peers, drop what goes out to some, or drop
+//! each packet from any peer with a probability (`numgen random`); healing flushes the rules. `tc netem` is not used: not every kernel has it.
 //!
 //! Every namespace this creates is deleted when the [`Net`] is dropped (deleting a namespace removes its veth
 //! ends and the bridge). Namespaces left by a run that was itself killed with SIGKILL are found by their name
