@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use serde::Serialize;
+use super::report::{ChangeRound, ms};
 
 /// One change of the voters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,28 +38,6 @@ impl std::fmt::Display for Change {
             Self::Remove(id) => write!(f, "remove {id}"),
         }
     }
-}
-
-/// What one change of the voters did, for the report.
-#[derive(Clone, Debug, Serialize)]
-pub struct ChangeRound {
-    /// The round it was asked in.
-    pub round: u32,
-    /// `add ID` or `remove ID`.
-    pub change: String,
-    /// The fault in force when it was first asked.
-    pub under: String,
-    /// The voters before it.
-    pub before: Vec<u32>,
-    /// The voters the leader holds after it.
-    pub after: Vec<u32>,
-    /// How many times it was asked (1, or 2 when the first failed).
-    pub tries: u32,
-    /// From the first ask to the end of the one that succeeded (`None`: none did).
-    pub done_ms: Option<f64>,
-    /// How long, from the first ask to the end of the last, the members expected to agree had no live leader they
-    /// agreed on.
-    pub leaderless_ms: f64,
 }
 
 /// A change asked and not yet recorded.
@@ -204,10 +182,6 @@ impl Changes {
         });
         done.is_some()
     }
-}
-
-fn ms(d: std::time::Duration) -> f64 {
-    (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
 #[cfg(test)]

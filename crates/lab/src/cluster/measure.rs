@@ -19,7 +19,7 @@ use super::load::Load;
 use super::nemesis::{self, Injection, Members, NemesisRound, Signal};
 use super::netns::Net;
 use super::plan::{Fault, Plan};
-use super::report::{FailedRound, NemesisReport, Report, Round, StaleClaim, Stopped, Summary, Writes};
+use super::report::{FailedRound, NemesisReport, Report, Round, StaleClaim, Stopped, Summary, Writes, ms};
 use super::store::FencingStore;
 
 /// Tries at starting the cluster when a member could not bind the port chosen for it.
@@ -748,10 +748,6 @@ fn show(v: View) -> String {
         Some(l) => format!("{l}@{}", Epoch::from_bits(v.epoch)),
         None => format!("none@{}", Epoch::from_bits(v.epoch)),
     }
-}
-
-fn ms(d: Duration) -> f64 {
-    (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
 #[cfg(test)]

@@ -30,10 +30,9 @@ use std::sync::mpsc;
 
 use anyhow::Context;
 
-pub use changes::ChangeRound;
 pub use nemesis::NemesisRound;
 pub use plan::{Fault, Request};
-pub use report::{FailedRound, NemesisReport, Report, Round, StaleClaim, Stopped, Summary, Writes};
+pub use report::{ChangeRound, FailedRound, NemesisReport, Report, Round, StaleClaim, Stopped, Summary, Writes};
 
 use fleet::{Data, watch_for_interrupts};
 use measure::Bench;

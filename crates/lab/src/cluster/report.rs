@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use crate::history::{Overlap, Regression, SameEpoch, StaleWrite};
 use serde::Serialize;
 
-use super::changes::ChangeRound;
 use super::nemesis::NemesisRound;
 use super::plan::Fault;
 
@@ -121,6 +120,33 @@ impl Summary {
             mean: (mean * 1e3).round() / 1e3,
         })
     }
+}
+
+/// What one change of the voters did, for the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChangeRound {
+    /// The round it was asked in.
+    pub round: u32,
+    /// `add ID` or `remove ID`.
+    pub change: String,
+    /// The fault in force when it was first asked.
+    pub under: String,
+    /// The voters before it.
+    pub before: Vec<u32>,
+    /// The voters the leader holds after it.
+    pub after: Vec<u32>,
+    /// How many times it was asked (1, or 2 when the first failed).
+    pub tries: u32,
+    /// From the first ask to the end of the one that succeeded (`None`: none did).
+    pub done_ms: Option<f64>,
+    /// How long, from the first ask to the end of the last, the members expected to agree had no live leader they
+    /// agreed on.
+    pub leaderless_ms: f64,
+}
+
+/// A duration in milliseconds, to a microsecond.
+pub(super) fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
 /// The fencing store's verdicts.
