@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Epoch, Notice, Peers, Port, Process, Property, Rank, Setup, Shape, Span, Status, View,
+    Check, Command, Cx, Duration, Epoch, InT, Notice, Peers, Port, Process, Property, Rank, Setup, Shape, Span, Status,
+    View,
 };
 use serde::{Deserialize, Serialize};
 
@@ -150,7 +151,7 @@ pub enum Timer {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AdHoc {
     /// Heartbeat period in units of `T`: `None` for the default (mobile networks only), `Some(0)` for never.
-    pub heartbeat: Option<u64>,
+    pub heartbeat: Option<InT>,
 }
 
 /// One process of the ad hoc election.
@@ -558,10 +559,11 @@ impl Algorithm for AdHoc {
     fn build(&self, setup: &Setup<'_>) -> AdHocProcess {
         let mobile = setup.shape == Shape::Mobile;
         let t = setup.delay_bound.unwrap_or(Duration::from_ticks(1));
-        let period = self.heartbeat.unwrap_or(if mobile { 4 } else { 0 });
+        let period = self.heartbeat.unwrap_or(InT(if mobile { 4 } else { 0 }));
         let hops = setup.diameter.map_or(setup.neighbors.len() as u64 + 1, u64::from);
         let hops = hops.max(1);
-        let beat = (period > 0).then(|| (t * period, t * (2 * period + 2 * hops), t * (2 * period + 5 * hops + 2)));
+        let beat =
+            (period > InT::ZERO).then(|| (t * period, t * (period * 2 + 2 * hops), t * (period * 2 + 5 * hops + 2)));
         AdHocProcess {
             me: setup.rank,
             up: vec![!mobile; setup.neighbors.len()],
@@ -589,11 +591,11 @@ impl Algorithm for AdHoc {
 
     fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
         let t = delay_bound?;
-        let period = self.heartbeat.unwrap_or(4);
+        let period = self.heartbeat.unwrap_or(InT(4));
         let hops = facts.diameter.unwrap_or(facts.nodes);
         // A lost leader is noticed within 2H + 2DT; the election that follows takes at most 3D + 2 hops, the
         // merge floods another D.
-        (period > 0).then(|| t * (2 * period + 2 * hops + 4 * hops + 2 + period))
+        (period > InT::ZERO).then(|| t * (period * 2 + 2 * hops + 4 * hops + 2 + period))
     }
 
     fn bounds(&self, f: &Facts) -> Vec<Bound> {

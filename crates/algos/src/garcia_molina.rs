@@ -6,8 +6,8 @@ mod process;
 use std::str::FromStr;
 
 use elect_core::{
-    Check, Command, Cx, Duration, Epoch, Invalid, NodeId, Notice, Peers, Port, Process, Property, Rank, Roster, Setup,
-    Span, State, Status, Validate, View, When,
+    Check, Command, Cx, Duration, Epoch, InT, Invalid, NodeId, Notice, Peers, Port, Process, Property, Rank, Roster,
+    Setup, Span, State, Status, Validate, View, When,
 };
 use serde::{Deserialize, Serialize};
 
@@ -109,9 +109,9 @@ pub struct GarciaMolina {
     /// Whether the second phase has REORGANIZATION and `ready` (GM's paper) or not (S004's simplification).
     pub ready: bool,
     /// A NORMAL coordinator runs Check every `check·T`.
-    pub check: u64,
+    pub check: InT,
     /// A process runs Timeout after `timeout·T` without news from its coordinator.
-    pub timeout: u64,
+    pub timeout: InT,
     /// How many times an unanswered `new-coordinator` or `ready` call is sent again before it counts as failed.
     pub retries: u32,
     /// Whether a coordinator's Check appoints a weaker process that is not NORMAL alone (rather than electing).
@@ -123,7 +123,7 @@ pub struct GarciaMolina {
 
 impl Default for GarciaMolina {
     fn default() -> Self {
-        Self { ready: true, check: 10, timeout: 20, retries: 2, rejoin: true, monitored: false }
+        Self { ready: true, check: InT(10), timeout: InT(20), retries: 2, rejoin: true, monitored: false }
     }
 }
 

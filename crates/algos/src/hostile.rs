@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 use arbitrary::Unstructured;
 use elect_core::driver::{self, Host};
 use elect_core::{
-    Command, Duration, EffectOf, Epoch, Event, Instant, Neighbor, NodeId, Notice, Port, Process, Ranking, RingPorts,
-    Setup, Shape, Span,
+    Command, Duration, EffectOf, Epoch, Event, InT, Instant, Neighbor, NodeId, Notice, Port, Process, Ranking,
+    RingPorts, Setup, Shape, Span,
 };
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 
@@ -76,7 +76,7 @@ pub fn run(algorithm: &str, n: usize, u: &mut Unstructured<'_>) -> Result<Outcom
         logical_ring: info.needs == Needs::Ring,
         delay_bound: Duration::from_ticks(T),
     };
-    let timing = DeployTiming::new(2, Duration::from_ticks(10 * T));
+    let timing = DeployTiming::new(InT(2), Duration::from_ticks(10 * T));
     let harness = Harness { n, u };
     crate::member::dispatch_member(algorithm, &Params::default(), timing, network, harness).expect("a known algorithm")
 }

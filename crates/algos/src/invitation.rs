@@ -4,7 +4,7 @@ mod config;
 mod messages;
 mod process;
 
-use elect_core::{Check, Duration, Property, Setup};
+use elect_core::{Check, Duration, InT, Property, Setup};
 
 use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Needs, Showcase, Timing};
 use crate::params::{ParamError, Params};
@@ -95,7 +95,7 @@ impl Algorithm for Invitation {
 
     /// From singletons to one group: a check period, its answers, the merge delays, the invitation round.
     fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
-        t * (self.check + facts.nodes * self.merge + 8)
+        t * (self.check + self.merge * facts.nodes + 8)
     }
 
     /// `τ = 2·(check + timeout + n·merge + 16 + 6·retries + p)·T`: a member notices a lost coordinator within a
@@ -107,8 +107,8 @@ impl Algorithm for Invitation {
     fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
         let t = delay_bound?;
         let retries = u64::from(self.retries);
-        let pre_vote = if self.pre_vote { self.timeout + 6 + 3 * retries } else { 0 };
-        Some(t * (2 * (self.check + self.timeout + facts.nodes * self.merge + 16 + 6 * retries + pre_vote)))
+        let pre_vote = if self.pre_vote { self.timeout + 6 + 3 * retries } else { InT::ZERO };
+        Some(t * ((self.check + self.timeout + self.merge * facts.nodes + 16 + 6 * retries + pre_vote) * 2))
     }
 
     /// Periodic checks make totals grow with the length of the run: no closed form applies.

@@ -16,7 +16,7 @@ mod voters;
 
 use std::sync::Arc;
 
-use elect_core::{Duration, NodeId};
+use elect_core::{Duration, InT, NodeId};
 
 pub use self::config::{BUG_PARAM, Bug, MemberConfig};
 pub use self::deployed::Deployed;
@@ -35,7 +35,7 @@ use crate::params::Params;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeployTiming {
     /// The leader's heartbeat period, in multiples of `T`.
-    pub heartbeat: u64,
+    pub heartbeat: InT,
     /// How long a member that resigned sits out.
     pub resign_hold: Duration,
     /// A planted flaw, if any.
@@ -54,7 +54,7 @@ pub struct DeployTiming {
 
 impl DeployTiming {
     /// Heartbeats every `heartbeat·T`, a resign hold of `resign_hold`, no planted flaw, a member that may lead.
-    pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
+    pub fn new(heartbeat: InT, resign_hold: Duration) -> Self {
         Self {
             heartbeat,
             resign_hold,

@@ -13,7 +13,7 @@ mod suspicion;
 mod tests;
 mod watch;
 
-use elect_core::{Check, Duration, NodeId, Property, Setup, Winner};
+use elect_core::{Check, Duration, InT, NodeId, Property, Setup, Winner};
 
 use self::config::Fixed;
 pub use self::config::{MonitorConfig, MonitorNetwork};
@@ -42,7 +42,7 @@ pub struct Bare<D> {
     /// What the monitor's timing depends on.
     pub network: MonitorNetwork,
     /// The heartbeat period, in multiples of `T`.
-    pub heartbeat: u64,
+    pub heartbeat: InT,
 }
 
 impl<D: Driver> Driver for Bare<D> {
@@ -74,7 +74,7 @@ impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
 
     /// The algorithm's own parameters, with heartbeats every `2T` and a one-hop timeout.
     fn from_params(params: &Params) -> Result<Self, ParamError> {
-        Ok(Self::new(A::from_params(params)?, MonitorConfig::new(2, 1, 5)))
+        Ok(Self::new(A::from_params(params)?, MonitorConfig::new(InT(2), 1, InT(5))))
     }
 
     fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {

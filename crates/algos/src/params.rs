@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-use elect_core::NodeId;
+use elect_core::{InT, NodeId};
 
 /// The longest period a parameter may set, in multiples of the delay bound `T`: periods, timeouts and heartbeats
 /// (`check=K`, `timeout=K`, `merge=K`, `heartbeat=K`, and `--heartbeat K`) are at most a million `T`. Longer ones
@@ -153,7 +153,7 @@ impl Params {
     }
 
     /// The value of `info`'s key as a whole number of delay bounds `T`, from `min` to [`MAX_MULTIPLE`].
-    pub fn multiple(&self, info: &ParamInfo, min: u64) -> Result<u64, ParamError> {
+    pub fn multiple(&self, info: &ParamInfo, min: u64) -> Result<InT, ParamError> {
         let raw = self.get(info.name).unwrap_or(info.default);
         let invalid = |reason: String| ParamError::Invalid { key: info.name, value: raw.to_owned(), reason };
         let k: u64 = raw.parse().map_err(|_| invalid(format!("not a whole number of T (expected {})", info.values)))?;
@@ -187,11 +187,11 @@ impl Params {
 pub struct TooLong;
 
 /// Refuses a multiple of `T` above [`MAX_MULTIPLE`], saying why.
-pub fn check_multiple(k: u64) -> Result<u64, TooLong> {
+pub fn check_multiple(k: u64) -> Result<InT, TooLong> {
     if k > MAX_MULTIPLE {
         return Err(TooLong);
     }
-    Ok(k)
+    Ok(InT(k))
 }
 
 impl fmt::Display for Params {
@@ -238,7 +238,7 @@ mod tests {
         assert!(bad.to_string().starts_with("parameter level=x is invalid"), "{bad}");
         let huge = Params::parse(["level=18446744073709551615"]).unwrap().multiple(&LEVEL, 1).unwrap_err();
         assert!(huge.to_string().contains("at most 1000000"), "{huge}");
-        assert_eq!(Params::parse(["level=1000000"]).unwrap().multiple(&LEVEL, 1), Ok(MAX_MULTIPLE));
+        assert_eq!(Params::parse(["level=1000000"]).unwrap().multiple(&LEVEL, 1), Ok(InT(MAX_MULTIPLE)));
         assert!(
             Params::parse(["level=0"]).unwrap().multiple(&LEVEL, 1).unwrap_err().to_string().contains("at least one T")
         );

@@ -12,7 +12,7 @@ use elect_algos::monitor::{LeaderMonitor, MonitorConfig, MonitorMsg};
 use elect_algos::{Algorithm, Params};
 use elect_core::driver;
 use elect_core::{
-    Command, Duration, Epoch, Event, EventOf, Instant, Neighbor, NodeId, Port, Process, Rank, Ranking, RingPorts,
+    Command, Duration, Epoch, Event, EventOf, InT, Instant, Neighbor, NodeId, Port, Process, Rank, Ranking, RingPorts,
     Setup, Shape,
 };
 use proptest::prelude::*;
@@ -44,8 +44,8 @@ fn member<A: Algorithm>(algorithm: A, me: u32) -> Member<LeaderMonitor<A>> {
         diameter: Some(1),
         suspected: &[],
     };
-    let monitor = LeaderMonitor::new(algorithm, MonitorConfig::new(2, 1, 5));
-    let mut m = Deployed::new(monitor, MemberConfig::new(2, T * 10)).build(&setup);
+    let monitor = LeaderMonitor::new(algorithm, MonitorConfig::new(InT(2), 1, InT(5)));
+    let mut m = Deployed::new(monitor, MemberConfig::new(InT(2), T * 10)).build(&setup);
     step(&mut m, Event::Start { restored: None });
     step(&mut m, Event::Command(Command::Initiate));
     m

@@ -75,7 +75,7 @@ fn bully_is_correct_under_its_synchronous_model_and_splits_without_it() {
     // leading (the weaker one's followers never learn of the stronger).
     let o = run_with("bully", 4, |c| {
         c.timed = true;
-        c.sim.delay_bound = Some(400);
+        c.sim.delay_bound = Some(elect_core::Duration::from_ticks(400));
     });
     let c = o.counterexample.expect("timeouts shorter than the delays break Bully");
     assert_eq!(c.property, "safety", "{c:?}");
@@ -281,7 +281,7 @@ fn a_shuffled_depth_first_search_visits_every_state_with_the_same_verdicts() {
 #[test]
 fn a_visited_state_costs_bytes_not_kilobytes() {
     let mut sim = SimConfig::new("bully", 4);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     let mut config = CheckConfig::new(sim);
     config.timed = true;
     config.crashes = 1;
@@ -303,7 +303,7 @@ fn a_visited_state_costs_bytes_not_kilobytes() {
 fn the_exact_mode_finds_the_same_states_and_verdicts() {
     let member = |exact: bool, bug: bool| {
         let mut sim = SimConfig::new("bully", 3);
-        sim.monitor = Some(Monitor::member(2));
+        sim.monitor = Some(Monitor::member(elect_core::InT(2)));
         if bug {
             sim.params = Params::parse(["monitor-bug=same-epoch"]).unwrap();
         }
@@ -335,7 +335,7 @@ fn a_saved_counterexample_replays_to_the_same_violation() {
     for (algorithm, timed, bound) in [("bully", false, None), ("bully", true, Some(400)), ("peterson", false, None)] {
         let mut config = CheckConfig::new(SimConfig::new(algorithm, 4));
         config.timed = timed;
-        config.sim.delay_bound = bound;
+        config.sim.delay_bound = bound.map(elect_core::Duration::from_ticks);
         if algorithm == "peterson" {
             config.network = Network::Unordered;
         }

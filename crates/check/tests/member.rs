@@ -13,7 +13,7 @@ use elect_scenario::{Monitor, ScenarioFile, SimConfig, TopologyKind};
 
 fn member(algorithm: &str, n: usize, f: impl FnOnce(&mut CheckConfig)) -> Outcome {
     let mut sim = SimConfig::new(algorithm, n);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     if elect_algos::lookup(algorithm).unwrap().needs == elect_algos::Needs::Ring {
         sim.topology = Some(TopologyKind::Complete);
     }
@@ -100,7 +100,7 @@ fn a_grant_that_reuses_the_epoch_it_replaces_is_found_and_replays() {
     for n in [3, 5] {
         let mut config = CheckConfig::new({
             let mut sim = SimConfig::new("bully", n);
-            sim.monitor = Some(Monitor::member(2));
+            sim.monitor = Some(Monitor::member(elect_core::InT(2)));
             sim.params = Params::parse(["monitor-bug=same-epoch"]).unwrap();
             sim
         });
@@ -130,7 +130,7 @@ fn the_member_on_four_processes_is_proved_in_thousands_of_states() {
 #[test]
 fn untimed_members_are_explored_within_the_bounds_given() {
     let mut sim = SimConfig::new("bully", 3);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     let mut config = CheckConfig::new(sim);
     config.max_depth = 6;
     let o = check(&config).unwrap();
@@ -142,7 +142,7 @@ fn untimed_members_are_explored_within_the_bounds_given() {
 #[test]
 fn what_the_checker_cannot_drive_is_refused_with_the_reason() {
     let mut sim = SimConfig::new("chang-roberts", 3);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     let err = check(&CheckConfig::new(sim)).unwrap_err().to_string();
     assert!(err.contains("members form a full mesh"), "{err}");
 }
@@ -285,7 +285,7 @@ fn timed_runs_reduced_one_instant_at_a_time_reach_the_same_verdicts() {
     let mut configs: Vec<(&str, CheckConfig)> = Vec::new();
     for algorithm in ["bully", "garcia-molina", "invitation"] {
         let mut sim = SimConfig::new(algorithm, 3);
-        sim.monitor = Some(Monitor::member(2));
+        sim.monitor = Some(Monitor::member(elect_core::InT(2)));
         let mut c = CheckConfig::new(sim);
         c.timed = true;
         c.crashes = 1;
@@ -293,7 +293,7 @@ fn timed_runs_reduced_one_instant_at_a_time_reach_the_same_verdicts() {
     }
     for algorithm in ["bully", "garcia-molina"] {
         let mut sim = SimConfig::new(algorithm, 3);
-        sim.monitor = Some(Monitor::member(2));
+        sim.monitor = Some(Monitor::member(elect_core::InT(2)));
         sim.params = Params::parse(["monitor-bug=same-epoch"]).unwrap();
         let mut c = CheckConfig::new(sim);
         (c.timed, c.crashes) = (true, 1);
@@ -309,7 +309,7 @@ fn timed_runs_reduced_one_instant_at_a_time_reach_the_same_verdicts() {
         configs.push((name, c));
     }
     let mut sim = SimConfig::new("bully", 3);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     let mut c = CheckConfig::new(sim);
     (c.timed, c.crashes, c.recoveries) = (true, 1, 1);
     configs.push(("recovery", c));
@@ -434,7 +434,7 @@ fn a_transfer_keeps_one_leader_per_epoch_and_makes_the_member_named_leader() {
 #[test]
 fn five_garcia_molina_members_are_checked_in_full_and_the_planted_flaw_is_found() {
     let mut sim = SimConfig::new("garcia-molina", 5);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     let mut c = CheckConfig::new(sim.clone());
     (c.timed, c.crashes) = (true, 1);
     let o = check(&c).unwrap();
@@ -496,7 +496,7 @@ fn a_restart_is_a_step_of_its_own_member_and_the_reduction_keeps_the_verdicts() 
 fn a_member_that_forgets_its_grant_on_restart_grants_the_epoch_again_and_is_found() {
     let config = {
         let mut sim = SimConfig::new("bully", 3);
-        sim.monitor = Some(Monitor::member(2));
+        sim.monitor = Some(Monitor::member(elect_core::InT(2)));
         sim.params = Params::parse(["monitor-bug=forget-epoch"]).unwrap();
         let mut config = CheckConfig::new(sim);
         (config.timed, config.crashes, config.recoveries) = (true, 2, 2);

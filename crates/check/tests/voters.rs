@@ -9,7 +9,7 @@ use elect_scenario::{Monitor, SimConfig};
 /// Four members running `algorithm`'s deployed process, timed, as `configure` sets them up.
 fn four(algorithm: &str, configure: impl FnOnce(&mut CheckConfig)) -> (CheckConfig, Outcome) {
     let mut sim = SimConfig::new(algorithm, 4);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     let mut config = CheckConfig::new(sim);
     config.timed = true;
     configure(&mut config);

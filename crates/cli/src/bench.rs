@@ -140,7 +140,7 @@ fn planted_flaw(algorithm: &str) -> CheckConfig {
 /// moment, within 4 GiB.
 fn deployed_member(algorithm: &str, n: usize) -> CheckConfig {
     let mut sim = SimConfig::new(algorithm, n);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     let mut config = CheckConfig::new(sim);
     config.timed = true;
     config.crashes = 1;

@@ -238,7 +238,8 @@ impl CheckArgs {
         sim.judge.extend(self.scenario_args.judge.iter().copied());
         sim.only.extend(self.scenario_args.only.iter().copied());
         if self.scenario_args.monitor || self.scenario_args.bare_monitor {
-            let heartbeat = self.scenario_args.heartbeat.or(sim.monitor.map(|m| m.heartbeat)).unwrap_or(2);
+            let heartbeat =
+                self.scenario_args.heartbeat.or(sim.monitor.map(|m| m.heartbeat)).unwrap_or(Monitor::DEFAULT_HEARTBEAT);
             sim.monitor = Some(Monitor { heartbeat, bare: self.scenario_args.bare_monitor });
         } else if let (Some(monitor), Some(k)) = (sim.monitor.as_mut(), self.scenario_args.heartbeat) {
             monitor.heartbeat = k;

@@ -25,8 +25,8 @@ pub(crate) struct ClusterArgs {
     /// The leader's heartbeat period, in milliseconds. Members run with `--delay-bound-ms T --heartbeat 2`, where
     /// T = MS/2 (an odd MS is rounded up to the next even number): the leader sends a heartbeat every 2·T and a
     /// follower suspects it after 4·T (two periods) without one. The default, 10 ms, gives T = 5 ms.
-    #[arg(long, value_name = "MS", default_value_t = 10)]
-    heartbeat: u64,
+    #[arg(long = "heartbeat", value_name = "MS", default_value_t = 10)]
+    heartbeat_ms: u64,
     /// Kill the leader with SIGKILL this many times, restarting it each time with its data directory (the
     /// default, with 10 rounds, when neither this nor --pause-leader is given).
     #[arg(long, value_name = "ROUNDS", conflicts_with = "pause_leader")]
@@ -97,7 +97,7 @@ impl ClusterArgs {
             nodes: self.nodes,
             algorithm: self.algorithm.clone(),
             params: self.params.clone(),
-            heartbeat: self.heartbeat,
+            heartbeat_ms: self.heartbeat_ms,
             kill_leader: self.kill_leader,
             pause_leader: self.pause_leader,
             nemesis: self.nemesis.clone(),

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use elect_core::{Epoch, NodeId};
+use elect_core::{Epoch, InT, NodeId};
 use elect_net::{ClusterKey, HttpToken, Node, NodeConfig, Peer, StartError, ValidConfig};
 
 use crate::outcome::{BadInput, Outcome};
@@ -58,8 +58,8 @@ pub(crate) struct NodeArgs {
     #[arg(long, value_name = "MS", default_value_t = 20)]
     delay_bound_ms: u64,
     /// The leader's heartbeat period, in multiples of T; followers suspect it after (heartbeat + 2)·T.
-    #[arg(long, value_name = "N", default_value_t = 2)]
-    heartbeat: u64,
+    #[arg(long, value_name = "N", default_value = "2")]
+    heartbeat: InT,
     /// Authenticate every packet with the cluster key derived from this file: its bytes (less one trailing line
     /// ending) are a secret every member shares, e.g. `head -c 32 /dev/urandom > FILE`. Packets without the right
     /// tag, and replayed packets, are dropped. Without it the cluster trusts its network.
@@ -97,7 +97,7 @@ pub(crate) struct NodeArgs {
     lease: bool,
     /// With --lease: the lease length, in multiples of T [default: heartbeat + 3].
     #[arg(long, value_name = "N")]
-    lease_length: Option<u64>,
+    lease_length: Option<InT>,
     /// With --lease: how far any member's clock may run faster or slower than real time, in parts per million
     /// [default: 1000].
     #[arg(long, value_name = "PPM")]
@@ -222,7 +222,7 @@ async fn serve(
     fencing_store: Option<PathBuf>,
 ) -> anyhow::Result<Outcome> {
     let config = valid.config();
-    let heartbeat = config.delay_bound * u32::try_from(config.heartbeat).unwrap_or(u32::MAX);
+    let heartbeat = config.real(config.heartbeat);
     let mut node = Node::start_valid(valid).await.map_err(|e| match e {
         StartError::Config(_) | StartError::Bind { .. } | StartError::Http { .. } => {
             anyhow::Error::new(BadInput(e.to_string()))

@@ -5,7 +5,7 @@
 
 use clap::Args;
 use elect_algos::Params;
-use elect_core::Prefer;
+use elect_core::{Duration, InT, Prefer};
 use elect_scenario::{
     Delay, Ids, InitiatorSpec, LinkDown, Monitor, NodeAt, Partition, SimConfig, TopologyKind, Transfer, parse_time,
 };
@@ -102,7 +102,7 @@ pub(crate) struct ScenarioArgs {
     /// With --monitor or --bare-monitor: a heartbeat every K times the delay bound T [default: 2, or the scenario
     /// file's].
     #[arg(long, value_name = "K")]
-    pub(crate) heartbeat: Option<u64>,
+    pub(crate) heartbeat: Option<InT>,
     /// Run an algorithm written in rounds (floodmax, opt-floodmax, sync-lcr) on a synchronizer instead of in
     /// lock-step: abd (pulses 2d apart, d the delay bound), alpha (acks and safe on every link), beta[@ROOT] (a
     /// spanning tree from ROOT, by default the smallest initiator), gamma[:K][@ROOT] (clusters of at least K
@@ -197,7 +197,7 @@ impl ScenarioArgs {
         };
         cfg.seed = self.seed.unwrap_or(1);
         cfg.delay = self.delay;
-        cfg.delay_bound = self.delay_bound;
+        cfg.delay_bound = self.delay_bound.map(Duration::from_ticks);
         cfg.crashes = self.crash.clone();
         cfg.recoveries = self.recover.clone();
         cfg.resigns = self.resign.clone();
@@ -227,11 +227,11 @@ fn default_initiators(algorithm: &str, crashes: &[NodeAt]) -> InitiatorSpec {
 
 /// The leader monitor (`SimConfig::monitor`) that --monitor, --bare-monitor and --heartbeat ask for: a heartbeat
 /// every 2 T unless --heartbeat says, and none without the monitor, which --heartbeat needs.
-fn monitor(monitor: bool, bare: bool, heartbeat: Option<u64>) -> Result<Option<Monitor>, BadInput> {
+fn monitor(monitor: bool, bare: bool, heartbeat: Option<InT>) -> Result<Option<Monitor>, BadInput> {
     if heartbeat.is_some() && !(monitor || bare) {
         return Err(BadInput("--heartbeat times the leader monitor: it needs --monitor or --bare-monitor".into()));
     }
-    Ok((monitor || bare).then_some(Monitor { heartbeat: heartbeat.unwrap_or(2), bare }))
+    Ok((monitor || bare).then_some(Monitor { heartbeat: heartbeat.unwrap_or(Monitor::DEFAULT_HEARTBEAT), bare }))
 }
 
 #[cfg(test)]
@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(sim, check);
         assert_eq!(
             (sim.nodes, sim.seed, sim.monitor, sim.crashes.len()),
-            (4, 9, Some(elect_scenario::Monitor::member(3)), 1),
+            (4, 9, Some(elect_scenario::Monitor::member(elect_core::InT(3))), 1),
             "{sim:?}"
         );
         assert_eq!(sim.transfers.len(), 1, "{sim:?}");

@@ -412,7 +412,7 @@ fn the_new_monitor_and_synchronizer_flags_refuse_bad_input_with_one_line() {
         (&["check", "-a", "bully", "-n", "3", "--monitor", "--transfer", "3>7@5"], "7 is not a node"),
         (&["check", "-a", "bully", "-n", "3", "--monitor", "--transfer", "3>1@5"], "transfers, link faults"),
         (&["sim", "--scenario", "member-partition", "--lease"], "cannot be used with '--lease'"),
-        (&["check", "-a", "bully", "-n", "3", "--monitor", "--param", "lease=2"], "a lease must be at least 5 T"),
+        (&["check", "-a", "bully", "-n", "3", "--monitor", "--param", "lease=2"], "a lease must be at least 5T"),
         (&["sim", "-a", "bully", "-n", "3", "--monitor", "--param", "max-drift-ppm=9"], "add lease=on"),
         (&["check", "-a", "bully", "-n", "3", "--monitor", "--param", "clocks=drifting"], "add lease=on"),
         (&["check", "-a", "bully", "-n", "3", "--judge", "one-leaders"], "'one-leaders' is no property"),

@@ -79,7 +79,7 @@ fn config(algorithm: &str) -> SimConfig {
     let mut c = SimConfig::new(algorithm, N as usize);
     c.topology = Some(TopologyKind::Complete);
     c.delay = Delay::Constant(TICKS_PER_UNIT);
-    c.monitor = Some(Monitor::member(2));
+    c.monitor = Some(Monitor::member(elect_core::InT(2)));
     c.crashes.push(CRASH.parse::<NodeAt>().unwrap());
     c.recoveries.push(RECOVER.parse::<NodeAt>().unwrap());
     c.resigns.push(RESIGN.parse::<NodeAt>().unwrap());
@@ -248,7 +248,7 @@ fn node_config(algorithm: &str, id: NodeId, dir: &std::path::Path) -> NodeConfig
     }
     let unit = std::time::Duration::from_micros(TICKS_PER_UNIT);
     c.delay_bound = unit;
-    c.heartbeat = 2;
+    c.heartbeat = elect_core::InT(2);
     c.resign_hold = unit * elect_algos::member::RESIGN_HOLD as u32;
     c.seed = Some(1);
     c

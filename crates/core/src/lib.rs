@@ -61,6 +61,6 @@ pub use process::{
 pub use property::{Check, Monitor, Property, Skipped, Violation, When, Winner, World};
 pub use status::epoch::Epoch;
 pub use status::{GroupId, State, Status, StatusKey, epoch};
-pub use time::{Duration, Instant, Span};
+pub use time::{Duration, InT, Instant, Span};
 pub use valid::{Invalid, Roster, Validate};
 pub use view::{Peers, Value, View};

@@ -20,6 +20,13 @@ pub struct Instant(u64);
 #[serde(transparent)]
 pub struct Duration(u64);
 
+/// A span of time counted in multiples of the delay bound `T` (a heartbeat period of `InT(2)` is `2T`): what a
+/// flag, a parameter or a configuration says before a driver's `T` turns it into ticks (`t * InT(2)`). Its sums
+/// saturate (they are of values a user chose, bounded where they enter); the product with `T` is checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct InT(pub u64);
+
 impl Instant {
     /// The start of every run.
     pub const ZERO: Self = Self(0);
@@ -117,6 +124,64 @@ impl Mul<u64> for Duration {
     }
 }
 
+impl InT {
+    /// No time.
+    pub const ZERO: Self = Self(0);
+
+    /// How many `T`.
+    pub const fn count(self) -> u64 {
+        self.0
+    }
+
+    /// This many `T` of `t` ticks, or `None` if that does not fit in virtual time.
+    pub const fn of(self, t: Duration) -> Option<Duration> {
+        t.checked_mul(self.0)
+    }
+}
+
+impl Add for InT {
+    type Output = Self;
+    fn add(self, k: Self) -> Self {
+        Self(self.0.saturating_add(k.0))
+    }
+}
+
+impl Add<u64> for InT {
+    type Output = Self;
+    fn add(self, k: u64) -> Self {
+        Self(self.0.saturating_add(k))
+    }
+}
+
+impl Mul<u64> for InT {
+    type Output = Self;
+    fn mul(self, k: u64) -> Self {
+        Self(self.0.saturating_mul(k))
+    }
+}
+
+impl Mul<InT> for Duration {
+    type Output = Self;
+    /// `k·T` in ticks, for a `T` of `self` ticks.
+    fn mul(self, k: InT) -> Self {
+        self * k.0
+    }
+}
+
+impl std::str::FromStr for InT {
+    type Err = std::num::ParseIntError;
+    /// A number of `T`, as a flag gives it (`2` is `2T`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.trim().parse().map(Self)
+    }
+}
+
+impl fmt::Display for InT {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}T", self.0)
+    }
+}
+
 impl fmt::Display for Instant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}t", self.0)
@@ -166,6 +231,16 @@ mod tests {
         assert_eq!(deadline.ticks(), 2001);
         assert_eq!(deadline - Instant::from_ticks(1), Duration::from_ticks(2000));
         assert_eq!(Instant::from_ticks(3).saturating_since(Instant::from_ticks(9)), Duration::ZERO);
+    }
+
+    #[test]
+    fn multiples_of_t_become_ticks_with_t() {
+        let t = Duration::from_ticks(1000);
+        assert_eq!(t * (InT(2) + 1), Duration::from_ticks(3000));
+        assert_eq!(InT(u64::MAX) + 1, InT(u64::MAX), "sums of T saturate");
+        assert_eq!(InT(u64::MAX).of(t), None, "the product with T is checked");
+        assert_eq!("3".parse::<InT>().unwrap().to_string(), "3T");
+        assert!("-1".parse::<InT>().is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use elect_algos::{Elects, Info, Needs, Params, RegistryError};
-use elect_core::NodeId;
+use elect_core::{InT, NodeId};
 
 use crate::auth::{ClusterKey, HttpToken};
 
@@ -59,7 +59,7 @@ pub struct NodeConfig {
     pub delay_bound: Duration,
     /// The leader monitor's heartbeat period, in multiples of `T`; a follower suspects its leader after
     /// `(heartbeat + 2)·T` without one.
-    pub heartbeat: u64,
+    pub heartbeat: InT,
     /// How long a member that resigned sits out before it takes part in elections again.
     pub resign_hold: Duration,
     /// The cluster key: with one, every packet carries a tag made with it, and packets without the right tag are
@@ -108,7 +108,7 @@ impl NodeConfig {
             cluster: "elect".to_owned(),
             seed: None,
             delay_bound: DEFAULT_DELAY_BOUND,
-            heartbeat: 2,
+            heartbeat: InT(2),
             resign_hold: Duration::from_secs(2),
             key: None,
             http: None,
@@ -162,7 +162,7 @@ impl NodeConfig {
         if self.delay_bound < Duration::from_millis(1) || self.delay_bound > Duration::from_secs(60) {
             return Err(ConfigError::DelayBound(self.delay_bound));
         }
-        if !(1..=1000).contains(&self.heartbeat) {
+        if !(1..=1000).contains(&self.heartbeat.count()) {
             return Err(ConfigError::Heartbeat(self.heartbeat));
         }
         if self.cluster.is_empty() {
@@ -203,6 +203,11 @@ impl NodeConfig {
 }
 
 impl NodeConfig {
+    /// `k·T` in real time (saturating: `T` and `k` are bounded where they enter).
+    pub fn real(&self, k: InT) -> Duration {
+        self.delay_bound.saturating_mul(u32::try_from(k.count()).unwrap_or(u32::MAX))
+    }
+
     /// The delay bound `T` in runtime ticks (microseconds).
     pub fn delay_bound_ticks(&self) -> elect_core::Duration {
         elect_core::Duration::from_ticks(u64::try_from(self.delay_bound.as_micros()).unwrap_or(u64::MAX))
@@ -337,8 +342,8 @@ pub enum ConfigError {
     #[error("bad lease: {0}")]
     Lease(#[from] elect_algos::member::LeaseError),
     /// A heartbeat period out of range.
-    #[error("heartbeat period {0}·T is out of range (1 to 1000)")]
-    Heartbeat(u64),
+    #[error("heartbeat period {0} is out of range (1T to 1000T)")]
+    Heartbeat(InT),
     /// An empty cluster name.
     #[error("the cluster name is empty")]
     Cluster,

@@ -625,7 +625,7 @@ impl Then for Spawn {
             let (updates, received) = mpsc::unbounded_channel();
             runner.transport.updates = Some(received);
             let resolved = config.peers.iter().map(|(&p, &a)| (p, a)).collect();
-            let silence = config.delay_bound * u32::try_from(config.heartbeat + 2).unwrap_or(u32::MAX);
+            let silence = config.real(config.heartbeat + 2);
             let resolver =
                 resolve::Resolver::new(&config.names, &resolved, local_addr, silence, board.clone(), updates);
             tokio::spawn(resolver.run().instrument(span.clone()))
@@ -768,8 +768,10 @@ mod tests {
         };
         let (socket, http) = (Socket::Udp(socket), None);
         let launch = Launch { config, network, socket, local_addr, http, store, stored, floor: 1, seed: 1 };
-        let built =
-            launch.build(Deployed::new(Pinger, member::MemberConfig::new(2, elect_core::Duration::ZERO)), &Spawn);
+        let built = launch.build(
+            Deployed::new(Pinger, member::MemberConfig::new(elect_core::InT(2), elect_core::Duration::ZERO)),
+            &Spawn,
+        );
         let node = Spawn.then(built.unwrap()).unwrap();
         let state = dir.path().join("state");
         let got = tokio::task::spawn_blocking(move || {

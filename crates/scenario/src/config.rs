@@ -9,7 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use elect_algos::Params;
-use elect_core::{NodeId, Prefer};
+use elect_core::{Duration, InT, NodeId, Prefer};
 
 use crate::faults::{LinkDown, Loss, NodeAt, Partition, Probability, Transfer};
 use crate::spec::{MAX_DELAY_UNITS, SpecError};
@@ -251,7 +251,7 @@ impl fmt::Display for Attrs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Monitor {
     /// The leader's heartbeat period, in multiples of the delay bound `T`.
-    pub heartbeat: u64,
+    pub heartbeat: InT,
     /// The leader monitor alone (`--bare-monitor`), without the member around it (heartbeats, epochs and
     /// re-election, but no fencing epochs, claims or incarnations), on any topology. Otherwise (`--monitor`), the
     /// process a member of `elect node` runs: the deployed member, with the leader monitor around a single-leader
@@ -260,13 +260,16 @@ pub struct Monitor {
 }
 
 impl Monitor {
+    /// The heartbeat period unless a flag or a scenario file says: `2T`.
+    pub const DEFAULT_HEARTBEAT: InT = InT(2);
+
     /// The deployed member, with a heartbeat every `heartbeat` T.
-    pub const fn member(heartbeat: u64) -> Self {
+    pub const fn member(heartbeat: InT) -> Self {
         Self { heartbeat, bare: false }
     }
 
     /// The leader monitor alone, with a heartbeat every `heartbeat` T.
-    pub const fn bare(heartbeat: u64) -> Self {
+    pub const fn bare(heartbeat: InT) -> Self {
         Self { heartbeat, bare: true }
     }
 }
@@ -318,7 +321,7 @@ pub struct SimConfig {
     pub until: Option<u64>,
     /// The delay bound `T` processes are told, when it differs from the delay model's (an inaccurate failure
     /// detector when smaller than the real delays).
-    pub delay_bound: Option<u64>,
+    pub delay_bound: Option<Duration>,
     /// Run every process under the leader monitor (`--monitor` or `--bare-monitor`), or not.
     pub monitor: Option<Monitor>,
     /// The direction of the priority order.
@@ -445,11 +448,11 @@ impl SimConfig {
             push("until", format_time(t));
         }
         if let Some(t) = self.delay_bound {
-            push("delay-bound", format_time(t));
+            push("delay-bound", format_time(t.ticks()));
         }
         if let Some(m) = self.monitor {
             push(if m.bare { "bare-monitor" } else { "monitor" }, String::new());
-            push("heartbeat", m.heartbeat.to_string());
+            push("heartbeat", m.heartbeat.count().to_string());
         }
         if self.prefer == Prefer::Lowest {
             push("prefer", "lowest".to_owned());

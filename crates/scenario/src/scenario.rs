@@ -125,7 +125,7 @@ impl Scenario {
         let link_faults = link_faults(config, &graph, &positions)?;
         let partitions = partitions(config, &positions)?;
         let losses = losses(config, &graph, &positions)?;
-        let delay_bound = config.delay_bound.or(config.delay.bound()).map(Duration::from_ticks);
+        let delay_bound = config.delay_bound.or(config.delay.bound().map(Duration::from_ticks));
         let synchronizer = match config.synchronizer {
             None => None,
             Some(spec) => Some(synchronizer(spec, config, info, delay_bound, &initiators, &positions)?),
@@ -139,7 +139,7 @@ impl Scenario {
         if needs_diameter && diameter.is_none() && config.params.get("diameter").is_none() {
             return Err(ConfigError::NoDiameter { algorithm: info.name, kind: graph.kind().clone(), n });
         }
-        match config.monitor.map(|m| m.heartbeat) {
+        match config.monitor.map(|m| m.heartbeat.count()) {
             Some(0) => return Err(ConfigError::ZeroHeartbeat),
             Some(k) if k > elect_algos::params::MAX_MULTIPLE => return Err(ConfigError::LongHeartbeat(k)),
             _ => {}
@@ -451,7 +451,7 @@ fn check_timing(config: &SimConfig, info: &Info, delay_bound: Option<Duration>) 
     if timing == Timing::Synchronous && delay_bound.is_none() {
         return Err(ConfigError::Unbounded { algorithm: info.name, delay: config.delay });
     }
-    if config.delay_bound == Some(0) {
+    if config.delay_bound == Some(Duration::ZERO) {
         return Err(ConfigError::ZeroDelayBound);
     }
     if let Some(t) = delay_bound.filter(|t| t.ticks() > MAX_DELAY_BOUND) {

@@ -42,7 +42,7 @@ use std::fmt;
 use std::ops::Range;
 
 use elect_algos::Params;
-use elect_core::{NodeId, Prefer, Property};
+use elect_core::{Duration, InT, NodeId, Prefer, Property};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use toml::Spanned;
@@ -401,7 +401,7 @@ impl<'a> Building<'a> {
             self.field(v.span(), |from, to| to.delay = from.delay);
         }
         if let Some(v) = &raw.delay_bound {
-            self.cfg.delay_bound = Some(r.parse(v, |u| u.ticks())?);
+            self.cfg.delay_bound = Some(r.parse(v, |u| u.ticks())?).map(Duration::from_ticks);
             self.field(v.span(), |from, to| to.delay_bound = from.delay_bound);
         }
         if let Some(v) = &raw.prefer {
@@ -465,7 +465,7 @@ impl<'a> Building<'a> {
         }
         if let Some(v) = &raw.monitor {
             if *v.get_ref() {
-                self.cfg.monitor = Some(Monitor::member(2));
+                self.cfg.monitor = Some(Monitor::member(Monitor::DEFAULT_HEARTBEAT));
             }
             self.field(v.span(), |from, to| to.monitor = from.monitor);
         }
@@ -474,7 +474,7 @@ impl<'a> Building<'a> {
                 if self.cfg.monitor.is_some() {
                     return Err(r.at(&v.span(), "monitor and bare-monitor are two processes: choose one"));
                 }
-                self.cfg.monitor = Some(Monitor::bare(2));
+                self.cfg.monitor = Some(Monitor::bare(Monitor::DEFAULT_HEARTBEAT));
             }
             self.field(v.span(), |from, to| to.monitor = from.monitor);
         }
@@ -482,7 +482,7 @@ impl<'a> Building<'a> {
             let Some(monitor) = &mut self.cfg.monitor else {
                 return Err(r.at(&v.span(), "heartbeat needs monitor = true or bare-monitor = true"));
             };
-            monitor.heartbeat = *v.get_ref();
+            monitor.heartbeat = InT(*v.get_ref());
             self.field(v.span(), |from, to| to.monitor = from.monitor);
         }
         if let Some(v) = &raw.max_events {

@@ -134,7 +134,7 @@ fn a_fault_added_at_t_leaves_everything_before_t_unchanged() {
             c.seed = 7;
             c.delay = Delay::Uniform(units(1), units(3));
             // The monitor's heartbeats keep a mesh's run going after its election; a ring's has none.
-            c.monitor = (algorithm != "chang-roberts").then_some(Monitor::member(2));
+            c.monitor = (algorithm != "chang-roberts").then_some(Monitor::member(elect_core::InT(2)));
             c.until = Some(units(120));
         });
         let whole = trace(&base);

@@ -152,7 +152,7 @@ fn an_inaccurate_failure_detector_lets_two_processes_lead_in_one_epoch() {
     // Messages take one unit, but processes time out as if they took 0.3.
     let r = run(&config("bully", 5, |c| {
         c.initiators = initiators(&[1]);
-        c.delay_bound = Some(units(3) / 10);
+        c.delay_bound = Some(elect_core::Duration::from_ticks(units(3) / 10));
     }));
     let uniqueness = r.properties.violations.iter().find(|v| v.property.name() == "uniqueness").expect("caught");
     assert!(uniqueness.detail.contains("both declared themselves leader"), "{}", uniqueness.detail);
@@ -171,7 +171,7 @@ fn faults_are_deterministic_under_random_delays() {
         c.crashes.push(at(9, 3));
         c.recoveries.push(at(9, 30));
         c.partitions.push("1,2|3,4,5@5..12".parse().unwrap());
-        c.monitor = Some(Monitor::member(2));
+        c.monitor = Some(Monitor::member(elect_core::InT(2)));
         c.until = Some(units(200));
     });
     let (a, trace_a) = trace_of(&cfg);

@@ -295,7 +295,7 @@ fn the_leader_monitor_drives_it_like_any_algorithm() {
         c.seed = 3;
         c.ids = Ids::Random;
         c.delay = Delay::Uniform(units(1) / 5, units(1));
-        c.monitor = Some(Monitor::member(2));
+        c.monitor = Some(Monitor::member(elect_core::InT(2)));
         c.crash_leader_at = vec![units(60)];
         c.until = Some(units(200));
     }));
@@ -318,6 +318,7 @@ fn parameters_are_validated_and_the_settling_time_follows_them() {
     let t = Duration::from_ticks(units(1));
     let facts = elect_algos::Facts::new(8, 28, 8);
     let tau = |check, timeout| {
+        let (check, timeout) = (elect_core::InT(check), elect_core::InT(timeout));
         GarciaMolina { ready: true, check, timeout, ..GarciaMolina::default() }.settle_time(&facts, Some(t)).unwrap()
     };
     // max(check, timeout, T_wait = 5T + 2ε) + (2T + ε) + 2·4(2T + ε) + T, and the default two retries of a call

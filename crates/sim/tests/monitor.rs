@@ -24,7 +24,7 @@ fn monitored_as(bare: bool, algorithm: &str, seed: u64, f: impl FnOnce(&mut SimC
         c.ids = Ids::Random;
         c.seed = seed;
         c.delay = Delay::Uniform(units(1) / 5, units(1));
-        c.monitor = Some(Monitor { heartbeat: 2, bare });
+        c.monitor = Some(Monitor { heartbeat: elect_core::InT(2), bare });
         if elect_algos::lookup(algorithm).unwrap().needs == elect_algos::Needs::Ring {
             c.topology = Some(TopologyKind::Complete);
         }
@@ -77,7 +77,7 @@ fn the_planted_flaw_needs_the_member() {
     cfg.params = elect_algos::Params::parse(["monitor-bug=same-epoch"]).unwrap();
     let err = elect_sim::simulate(&cfg, None).unwrap_err().to_string();
     assert!(err.contains("monitor-bug plants a flaw in the deployed member: it needs --monitor"), "{err}");
-    cfg.monitor = Some(Monitor::member(2));
+    cfg.monitor = Some(Monitor::member(elect_core::InT(2)));
     cfg.params = elect_algos::Params::parse(["monitor-bug=later"]).unwrap();
     let err = elect_sim::simulate(&cfg, None).unwrap_err().to_string();
     assert!(err.contains("monitor-bug=later is invalid"), "{err}");
@@ -156,7 +156,7 @@ fn members_cut_off_from_their_leader_come_back_without_an_election() {
     for (partition, straggler) in [("1|2,3@5..40", 1), ("3|1,2@5..40", 2)] {
         let cfg = config("bully", 3, |c| {
             c.topology = Some(TopologyKind::Complete);
-            c.monitor = Some(Monitor::member(2));
+            c.monitor = Some(Monitor::member(elect_core::InT(2)));
             c.partitions.push(partition.parse().unwrap());
             c.until = Some(units(100));
         });
@@ -210,10 +210,10 @@ fn a_member_whose_answer_comes_late_follows_the_new_coordinator_in_its_grant() {
     for seed in 1..=12 {
         let cfg = config("garcia-molina", 5, |c| {
             c.topology = Some(TopologyKind::Complete);
-            c.monitor = Some(Monitor::member(2));
+            c.monitor = Some(Monitor::member(elect_core::InT(2)));
             c.seed = seed;
             c.delay = Delay::Exp(units(2) / 5);
-            c.delay_bound = Some(units(1));
+            c.delay_bound = Some(elect_core::Duration::from_ticks(units(1)));
             for k in 0..ROUNDS {
                 c.crashes.push(NodeAt { id: NodeId(5), at: units(crash(k)) });
                 c.recoveries.push(NodeAt { id: NodeId(5), at: units(crash(k) + 60) });
@@ -272,7 +272,7 @@ fn epochs_name_who_started_them_and_grow() {
             elect_algos::monitor::MonitorConfig::for_network(
                 &elect_algos::franklin::Franklin::default(),
                 &scenario.monitor_network(),
-                2,
+                elect_core::InT(2),
             ),
         ),
         scenario,
@@ -406,7 +406,7 @@ fn a_member_deaf_to_a_leader_the_others_hear_does_not_depose_it() {
     for algorithm in ["bully", "garcia-molina"] {
         let cfg = config(algorithm, 3, |c| {
             c.topology = Some(TopologyKind::Complete);
-            c.monitor = Some(Monitor::member(2));
+            c.monitor = Some(Monitor::member(elect_core::InT(2)));
             c.link_downs.push("3>2@5..40".parse().unwrap());
             c.until = Some(units(120));
         });
@@ -442,7 +442,7 @@ fn an_invitation_member_deaf_to_its_coordinator_stays_in_its_group_and_the_other
     let changes = |pre_vote: bool| {
         let cfg = config("invitation", 5, |c| {
             c.topology = Some(TopologyKind::Complete);
-            c.monitor = Some(Monitor::member(2));
+            c.monitor = Some(Monitor::member(elect_core::InT(2)));
             c.delay = Delay::Uniform(units(1) / 5, units(1));
             c.link_downs.push("5>4@100..700".parse().unwrap());
             c.params = elect_algos::Params::parse([format!("pre-vote={pre_vote}").as_str()]).unwrap();
@@ -477,7 +477,7 @@ fn a_deaf_member_does_not_depose_the_leader_when_everybody_misses_a_heartbeat_at
     for algorithm in ["bully", "garcia-molina"] {
         let cfg = config(algorithm, 5, |c| {
             c.topology = Some(TopologyKind::Complete);
-            c.monitor = Some(Monitor::member(2));
+            c.monitor = Some(Monitor::member(elect_core::InT(2)));
             c.delay = Delay::Uniform(units(1) / 5, units(1));
             c.link_downs.push("5>4@10..610".parse().unwrap());
             for to in 1..=3 {
@@ -533,7 +533,7 @@ fn members_keep_one_leader_most_of_the_time_through_20_percent_loss() {
         for seed in [3, 4] {
             let cfg = config(algorithm, 5, |c| {
                 c.topology = Some(TopologyKind::Complete);
-                c.monitor = Some(Monitor::member(2));
+                c.monitor = Some(Monitor::member(elect_core::InT(2)));
                 c.seed = seed;
                 c.delay = Delay::Uniform(units(1) / 5, units(1));
                 c.losses.push("0.2".parse().unwrap());
@@ -558,7 +558,7 @@ fn after_its_leader_crashes_the_strongest_survivor_waits_for_no_answer_from_it()
     for (algorithm, round_trips) in [("bully", 0), ("garcia-molina", 3)] {
         let cfg = config(algorithm, 5, |c| {
             c.topology = Some(TopologyKind::Complete);
-            c.monitor = Some(Monitor::member(2));
+            c.monitor = Some(Monitor::member(elect_core::InT(2)));
             c.crash_leader_at = vec![units(50)];
             c.until = Some(units(120));
         });
@@ -633,7 +633,7 @@ fn invitation_keeps_one_group_most_of_the_time_through_20_percent_loss() {
 #[test]
 fn a_member_that_hears_the_coordinator_first_starts_no_second_election() {
     for n in [3_u64, 5, 8] {
-        let cfg = config("bully", n as usize, |c| c.monitor = Some(Monitor::member(2)));
+        let cfg = config("bully", n as usize, |c| c.monitor = Some(Monitor::member(elect_core::InT(2))));
         let r = run_ok(&cfg);
         let counts = [r.messages.kind("election"), r.messages.kind("ok"), r.messages.kind("coordinator")];
         assert_eq!(counts, [n * (n - 1) / 2, 0, n - 1], "{}", r.reproduce);
@@ -648,7 +648,7 @@ fn a_member_that_hears_the_coordinator_first_starts_no_second_election() {
 #[test]
 fn a_member_halted_by_the_coordinator_starts_no_second_election() {
     for n in [3_u64, 5, 8] {
-        let cfg = config("garcia-molina", n as usize, |c| c.monitor = Some(Monitor::member(2)));
+        let cfg = config("garcia-molina", n as usize, |c| c.monitor = Some(Monitor::member(elect_core::InT(2))));
         let r = run_ok(&cfg);
         let kinds = ["are-you-there", "are-you-there-reply", "halt", "new-coordinator", "ready"];
         let counts = kinds.map(|k| r.messages.kind(k));

@@ -380,7 +380,7 @@ fn what_cannot_run_on_a_synchronizer_is_refused_with_the_reason() {
     let mut cr = config("chang-roberts", 5, |c| c.synchronizer = Some(Spec::Alpha));
     refuse(&cr, "chang-roberts is not written in rounds");
     cr.algorithm = "floodmax".into();
-    cr.monitor = Some(Monitor::member(4));
+    cr.monitor = Some(Monitor::member(elect_core::InT(4)));
     refuse(&cr, "--monitor does not apply");
     let mut abd = config("floodmax", 5, |c| c.synchronizer = Some(Spec::Abd));
     abd.delay = "exp:2".parse().unwrap();

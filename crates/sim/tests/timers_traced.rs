@@ -16,7 +16,7 @@ fn every_timer_that_fires_was_armed_for_that_instant() {
     // Bully under the monitor, its leader crashing: heartbeats, watches and election timeouts set, re-set,
     // cancelled and fired.
     let cfg = config("bully", 5, |c| {
-        c.monitor = Some(Monitor::member(4));
+        c.monitor = Some(Monitor::member(elect_core::InT(4)));
         c.delay = Delay::Uniform(units(1) / 2, units(3));
         c.crashes.push(NodeAt { id: NodeId(5), at: units(20) });
         c.until = Some(units(80));
@@ -56,7 +56,7 @@ fn every_timer_that_fires_was_armed_for_that_instant() {
 #[test]
 fn an_untraced_run_is_the_same_run() {
     let cfg = config("bully", 6, |c| {
-        c.monitor = Some(Monitor::member(4));
+        c.monitor = Some(Monitor::member(elect_core::InT(4)));
         c.crashes.push(NodeAt { id: NodeId(6), at: units(10) });
         c.until = Some(units(60));
     });

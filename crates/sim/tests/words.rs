@@ -103,7 +103,7 @@ fn the_deployed_process_names_the_monitor_s_and_the_member_s_rules_through_a_cra
             c.ids = Ids::Random;
             c.seed = 2;
             c.delay = Delay::Uniform(units(1) / 5, units(1));
-            c.monitor = Some(Monitor::member(2));
+            c.monitor = Some(Monitor::member(elect_core::InT(2)));
             if algorithm == "chang-roberts" {
                 c.topology = Some(TopologyKind::Complete);
             }

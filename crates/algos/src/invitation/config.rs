@@ -1,6 +1,8 @@
 //! The algorithm's parameters, and its configuration: its periods in multiples of the delay bound `T`, how often a
 //! failed exchange is tried again, and whether a member holds a pre-vote before it leaves its group.
 
+use elect_core::InT;
+
 use crate::params::{ParamError, ParamInfo, Params};
 
 pub(super) const CHECK: ParamInfo = ParamInfo {
@@ -45,11 +47,11 @@ pub(super) const PRE_VOTE: ParamInfo = ParamInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Invitation {
     /// Coordinators look for others every `check·T`.
-    pub check: u64,
+    pub check: InT,
     /// Members check on their coordinator every `timeout·T`.
-    pub timeout: u64,
+    pub timeout: InT,
     /// The merge delay per stronger coordinator, in `T`.
-    pub merge: u64,
+    pub merge: InT,
     /// How many times an exchange that got no answer is tried again before it counts as failed.
     pub retries: u32,
     /// A member whose coordinator does not answer asks the others whether they still hear it before it forms a
@@ -59,7 +61,7 @@ pub struct Invitation {
 
 impl Default for Invitation {
     fn default() -> Self {
-        Self { check: 10, timeout: 10, merge: 6, retries: 4, pre_vote: true }
+        Self { check: InT(10), timeout: InT(10), merge: InT(6), retries: 4, pre_vote: true }
     }
 }
 
@@ -69,7 +71,7 @@ impl Invitation {
         // Periods shorter than 4T do not leave an exchange time to finish; none is longer than
         // `params::MAX_MULTIPLE` T.
         let period = |info: &ParamInfo| {
-            params.multiple(info, 0).and_then(|k| match k {
+            params.multiple(info, 0).and_then(|k| match k.count() {
                 0..4 => Err(ParamError::Invalid {
                     key: info.name,
                     value: k.to_string(),

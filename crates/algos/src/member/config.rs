@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use elect_core::{Duration, NodeId, OwnedSetup, Setup};
+use elect_core::{Duration, InT, NodeId, OwnedSetup, Setup};
 
 use super::lease::{Lease, LeaseTiming};
 use super::voters::Voters;
@@ -18,9 +18,9 @@ use crate::params::{ParamError, ParamInfo, Params};
 pub struct MemberConfig {
     /// A claim stays live this many `T` after its claimer's last packet: the leader monitor's suspicion time,
     /// `heartbeat + 2`.
-    pub claim_ttl: u64,
+    pub claim_ttl: InT,
     /// The algorithm must keep this member leader this many `T` before it grants itself an epoch.
-    pub settle: u64,
+    pub settle: InT,
     /// How long a member that resigned sits out before it takes part in elections again.
     pub resign_hold: Duration,
     /// A flaw planted on purpose, to show that the checker and the simulator find it (`--param monitor-bug=...`).
@@ -34,7 +34,7 @@ pub struct MemberConfig {
     pub takeover_after: Duration,
     /// The leader monitor's heartbeat period, in multiples of `T`: in the lease mode, a leader renews its lease as
     /// often.
-    pub heartbeat: u64,
+    pub heartbeat: InT,
     /// The lease mode, if it is on: leadership held only while a majority backs it (see [`super::lease`]).
     pub lease: Option<Lease>,
     /// The voters a member holds until it learns or saves another configuration (see [`super::voters`]): `None`,
@@ -44,10 +44,10 @@ pub struct MemberConfig {
 
 impl MemberConfig {
     /// The timing of a member whose leader monitor beats every `heartbeat·T`.
-    pub fn new(heartbeat: u64, resign_hold: Duration) -> Self {
+    pub fn new(heartbeat: InT, resign_hold: Duration) -> Self {
         Self {
             claim_ttl: heartbeat + 2,
-            settle: 1,
+            settle: InT(1),
             resign_hold,
             bug: None,
             no_lead: false,

@@ -4,7 +4,7 @@
 //! member shows one live leader. Closed-form bounds of one election leave out the member's own packets (and the
 //! leader monitor's).
 
-use elect_core::{Check, Duration, NodeId, Property, Setup, Shape, When, Winner};
+use elect_core::{Check, Duration, InT, NodeId, Property, Setup, Shape, When, Winner};
 
 use super::config::{Fixed, MemberConfig};
 use super::packet::{MEMBER_AND_MONITOR_KINDS, MEMBER_KINDS};
@@ -58,7 +58,7 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
     }
 
     fn from_params(params: &Params) -> Result<Self, ParamError> {
-        Ok(Self::new(A::from_params(params)?, MemberConfig::new(2, Duration::ZERO)))
+        Ok(Self::new(A::from_params(params)?, MemberConfig::new(InT(2), Duration::ZERO)))
     }
 
     fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {

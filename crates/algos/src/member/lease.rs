@@ -28,7 +28,7 @@
 
 use std::collections::BTreeSet;
 
-use elect_core::{Cx, Duration, Epoch, NodeId, Port, Process, Span};
+use elect_core::{Cx, Duration, Epoch, InT, NodeId, Port, Process, Span};
 
 use super::Bug;
 use super::away::Away;
@@ -43,7 +43,7 @@ use crate::params::{ParamError, ParamInfo, Params};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lease {
     /// The lease length `L`, in multiples of the delay bound `T`.
-    pub length: u64,
+    pub length: InT,
     /// How far any member's clock may run faster or slower than real time, in parts per million (`ρ·10⁶`).
     pub drift_ppm: u32,
     /// Whether the driver's clocks drift (`clocks=drifting`, in the simulator and the checker): each lease timer
@@ -91,13 +91,13 @@ pub const DEFAULT_DRIFT_PPM: u32 = 1000;
 impl Lease {
     /// The default lease for heartbeats every `heartbeat·T`: `heartbeat + 3` T, so that a round answered within a
     /// round trip renews the lease before the last one ran out.
-    pub fn for_heartbeat(heartbeat: u64) -> Self {
-        Self { length: heartbeat.saturating_add(3), drift_ppm: DEFAULT_DRIFT_PPM, drifting: false }
+    pub fn for_heartbeat(heartbeat: InT) -> Self {
+        Self { length: heartbeat + 3, drift_ppm: DEFAULT_DRIFT_PPM, drifting: false }
     }
 
     /// Takes `lease`, `max-drift-ppm` and `clocks` out of `params`: the lease mode's settings, if it is on, and
     /// the rest.
-    pub fn take(params: &Params, heartbeat: u64) -> Result<(Option<Self>, Params), ParamError> {
+    pub fn take(params: &Params, heartbeat: InT) -> Result<(Option<Self>, Params), ParamError> {
         let (value, rest) = params.without(LEASE_PARAM.name);
         let (drift, rest) = rest.without(DRIFT_PARAM.name);
         let (clocks, rest) = rest.without(CLOCKS_PARAM.name);
@@ -111,7 +111,7 @@ impl Lease {
             None | Some("off") => None,
             Some("on") => Some(default.length),
             Some(raw) => Some(
-                raw.parse::<u64>()
+                raw.parse::<InT>()
                     .map_err(|_| invalid(&LEASE_PARAM, raw, format!("expected {}", LEASE_PARAM.values)))?,
             ),
         };
@@ -138,15 +138,15 @@ impl Lease {
             return Ok((None, rest));
         };
         let lease = Self { length, drift_ppm, drifting };
-        lease.validate(heartbeat).map_err(|e| invalid(&LEASE_PARAM, &length.to_string(), e.to_string()))?;
+        lease.validate(heartbeat).map_err(|e| invalid(&LEASE_PARAM, &length.count().to_string(), e.to_string()))?;
         Ok((Some(lease), rest))
     }
 
     /// Whether the lease is long enough to be renewed before it runs out, with heartbeats every `heartbeat·T`: a
     /// leader must still hold the last round's lease when the answers to the next come back, a heartbeat period and
     /// a round trip later. `Err` says why not.
-    pub fn validate(&self, heartbeat: u64) -> Result<(), LeaseError> {
-        if self.length > MAX_LEASE_BEATS.saturating_mul(heartbeat.max(1)) {
+    pub fn validate(&self, heartbeat: InT) -> Result<(), LeaseError> {
+        if self.length > InT(heartbeat.count().max(1)) * MAX_LEASE_BEATS {
             return Err(LeaseError::TooLong);
         }
         if self.drift_ppm > MAX_DRIFT_PPM {
@@ -154,9 +154,9 @@ impl Lease {
         }
         let t = Duration::from_ticks(1_000_000);
         let timing = LeaseTiming::new(self, heartbeat, t);
-        let renewed = t * heartbeat.saturating_add(2) + Duration::TICK;
+        let renewed = t * (heartbeat + 2) + Duration::TICK;
         if timing.hold <= renewed {
-            let least = heartbeat.saturating_add(3);
+            let least = heartbeat + 3;
             return Err(LeaseError::TooShort { heartbeat, drift_ppm: self.drift_ppm, least });
         }
         Ok(())
@@ -174,16 +174,16 @@ pub enum LeaseError {
     Drift,
     /// Too short for a leader to renew it in time.
     #[error(
-        "a leader could not renew it in time: with heartbeats every {heartbeat} T and a drift bound of {drift_ppm} \
-         ppm, a lease must be at least {least} T"
+        "a leader could not renew it in time: with heartbeats every {heartbeat} and a drift bound of {drift_ppm} \
+         ppm, a lease must be at least {least}"
     )]
     TooShort {
-        /// The heartbeat period, in T.
-        heartbeat: u64,
+        /// The heartbeat period.
+        heartbeat: InT,
         /// The drift bound, in parts per million.
         drift_ppm: u32,
-        /// The shortest lease that works with them, in T.
-        least: u64,
+        /// The shortest lease that works with them.
+        least: InT,
     },
 }
 
@@ -210,17 +210,17 @@ pub(super) struct LeaseTiming {
 }
 
 impl LeaseTiming {
-    pub(super) fn new(lease: &Lease, heartbeat: u64, t: Duration) -> Self {
-        let l = u128::from(t.ticks()) * u128::from(lease.length);
+    pub(super) fn new(lease: &Lease, heartbeat: InT, t: Duration) -> Self {
+        let l = u128::from(t.ticks()) * u128::from(lease.length.count());
         let (hold, promise) = (over_rate(l, lease.drift_ppm), times_rate(l, lease.drift_ppm) + Duration::TICK);
-        let renew = t * heartbeat.max(1);
+        let renew = t * heartbeat.count().max(1);
         let drifting = lease.drifting.then_some(lease.drift_ppm);
         let lapsed_grace = t * 2;
         Self { hold, promise, renew, retry: t, slots: 0, fresh_grace: t * 3, lapsed_grace, drifting }.derive()
     }
 
     /// The planted flaw `no-drift`: a hold and a promise of `L` (and a tick), as if clocks kept real time.
-    pub(super) fn without_margin(self, lease: &Lease, heartbeat: u64, t: Duration) -> Self {
+    pub(super) fn without_margin(self, lease: &Lease, heartbeat: InT, t: Duration) -> Self {
         let exact = Self::new(&Lease { drift_ppm: 0, ..*lease }, heartbeat, t);
         Self { hold: exact.hold, promise: exact.promise, ..self }.derive()
     }

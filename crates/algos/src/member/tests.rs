@@ -174,7 +174,7 @@ fn build_among(me: NodeId, members: &[NodeId], config: MemberConfig) -> Node {
 
 /// Member `me`, started from `restored`, past the question a member that knows no epoch asks at its start.
 fn start(me: NodeId, restored: Option<Saved<u32>>) -> Node {
-    let mut m = build(me, MemberConfig::new(2, HOLD));
+    let mut m = build(me, MemberConfig::new(InT(2), HOLD));
     step(&mut m, Event::Start { restored });
     step(&mut m, Event::Timer(MemberTimer::Asked));
     m
@@ -268,7 +268,7 @@ fn hash(m: &Node) -> u64 {
 
 #[test]
 fn a_new_incarnation_is_one_more_than_the_restored_one_and_durable_at_start() {
-    let mut a = build(A, MemberConfig::new(2, HOLD));
+    let mut a = build(A, MemberConfig::new(InT(2), HOLD));
     let effects = step(&mut a, Event::Start { restored: None });
     // It knows no epoch: it asks (see below).
     let question = stamped(1, Epoch::ZERO, None, Body::Ask);
@@ -283,7 +283,7 @@ fn a_new_incarnation_is_one_more_than_the_restored_one_and_durable_at_start() {
     );
     assert_eq!((a.incarnation(), a.seen(), a.leadership()), (1, Epoch::ZERO, Leadership { leader: None, epoch: 0 }));
 
-    let mut b = build(B, MemberConfig::new(2, HOLD));
+    let mut b = build(B, MemberConfig::new(InT(2), HOLD));
     let restored = saved(4, ballot(2, C), Some(7));
     let effects = step(&mut b, Event::Start { restored: Some(restored) });
     assert_eq!(effects, [Effect::Persist(saved(5, ballot(2, C), Some(7)))]);
@@ -533,7 +533,7 @@ fn a_leaving_leader_makes_the_algorithm_initiate() {
 #[test]
 fn the_planted_same_epoch_flaw_makes_a_grant_reuse_the_epoch_it_replaces() {
     for (bug, granted) in [(None, ballot(5, B)), (Some(Bug::SameEpoch), ballot(4, A))] {
-        let mut b = build(B, MemberConfig { bug, ..MemberConfig::new(2, HOLD) });
+        let mut b = build(B, MemberConfig { bug, ..MemberConfig::new(InT(2), HOLD) });
         step(&mut b, Event::Start { restored: Some(saved(1, ballot(4, A), None)) });
         assert_eq!(elected(&settle_as_leader(&mut b, C)), [granted], "{bug:?}");
     }
@@ -542,7 +542,7 @@ fn the_planted_same_epoch_flaw_makes_a_grant_reuse_the_epoch_it_replaces() {
 #[test]
 fn members_that_differ_only_in_when_things_happened_are_equal() {
     let run = |times: [u64; 5], events: usize| {
-        let mut b = build(B, MemberConfig::new(2, HOLD));
+        let mut b = build(B, MemberConfig::new(InT(2), HOLD));
         let claim = packet(ballot(6, C), Some(ballot(6, C)), Body::Announce);
         let script = [
             Event::Start { restored: Some(saved(1, ballot(1, A), None)) },
@@ -625,7 +625,7 @@ fn a_stronger_leader_outbids_a_weaker_straggler_that_leads_under_a_newer_epoch()
 
 #[test]
 fn a_member_that_must_never_lead_takes_no_part_and_follows_the_newest_claim() {
-    let mut c = build(C, MemberConfig { no_lead: true, ..MemberConfig::new(2, HOLD) });
+    let mut c = build(C, MemberConfig { no_lead: true, ..MemberConfig::new(InT(2), HOLD) });
     let restored = saved(1, ballot(3, B), Some(4));
     let effects = step(&mut c, Event::Start { restored: Some(restored) });
     // Its algorithm does not even start: it sends nothing, arms no timer of its algorithm.
@@ -647,7 +647,7 @@ fn a_member_that_must_never_lead_takes_no_part_and_follows_the_newest_claim() {
 
 #[test]
 fn a_member_with_a_takeover_delay_follows_the_others_until_it_is_over() {
-    let config = MemberConfig { takeover_after: T * 5, ..MemberConfig::new(2, HOLD) };
+    let config = MemberConfig { takeover_after: T * 5, ..MemberConfig::new(InT(2), HOLD) };
     let mut c = build(C, config);
     let restored = saved(1, ballot(3, B), Some(4));
     let effects = step(&mut c, Event::Start { restored: Some(restored) });

@@ -4,7 +4,7 @@
 //! a ring hop or a pre-vote waits a round trip, `2T + ε`. A process turns them into ticks when it is built
 //! ([`Fixed`]) and keeps them, with its setup, for its whole life.
 
-use elect_core::{Duration, NodeId, OwnedSetup, Port, Rank, RingPorts, Setup, Shape};
+use elect_core::{Duration, InT, NodeId, OwnedSetup, Port, Rank, RingPorts, Setup, Shape};
 
 use crate::algorithm::{Algorithm, Facts, Needs};
 
@@ -12,16 +12,16 @@ use crate::algorithm::{Algorithm, Facts, Needs};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MonitorConfig {
     /// The leader sends a heartbeat every `heartbeat·T`.
-    pub heartbeat: u64,
+    pub heartbeat: InT,
     /// A follower suspects its leader after `timeout·T` without a heartbeat (plus its stagger); it must exceed the
     /// heartbeat period plus the time a heartbeat takes to arrive.
-    pub timeout: u64,
+    pub timeout: InT,
     /// A follower waits `stagger·T` longer per process stronger than it (other than the leader) before it
     /// suspects: the time the `join` of a stronger follower takes to reach it.
-    pub stagger: u64,
+    pub stagger: InT,
     /// Extra time, for the first heartbeat of an epoch: a follower may learn the leader before the leader does
     /// (an announcement that passes it on its way round the ring), so this covers the rest of an election.
-    pub grace: u64,
+    pub grace: InT,
     /// A flaw planted on purpose: two leaders of one epoch ignore each other's heartbeats, so that the checker
     /// shows the run in which they never agree again.
     pub deaf_leaders: bool,
@@ -30,21 +30,21 @@ pub struct MonitorConfig {
 impl MonitorConfig {
     /// Heartbeats every `heartbeat·T`, a timeout that covers a heartbeat crossing `hops` links, suspicion
     /// staggered by the time a `join` takes to cross them, and a grace of one election of `election·T`.
-    pub fn new(heartbeat: u64, hops: u64, election: u64) -> Self {
-        Self { heartbeat, timeout: heartbeat + hops + 1, stagger: hops, grace: election, deaf_leaders: false }
+    pub fn new(heartbeat: InT, hops: u64, election: InT) -> Self {
+        Self { heartbeat, timeout: heartbeat + hops + 1, stagger: InT(hops), grace: election, deaf_leaders: false }
     }
 
     /// The timing of `algorithm`'s monitor on `network`, with heartbeats every `heartbeat·T`: a timeout that covers
     /// the longest path a heartbeat takes, and a grace of one election (on a logical ring, with the time a message
     /// may wait at each dead process, `2T + ε` in either direction). The simulator, the checker and the runtime
     /// all time the monitor here.
-    pub fn for_network<A: Algorithm>(algorithm: &A, network: &MonitorNetwork, heartbeat: u64) -> Self {
+    pub fn for_network<A: Algorithm>(algorithm: &A, network: &MonitorNetwork, heartbeat: InT) -> Self {
         let t = network.delay_bound;
         let mut election = algorithm.election_time(&network.facts, t).ticks().div_ceil(t.ticks().max(1));
         if network.logical_ring {
             election += 5 * network.facts.nodes;
         }
-        Self::new(heartbeat, network.hops, election)
+        Self::new(heartbeat, network.hops, InT(election))
     }
 }
 

@@ -17,7 +17,8 @@ const C: NodeId = NodeId(3);
 
 /// Process `me` of Bully under the monitor on the complete graph on A, B and C, not started yet.
 fn build(me: NodeId) -> Node {
-    let monitor = LeaderMonitor::new(Bully::from_params(&Params::default()).unwrap(), MonitorConfig::new(2, 1, 5));
+    let monitor =
+        LeaderMonitor::new(Bully::from_params(&Params::default()).unwrap(), MonitorConfig::new(InT(2), 1, InT(5)));
     crate::testing::on_complete_graph(me, &[A, B, C], Duration::from_ticks(1000), |setup| monitor.build(setup))
 }
 
@@ -186,7 +187,8 @@ fn the_answers_of_every_try_of_a_pre_vote_add_up() {
     // Five processes; 4 follows 5 and suspects it. A majority is three: 4's own word does not count, so two
     // others who hear 5 keep it (with 5 vouched for), whichever try their answers came in.
     let ids = [NodeId(1), NodeId(2), NodeId(3), NodeId(4), NodeId(5)];
-    let monitor = LeaderMonitor::new(Bully::from_params(&Params::default()).unwrap(), MonitorConfig::new(2, 1, 5));
+    let monitor =
+        LeaderMonitor::new(Bully::from_params(&Params::default()).unwrap(), MonitorConfig::new(InT(2), 1, InT(5)));
     let mut d: Node =
         crate::testing::on_complete_graph(ids[3], &ids, Duration::from_ticks(1000), |setup| monitor.build(setup));
     step(&mut d, Event::Start { restored: None });

@@ -92,7 +92,7 @@ fn compare_with(sim: SimConfig, crashes: u8, recoveries: u8, one_delivery: bool)
 
 fn member(algorithm: &str, n: usize) -> SimConfig {
     let mut sim = SimConfig::new(algorithm, n);
-    sim.monitor = Some(Monitor::member(2));
+    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
     sim
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use elect_core::NodeId;
+use elect_core::{InT, NodeId};
 use elect_net::NodeConfig;
 use serde::Serialize;
 
@@ -28,7 +28,7 @@ pub struct Request {
     /// `--param KEY=VALUE`: algorithm parameters, given to every member.
     pub params: Vec<String>,
     /// `--heartbeat`: the leader's heartbeat period, in milliseconds (`T` is half of it).
-    pub heartbeat: u64,
+    pub heartbeat_ms: u64,
     /// `--kill-leader`: rounds of SIGKILL and restart (the default, with 10 rounds, when no other fault is asked).
     pub kill_leader: Option<u32>,
     /// `--pause-leader`: rounds of SIGSTOP and SIGCONT.
@@ -183,7 +183,7 @@ pub(super) fn plan(args: &Request) -> Result<Plan, BadRequest> {
     if args.pause_leader.is_some() {
         return Err(BadRequest("--pause-leader needs SIGSTOP and SIGCONT, which this platform does not have".into()));
     }
-    let delay_bound_ms = args.heartbeat.div_ceil(2);
+    let delay_bound_ms = args.heartbeat_ms.div_ceil(2);
     // The configuration of member 1, with the others at placeholder addresses: the runtime's own checks.
     let mut config = NodeConfig::new(NodeId(1), loopback(1), &args.algorithm, "unused");
     for id in 2..=args.nodes {
@@ -192,15 +192,16 @@ pub(super) fn plan(args: &Request) -> Result<Plan, BadRequest> {
     config.params =
         elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadRequest(e.to_string()))?;
     config.delay_bound = Duration::from_millis(delay_bound_ms);
-    config.heartbeat = 2;
-    config.lease = args.lease.then(|| elect_algos::member::Lease::for_heartbeat(2));
+    // Every member beats every 2T, with T half the heartbeat asked for.
+    config.heartbeat = InT(2);
+    config.lease = args.lease.then(|| elect_algos::member::Lease::for_heartbeat(config.heartbeat));
     let voters = check_voters(args)?;
     if voters < args.nodes {
         config.voters = Some((1..=voters).map(NodeId).collect());
     }
     let info = config.validate().map_err(|e| match e {
         elect_net::ConfigError::DelayBound(_) => {
-            BadRequest(format!("--heartbeat {} ms is out of range (2 ms to 120 s)", args.heartbeat))
+            BadRequest(format!("--heartbeat {} ms is out of range (2 ms to 120 s)", args.heartbeat_ms))
         }
         e => BadRequest(e.to_string()),
     })?;
@@ -249,7 +250,7 @@ pub(super) fn plan(args: &Request) -> Result<Plan, BadRequest> {
         cpu_load: args.cpu_load,
         cluster: format!("elect-cluster-{}", std::process::id()),
         key_file: args.key_file.clone(),
-        lease_ms: config.lease.map(|lease| (lease.length * delay_bound_ms) as f64),
+        lease_ms: config.lease.map(|lease| (lease.length.count() * delay_bound_ms) as f64),
         voters,
         change_voters: args.change_voters,
     })
@@ -297,7 +298,7 @@ fn check_sizes(args: &Request) -> Result<(), BadRequest> {
                 .into(),
         ));
     }
-    if args.heartbeat == 0 {
+    if args.heartbeat_ms == 0 {
         return Err(BadRequest("--heartbeat must be at least 1 ms".into()));
     }
     if args.round_timeout == 0 {

@@ -6,7 +6,7 @@ use super::*;
 #[test]
 fn a_member_that_knows_no_epoch_asks_and_grants_nothing_until_the_answers_are_in() {
     // Its state was lost: the driver restores only an incarnation floor.
-    let mut c = build(C, MemberConfig::new(2, HOLD));
+    let mut c = build(C, MemberConfig::new(InT(2), HOLD));
     let effects = step(&mut c, Event::Start { restored: Some(saved(90_000, Epoch::ZERO, None)) });
     assert_eq!(c.incarnation(), 90_001, "newer than every incarnation it had");
     let persist = effects.iter().position(|e| matches!(e, Effect::Persist(s) if s.incarnation == 90_001));
@@ -22,7 +22,7 @@ fn a_member_that_knows_no_epoch_asks_and_grants_nothing_until_the_answers_are_in
     // The round trip is over: its grant is above what its peers know.
     assert_eq!(elected(&step(&mut c, Event::Timer(MemberTimer::Asked))), [ballot(7, C)]);
     // A member that knows an epoch asks nothing.
-    let mut b = build(B, MemberConfig::new(2, HOLD));
+    let mut b = build(B, MemberConfig::new(InT(2), HOLD));
     let effects = step(&mut b, Event::Start { restored: Some(saved(3, ballot(2, A), None)) });
     assert_eq!(sends(&effects), []);
     assert_eq!(elected(&settle_as_leader(&mut b, A)), [ballot(3, B)]);
@@ -33,7 +33,7 @@ fn a_question_is_answered_even_by_a_member_that_knows_no_epoch_unless_it_is_aski
     let question = |incarnation| stamped(incarnation, Epoch::ZERO, None, Body::Ask);
     let answer = |incarnation| stamped(incarnation, Epoch::ZERO, None, Body::Announce);
     // A and B started together, knowing no epoch: their questions cross, and neither answers the other's.
-    let mut a = build(A, MemberConfig::new(2, HOLD));
+    let mut a = build(A, MemberConfig::new(InT(2), HOLD));
     step(&mut a, Event::Start { restored: None });
     assert_eq!(sends(&hear(&mut a, B, question(1))), []);
     // B restarts (still before any grant) once A's round trip is over: A answers, though it knows no epoch,
@@ -41,7 +41,7 @@ fn a_question_is_answered_even_by_a_member_that_knows_no_epoch_unless_it_is_aski
     step(&mut a, Event::Timer(MemberTimer::Asked));
     assert_eq!(sends(&hear(&mut a, B, question(2))), [(port(A, B), answer(1))]);
     // The answer is no question: B, past its own round trip, does not answer it.
-    let mut b = build(B, MemberConfig::new(2, HOLD));
+    let mut b = build(B, MemberConfig::new(InT(2), HOLD));
     step(&mut b, Event::Start { restored: Some(saved(1, Epoch::ZERO, None)) });
     assert_eq!(sends(&hear(&mut b, A, answer(1))), []);
     // With A, B is a majority of the three: its round trip over, it asks nobody again.
@@ -54,7 +54,7 @@ fn a_member_short_of_answers_asks_again_and_answers_the_questions_of_others() {
     let question = |incarnation| stamped(incarnation, Epoch::ZERO, None, Body::Ask);
     let members = [A, B, C, NodeId(4), NodeId(5)];
     // A, among five, knows no epoch: it needs two others. While it waits, B's question goes unanswered.
-    let mut a = build_among(A, &members, MemberConfig::new(2, HOLD));
+    let mut a = build_among(A, &members, MemberConfig::new(InT(2), HOLD));
     step(&mut a, Event::Start { restored: None });
     assert_eq!(sends(&hear(&mut a, B, question(1))), []);
     // Its round trip is over with one answer (B's question): it asks everybody again.
@@ -73,7 +73,7 @@ fn a_member_short_of_answers_asks_again_and_answers_the_questions_of_others() {
 
 #[test]
 fn a_member_that_left_asks_nobody_again() {
-    let mut c = build(C, MemberConfig::new(2, HOLD));
+    let mut c = build(C, MemberConfig::new(InT(2), HOLD));
     step(&mut c, Event::Start { restored: Some(saved(4, Epoch::ZERO, None)) });
     step(&mut c, Event::Command(Command::Leave));
     assert_eq!(sends(&step(&mut c, Event::Timer(MemberTimer::Asked))), []);
@@ -85,7 +85,7 @@ const LEAD_ALONE: MemberTimer<Script> = MemberTimer::Inner { life: 0, timer: Scr
 #[test]
 fn a_member_that_lost_its_state_and_hears_nobody_grants_itself_nothing() {
     // C lost its state and can reach no peer: its question goes unanswered.
-    let mut c = build(C, MemberConfig::new(2, HOLD));
+    let mut c = build(C, MemberConfig::new(InT(2), HOLD));
     step(&mut c, Event::Start { restored: Some(saved(90_000, Epoch::ZERO, None)) });
     // The round trip is over, with no answer: it asks again.
     let question = stamped(90_001, Epoch::ZERO, None, Body::Ask);
@@ -110,7 +110,7 @@ fn a_member_that_lost_its_state_grants_only_once_it_heard_from_a_majority_and_th
     const E: NodeId = NodeId(5);
     let five = [A, B, C, D, E];
     // E, among five, lost its state: with itself, two others make a majority.
-    let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
+    let mut e = build_among(E, &five, MemberConfig::new(InT(2), HOLD));
     let effects = step(&mut e, Event::Start { restored: Some(saved(90_000, Epoch::ZERO, None)) });
     assert_eq!(sends(&effects).len(), 4, "it asks all four others");
     step(&mut e, Event::Timer(LEAD_ALONE));
@@ -124,7 +124,7 @@ fn a_member_that_lost_its_state_grants_only_once_it_heard_from_a_majority_and_th
 
     // Two answers within the round trip are not enough either: the round trip must be over, so that every
     // reachable member's answer is in.
-    let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
+    let mut e = build_among(E, &five, MemberConfig::new(InT(2), HOLD));
     step(&mut e, Event::Start { restored: Some(saved(90_000, Epoch::ZERO, None)) });
     step(&mut e, Event::Timer(LEAD_ALONE));
     step(&mut e, Event::Timer(MemberTimer::Settle));
@@ -134,7 +134,7 @@ fn a_member_that_lost_its_state_grants_only_once_it_heard_from_a_majority_and_th
     assert_eq!(elected(&step(&mut e, Event::Timer(MemberTimer::Asked))), [ballot(9, E)]);
 
     // A member that kept its state needs no answer at all, even alone.
-    let mut e = build_among(E, &five, MemberConfig::new(2, HOLD));
+    let mut e = build_among(E, &five, MemberConfig::new(InT(2), HOLD));
     step(&mut e, Event::Start { restored: Some(saved(4, ballot(2, A), None)) });
     step(&mut e, Event::Timer(LEAD_ALONE));
     assert_eq!(elected(&step(&mut e, Event::Timer(MemberTimer::Settle))), [ballot(3, E)]);

@@ -5,12 +5,12 @@ use crate::member::lease::{LeaseError, MAX_DRIFT_PPM};
 
 /// A lease of `5·T` with a drift bound of 0.1%: a leader holds a round for `5T/1.001`, rounded down; a backer
 /// promises `5T·1.001`, rounded up, and a tick.
-const LEASE: Lease = Lease { length: 5, drift_ppm: 1000, drifting: false };
+const LEASE: Lease = Lease { length: InT(5), drift_ppm: 1000, drifting: false };
 const HOLD_TICKS: u64 = 4995;
 const PROMISE_TICKS: u64 = 5006;
 
 fn config() -> MemberConfig {
-    MemberConfig { lease: Some(LEASE), ..MemberConfig::new(2, HOLD) }
+    MemberConfig { lease: Some(LEASE), ..MemberConfig::new(InT(2), HOLD) }
 }
 
 /// Member `me` in the lease mode, started knowing an epoch (so it asks nobody), with its starting promise run out.
@@ -122,26 +122,26 @@ fn a_member_that_starts_backs_nobody_until_a_promise_it_may_have_made_ran_out() 
 #[test]
 fn lease_settings_are_checked() {
     let params = |pairs: &[&str]| crate::params::Params::parse(pairs.iter().copied()).unwrap();
-    let (lease, rest) = Lease::take(&params(&["lease=on", "max-drift-ppm=200", "x=1"]), 2).unwrap();
-    assert_eq!(lease, Some(Lease { length: 5, drift_ppm: 200, drifting: false }));
+    let (lease, rest) = Lease::take(&params(&["lease=on", "max-drift-ppm=200", "x=1"]), InT(2)).unwrap();
+    assert_eq!(lease, Some(Lease { length: InT(5), drift_ppm: 200, drifting: false }));
     assert_eq!(rest, params(&["x=1"]));
     assert_eq!(
-        Lease::take(&params(&["lease=7"]), 2).unwrap().0,
-        Some(Lease { length: 7, drift_ppm: 1000, drifting: false })
+        Lease::take(&params(&["lease=7"]), InT(2)).unwrap().0,
+        Some(Lease { length: InT(7), drift_ppm: 1000, drifting: false })
     );
-    assert_eq!(Lease::take(&params(&[]), 2).unwrap().0, None);
-    let drifting = Lease::take(&params(&["lease=on", "clocks=drifting"]), 2).unwrap().0;
-    assert_eq!(drifting, Some(Lease { length: 5, drift_ppm: 1000, drifting: true }));
+    assert_eq!(Lease::take(&params(&[]), InT(2)).unwrap().0, None);
+    let drifting = Lease::take(&params(&["lease=on", "clocks=drifting"]), InT(2)).unwrap().0;
+    assert_eq!(drifting, Some(Lease { length: InT(5), drift_ppm: 1000, drifting: true }));
     for (bad, why) in [
         (&["lease=on", "clocks=fast"][..], "expected exact or drifting"),
         (&["clocks=drifting"][..], "add lease=on"),
-        (&["lease=4"][..], "at least 5 T"),
+        (&["lease=4"][..], "at least 5T"),
         (&["lease=61"][..], "at most 30 heartbeat periods"),
         (&["lease=soon"][..], "expected off, on"),
         (&["lease=on", "max-drift-ppm=200000"][..], "expected 0 to 100000"),
         (&["max-drift-ppm=5"][..], "add lease=on"),
     ] {
-        let err = Lease::take(&params(bad), 2).unwrap_err().to_string();
+        let err = Lease::take(&params(bad), InT(2)).unwrap_err().to_string();
         assert!(err.contains(why), "{bad:?}: {err}");
     }
 }
@@ -154,19 +154,19 @@ fn with_drifting_clocks_lease_timers_span_the_drift_bound() {
     use crate::member::lease::LeaseTiming;
     let t = Duration::from_ticks(1000);
     let ticks = |a, b| Span::between(Duration::from_ticks(a), Duration::from_ticks(b));
-    let lease = Lease { length: 30, drift_ppm: 100_000, drifting: true };
-    let timing = LeaseTiming::new(&lease, 2, t);
+    let lease = Lease { length: InT(30), drift_ppm: 100_000, drifting: true };
+    let timing = LeaseTiming::new(&lease, InT(2), t);
     // L = 30000 ticks: a hold of L/1.1 = 27272, a promise of L·1.1 = 33000 and a tick.
     assert_eq!((timing.hold.ticks(), timing.promise.ticks()), (27272, 33001));
     assert_eq!(timing.span(timing.hold), ticks(24792, 30000), "never longer than L in real time");
     assert_eq!(timing.span(timing.promise), ticks(30000, 36302), "never shorter than L in real time");
     assert_eq!(timing.slots, 16, "the rounds of the longest hold, 30000/2000, and one");
     assert_eq!(timing.fresh_grace.ticks(), 36302 + 3000);
-    let exact = LeaseTiming::new(&Lease { drifting: false, ..lease }, 2, t);
+    let exact = LeaseTiming::new(&Lease { drifting: false, ..lease }, InT(2), t);
     assert_eq!(exact.span(exact.hold), Span::exactly(exact.hold));
     assert_eq!(exact.slots, 15);
 
-    let flawed = timing.without_margin(&lease, 2, t);
+    let flawed = timing.without_margin(&lease, InT(2), t);
     assert_eq!((flawed.hold.ticks(), flawed.promise.ticks()), (30000, 30001));
     assert_eq!(flawed.span(flawed.hold).max.ticks(), 33000, "a slow clock holds past L");
     assert_eq!(flawed.span(flawed.promise).min.ticks(), 27273, "a fast one promises less than L");
@@ -174,13 +174,13 @@ fn with_drifting_clocks_lease_timers_span_the_drift_bound() {
 
 #[test]
 fn a_lease_that_cannot_work_is_refused_with_the_reason() {
-    let lease = |length, drift_ppm| Lease { length, drift_ppm, drifting: false };
-    assert_eq!(Lease::for_heartbeat(2).validate(2), Ok(()));
-    assert_eq!(lease(61, 0).validate(2), Err(LeaseError::TooLong));
-    assert_eq!(lease(60, 0).validate(2), Ok(()));
-    assert_eq!(lease(10, MAX_DRIFT_PPM + 1).validate(2), Err(LeaseError::Drift));
-    let short = lease(4, 1000).validate(2);
-    assert_eq!(short, Err(LeaseError::TooShort { heartbeat: 2, drift_ppm: 1000, least: 5 }));
+    let lease = |length, drift_ppm| Lease { length: InT(length), drift_ppm, drifting: false };
+    assert_eq!(Lease::for_heartbeat(InT(2)).validate(InT(2)), Ok(()));
+    assert_eq!(lease(61, 0).validate(InT(2)), Err(LeaseError::TooLong));
+    assert_eq!(lease(60, 0).validate(InT(2)), Ok(()));
+    assert_eq!(lease(10, MAX_DRIFT_PPM + 1).validate(InT(2)), Err(LeaseError::Drift));
+    let short = lease(4, 1000).validate(InT(2));
+    assert_eq!(short, Err(LeaseError::TooShort { heartbeat: InT(2), drift_ppm: 1000, least: InT(5) }));
     let said = short.unwrap_err().to_string();
-    assert!(said.contains("heartbeats every 2 T") && said.contains("at least 5 T"), "{said}");
+    assert!(said.contains("heartbeats every 2T") && said.contains("at least 5T"), "{said}");
 }

@@ -16,7 +16,7 @@ fn grant() -> Epoch {
 /// Member `me` of the complete graph on A, B, C and D, with A, B and C the voters it starts with, started knowing
 /// epoch 1.A (so it asks nobody).
 fn start_of_four(me: NodeId) -> Node {
-    let config = MemberConfig { voters: Some(Arc::from([A, B, C])), ..MemberConfig::new(2, HOLD) };
+    let config = MemberConfig { voters: Some(Arc::from([A, B, C])), ..MemberConfig::new(InT(2), HOLD) };
     let mut m = build_among(me, &[A, B, C, D], config);
     let saved = Saved { incarnation: 1, seen: ballot(1, A), inner: None, voters: None };
     step(&mut m, Event::Start { restored: Some(saved) });
@@ -216,7 +216,7 @@ fn a_leader_that_hears_of_a_newer_configuration_takes_it_and_gives_its_change_up
 
 #[test]
 fn a_member_that_lost_its_state_counts_answers_of_voters_under_the_newest_configuration() {
-    let config = MemberConfig { voters: Some(Arc::from([A, B, C])), ..MemberConfig::new(2, HOLD) };
+    let config = MemberConfig { voters: Some(Arc::from([A, B, C])), ..MemberConfig::new(InT(2), HOLD) };
     let start = || {
         let mut d = build_among(D, &[A, B, C, D], config.clone());
         step(&mut d, Event::Start { restored: None });
