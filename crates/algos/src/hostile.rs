@@ -165,7 +165,7 @@ struct Slot<A: Algorithm> {
     timers: BTreeMap<Timer<A>, Instant>,
     /// The highest `seen` and shown epoch so far (across restarts).
     seen: Epoch,
-    shown: u64,
+    shown: Epoch,
 }
 
 struct Cluster<'a, A: Algorithm> {
@@ -218,7 +218,13 @@ impl<'a, A: Algorithm> Cluster<'a, A> {
     fn new(deployed: &'a Deployed<A>, n: usize) -> Self {
         let places: Vec<Place> = (0..n).map(|i| Place::new(i, n)).collect();
         let slots = (0..n)
-            .map(|_| Slot { process: None, durable: None, timers: BTreeMap::new(), seen: Epoch::ZERO, shown: 0 })
+            .map(|_| Slot {
+                process: None,
+                durable: None,
+                timers: BTreeMap::new(),
+                seen: Epoch::ZERO,
+                shown: Epoch::ZERO,
+            })
             .collect();
         Self {
             deployed,
@@ -391,11 +397,8 @@ impl<'a, A: Algorithm> Cluster<'a, A> {
         let (seen, shown) = (process.seen(), process.leadership().epoch);
         if seen < slot.seen || shown < slot.shown {
             return Err(Broken(format!(
-                "step {}: member {me} went back from seen {} and shown {} to seen {seen} and shown {}",
-                self.outcome.steps,
-                slot.seen,
-                Epoch::from_bits(slot.shown),
-                Epoch::from_bits(shown)
+                "step {}: member {me} went back from seen {} and shown {} to seen {seen} and shown {shown}",
+                self.outcome.steps, slot.seen, slot.shown
             )));
         }
         (slot.seen, slot.shown) = (seen, shown);

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use elect_core::{Epoch, InT, NodeId};
+use elect_core::{InT, NodeId};
 use elect_net::{ClusterKey, HttpToken, Node, NodeConfig, Peer, StartError, ValidConfig};
 
 use crate::outcome::{BadInput, Outcome};
@@ -257,7 +257,7 @@ async fn serve(
                     "id": id.0,
                     "leader": l.leader.map(|l| l.0),
                     "epoch": l.epoch,
-                    "epoch_round": Epoch::from_bits(l.epoch).round(),
+                    "epoch_round": l.epoch.round(),
                     "incarnation": incarnation,
                     "since_monotonic_us": since.map(|s| u64::try_from(s.as_micros()).unwrap_or(u64::MAX)),
                 });

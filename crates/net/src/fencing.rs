@@ -9,6 +9,7 @@
 //! leadership it shows as [`LeaderEvent::LeaderChanged`] and in the [`crate::Node::leadership`] watch.
 
 pub use elect_algos::member::Leadership;
+use elect_core::Epoch;
 
 /// A change of leadership, in order. `StartedLeading` and `StoppedLeading` strictly alternate, starting with
 /// `StartedLeading`, and a `StoppedLeading` names the epoch its `StartedLeading` did.
@@ -18,12 +19,12 @@ pub enum LeaderEvent {
     /// This member became leader under fencing epoch `epoch`.
     StartedLeading {
         /// The fencing epoch of the grant.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// This member stopped leading under `epoch`: from now on, writes fenced with it must be refused.
     StoppedLeading {
         /// The fencing epoch of the grant that ended.
-        epoch: u64,
+        epoch: Epoch,
     },
     /// The published [`Leadership`] changed (for leaders too, after their `StartedLeading`).
     LeaderChanged(Leadership),

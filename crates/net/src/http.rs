@@ -309,7 +309,7 @@ fn change_json(shared: &Shared, change: Change) -> serde_json::Value {
         "latest": change.latest,
         "leader": change.shown.leader.map(|l| l.0),
         "epoch": change.shown.epoch,
-        "epoch_round": elect_core::Epoch::from_bits(change.shown.epoch).round(),
+        "epoch_round": change.shown.epoch.round(),
         "is_leader": if latest { shared.board.leads(change.shown) } else { change.shown.leader == Some(id) },
     });
     if let (true, Some(left)) = (latest, shared.board.lease_left()) {
@@ -384,7 +384,7 @@ fn transfer_query(
 }
 
 /// The epoch under which this member leads, or the body of the `409 Conflict` saying it does not.
-fn leading(shared: &Shared) -> Result<u64, String> {
+fn leading(shared: &Shared) -> Result<elect_core::Epoch, String> {
     let (id, _) = shared.board.who();
     let shown = shared.board.leader().shown;
     if shown.leader == Some(id) {

@@ -51,7 +51,8 @@
 //! let mut events = node.events().expect("the first call gets the stream");
 //! while let Some(event) = events.recv().await {
 //!     match event {
-//!         LeaderEvent::StartedLeading { epoch } => println!("leading; fence writes with {epoch}"),
+//!         // An `Epoch` shows as `round.member`; its bits are the fencing token a store compares.
+//!         LeaderEvent::StartedLeading { epoch } => println!("leading in {epoch}; fence writes with {}", epoch.bits()),
 //!         LeaderEvent::StoppedLeading { epoch } => println!("epoch {epoch} is over"),
 //!         _ => {}
 //!     }

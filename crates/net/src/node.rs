@@ -490,7 +490,7 @@ impl Launch {
         let members = config.members();
         let (requests, requests_rx) = mpsc::unbounded_channel();
         let (events_tx, events) = mpsc::unbounded_channel();
-        let published = Leadership { leader: None, epoch: stored.seen };
+        let published = Leadership { leader: None, epoch: Epoch::from_bits(stored.seen) };
         let (leadership_tx, leadership) = watch::channel(published);
         let kinds = <<elect_algos::member::Member<A> as Process>::Msg as Message>::kinds().into_owned();
         let counters = Arc::new(Counters::new(kinds));

@@ -197,6 +197,7 @@ mod tests {
 
     use super::*;
     use crate::fencing::Leadership;
+    use elect_core::Epoch;
 
     const ME: NodeId = NodeId(1);
     const PEER: NodeId = NodeId(2);
@@ -216,7 +217,7 @@ mod tests {
         let name = HostPort { host: "peer-2".into(), port: 7002 };
         let table = Arc::new(Mutex::new(BTreeMap::from([("peer-2".to_owned(), first.into_iter().collect())])));
         let members = vec![(ME, Some(local), None), (PEER, first, Some("peer-2:7002".to_owned()))];
-        let board = Arc::new(Board::new(ME, "bully", members, Leadership { leader: None, epoch: 0 }));
+        let board = Arc::new(Board::new(ME, "bully", members, Leadership { leader: None, epoch: Epoch::ZERO }));
         let (tx, rx) = mpsc::unbounded_channel();
         let names = BTreeMap::from([(PEER, name)]);
         let resolved: BTreeMap<NodeId, SocketAddr> = first.map(|a| (PEER, a)).into_iter().collect();

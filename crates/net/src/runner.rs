@@ -494,15 +494,15 @@ impl<A: Algorithm> Runner<A> {
             let event = match notice {
                 Notice::Elected { epoch } => {
                     info!(epoch = %epoch, "started leading");
-                    LeaderEvent::StartedLeading { epoch: epoch.bits() }
+                    LeaderEvent::StartedLeading { epoch }
                 }
                 Notice::Ended { epoch } => {
                     info!(epoch = %epoch, "stopped leading");
-                    LeaderEvent::StoppedLeading { epoch: epoch.bits() }
+                    LeaderEvent::StoppedLeading { epoch }
                 }
                 Notice::Shows { leader, epoch } => {
                     debug!(leader = ?leader.map(|l| l.0), epoch = %epoch, "leadership");
-                    LeaderEvent::LeaderChanged(Leadership { leader, epoch: epoch.bits() })
+                    LeaderEvent::LeaderChanged(Leadership { leader, epoch })
                 }
                 Notice::Pulse { .. } => continue,
             };

@@ -150,7 +150,7 @@ impl Counters {
     /// Member `me` now shows `shown`.
     pub(crate) fn shows(&self, me: NodeId, shown: Leadership) {
         self.is_leader.set(i64::from(shown.leader == Some(me)));
-        self.epoch.set(shown.epoch);
+        self.epoch.set(shown.epoch.bits());
     }
 
     /// The member came to show a new leadership grant.
@@ -238,6 +238,8 @@ impl Stats {
 
 #[cfg(test)]
 mod tests {
+    use elect_core::Epoch;
+
     use super::*;
 
     #[test]
@@ -252,7 +254,7 @@ mod tests {
         c.invalid(0);
         c.invalid(99); // Out of range: counted as a drop, never a panic.
         c.wrote();
-        c.shows(NodeId(2), Leadership { leader: Some(NodeId(2)), epoch: 1 << 32 | 2 });
+        c.shows(NodeId(2), Leadership { leader: Some(NodeId(2)), epoch: Epoch::from_bits(1 << 32 | 2) });
         c.leader_changed();
         c.election_took(std::time::Duration::from_millis(30));
         let text = c.encode();

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use elect_algos::member::{ChangeReport, ChangeState, ConfigId, VoterChange, Voters};
-use elect_core::{Epoch, NodeId, State};
+use elect_core::{NodeId, State};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 use tokio::time::Instant as Clock;
@@ -295,7 +295,7 @@ impl Board {
             "leader": shown.leader.map(|l| l.0),
             "is_leader": self.leads(shown),
             "epoch": shown.epoch,
-            "epoch_round": Epoch::from_bits(shown.epoch).round(),
+            "epoch_round": shown.epoch.round(),
             "lease_ms_left": self.lease_left().map(|left| left.as_secs_f64() * 1000.0),
             "incarnation": self.incarnation.load(Ordering::Relaxed),
             "members": members,
@@ -329,6 +329,8 @@ fn monotonic() -> Option<std::time::Duration> {
 
 #[cfg(test)]
 mod tests {
+    use elect_core::Epoch;
+
     use super::*;
 
     #[tokio::test]
@@ -339,11 +341,11 @@ mod tests {
             (NodeId(1), Some(addr(1)), None),
             (NodeId(2), None, Some("elect-2.elect:7002".to_owned())),
         ];
-        let board = Board::new(NodeId(1), "bully", members, Leadership { leader: None, epoch: 0 });
+        let board = Board::new(NodeId(1), "bully", members, Leadership { leader: None, epoch: Epoch::ZERO });
         board.set_incarnation(4);
         board.contact(NodeId(3));
         board.contact(NodeId(99)); // Not a member: ignored.
-        board.publish(State::Normal, Leadership { leader: Some(NodeId(3)), epoch: 1 << 32 | 3 });
+        board.publish(State::Normal, Leadership { leader: Some(NodeId(3)), epoch: Epoch::from_bits(1 << 32 | 3) });
         let v = board.to_json();
         assert_eq!(
             (v["id"].as_u64(), v["algorithm"].as_str(), v["state"].as_str()),
@@ -378,12 +380,12 @@ mod tests {
 
     #[tokio::test]
     async fn leadership_changes_are_numbered_kept_and_waited_for() {
-        let none = Leadership { leader: None, epoch: 0 };
+        let none = Leadership { leader: None, epoch: Epoch::ZERO };
         let board = Board::new(NodeId(1), "bully", vec![(NodeId(1), None, None)], none);
         assert_eq!(board.leader(), Change { version: 0, shown: none, latest: 0 });
         assert_eq!(board.after(0), After::Latest);
         assert_eq!(board.after(1), After::Unknown);
-        let shown = |round: u64| Leadership { leader: Some(NodeId(1)), epoch: round << 32 | 1 };
+        let shown = |round: u64| Leadership { leader: Some(NodeId(1)), epoch: Epoch::from_bits(round << 32 | 1) };
         // Publishing what is already shown is no change.
         board.publish(State::Election, none);
         assert_eq!(board.leader().version, 0);

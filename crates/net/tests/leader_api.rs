@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::{Cluster, Response, ids, request};
-use elect_core::NodeId;
+use elect_core::{Epoch, NodeId};
 use elect_net::{HttpToken, LeaderEvent, Leadership, NodeConfig};
 use serde_json::Value;
 
@@ -27,7 +27,10 @@ fn json(r: &Response) -> Value {
 }
 
 fn leadership(v: &Value) -> Leadership {
-    Leadership { leader: v["leader"].as_u64().map(|l| NodeId(l as u32)), epoch: v["epoch"].as_u64().unwrap() }
+    Leadership {
+        leader: v["leader"].as_u64().map(|l| NodeId(l as u32)),
+        epoch: Epoch::from_bits(v["epoch"].as_u64().unwrap()),
+    }
 }
 
 fn http(cluster: &Cluster, id: u32) -> SocketAddr {
@@ -95,7 +98,7 @@ async fn a_leader_asked_over_http_resigns_and_sits_out() {
     let r = request(http(&cluster, 3), "POST", "/resign", &[]).await;
     assert_eq!(r.status, 202, "{}", r.body);
     let v = json(&r);
-    assert_eq!((v["resigning"].as_bool(), v["epoch"].as_u64()), (Some(true), Some(first.epoch)));
+    assert_eq!((v["resigning"].as_bool(), v["epoch"].as_u64()), (Some(true), Some(first.epoch.bits())));
     assert_eq!(v["sits_out_ms"].as_u64(), Some(2000));
 
     let after = leading["version"].as_u64().unwrap();
@@ -147,7 +150,7 @@ async fn hand_over(configure: fn(&mut NodeConfig)) {
     assert_eq!(r.status, 202, "{}", r.body);
     let v = json(&r);
     assert_eq!((v["transferring"].as_bool(), v["to"].as_u64()), (Some(true), Some(2)));
-    assert_eq!((v["epoch"].as_u64(), v["deadline_ms"].as_u64()), (Some(first.epoch), Some(300)));
+    assert_eq!((v["epoch"].as_u64(), v["deadline_ms"].as_u64()), (Some(first.epoch.bits()), Some(300)));
     // Member 2 takes over, though 3 and 4 outrank it...
     let second = cluster.agreed_where(|l| l.leader == Some(NodeId(2))).await;
     assert!(second.epoch > first.epoch);

@@ -25,8 +25,8 @@ pub struct Leadership {
     /// has not heard yet).
     pub leader: Option<NodeId>,
     /// The fencing epoch of the leader's grant; with no leader, that of the last leader this member knew (after a
-    /// restart: the highest epoch it had seen; 0 if none). It never goes backwards.
-    pub epoch: u64,
+    /// restart: the highest epoch it had seen; [`Epoch::ZERO`] if none). It never goes backwards.
+    pub epoch: Epoch,
 }
 
 impl<A: Algorithm> Member<A> {
@@ -157,11 +157,9 @@ impl<A: Algorithm> Member<A> {
         let me = self.fixed.setup.id;
         let none = Leadership { leader: None, epoch: self.published.epoch };
         match (view, self.grant) {
-            (_, Some(g)) => Leadership { leader: Some(me), epoch: g.bits() },
+            (_, Some(g)) => Leadership { leader: Some(me), epoch: g },
             (Some(l), None) => match self.claims.get(&l) {
-                Some(&(claim, _)) if l != me && claim >= self.seen => {
-                    Leadership { leader: Some(l), epoch: claim.bits() }
-                }
+                Some(&(claim, _)) if l != me && claim >= self.seen => Leadership { leader: Some(l), epoch: claim },
                 _ => none,
             },
             // A member sitting out follows the newest live claim: it takes no part, but it knows who leads.
@@ -170,7 +168,7 @@ impl<A: Algorithm> Member<A> {
                 .iter()
                 .filter(|&(_, &(claim, live))| live && claim >= self.seen)
                 .max_by_key(|&(_, &(claim, _))| claim)
-                .map_or(none, |(&l, &(claim, _))| Leadership { leader: Some(l), epoch: claim.bits() }),
+                .map_or(none, |(&l, &(claim, _))| Leadership { leader: Some(l), epoch: claim }),
             (None, None) => none,
         }
     }
@@ -192,7 +190,7 @@ impl<A: Algorithm> Member<A> {
         if shown != self.published {
             debug_assert!(shown.epoch >= self.published.epoch, "shown epochs never go backwards");
             self.published = shown;
-            cx.notify(Notice::Shows { leader: shown.leader, epoch: Epoch::from_bits(shown.epoch) });
+            cx.notify(Notice::Shows { leader: shown.leader, epoch: shown.epoch });
         }
         if granted.is_some() {
             self.broadcast(cx, Body::Announce);

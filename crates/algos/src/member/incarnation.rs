@@ -25,7 +25,7 @@ impl<A: Algorithm> Member<A> {
         // The driver restores at most a state file's incarnation or the time in milliseconds, far below the top.
         self.incarnation = saved.incarnation.saturating_add(1);
         self.seen = saved.seen;
-        self.published = Leadership { leader: None, epoch: saved.seen.bits() };
+        self.published = Leadership { leader: None, epoch: saved.seen };
         self.durable = saved.inner.clone();
         self.membership = Membership::new(saved.voters.map_or_else(|| self.fixed.voters.clone(), Arc::new));
         if !self.votes() && self.away == Away::Present {

@@ -83,7 +83,7 @@ impl<A: Algorithm> Member<A> {
             leading: false,
             settled: false,
             asking: Asking::Answered,
-            published: Leadership { leader: None, epoch: 0 },
+            published: Leadership { leader: None, epoch: Epoch::ZERO },
             away,
             durable: None,
             lease,
@@ -379,7 +379,7 @@ impl<A: Algorithm> Process for Member<A> {
             (Away::Present, _) | (_, None) => inner.state,
             (_, Some(_)) => elect_core::State::Normal,
         };
-        Status { state, leader: self.published.leader, epoch: Epoch::from_bits(self.published.epoch), ..inner }
+        Status { state, leader: self.published.leader, epoch: self.published.epoch, ..inner }
     }
 
     fn parent(&self) -> Option<Port> {

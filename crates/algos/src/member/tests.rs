@@ -281,14 +281,17 @@ fn a_new_incarnation_is_one_more_than_the_restored_one_and_durable_at_start() {
             Effect::Send { to: port(A, C), msg: question },
         ]
     );
-    assert_eq!((a.incarnation(), a.seen(), a.leadership()), (1, Epoch::ZERO, Leadership { leader: None, epoch: 0 }));
+    assert_eq!(
+        (a.incarnation(), a.seen(), a.leadership()),
+        (1, Epoch::ZERO, Leadership { leader: None, epoch: Epoch::ZERO })
+    );
 
     let mut b = build(B, MemberConfig::new(InT(2), HOLD));
     let restored = saved(4, ballot(2, C), Some(7));
     let effects = step(&mut b, Event::Start { restored: Some(restored) });
     assert_eq!(effects, [Effect::Persist(saved(5, ballot(2, C), Some(7)))]);
     assert_eq!((b.incarnation(), b.seen()), (5, ballot(2, C)));
-    assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(2, C).bits() }, "the last epoch it had seen");
+    assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(2, C) }, "the last epoch it had seen");
     assert_eq!(b.inner().initiated, 7, "the algorithm restarts from its durable state");
 }
 
@@ -310,7 +313,7 @@ fn a_leader_grants_itself_an_epoch_above_all_it_has_seen() {
     assert_eq!(elected(&effects), [granted]);
     assert_eq!(sends(&effects), to_everybody(2, granted, Some(granted), Body::Announce));
     assert_eq!((c.grant(), c.seen()), (Some(granted), granted));
-    assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: granted.bits() });
+    assert_eq!(c.leadership(), Leadership { leader: Some(C), epoch: granted });
     // Still leading: nothing new (but A, whose packet shows no epoch, is told the grant).
     let correction = stamped(2, granted, Some(granted), Body::Announce);
     assert_eq!(hear(&mut c, A, says(Script::Lead)), [Effect::Send { to: port(C, A), msg: correction }]);
@@ -353,20 +356,20 @@ fn a_follower_vouches_only_for_the_newest_grant_and_corrects_older_ones() {
     let mut a = start(A, None);
     // The algorithm names B before B's grant arrived: no leader yet.
     assert_eq!(hear(&mut a, B, says(Script::Follow(B))), []);
-    assert_eq!(a.leadership(), Leadership { leader: None, epoch: 0 });
+    assert_eq!(a.leadership(), Leadership { leader: None, epoch: Epoch::ZERO });
     let effects = hear(&mut a, B, packet(ballot(1, B), Some(ballot(1, B)), Body::Announce));
-    assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(1, B).bits() });
+    assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(1, B) });
     assert_eq!(sends(&effects), []);
     // C has seen a newer epoch: B's grant is stale, and B must hear of it.
     hear(&mut a, C, packet(ballot(3, C), None, Body::Announce));
-    assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
+    assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B) });
     let effects = hear(&mut a, B, packet(ballot(1, B), Some(ballot(1, B)), Body::Announce));
     let correction = stamped(1, ballot(3, C), None, Body::Announce);
     assert_eq!(sends(&effects), [(port(A, B), correction)]);
-    assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
+    assert_eq!(a.leadership(), Leadership { leader: None, epoch: ballot(1, B) });
     // B's newer grant.
     let effects = hear(&mut a, B, packet(ballot(4, B), Some(ballot(4, B)), Body::Announce));
-    assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(4, B).bits() });
+    assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(4, B) });
     assert_eq!(sends(&effects), []);
 }
 
@@ -447,7 +450,7 @@ fn a_packet_of_an_older_incarnation_of_its_sender_changes_nothing() {
     assert_eq!(a.seen(), Epoch::ZERO);
     // The same packet from its newer incarnation is heard.
     hear(&mut a, B, Packet { incarnation: 4, ..old });
-    assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(9, B).bits() });
+    assert_eq!(a.leadership(), Leadership { leader: Some(B), epoch: ballot(9, B) });
 }
 
 #[test]
@@ -466,7 +469,7 @@ fn a_resigning_leader_ends_its_grant_tells_everybody_and_sits_out() {
     assert_eq!(step(&mut b, Event::Timer(timer)), []);
     assert_eq!(hear(&mut b, C, says(Script::Follow(C))), []);
     assert_eq!(b.inner().status(), Status::normal(Some(B), Epoch::ZERO));
-    assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(1, B).bits() });
+    assert_eq!(b.leadership(), Leadership { leader: None, epoch: ballot(1, B) });
 }
 
 #[test]
@@ -620,7 +623,7 @@ fn a_stronger_leader_outbids_a_weaker_straggler_that_leads_under_a_newer_epoch()
     assert_eq!(elected(&hear(&mut a, B, says(Script::Lead))), []);
     // Its algorithm follows C: so does A.
     hear(&mut a, C, packet(ballot(3, C), Some(ballot(3, C)), Body::Algorithm(Script::Follow(C))));
-    assert_eq!(a.leadership(), Leadership { leader: Some(C), epoch: ballot(3, C).bits() });
+    assert_eq!(a.leadership(), Leadership { leader: Some(C), epoch: ballot(3, C) });
 }
 
 #[test]
@@ -639,7 +642,7 @@ fn a_member_that_must_never_lead_takes_no_part_and_follows_the_newest_claim() {
     // It shows the leader the others' claims name, and never itself; a resignation has nothing to give up.
     let claim = ballot(4, B);
     hear(&mut c, B, packet(claim, Some(claim), Body::Announce));
-    assert_eq!(c.leadership(), Leadership { leader: Some(B), epoch: claim.bits() });
+    assert_eq!(c.leadership(), Leadership { leader: Some(B), epoch: claim });
     assert_eq!(notices(&step(&mut c, Event::Command(Command::Resign))), []);
     let peers = elect_core::Peers(&c.fixed.setup.neighbors);
     assert_eq!((c.grant(), c.view(&peers).role), (None, "never leads (no-lead)".into()));
@@ -657,7 +660,7 @@ fn a_member_with_a_takeover_delay_follows_the_others_until_it_is_over() {
     let claim = ballot(4, B);
     hear(&mut c, B, packet(claim, Some(claim), Body::Announce));
     assert_eq!(sends(&hear(&mut c, A, says(Script::Lead))), []);
-    assert_eq!(c.leadership(), Leadership { leader: Some(B), epoch: claim.bits() });
+    assert_eq!(c.leadership(), Leadership { leader: Some(B), epoch: claim });
     // At the end of the delay its algorithm starts from its durable state and initiates; it may then lead.
     step(&mut c, Event::Timer(MemberTimer::Wake));
     assert_eq!(c.inner().initiated, 5);

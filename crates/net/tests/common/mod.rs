@@ -7,7 +7,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use elect_core::NodeId;
+use elect_core::{Epoch, NodeId};
 use elect_net::{LeaderEvent, Leadership, Node, NodeConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -186,7 +186,7 @@ impl Cluster {
         for (id, log) in &self.logs {
             let log = log.lock().unwrap();
             let (mut incarnation, mut leading, mut grants) = (0, None, 0);
-            let (mut last_epoch, mut last_grant) = (0, 0);
+            let (mut last_epoch, mut last_grant) = (Epoch::ZERO, Epoch::ZERO);
             for &(inc, event) in log.iter() {
                 assert!(inc >= incarnation, "{id}: incarnations grow");
                 if inc != incarnation {

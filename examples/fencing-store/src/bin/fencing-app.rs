@@ -92,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
         // Preparing the write. The leader may pause here, and be replaced, for any length of time; it does not
         // look at its leadership again before writing, as no check could close that gap: the store's does.
         tokio::time::sleep(Duration::from_millis(args.work_ms)).await;
-        let write = Write { epoch, writer: me.0, seq };
+        let write = Write { epoch: epoch.bits(), writer: me.0, seq };
         match send(args.store, &write).await {
             Ok(Verdict::Accepted) => {
                 emit(&serde_json::json!({"id": me.0, "event": "accepted", "epoch": epoch, "seq": seq}));

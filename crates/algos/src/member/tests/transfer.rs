@@ -83,7 +83,7 @@ fn a_member_standing_aside_rejoins_at_the_deadline_unless_the_named_member_took_
     hear(&mut b, A, packet(taken, Some(taken), Body::Announce));
     step(&mut b, Event::Timer(MemberTimer::Wake));
     assert_eq!((role(&b), b.inner().initiated), ("standing aside (transfer)".to_owned(), 0));
-    assert_eq!(b.leadership(), Leadership { leader: Some(A), epoch: taken.bits() });
+    assert_eq!(b.leadership(), Leadership { leader: Some(A), epoch: taken });
     step(&mut b, Event::Timer(MemberTimer::Claim(port(B, A))));
     assert_eq!((b.away, b.inner().initiated), (Away::Present, 1));
     // So does a member that hears the named member say it no longer leads.
