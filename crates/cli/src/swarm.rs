@@ -18,51 +18,17 @@ use std::path::{Path, PathBuf};
 
 use elect_check::{CheckConfig, CounterexampleFile, Order, Outcome as Checked, Sample};
 use elect_sim::Shard;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::limits::{self, Limits};
+use crate::limits;
 use crate::outcome::Refused;
 use crate::outcome::{BadInput, Outcome};
 use crate::shard::{self, Atomic, Chosen, ShardArg};
 
 mod coverage;
+mod file;
 
-/// The `format` of a swarm search's result file.
-const FORMAT: &str = "elect-swarm";
-
-/// The version written: 2, with a sample of the states seen. Version 1, without, is still merged (its coverage is
-/// unknown).
-const VERSION: u32 = 2;
-
-/// What one search of a swarm found.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SwarmFile {
-    /// [`FORMAT`].
-    format: String,
-    /// [`VERSION`], or 1.
-    version: u32,
-    /// This search's number, from 0.
-    index: u64,
-    /// The searches of the swarm.
-    count: u64,
-    /// The seed its order was drawn from.
-    seed: u64,
-    /// The arguments of `elect check` that ran it, without `--swarm` and `--out`: the same for every search.
-    check: Vec<String>,
-    states: u64,
-    transitions: u64,
-    /// Every reachable state was explored.
-    complete: bool,
-    /// The bound that stopped it, if one did.
-    stopped: Option<String>,
-    seconds: f64,
-    /// The first violation it found.
-    counterexample: Option<CounterexampleFile>,
-    /// The states it saw, sampled by fingerprint (version 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    sample: Option<Sample>,
-}
+use file::{FORMAT, SwarmFile, VERSION, read};
 
 /// The seed of search `index`: the scenario's seed and the index, mixed (SplitMix64's finaliser) so that
 /// neighbouring indices draw unrelated orders.
@@ -161,47 +127,6 @@ fn path(out: &Path, shard: Shard) -> PathBuf {
 /// Whether `text` is a swarm result file (rather than a sweep's shard).
 pub(crate) fn is_swarm_file(text: &str) -> bool {
     text.trim_start().starts_with('{')
-}
-
-fn read(path: &Path) -> anyhow::Result<SwarmFile> {
-    let text = Limits::cli().read_file(path, "swarm result file")?;
-    let file: SwarmFile = serde_json::from_str(&text)
-        .map_err(|e| Refused(format!("{} is not a result file of elect check --swarm: {e}", path.display())))?;
-    if file.format != FORMAT || !(1..=VERSION).contains(&file.version) {
-        return Err(Refused(format!(
-            "{} is {} version {}, not {FORMAT} version 1 or {VERSION}",
-            path.display(),
-            file.format,
-            file.version
-        ))
-        .into());
-    }
-    if file.count == 0 || file.index >= file.count {
-        return Err(
-            Refused(format!("{}: search {} of {} does not exist", path.display(), file.index, file.count)).into()
-        );
-    }
-    let bad = |problem: String| Err(BadInput(format!("{}: {problem}", path.display())).into());
-    match &file.sample {
-        None if file.version > 1 => {
-            return bad(format!("a file of version {} has a sample, and it has none", file.version));
-        }
-        Some(_) if file.version == 1 => return bad("a file of version 1 has no sample, and it has one".to_owned()),
-        Some(sample) => {
-            if let Some(problem) = sample.invalid() {
-                return bad(problem);
-            }
-            if sample.fingerprints.len() as u64 > file.states {
-                return bad(format!(
-                    "its sample holds {} states, more than the {} it saw",
-                    sample.fingerprints.len(),
-                    file.states
-                ));
-            }
-        }
-        None => {}
-    }
-    Ok(file)
 }
 
 /// The merge of a swarm's result files, as `elect merge --json` prints it and `--out` keeps it.

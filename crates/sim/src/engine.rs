@@ -31,9 +31,6 @@ use crate::trace::Trace;
 
 mod end;
 mod faults;
-mod host;
-
-use host::{At, Recovering};
 
 /// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,
 /// commands come next, then messages, and timers last (a reply arriving exactly at a deadline beats it).
@@ -752,6 +749,49 @@ pub fn bare_event_loop(processes: u32, events: u64) -> u64 {
         queue.push_steady_with(now + 1, || Ev::Deliver { to: next, port: 1, id: sent, msg: [msg[0], msg[1] + 1] });
     }
     checksum
+}
+
+/// The simulator as the host of process `node`'s effects: a send is counted and queued under the network model,
+/// a timer is drawn from its span with the run's timer stream and queued, durable state is kept in memory, a notice
+/// is traced and judged.
+struct At<'a, A: Algorithm> {
+    sim: &'a mut Sim<A>,
+    node: u32,
+}
+
+impl<A: Algorithm> Host<A::Process> for At<'_, A> {
+    #[inline(always)]
+    fn send(&mut self, to: Port, msg: Cow<'_, Msg<A>>) {
+        self.sim.send(self.node, to, msg);
+    }
+
+    fn set_timer(&mut self, timer: TimerOf<A>, after: Span) {
+        let sim = &mut *self.sim;
+        let (after, seq) = sim.timers.arm(self.node, timer, after);
+        let at = sim.later(after);
+        sim.queue.push(at, TIMER, Ev::Timer { node: self.node, timer, seq });
+        // A traced run says when each timer will fire, so that its pictures can show it running down.
+        if sim.trace.is_some() {
+            let text = A::Process::describe_timer(&timer);
+            sim.record(Record::Arm { t: sim.t(), node: sim.id(self.node), text: text.into(), at: Time(at) });
+        }
+    }
+
+    fn cancel_timer(&mut self, timer: TimerOf<A>) {
+        let sim = &mut *self.sim;
+        if sim.timers.cancel(self.node, timer) && sim.trace.is_some() {
+            let text = A::Process::describe_timer(&timer);
+            sim.record(Record::Disarm { t: sim.t(), node: sim.id(self.node), text: text.into() });
+        }
+    }
+
+    fn persist(&mut self, durable: DurableOf<A>) {
+        self.sim.durable[self.node as usize] = Some(durable);
+    }
+
+    fn notify(&mut self, notice: Notice) {
+        self.sim.notice(self.node, notice);
+    }
 }
 
 #[cfg(test)]

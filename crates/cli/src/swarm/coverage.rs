@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::SwarmFile;
+use super::file::SwarmFile;
 
 /// How much of the state space a swarm covered, as `elect merge` prints it and its JSON holds it.
 #[derive(Debug, Serialize)]

@@ -14,9 +14,11 @@ fn module_of(src: &Path, file: &Path) -> String {
     parts.join("::")
 }
 
-/// Every path a `crate::` expression names, with `use` groups expanded: `crate::{a, b::{c, d}}` names `a`, `b::c`
-/// and `b::d`.
-fn crate_paths(code: &str) -> Vec<String> {
+/// Every module path a file's code names, from the crate's root (`crate::a::b`), with `use` groups expanded:
+/// `crate::{a, b::{c, d}}` names `crate::a`, `crate::b::c` and `crate::b::d`. Besides `crate::` paths, it resolves
+/// `self::` and `super::` paths against `module` (the file's own module, `crate` for the root), and paths that start
+/// with a module the file declares (`children`: `mod lease;` then `lease::Lease`). A glob names its module.
+fn named_paths(code: &str, module: &str, children: &BTreeSet<String>) -> Vec<String> {
     fn expand(prefix: &str, text: &str, out: &mut Vec<String>) {
         // `text` starts right after a `::`: a name, a `{...}` group, or `*`.
         if let Some(rest) = text.strip_prefix('{') {
@@ -42,49 +44,91 @@ fn crate_paths(code: &str) -> Vec<String> {
             return;
         }
         let name: String = text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        if name.is_empty() {
-            if !prefix.is_empty() {
-                out.push(prefix.to_owned());
-            }
+        if name.is_empty() || name == "self" {
+            out.push(prefix.to_owned());
             return;
         }
-        let path = if prefix.is_empty() { name.clone() } else { format!("{prefix}::{name}") };
+        let path = format!("{prefix}::{name}");
         match text[name.len()..].strip_prefix("::") {
             Some(rest) => expand(&path, rest, out),
             None => out.push(path),
         }
     }
+    let own: Vec<&str> = module.split("::").collect();
     let mut out = Vec::new();
-    for (i, _) in code.match_indices("crate::") {
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
         let before = code[..i].chars().last();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
-            continue; // `elect_crate::`, `$crate::`
+        // `elect_crate::`, `$crate::`, `other::self::`: not a path of this crate that starts here.
+        let starts = !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == ':');
+        let word: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if !starts || word.is_empty() || !rest[word.len()..].starts_with("::") {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
         }
-        expand("", &code[i + "crate::".len()..], &mut out);
+        let mut after = &rest[word.len() + 2..];
+        let base = match word.as_str() {
+            "crate" => Some("crate".to_owned()),
+            "self" => Some(module.to_owned()),
+            "super" => {
+                let mut up = 1;
+                while let Some(more) = after.strip_prefix("super::") {
+                    (up, after) = (up + 1, more);
+                }
+                Some(own[..own.len().saturating_sub(up).max(1)].join("::"))
+            }
+            child if children.contains(child) => Some(format!("{module}::{child}")),
+            _ => None,
+        };
+        if let Some(base) = base {
+            expand(&base, after, &mut out);
+        }
+        i += word.len();
     }
     out
 }
 
-/// The files of crate `krate` each file imports from (through `crate::` paths), test modules at a file's end aside.
-fn file_imports(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let src = root().join("crates").join(krate).join("src");
-    let files = rust_files(&src);
-    let modules: BTreeMap<String, String> =
-        files.iter().map(|f| (module_of(&src, f), f.strip_prefix(root()).unwrap().display().to_string())).collect();
+/// The modules a file declares (`mod name;`, `pub(crate) mod name;`, ...), inline test modules aside.
+fn declared_modules(code: &str) -> BTreeSet<String> {
+    code.split(';')
+        .filter_map(|statement| {
+            let words: Vec<&str> = statement.split_whitespace().collect();
+            match words.as_slice() {
+                [.., "mod", name] => Some((*name).to_owned()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The files of the crate whose sources are in `src` each file imports from, test modules at a file's end aside.
+fn file_imports_in(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files = rust_files(src);
+    let name_of = |f: &Path| f.strip_prefix(src).unwrap().display().to_string();
+    let module_path = |f: &Path| match module_of(src, f).as_str() {
+        "" => "crate".to_owned(),
+        m => format!("crate::{m}"),
+    };
+    let modules: BTreeMap<String, String> = files.iter().map(|f| (module_path(f), name_of(f))).collect();
     let mut graph = BTreeMap::new();
     for file in &files {
-        let name = file.strip_prefix(root()).unwrap().display().to_string();
+        let name = name_of(file);
         let text = fs::read_to_string(file).unwrap();
         // A file's unit tests (`#[cfg(test)] mod tests` at its end) may take from anywhere.
         let text = text.split("\n#[cfg(test)]\nmod tests").next().unwrap_or("");
         // A `use` list may span lines: read the code as one line.
         let joined: String = text.lines().map(|l| code(l).to_owned() + " ").collect();
         let mut to = BTreeSet::new();
-        for path in crate_paths(&joined) {
+        for path in named_paths(&joined, &module_path(file), &declared_modules(&joined)) {
             let mut parts: Vec<&str> = path.split("::").collect();
             while !parts.is_empty() {
+                // The crate's root is its front door: a path through its re-exports names no file of its own.
+                if parts == ["crate"] {
+                    break;
+                }
                 if let Some(target) = modules.get(&parts.join("::")) {
-                    if *target != name && !parts.is_empty() {
+                    if *target != name {
                         to.insert(target.clone());
                     }
                     break;
@@ -95,6 +139,14 @@ fn file_imports(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
         graph.insert(name, to);
     }
     graph
+}
+
+/// The files of crate `krate` each file imports from.
+fn file_imports(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let graph = file_imports_in(&root().join("crates").join(krate).join("src"));
+    let prefix = format!("crates/{krate}/src/");
+    let named = |f: &String| format!("{prefix}{f}");
+    graph.iter().map(|(f, to)| (named(f), to.iter().map(named).collect())).collect()
 }
 
 /// The strongly connected components of more than one file (Tarjan's algorithm).
@@ -158,9 +210,19 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 }
 
 #[test]
-fn crate_paths_expand_use_groups() {
-    let paths = crate_paths("use crate::{a, b::{c, d::*}}; let x = crate::e::f(); elect_crate::g; $crate::h");
-    assert_eq!(paths, ["a", "b::c", "b::d", "e::f"]);
+fn paths_are_resolved_from_the_crate_root() {
+    let none = BTreeSet::new();
+    let code = "use crate::{a, b::{c, d::*}}; let x = crate::e::f(); elect_crate::g; $crate::h";
+    let paths = named_paths(code, "crate", &none);
+    assert_eq!(paths, ["crate::a", "crate::b::c", "crate::b::d", "crate::e::f"]);
+    let children: BTreeSet<String> = ["lease".to_owned()].into();
+    let code = "use super::*; use super::super::x::Y; use self::z::{self, W}; use lease::L; use other::lease::M;";
+    let paths = named_paths(code, "crate::m::n", &children);
+    assert_eq!(paths, ["crate::m", "crate::x::Y", "crate::m::n::z", "crate::m::n::z::W", "crate::m::n::lease::L"]);
+    assert_eq!(
+        declared_modules("mod a; pub(crate) mod b; #[cfg(test)] mod tests; let m = 1;"),
+        ["a", "b", "tests"].map(String::from).into()
+    );
     let graph: BTreeMap<String, BTreeSet<String>> =
         [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"]), ("d", vec!["a"])]
             .into_iter()
@@ -169,13 +231,66 @@ fn crate_paths_expand_use_groups() {
     assert_eq!(cycles(&graph), [["a", "b", "c"]]);
 }
 
+/// A crate with a parent and child that import from each other through `super::` and a declared module's path:
+/// the check sees the circle.
+#[test]
+fn a_planted_circle_through_super_is_found() {
+    let dir = std::env::temp_dir().join(format!("elect-tidy-planted-{}", std::process::id()));
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "mod parent;\nmod apart;\n");
+    write("parent.rs", "mod child;\nuse child::Part;\npub(crate) struct Whole;\n");
+    write("parent/child.rs", "use super::Whole;\npub(crate) struct Part;\n");
+    write("apart.rs", "use crate::parent::Whole;\n");
+    let graph = file_imports_in(&dir);
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(cycles(&graph), [["parent.rs", "parent/child.rs"]], "{graph:?}");
+}
+
+/// The circles the tree still has, each a parent and the children it was split into that reach back into it
+/// (`use super::...`). Each is to be split along its seams, a child owning its state and returning what the parent
+/// must do; the list only shrinks: a circle not on it fails the test, and so does one on it that is gone.
+const KNOWN_CIRCLES: &[&str] = &[
+    "crates/core/src/property/groups.rs → crates/core/src/property/mod.rs → crates/core/src/property/monitor.rs",
+    "crates/algos/src/garcia_molina.rs → crates/algos/src/garcia_molina/messages.rs → \
+     crates/algos/src/garcia_molina/process.rs",
+    "crates/algos/src/synchronizers/abd.rs → crates/algos/src/synchronizers/alpha.rs → \
+     crates/algos/src/synchronizers/clusters.rs → crates/algos/src/synchronizers/mod.rs",
+    "crates/algos/src/member/asking.rs → crates/algos/src/member/away.rs → crates/algos/src/member/config.rs → \
+     crates/algos/src/member/fencing.rs → crates/algos/src/member/lease.rs → crates/algos/src/member/packet.rs → \
+     crates/algos/src/member/process.rs → crates/algos/src/member/voters.rs",
+    "crates/algos/src/monitor/pre_vote.rs → crates/algos/src/monitor/process.rs → crates/algos/src/monitor/ring.rs",
+    "crates/check/src/model.rs → crates/check/src/model/fingerprints.rs → crates/check/src/model/host.rs → \
+     crates/check/src/model/packed.rs → crates/check/src/model/view.rs",
+    "crates/net/src/http.rs → crates/net/src/http/voters.rs",
+    "crates/cli/src/serve.rs → crates/cli/src/serve/api.rs → crates/cli/src/serve/book.rs → \
+     crates/cli/src/serve/explore.rs",
+];
+
 #[test]
 fn no_file_of_a_crate_imports_from_a_file_that_imports_from_it() {
-    let mut found = Vec::new();
-    for krate in LIBRARIES.iter().chain(&["cli"]) {
+    let mut found = BTreeSet::new();
+    for krate in LIBRARIES.iter().chain(&["lab", "cli"]) {
         for cycle in cycles(&file_imports(krate)) {
-            found.push(cycle.join(" → "));
+            found.insert(cycle.join(" → "));
         }
     }
-    assert!(found.is_empty(), "files that import from each other, in a circle:\n{}", found.join("\n"));
+    let known: BTreeSet<String> =
+        KNOWN_CIRCLES.iter().map(|c| c.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    let new: Vec<&String> = found.difference(&known).collect();
+    let gone: Vec<&String> = known.difference(&found).collect();
+    assert!(
+        new.is_empty(),
+        "files that import from each other, in a circle (through crate::, self::, super:: or a \
+        declared module's path):\n{}",
+        new.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("\n")
+    );
+    assert!(
+        gone.is_empty(),
+        "circles no longer in the tree: take them off KNOWN_CIRCLES:\n{}",
+        gone.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("\n")
+    );
 }

@@ -1,5 +1,6 @@
 //! The simulator's scheduled faults and mobility: crashes, recoveries, resignations, links and partitions going
-//! down and up, nodes moving in and out of radio range, and what the processes and the judge are told of them.
+//! down and up, nodes moving in and out of radio range, and what the processes and the judge are told of them; and
+//! the simulator's part in a restart ([`Restart`]).
 
 use super::*;
 
@@ -185,5 +186,29 @@ impl<A: Algorithm> Sim<A> {
         // blank state in between.
         self.judge.on = false;
         driver::recover(&mut Recovering { sim: self, node }, restored, up);
+    }
+}
+
+/// The simulator's part in a recovery ([`driver::recover`]): every event is one of the process's steps (the
+/// initiation is counted and traced as a command), and the neighbours see its links come back.
+struct Recovering<'a, A: Algorithm> {
+    sim: &'a mut Sim<A>,
+    node: u32,
+}
+
+impl<A: Algorithm> Restart<A::Process> for Recovering<'_, A> {
+    fn run(&mut self, event: EventOf<A::Process>) {
+        if let Event::Command(cmd) = event {
+            self.sim.count_event();
+            self.sim.record(Record::Command { t: self.sim.t(), node: self.sim.id(self.node), cmd });
+        }
+        self.sim.handle(self.node, event);
+    }
+
+    fn tell_neighbors(&mut self) {
+        self.sim.judge.on = true;
+        self.sim.tell_neighbors(self.node, true);
+        self.sim.refresh_availability();
+        self.sim.recheck();
     }
 }
