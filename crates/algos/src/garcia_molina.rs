@@ -1,15 +1,12 @@
 #![doc = include_str!("../../../docs/reference/algorithms/garcia-molina.md")]
 
+mod config;
 mod messages;
 mod process;
 
 use std::str::FromStr;
 
-use elect_core::{
-    Check, Command, Cx, Duration, Epoch, InT, Invalid, NodeId, Notice, Peers, Port, Process, Property, Rank, Roster,
-    Setup, Span, State, Status, Validate, View, When,
-};
-use serde::{Deserialize, Serialize};
+use elect_core::{Check, Duration, Property, Setup, When};
 
 use crate::algorithm::{
     Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase, Timing,
@@ -17,6 +14,7 @@ use crate::algorithm::{
 use crate::election_checks;
 use crate::params::{ParamError, ParamInfo, Params};
 
+pub use config::GarciaMolina;
 use messages::*;
 pub use messages::{Msg, Timer};
 pub use process::GarciaMolinaProcess;
@@ -100,48 +98,6 @@ fn either(s: &str, on: &str, off: &str) -> Result<bool, String> {
         _ if s == on => Ok(true),
         _ if s == off => Ok(false),
         _ => Err(format!("'{s}' is neither {on} nor {off}")),
-    }
-}
-
-/// The algorithm's configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct GarciaMolina {
-    /// Whether the second phase has REORGANIZATION and `ready` (GM's paper) or not (S004's simplification).
-    pub ready: bool,
-    /// A NORMAL coordinator runs Check every `check·T`.
-    pub check: InT,
-    /// A process runs Timeout after `timeout·T` without news from its coordinator.
-    pub timeout: InT,
-    /// How many times an unanswered `new-coordinator` or `ready` call is sent again before it counts as failed.
-    pub retries: u32,
-    /// Whether a coordinator's Check appoints a weaker process that is not NORMAL alone (rather than electing).
-    pub rejoin: bool,
-    /// Whether the leader monitor watches the coordinator ([`Algorithm::monitored`]): then a NORMAL member's
-    /// Timeout does not call `are-you-there` and elect on its own; the monitor's pre-vote decides.
-    pub monitored: bool,
-}
-
-impl Default for GarciaMolina {
-    fn default() -> Self {
-        Self { ready: true, check: InT(10), timeout: InT(20), retries: 2, rejoin: true, monitored: false }
-    }
-}
-
-impl GarciaMolina {
-    /// How long a caller waits for an answer: `2T + ε`.
-    fn rpc(t: Duration) -> Duration {
-        t * 2 + Duration::TICK
-    }
-
-    /// How long a process that found a stronger one alive waits to be halted: the rest of the stronger one's
-    /// first phase, its HALT round, and its NEW-COORDINATOR's delivery.
-    fn wait(t: Duration) -> Duration {
-        Self::rpc(t) * 2 + t
-    }
-
-    /// One election, from the strongest live process's start until it is NORMAL: four RPC rounds.
-    fn one_election(t: Duration) -> Duration {
-        Self::rpc(t) * 4
     }
 }
 

@@ -1,7 +1,8 @@
 //! What Garcia-Molina's processes say to each other (the requests and replies of its RPCs), the timers they set,
 //! and the names of the rules they apply.
 
-use super::*;
+use elect_core::{Epoch, Invalid, Roster, Validate};
+use serde::{Deserialize, Serialize};
 
 /// Garcia-Molina messages: the requests and replies of the RPCs. `call` matches a reply to its request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

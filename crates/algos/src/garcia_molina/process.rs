@@ -1,8 +1,12 @@
 //! One process of Garcia-Molina's Bully algorithm: its state (`S(i)` of the paper) and its rules, Election,
 //! Check, Timeout and Recovery, with the RPCs that carry them.
 
+use elect_core::{
+    Command, Cx, Duration, Epoch, NodeId, Notice, Peers, Port, Process, Rank, Setup, Span, State, Status, View,
+};
+
+use super::config::GarciaMolina;
 use super::messages::*;
-use super::*;
 
 /// `S(i).s` of a running process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -748,6 +752,8 @@ mod tests {
     use elect_core::{Effect, EffectOf, Instant, NodeId};
 
     use super::*;
+    use crate::algorithm::Algorithm;
+    use crate::params::Params;
     use crate::testing::on_complete_graph;
 
     type Effects = Vec<EffectOf<GarciaMolinaProcess>>;
