@@ -21,29 +21,30 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::sync::Arc;
 use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{ALLOW, AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use hyper::header::{ALLOW, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::json;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::{debug, info};
 
-use crate::auth::HttpToken;
 use crate::runner::Request as ToTask;
-use crate::stats::Counters;
-use crate::status::{After, Board, Change, KEPT_CHANGES};
+use crate::status::{After, Change, KEPT_CHANGES};
 use crate::wire::Drop;
 
+mod respond;
+mod shared;
 mod voters;
+
+use respond::{accepted, json_response, plain, text, with_type};
+pub(crate) use shared::{Guard, Shared};
 
 /// The most connections open at once; a new one beyond it closes the oldest.
 pub(crate) const MAX_CONNECTIONS: usize = 256;
@@ -59,72 +60,6 @@ pub(crate) const DEFAULT_WAIT: Duration = Duration::from_secs(30);
 
 /// The longest a watch may ask to wait, in seconds.
 pub(crate) const MAX_WAIT_SECS: u64 = 300;
-
-/// What the endpoints read, and where they send what they are asked to do.
-#[derive(Debug, Clone)]
-pub(crate) struct Shared {
-    pub(crate) board: Arc<Board>,
-    pub(crate) counters: Arc<Counters>,
-    pub(crate) requests: mpsc::UnboundedSender<ToTask>,
-    pub(crate) guard: Arc<Guard>,
-    /// How long a member that resigned sits out; a transfer's deadline.
-    pub(crate) resign_hold: Duration,
-    /// Every member's id, this one's included.
-    pub(crate) members: Arc<[elect_core::NodeId]>,
-}
-
-/// Who may ask the member to change something.
-#[derive(Debug)]
-pub(crate) enum Guard {
-    /// Whoever presents the token.
-    Token(HttpToken),
-    /// Anyone: the endpoint is bound to loopback.
-    Loopback,
-    /// No one: the endpoint is reachable from other machines and there is no token.
-    Refuse,
-}
-
-impl Guard {
-    /// The guard of an endpoint bound to `addr`, with `token` if one was given.
-    pub(crate) fn new(addr: std::net::SocketAddr, token: Option<HttpToken>) -> Self {
-        match token {
-            Some(token) => Self::Token(token),
-            None if addr.ip().is_loopback() => Self::Loopback,
-            None => Self::Refuse,
-        }
-    }
-
-    /// `None` if `request` may change something, or the response refusing it.
-    fn refuses(&self, request: &Request<Incoming>) -> Option<Response<Full<Bytes>>> {
-        match self {
-            Self::Loopback => None,
-            Self::Refuse => Some(plain(
-                StatusCode::FORBIDDEN,
-                "refused: this endpoint is reachable from other machines and the member has no token; start it \
-                 with --http-token-file FILE (requests then carry `Authorization: Bearer TOKEN`), or bind --http \
-                 to a loopback address\n",
-            )),
-            Self::Token(token) => {
-                let presented = request
-                    .headers()
-                    .get(AUTHORIZATION)
-                    .map(HeaderValue::as_bytes)
-                    // The scheme's name is case-insensitive (RFC 9110).
-                    .filter(|v| v.len() > 7 && v[..7].eq_ignore_ascii_case(b"bearer "))
-                    .filter(|v| token.accepts(&v[7..]));
-                if presented.is_some() {
-                    return None;
-                }
-                let mut response = plain(
-                    StatusCode::UNAUTHORIZED,
-                    "refused: send the member's token (its --http-token-file) as `Authorization: Bearer TOKEN`\n",
-                );
-                response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                Some(response)
-            }
-        }
-    }
-}
 
 /// Serves `listener` until the task is aborted (which aborts every connection with it).
 pub(crate) async fn serve(listener: TcpListener, shared: Shared) {
@@ -396,33 +331,4 @@ fn leading(shared: &Shared) -> Result<elect_core::Epoch, String> {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-fn accepted(value: &serde_json::Value) -> Response<Full<Bytes>> {
-    let mut response = json_response(value);
-    *response.status_mut() = StatusCode::ACCEPTED;
-    response
-}
-
-fn json_response(value: &serde_json::Value) -> Response<Full<Bytes>> {
-    let mut body = value.to_string();
-    body.push('\n');
-    with_type(Response::new(Full::new(Bytes::from(body))), "application/json")
-}
-
-fn text(status: StatusCode, text: String) -> Response<Full<Bytes>> {
-    let mut response = with_type(Response::new(Full::new(Bytes::from(text))), "text/plain");
-    *response.status_mut() = status;
-    response
-}
-
-fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
-    let mut response = with_type(Response::new(Full::new(Bytes::from_static(text.as_bytes()))), "text/plain");
-    *response.status_mut() = status;
-    response
-}
-
-fn with_type(mut response: Response<Full<Bytes>>, content_type: &'static str) -> Response<Full<Bytes>> {
-    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    response
 }

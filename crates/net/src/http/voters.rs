@@ -15,7 +15,8 @@ use serde_json::json;
 use tokio::sync::oneshot;
 use tracing::info;
 
-use super::{Shared, accepted, json_response, plain, text};
+use super::respond::{accepted, json_response, plain, text};
+use super::shared::Shared;
 use crate::runner::Request as ToTask;
 use crate::status::outcome;
 
