@@ -13,6 +13,7 @@
 //! is caught there, so nothing a request does ends the process. No request reads or writes a file unless the server
 //! was started with `--allow-files`. It binds 127.0.0.1 unless told otherwise, and says where it listens.
 
+mod answer;
 mod api;
 mod book;
 mod explore;
@@ -36,6 +37,8 @@ use tokio::net::TcpListener;
 
 use crate::limits;
 use crate::outcome::Outcome;
+use answer::CANCEL;
+use answer::{Answer, Caps};
 
 /// The page: its HTML, style and script in one file, embedded in the binary; it fetches nothing but this server's
 /// API.
@@ -98,46 +101,6 @@ pub(crate) struct ServeArgs {
     max_sessions: usize,
 }
 
-/// What one request may ask for.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Caps {
-    /// Whether requests may name files.
-    pub(crate) allow_files: bool,
-    /// Processes of a simulation.
-    pub(crate) sim_nodes: usize,
-    /// Processes of a check or an explorer session.
-    pub(crate) check_nodes: usize,
-    /// Events of a simulation.
-    pub(crate) events: u64,
-    /// States of a check, or of an explorer's search.
-    pub(crate) states: usize,
-    /// The checker's resident memory, in bytes.
-    pub(crate) memory: u64,
-    /// Seconds of computing.
-    pub(crate) seconds: f64,
-    /// Runs of a sweep.
-    pub(crate) runs: u64,
-}
-
-impl Caps {
-    /// The defaults: each keeps one request under a few seconds on a small machine.
-    pub(crate) const DEFAULT: Self = Self {
-        allow_files: false,
-        sim_nodes: 1000,
-        check_nodes: 7,
-        events: 2_000_000,
-        states: 200_000,
-        memory: 1 << 30,
-        seconds: 10.0,
-        runs: 200,
-    };
-
-    /// The time limit.
-    pub(crate) fn time(&self) -> Duration {
-        Duration::from_secs_f64(self.seconds)
-    }
-}
-
 /// What every connection shares.
 struct Server {
     caps: Caps,
@@ -145,44 +108,6 @@ struct Server {
     busy: AtomicUsize,
     max_busy: usize,
     sessions: explore::Sessions,
-}
-
-/// An answer: a status, a content type and a body, and headers of its own.
-pub(crate) struct Answer {
-    status: StatusCode,
-    content_type: &'static str,
-    body: Vec<u8>,
-    headers: Vec<(&'static str, String)>,
-}
-
-impl Answer {
-    /// 200 with a JSON body.
-    pub(crate) fn json(body: String) -> Self {
-        Self { status: StatusCode::OK, content_type: "application/json", body: body.into_bytes(), headers: Vec::new() }
-    }
-
-    /// 200 with `value` as JSON.
-    pub(crate) fn value(value: &impl serde::Serialize) -> Self {
-        Self::json(serde_json::to_string(value).unwrap_or_default())
-    }
-
-    /// An error: `status`, and the message on one line.
-    pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Self {
-        let mut body = message.into();
-        body.push('\n');
-        Self { status, content_type: "text/plain; charset=utf-8", body: body.into_bytes(), headers: Vec::new() }
-    }
-
-    /// 400: bad input, or over a limit.
-    pub(crate) fn bad(message: impl Into<String>) -> Self {
-        Self::error(StatusCode::BAD_REQUEST, message)
-    }
-
-    /// Adds a header.
-    pub(crate) fn with(mut self, name: &'static str, value: String) -> Self {
-        self.headers.push((name, value));
-        self
-    }
 }
 
 pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
@@ -400,17 +325,6 @@ async fn compute(server: &Arc<Server>, work: impl FnOnce() -> Answer + Send + 's
             Answer::bad(api::over_time(&server.caps))
         }
     }
-}
-
-thread_local! {
-    /// The request computing on this thread: set when its answer went out without it (it passed the time limit).
-    static CANCEL: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// The cancellation flag of the request computing on this thread, if any: the checker stops when it is set
-/// (`CheckConfig::cancel`), and so does a simulation (its progress callback looks at it).
-pub(crate) fn cancel_flag() -> Option<Arc<AtomicBool>> {
-    CANCEL.with(|c| c.borrow().clone())
 }
 
 /// One request computing: counted while it lives.

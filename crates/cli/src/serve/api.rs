@@ -18,8 +18,8 @@ use elect_sim::{Report, Row, SimError, Sizes, Streamed, Sweep};
 use elect_viz::Labels;
 use serde_json::{Value, json};
 
+use super::answer::{Answer, Caps, cancel_flag};
 use super::query::{self, given};
-use super::{Answer, Caps};
 use crate::{check, limits, sim, sweep};
 
 #[derive(Parser)]
@@ -209,7 +209,7 @@ fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     }
     let (request, _) = parse::<SimRequest>(&pairs, caps, &extra)?;
     let deadline = Instant::now() + caps.time();
-    let cancel = super::cancel_flag();
+    let cancel = cancel_flag();
     let progress: elect_sim::ProgressFn = Box::new(move |_| {
         if Instant::now() > deadline || cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
             std::panic::panic_any(Abandoned);
@@ -323,7 +323,7 @@ pub(crate) fn checking(pairs: &[(String, String)], caps: &Caps) -> Result<Checki
     let time = caps.time();
     let capped_time = config.max_time.is_none_or(|t| t > time);
     config.max_time = Some(config.max_time.map_or(time, |t| t.min(time)));
-    config.cancel = super::cancel_flag();
+    config.cancel = cancel_flag();
     let capped_memory = config.max_memory.is_none_or(|m| m > caps.memory);
     config.max_memory = Some(config.max_memory.map_or(caps.memory, |m| m.min(caps.memory)));
     // A request's search keeps its states in memory: the server's disk is not the requests'.

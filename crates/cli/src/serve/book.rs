@@ -9,7 +9,7 @@ use elect_viz::escape;
 use hyper::StatusCode;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
-use super::Answer;
+use super::answer::Answer;
 
 /// Where the book is served.
 pub(crate) const ROOT: &str = "/book/";

@@ -19,9 +19,9 @@ use std::sync::{Arc, Mutex};
 use elect_check::{Action, Explorer, Goal};
 use serde_json::{Value, json};
 
+use super::answer::{Answer, Caps};
 use super::api;
 use super::query;
-use super::{Answer, Caps};
 
 /// The most steps one session keeps (each keeps the state before it, for going back).
 const MAX_STEPS: usize = 10_000;

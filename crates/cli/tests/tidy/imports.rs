@@ -263,8 +263,6 @@ const KNOWN_CIRCLES: &[&str] = &[
     "crates/algos/src/monitor/pre_vote.rs → crates/algos/src/monitor/process.rs → crates/algos/src/monitor/ring.rs",
     "crates/check/src/model.rs → crates/check/src/model/fingerprints.rs → crates/check/src/model/host.rs → \
      crates/check/src/model/packed.rs → crates/check/src/model/view.rs",
-    "crates/cli/src/serve.rs → crates/cli/src/serve/api.rs → crates/cli/src/serve/book.rs → \
-     crates/cli/src/serve/explore.rs",
 ];
 
 #[test]
