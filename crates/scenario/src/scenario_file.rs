@@ -401,7 +401,7 @@ impl<'a> Building<'a> {
             self.field(v.span(), |from, to| to.delay = from.delay);
         }
         if let Some(v) = &raw.delay_bound {
-            self.cfg.delay_bound = Some(r.parse(v, |u| u.ticks())?).map(Duration::from_ticks);
+            self.cfg.delay_bound = Some(Duration::from_ticks(r.parse(v, |u| u.ticks())?));
             self.field(v.span(), |from, to| to.delay_bound = from.delay_bound);
         }
         if let Some(v) = &raw.prefer {
