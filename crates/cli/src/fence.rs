@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use elect_core::NodeId;
+use elect_core::{Epoch, NodeId};
 use elect_net::{Leadership, LeaseClock};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
@@ -41,7 +41,7 @@ pub(crate) async fn write_while_leading(
         }
         let Some((reader, writer)) = connection.as_mut() else { continue };
         seq += 1;
-        let request = format!("WRITE {} {} {seq}\n", l.epoch, id.0);
+        let request = request(l.epoch, id, seq);
         let mut reply = String::new();
         let answered = async {
             writer.write_all(request.as_bytes()).await?;
@@ -50,5 +50,22 @@ pub(crate) async fn write_while_leading(
         if !matches!(answered.await, Ok(n) if n > 0) {
             connection = None;
         }
+    }
+}
+
+/// The line of write `seq` of member `id` under `epoch`: the epoch as the number a store compares (its bits), not as
+/// the `round.member` it shows as.
+fn request(epoch: Epoch, id: NodeId, seq: u64) -> String {
+    format!("WRITE {} {} {seq}\n", epoch.bits(), id.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_names_its_epoch_by_the_number_a_store_compares() {
+        let epoch = Epoch::of(3, NodeId(2));
+        assert_eq!(request(epoch, NodeId(2), 7), format!("WRITE {} 2 7\n", (3u64 << 32) | 2));
     }
 }
