@@ -12,6 +12,9 @@ use serde::Serialize;
 
 use crate::BadRequest;
 
+/// Every member's heartbeat period: `2T`, with `T` half the heartbeat `elect cluster --heartbeat` asks for.
+const BEATS: InT = InT(2);
+
 /// The most members a loopback cluster may have.
 const MAX_NODES: u32 = 64;
 /// The most busy threads `--cpu-load` starts.
@@ -192,8 +195,7 @@ pub(super) fn plan(args: &Request) -> Result<Plan, BadRequest> {
     config.params =
         elect_algos::Params::parse(args.params.iter().map(String::as_str)).map_err(|e| BadRequest(e.to_string()))?;
     config.delay_bound = Duration::from_millis(delay_bound_ms);
-    // Every member beats every 2T, with T half the heartbeat asked for.
-    config.heartbeat = InT(2);
+    config.heartbeat = BEATS;
     config.lease = args.lease.then(|| elect_algos::member::Lease::for_heartbeat(config.heartbeat));
     let voters = check_voters(args)?;
     if voters < args.nodes {
@@ -238,7 +240,7 @@ pub(super) fn plan(args: &Request) -> Result<Plan, BadRequest> {
         nodes: args.nodes,
         algorithm: info.name,
         params: args.params.clone(),
-        heartbeat_ms: 2 * delay_bound_ms,
+        heartbeat_ms: BEATS.count() * delay_bound_ms,
         delay_bound_ms,
         fault,
         rounds,
@@ -330,7 +332,7 @@ impl Plan {
         }
         cmd.arg("--data-dir").arg(dir);
         cmd.args(["--cluster", &self.cluster, "--seed", &self.seed.to_string()]);
-        cmd.args(["--delay-bound-ms", &self.delay_bound_ms.to_string(), "--heartbeat", "2"]);
+        cmd.args(["--delay-bound-ms", &self.delay_bound_ms.to_string(), "--heartbeat", &BEATS.count().to_string()]);
         if let Some(key) = &self.key_file {
             cmd.arg("--key-file").arg(key);
         }
