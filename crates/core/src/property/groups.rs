@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Property, Skipped, Violation, World, show, standing};
+use super::terms::{Property, Skipped, Violation, World, show, standing};
 use crate::{GroupId, NodeId, State};
 
 /// The largest connectivity graph whose maximal cliques are enumerated (A4).

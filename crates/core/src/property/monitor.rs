@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::groups::{GroupTally, a3_detail, check_a4, check_a4_prime, check_majority_leader};
-use super::{Check, Class, Property, Skipped, Violation, When, Winner, World, expected_leader, show, standing};
+use super::terms::{Check, Class, Property, Skipped, Violation, When, Winner, World, expected_leader, show, standing};
 use crate::{Epoch, NodeId, Notice, State, Status};
 
 /// Evaluates an algorithm's promised properties over a run.
