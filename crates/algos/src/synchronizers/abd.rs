@@ -6,7 +6,7 @@ use elect_core::{Command, Cx, Duration, Message, Peers, Port, Process, Setup, Sp
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{DROP, FILE, IGNORE_INITIATE, Pulses, START_HEARD, describe_alg, kinds};
+use super::pulses::{DROP, FILE, IGNORE_INITIATE, Pulses, START_HEARD, describe_alg, kinds};
 use crate::rounds::{RoundTimer, Rounds};
 
 /// ABD's messages.

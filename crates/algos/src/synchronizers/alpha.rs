@@ -6,7 +6,7 @@ use elect_core::{Command, Cx, Message, Peers, Port, Process, Setup, Status, View
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{
+use super::pulses::{
     ACK, COUNT_ACK, HEARD_SAFE, Heard, IGNORE_INITIATE, Pulses, SAFE, describe_alg, describe_control, kinds, name,
 };
 use crate::rounds::{RoundTimer, Rounds};

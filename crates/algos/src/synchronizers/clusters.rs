@@ -7,11 +7,12 @@ use elect_core::{Command, Cx, Message, NodeId, Peers, Port, Process, Rank, Setup
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{
+use super::pulses::{
     ACK, CHILD_READY, CHILD_SAFE, CLUSTER_SAFE, COUNT_ACK, ECHO, ECHO_UP, EXPLORED, HEAD, HELLO, Heard,
     IGNORE_INITIATE, JOIN_CLUSTER, JOIN_TREE, LINKS, LINKS_UP, NEIGHBOUR_SAFE, NOT_ROOT, PASS_CLUSTER_SAFE, Pulses,
-    READY_UP, ROOT_EXPLORE, SAFE_UP, SyncSummary, describe_alg, describe_control, kinds, name,
+    READY_UP, ROOT_EXPLORE, SAFE_UP, describe_alg, describe_control, kinds, name,
 };
+use crate::algorithm::SyncSummary;
 use crate::rounds::{RoundTimer, Rounds};
 
 /// A link named by its two ends, `(rank, port)` each, the smaller first: both ends compute the same key.
