@@ -15,8 +15,8 @@ use elect_core::{Command, Cx, Epoch, Event, EventOf, NodeId, Notice, Peers, Port
 
 use super::config::Fixed;
 use super::messages::{MonitorMsg, MonitorTimer};
-use super::pre_vote::Poll;
-use super::ring::{RingRepair, Unacked, send_round};
+use super::poll::Poll;
+use super::repair::{RingRepair, Unacked};
 use super::rule;
 use crate::algorithm::Algorithm;
 use crate::hosted::Hosted;
@@ -176,7 +176,15 @@ impl<A: Algorithm> Host<A::Process> for Outer<'_, '_, '_, A> {
         let msg = msg.into_owned();
         let ring = self.fixed.setup.ring.filter(|r| self.fixed.hops && (to == r.next || to == r.prev));
         match ring {
-            Some(r) => send_round(self.ring, self.cx, self.fixed, (self.epoch, self.down), to == r.next, msg),
+            Some(r) => {
+                let forward = to == r.next;
+                if let Some((port, first)) = self.ring.route(self.fixed, self.cx.now(), forward, &msg) {
+                    if first {
+                        self.cx.set_timer(MonitorTimer::Hop, Span::exactly(self.fixed.hop_timeout));
+                    }
+                    self.cx.send(port, MonitorMsg::Ring { epoch: self.epoch, down: self.down, forward, msg });
+                }
+            }
             None => {
                 let port = self.ring.outgoing(self.fixed, to);
                 self.cx.send(port, MonitorMsg::Inner { epoch: self.epoch, down: self.down, msg });
