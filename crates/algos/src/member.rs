@@ -2,14 +2,17 @@
 
 mod asking;
 mod away;
+mod changing;
 mod config;
 mod deployed;
 mod fencing;
 mod incarnation;
 pub mod lease;
+mod leasing;
 mod packet;
 mod process;
 pub mod rule;
+mod state;
 #[cfg(test)]
 mod tests;
 mod voters;
@@ -20,10 +23,10 @@ use elect_core::{Duration, InT, NodeId};
 
 pub use self::config::{BUG_PARAM, Bug, MemberConfig};
 pub use self::deployed::Deployed;
-pub use self::fencing::Leadership;
 pub use self::lease::{CLOCKS_PARAM, DRIFT_PARAM, LEASE_PARAM, Lease, LeaseError};
 pub use self::packet::{Body, MEMBER_AND_MONITOR_KINDS, MemberTimer, Packet, Saved};
 pub use self::process::Member;
+pub use self::state::Leadership;
 pub use self::voters::{CHANGE_TRIES, ChangeReport, ChangeState, ConfigId, VOTERS_PARAM, VoterChange, Voters};
 use crate::algorithm::{Algorithm, Driver, Elects, Info, Needs};
 use crate::monitor::{LeaderMonitor, MonitorConfig, MonitorNetwork};

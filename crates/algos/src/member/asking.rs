@@ -8,22 +8,11 @@
 
 use elect_core::{Cx, Span};
 
-use super::away::Away;
 use super::packet::{Body, MemberTimer};
 use super::process::Member;
 use super::rule;
+use super::state::{Asking, Away};
 use crate::algorithm::Algorithm;
-
-/// Where a member that started knowing no epoch stands with its question (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Asking {
-    /// It knew an epoch when it started, or has had its answers: it may grant.
-    Answered,
-    /// The round trip is not over.
-    Waiting,
-    /// The round trip is over, but it has not heard from enough members yet (`Fixed::quorum`).
-    Short,
-}
 
 impl<A: Algorithm> Member<A> {
     /// Asks every other member for the highest epoch it knows, and waits a round trip for the answers.

@@ -18,36 +18,8 @@ use elect_core::{Command, Cx, Duration, Epoch, Event, NodeId, Span};
 
 use super::packet::{Body, MemberTimer};
 use super::process::Member;
+use super::state::Away;
 use crate::algorithm::Algorithm;
-
-/// Whether the member takes part in elections.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Away {
-    /// It does.
-    Present,
-    /// It resigned, and sits out until the resign hold is over.
-    Resigned,
-    /// It left for good.
-    Left,
-    /// It must never lead: it takes no part, from its start (its algorithm does not even start).
-    Never,
-    /// It started, and sits out until its takeover delay is over (its algorithm starts then).
-    Waiting,
-    /// It stands aside for a transfer to `to`, which the leader of epoch `from` handed over to: until `to` has
-    /// taken over (claimed an epoch above `from`) and then stopped leading, or until the deadline (`due`) if `to`
-    /// has not taken over by then.
-    Aside {
-        /// The member that should lead.
-        to: NodeId,
-        /// The epoch of the leader that handed over.
-        from: Epoch,
-        /// The deadline has come and `to` had taken over.
-        due: bool,
-    },
-    /// It is not a voter of the configuration it holds (a learner not added yet, or a member removed): it takes no
-    /// part until a configuration makes it one (see [`super::voters`]).
-    Outside,
-}
 
 impl<A: Algorithm> Member<A> {
     /// Asked to resign: a leader that takes part tells its algorithm, and sits out for the resign hold.

@@ -9,25 +9,12 @@
 //! the new grant's announcement.
 
 use elect_core::{Cx, Duration, Epoch, NodeId, Notice, Port, Process, Span, State};
-use serde::{Deserialize, Serialize};
 
-use super::Bug;
-use super::asking::Asking;
-use super::away::Away;
+use super::config::Bug;
 use super::packet::{Body, MemberTimer};
 use super::process::Member;
+use super::state::{Asking, Away, Leadership};
 use crate::algorithm::Algorithm;
-
-/// The leadership a member shows: the leader it follows (or is) and the fencing epoch of that leadership grant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Leadership {
-    /// The leader, or `None` while there is none this member can vouch for (an election, a leader whose grant it
-    /// has not heard yet).
-    pub leader: Option<NodeId>,
-    /// The fencing epoch of the leader's grant; with no leader, that of the last leader this member knew (after a
-    /// restart: the highest epoch it had seen; [`Epoch::ZERO`] if none). It never goes backwards.
-    pub epoch: Epoch,
-}
 
 impl<A: Algorithm> Member<A> {
     /// A packet from `port` said its sender has seen `seen` and leads under `lead`: the claim is noted (and lives

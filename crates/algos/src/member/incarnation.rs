@@ -8,12 +8,10 @@ use std::sync::Arc;
 
 use elect_core::{Cx, Duration, Epoch, Event, NodeId, Span};
 
-use super::asking::Asking;
-use super::away::Away;
-use super::fencing::Leadership;
 use super::packet::{MemberTimer, Saved};
 use super::process::{Durable, Member};
 use super::rule;
+use super::state::{Asking, Away, Leadership};
 use super::voters::Membership;
 use crate::algorithm::Algorithm;
 

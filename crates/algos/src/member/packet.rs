@@ -1,20 +1,18 @@
-//! What members say to each other. Every packet carries a header (the sender's incarnation, `seen`, the highest
-//! fencing epoch it knows, and `lead`, its own grant if it leads) and a body: a message of the algorithm, or one of
-//! the member's own (`announce`, `leaving`, `ask`, `transfer`, `config` and `config-ack`, and in the lease mode
-//! `lease` and `lease-ack`),
-//! counted as kinds of their own after the algorithm's (and the leader monitor's). A packet from outside is valid only if its header holds epochs a member may accept (a grant
-//! its sender started itself, in a round it has seen) and its algorithm message is valid for the algorithm; a
-//! driver checks it ([`Member::validate`]) before the member reads it.
+//! What members say to each other. Every packet carries a header (the sender's incarnation, `seen`, the highest fencing
+//! epoch it knows, and `lead`, its own grant if it leads) and a body: a message of the algorithm, or one of the
+//! member's own (`announce`, `leaving`, `ask`, `transfer`, `config` and `config-ack`, and in the lease mode `lease` and
+//! `lease-ack`), counted as kinds of their own after the algorithm's (and the leader monitor's). A packet from outside
+//! is valid only if its header holds epochs a member may accept (a grant its sender started itself, in a round it has
+//! seen) and its algorithm message is valid for the algorithm; a driver checks it
+//! ([`Member::validate`](super::process::Member::validate)) before the member reads it.
 
 use std::borrow::Cow;
 
-use elect_core::{Cx, Epoch, Invalid, Message, NodeId, Port, Roster, Validate};
+use elect_core::{Epoch, Invalid, Message, NodeId, Port, Roster, Validate};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::process::{Member, Msg};
 use super::voters::{ConfigId, Voters};
-use crate::algorithm::Algorithm;
 
 /// A member's packet: its header, and an algorithm message or one of the member's own.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -232,32 +230,3 @@ pub const MEMBER_AND_MONITOR_KINDS: &[&str] = &[
     "config",
     "config-ack",
 ];
-
-impl<A: Algorithm> Member<A> {
-    /// Checks a packet that arrived on `from` from outside, as every driver that receives packets from a network
-    /// must before it hands one over (see [`elect_core::Validate`]): `Err` says what is wrong with it, and the
-    /// packet must then be dropped unread.
-    pub fn validate(&self, from: Port, packet: &Packet<Msg<A>>) -> Result<(), Invalid> {
-        let setup = &self.fixed.setup;
-        let sender = setup.neighbors.get(from.index()).ok_or(Invalid("no member is at the port it came from"))?;
-        packet.validate(&Roster { me: setup.id, rank: setup.rank, neighbors: &setup.neighbors, from: sender.id })
-    }
-
-    /// A packet with this member's header.
-    pub(super) fn packet(&self, body: Body<Msg<A>>) -> Packet<Msg<A>> {
-        Packet {
-            incarnation: self.incarnation,
-            seen: self.seen,
-            lead: self.grant,
-            config: self.membership.voters.id,
-            body,
-        }
-    }
-
-    /// Sends `body` to every other member.
-    pub(super) fn broadcast(&self, cx: &mut Cx<'_, Self>, body: Body<Msg<A>>) {
-        for n in &self.fixed.setup.neighbors {
-            cx.send(n.port, self.packet(body.clone()));
-        }
-    }
-}

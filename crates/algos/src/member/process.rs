@@ -10,15 +10,16 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use elect_core::driver::Host;
-use elect_core::{Command, Cx, Epoch, Event, EventOf, NodeId, Notice, Peers, Port, Process, Rank, Span, Status, View};
+use elect_core::{
+    Command, Cx, Epoch, Event, EventOf, Invalid, NodeId, Notice, Peers, Port, Process, Rank, Roster, Span, Status,
+    Validate, View,
+};
 
-use super::asking::Asking;
-use super::away::Away;
 use super::config::Fixed;
-use super::fencing::Leadership;
 use super::lease::Leases;
 use super::packet::{Body, MemberTimer, Packet, Saved};
 use super::rule;
+use super::state::{Asking, Away, Leadership};
 use super::voters::{Membership, VoterChange, Voters};
 use crate::algorithm::Algorithm;
 use crate::hosted::Hosted;
@@ -183,6 +184,33 @@ impl<A: Algorithm> Member<A> {
         };
         if let Some(rule) = self.inner.step(now, event, &mut outer) {
             cx.rule(rule);
+        }
+    }
+
+    /// Checks a packet that arrived on `from` from outside, as every driver that receives packets from a network
+    /// must before it hands one over (see [`elect_core::Validate`]): `Err` says what is wrong with it, and the
+    /// packet must then be dropped unread.
+    pub fn validate(&self, from: Port, packet: &Packet<Msg<A>>) -> Result<(), Invalid> {
+        let setup = &self.fixed.setup;
+        let sender = setup.neighbors.get(from.index()).ok_or(Invalid("no member is at the port it came from"))?;
+        packet.validate(&Roster { me: setup.id, rank: setup.rank, neighbors: &setup.neighbors, from: sender.id })
+    }
+
+    /// A packet with this member's header.
+    pub(super) fn packet(&self, body: Body<Msg<A>>) -> Packet<Msg<A>> {
+        Packet {
+            incarnation: self.incarnation,
+            seen: self.seen,
+            lead: self.grant,
+            config: self.membership.voters.id,
+            body,
+        }
+    }
+
+    /// Sends `body` to every other member.
+    pub(super) fn broadcast(&self, cx: &mut Cx<'_, Self>, body: Body<Msg<A>>) {
+        for n in &self.fixed.setup.neighbors {
+            cx.send(n.port, self.packet(body.clone()));
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Handing leadership over: the named member takes over while the members ranked above it stand aside.
 
 use super::*;
-use crate::member::away::Away;
+use crate::member::state::Away;
 
 /// A transfer from C, the leader of epoch 1.C, to `to`.
 fn transfer_from_c(to: NodeId) -> Packet<Script> {

@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::member::asking::Asking;
-use crate::member::away::Away;
+use crate::member::state::{Asking, Away};
 
 const D: NodeId = NodeId(4);
 /// The leader's grant in these tests: C's first.
