@@ -1,20 +1,13 @@
 //! The system as a transition system: its states, the actions enabled in each, and the step each takes. The
 //! search ([`crate::search`]) knows nothing of processes; it asks this module for actions and successors.
 
-use std::hash::{Hash, Hasher};
-
 use elect_algos::Algorithm;
-use std::borrow::Cow;
-
-use elect_core::driver::{self, Host, Restart};
-use elect_core::{
-    Check, Command, EffectOf, Epoch, Event, EventOf, Instant, Monitor, NodeId, Notice, Port, Process, Property, Rank,
-    Span, Status, Violation, When, Winner, World,
-};
+use elect_core::driver;
+use elect_core::{Check, Command, EffectOf, Event, Instant, Monitor, Port, Process, Property, Violation, Winner};
 use elect_scenario::{Delay, Scenario, Scheduled};
 
 use crate::intern::Interned;
-use crate::{CheckConfig, CheckError, Network, Step};
+use crate::{CheckConfig, CheckError, Network};
 
 mod action;
 mod describe;
@@ -22,229 +15,18 @@ mod faults;
 mod fingerprints;
 mod host;
 mod packed;
+mod reads;
+mod state;
 mod view;
 
 pub use action::Action;
 pub(crate) use fingerprints::fingerprint;
 pub(crate) use packed::Packed;
 
-use view::Reads;
-pub(crate) use view::View;
-
-use host::{InState, Recovering};
-
-/// When an item in flight (a message or a timer) may happen, relative to the present: at `first` (while it has
-/// not passed) or at `last`. Untimed runs leave it at [`Due::ANY`] and ignore it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Due {
-    first: Option<u64>,
-    last: u64,
-}
-
-impl Due {
-    const ANY: Self = Self { first: Some(0), last: 0 };
-
-    fn after(min: u64, max: u64) -> Self {
-        Self { first: Some(min), last: max }
-    }
-
-    /// Whether it may happen now.
-    fn now(self) -> bool {
-        self.first == Some(0) || self.last == 0
-    }
-
-    /// The next instant it may happen, strictly after now.
-    fn next(self) -> Option<u64> {
-        match self.first {
-            Some(f) if f > 0 => Some(f),
-            _ => (self.last > 0).then_some(self.last),
-        }
-    }
-
-    /// `dt` later (no more than [`Self::next`]).
-    fn pass(&mut self, dt: u64) {
-        self.first = self.first.and_then(|f| f.checked_sub(dt).filter(|_| f > 0));
-        self.last -= dt;
-    }
-}
-
-/// A message in flight: its number in the search's table of messages ([`Interned`]), its fingerprint (what a
-/// state's fingerprint hashes, and what the canonical order of unordered links sorts by) and when it is due.
-/// Numbers depend on the order in which threads met the messages, so they are never hashed: equal messages have
-/// one number, and so one fingerprint.
-#[derive(Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct InFlight {
-    id: u32,
-    fp: u64,
-    due: Due,
-}
-
-impl InFlight {
-    /// Where it goes among a link's messages when their order carries no meaning.
-    fn key(&self) -> (u64, Option<u64>, u64) {
-        (self.fp, self.due.first, self.due.last)
-    }
-}
-
-/// The number [`State::procs`] holds for a process that is down.
-const DOWN: u32 = u32::MAX;
-
-/// A state of the whole system: its vectors, and the rest of it ([`Rest`]).
-pub(crate) struct State<P: Process> {
-    /// Each process, as its number in the model's table of processes ([`Model::process`]), or [`DOWN`] while
-    /// crashed: a step copies the numbers and looks up, changes and numbers the one process it steps.
-    procs: Vec<u32>,
-    /// Messages in flight, by directed link (the sender's link slot), in one vector: oldest first on FIFO
-    /// links, in a canonical order otherwise (the order carries no meaning there, so it must not tell states
-    /// apart).
-    msgs: Vec<(u32, InFlight)>,
-    /// Armed timers, by position and timer.
-    timers: Vec<(u32, P::Timer, Due)>,
-    /// What each process last made durable (kept only when a process may recover; empty otherwise).
-    durable: Vec<Option<P::Durable>>,
-    /// Who declared itself leader in which epoch (kept only when the algorithm promises P-Unique).
-    declared: Vec<(Epoch, u32)>,
-    pub(crate) rest: Rest,
-}
-
-/// Everything in a state but its vectors: a few dozen bytes, copied as they are. Times are kept relative to the
-/// present, which is kept apart ([`Rest::now`]) and left out of the fingerprint: two states that differ only in the
-/// clock behave alike.
-#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Rest {
-    /// The processes' and the messages' share of the fingerprint, kept up to date as they change
-    /// ([`fingerprints`]).
-    parts: u64,
-    /// The first two processes found declaring themselves leader in one epoch.
-    clash: Option<(Epoch, u32, u32)>,
-    crashes_left: u8,
-    /// The positions that may still crash, by bit: all of them, unless the search designated some up front
-    /// ([`Model::designations`]); none once no crash is left, so that states after the last crash do not tell apart the
-    /// designations they came from.
-    doomed: u64,
-    recoveries_left: u8,
-    duplicates_left: u8,
-    /// The next scheduled fault, and how long until it happens.
-    next_fault: u16,
-    fault_in: u64,
-    /// Scheduled link faults and partitions in force, by index (bit sets).
-    links_down: u64,
-    partitions_on: u64,
-    /// Timed runs of algorithms that never fall silent: how long until the run ends (it ends settled, its
-    /// settling time after the last fault, or at the scenario's `until`).
-    ends_in: Option<u64>,
-    /// Once the settling time after the last fault has passed: how much longer time runs on, without faults, so
-    /// that periodic behaviour comes round to a state seen before (a cycle, judged as a lasso). Left out of the
-    /// fingerprint, as the clock is: a state seen again in this window is the same state.
-    steady: u64,
-    /// The present, in ticks (timed runs; 0 otherwise).
-    pub(crate) now: u64,
-}
-
-impl<P: Process> Clone for State<P> {
-    fn clone(&self) -> Self {
-        Self::from_vectors(self.rest, self.vectors())
-    }
-
-    /// Copies `source` into the vectors this state already has: a search steps one scratch state per successor
-    /// ([`Model::step_into`]) and allocates only for those it keeps.
-    fn clone_from(&mut self, source: &Self) {
-        self.refill(source.rest, source.vectors());
-    }
-}
-
-/// A state's vectors, borrowed.
-type Vectors<'a, P> = (
-    &'a [u32],
-    &'a [(u32, InFlight)],
-    &'a [(u32, <P as Process>::Timer, Due)],
-    &'a [Option<<P as Process>::Durable>],
-    &'a [(Epoch, u32)],
-);
-
-impl<P: Process> State<P> {
-    /// Its vectors, borrowed.
-    fn vectors(&self) -> Vectors<'_, P> {
-        (&self.procs, &self.msgs, &self.timers, &self.durable, &self.declared)
-    }
-
-    /// The state made of `rest` and copies of `vectors`.
-    fn from_vectors(rest: Rest, vectors: Vectors<'_, P>) -> Self {
-        let (procs, msgs, timers, durable, declared) = vectors;
-        Self {
-            procs: procs.to_vec(),
-            msgs: msgs.to_vec(),
-            timers: timers.to_vec(),
-            durable: durable.to_vec(),
-            declared: declared.to_vec(),
-            rest,
-        }
-    }
-
-    /// Becomes the state made of `rest` and copies of `vectors`, in the vectors it already has.
-    fn refill(&mut self, rest: Rest, vectors: Vectors<'_, P>) {
-        fn refill<T: Clone>(mine: &mut Vec<T>, theirs: &[T]) {
-            mine.clear();
-            mine.extend_from_slice(theirs);
-        }
-        let (procs, msgs, timers, durable, declared) = vectors;
-        refill(&mut self.procs, procs);
-        refill(&mut self.msgs, msgs);
-        refill(&mut self.timers, timers);
-        refill(&mut self.durable, durable);
-        refill(&mut self.declared, declared);
-        self.rest = rest;
-    }
-}
-
-impl<P: Process> State<P> {
-    /// The positions that may still crash, by bit.
-    pub(crate) fn doomed(&self) -> u64 {
-        self.rest.doomed
-    }
-
-    /// How many processes the system has.
-    pub(crate) fn len(&self) -> usize {
-        self.procs.len()
-    }
-
-    /// Whether the process at `node` is up.
-    pub(crate) fn live(&self, node: usize) -> bool {
-        self.procs[node] != DOWN
-    }
-
-    /// Whether a process that is down may still recover (the budget of recoveries is not spent).
-    pub(crate) fn recoveries_left(&self) -> bool {
-        self.rest.recoveries_left > 0
-    }
-
-    /// Where link slot `slot`'s messages are in [`Self::msgs`].
-    fn link(&self, slot: u32) -> std::ops::Range<usize> {
-        let lo = self.msgs.partition_point(|(s, _)| *s < slot);
-        lo..lo + self.msgs[lo..].partition_point(|(s, _)| *s == slot)
-    }
-
-    /// Whether no message is in flight on link slot `slot`.
-    pub(crate) fn link_empty(&self, slot: u32) -> bool {
-        self.link(slot).is_empty()
-    }
-
-    /// Whether some timer is armed.
-    pub(crate) fn any_timer(&self) -> bool {
-        !self.timers.is_empty()
-    }
-
-    /// Where position `node`'s timers are in [`Self::timers`].
-    fn node_timers(&self, node: u32) -> std::ops::Range<usize> {
-        let lo = self.timers.partition_point(|(n, ..)| *n < node);
-        lo..lo + self.timers[lo..].partition_point(|(n, ..)| *n == node)
-    }
-
-    /// The `index`-th message on link slot `slot`.
-    fn msg(&self, slot: u32, index: u32) -> InFlight {
-        self.msgs[self.link(slot).start + index as usize].1
-    }
-}
+use fingerprints::{link_terms, process_term};
+use reads::Reads;
+pub(crate) use state::State;
+use state::{DOWN, Rest};
 
 /// The most processes a search designates crashes among ([`Model::designations`]): one search root per choice.
 const DESIGNATED_MAX: usize = 16;
@@ -416,18 +198,6 @@ impl<A: Algorithm> Model<A> {
         self.run_faults(&mut state);
         debug_assert_eq!(state.rest.parts, self.parts(&state), "the fingerprint's parts are kept up to date");
         state
-    }
-
-    /// Runs one event at the live process at `node` and carries out its effects (the driver contract,
-    /// [`driver`]).
-    fn handle(&self, state: &mut State<A::Process>, node: u32, event: EventOf<A::Process>) {
-        let buffer = self.effects.get_or_default();
-        let mut effects = buffer.take();
-        let mut p = self.process(state, node).expect("only live processes handle events").clone();
-        driver::handle(&mut p, Instant::from_ticks(state.rest.now), event, &mut effects);
-        self.put(state, node, Some(p));
-        driver::carry_out(&mut InState { model: self, state, node }, &mut effects);
-        buffer.replace(effects);
     }
 
     /// The process at `node` in `state`, if it is up.
@@ -744,9 +514,34 @@ impl<A: Algorithm> Model<A> {
         self.actions(state, &mut all);
         all.iter().all(|&a| Self::optional(a))
     }
+}
 
-    pub(crate) fn view<'a>(&'a self, state: &'a State<A::Process>) -> View<'a, A> {
-        View { state, model: self }
+impl<A: Algorithm> Model<A> {
+    /// The fingerprint of process number `id` in the table of processes, or of "down".
+    pub(super) fn process_fp(&self, id: u32) -> u64 {
+        if id == DOWN { self.down_fp } else { self.processes.fingerprint(id) }
+    }
+
+    /// Sets position `node`'s term for a process whose fingerprint is `fp`, in place of the one it had.
+    pub(super) fn retally(&self, state: &mut State<A::Process>, node: u32, fp: u64) {
+        let old = process_term(node, self.process_fp(state.procs[node as usize]));
+        state.rest.parts = state.rest.parts.wrapping_sub(old).wrapping_add(process_term(node, fp));
+    }
+
+    /// `state`'s parts, counted from scratch: after a step that changes every message (time passing), and to
+    /// check the parts kept up to date.
+    pub(super) fn parts(&self, state: &State<A::Process>) -> u64 {
+        let procs = (0..state.len() as u32)
+            .fold(0u64, |sum, i| sum.wrapping_add(process_term(i, self.process_fp(state.procs[i as usize]))));
+        let mut msgs = 0u64;
+        let mut k = 0;
+        while k < state.msgs.len() {
+            let slot = state.msgs[k].0;
+            let end = k + state.msgs[k..].partition_point(|(s, _)| *s == slot);
+            msgs = msgs.wrapping_add(link_terms(slot, &state.msgs[k..end]));
+            k = end;
+        }
+        procs.wrapping_add(msgs)
     }
 }
 

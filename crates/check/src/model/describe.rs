@@ -1,7 +1,14 @@
 //! A step in words, for paths, replays and the explorer: the rule it applied, what it sent, and the action as a
 //! user reads it.
 
-use super::*;
+use elect_algos::Algorithm;
+use elect_core::{Event, Instant, Port, Process, driver};
+use elect_scenario::Scheduled;
+
+use super::Model;
+use super::action::Action;
+use super::state::*;
+use crate::Step;
 
 impl<A: Algorithm> Model<A> {
     /// The rule of its algorithm the process that `action` steps applies ([`elect_core::Cx::rule`]): the same

@@ -1,7 +1,13 @@
 //! Faults in the model: the scheduled ones of a timed run, and the crashes and recoveries a search may choose, with
 //! what the neighbours are told of them.
 
-use super::*;
+use elect_algos::Algorithm;
+use elect_core::{Command, Event, Port, Process, driver};
+use elect_scenario::Scheduled;
+
+use super::host::Recovering;
+use super::state::*;
+use super::{Model, set_bit};
 
 impl<A: Algorithm> Model<A> {
     /// Where a search starts. A full search starts from [`Self::initial`]. A reduced one, when it may crash

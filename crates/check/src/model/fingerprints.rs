@@ -12,7 +12,11 @@
 //! The rest of a state (timers, declarations, scalars) is small, and a state's fingerprint hashes it with the sum
 //! ([`State::fingerprint`]).
 
-use super::*;
+use std::hash::{Hash, Hasher};
+
+use elect_core::Process;
+
+use super::state::*;
 
 /// The 64-bit fingerprint of a value (a process, a message, a state's timers): XXH3 of the bytes its `Hash` impl
 /// writes. States have their own ([`State::fingerprint`]).
@@ -72,7 +76,7 @@ fn message_term(slot: u32, k: usize, m: &InFlight) -> u64 {
 }
 
 /// The terms of the messages in `msgs`, all on link slot `slot`, in order.
-fn link_terms(slot: u32, msgs: &[(u32, InFlight)]) -> u64 {
+pub(super) fn link_terms(slot: u32, msgs: &[(u32, InFlight)]) -> u64 {
     msgs.iter().enumerate().fold(0, |sum, (k, (_, m))| sum.wrapping_add(message_term(slot, k, m)))
 }
 
@@ -123,34 +127,5 @@ impl<P: Process> State<P> {
         let after = link_terms(slot, &self.msgs[self.link(slot)]);
         self.rest.parts = self.rest.parts.wrapping_sub(before).wrapping_add(after);
         r
-    }
-}
-
-impl<A: Algorithm> Model<A> {
-    /// The fingerprint of process number `id` in the table of processes, or of "down".
-    pub(super) fn process_fp(&self, id: u32) -> u64 {
-        if id == DOWN { self.down_fp } else { self.processes.fingerprint(id) }
-    }
-
-    /// Sets position `node`'s term for a process whose fingerprint is `fp`, in place of the one it had.
-    pub(super) fn retally(&self, state: &mut State<A::Process>, node: u32, fp: u64) {
-        let old = process_term(node, self.process_fp(state.procs[node as usize]));
-        state.rest.parts = state.rest.parts.wrapping_sub(old).wrapping_add(process_term(node, fp));
-    }
-
-    /// `state`'s parts, counted from scratch: after a step that changes every message (time passing), and to
-    /// check the parts kept up to date.
-    pub(super) fn parts(&self, state: &State<A::Process>) -> u64 {
-        let procs = (0..state.len() as u32)
-            .fold(0u64, |sum, i| sum.wrapping_add(process_term(i, self.process_fp(state.procs[i as usize]))));
-        let mut msgs = 0u64;
-        let mut k = 0;
-        while k < state.msgs.len() {
-            let slot = state.msgs[k].0;
-            let end = k + state.msgs[k..].partition_point(|(s, _)| *s == slot);
-            msgs = msgs.wrapping_add(link_terms(slot, &state.msgs[k..end]));
-            k = end;
-        }
-        procs.wrapping_add(msgs)
     }
 }

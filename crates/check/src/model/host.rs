@@ -1,6 +1,14 @@
 //! A state as the host of a process's effects ([`Host`]) and as the driver of its restart ([`Restart`]).
 
-use super::*;
+use std::borrow::Cow;
+
+use elect_algos::Algorithm;
+use elect_core::driver::{self, Host, Restart};
+use elect_core::{Epoch, EventOf, Instant, Notice, Port, Process, Property, Span, Violation};
+
+use super::Model;
+use super::fingerprints::fingerprint;
+use super::state::*;
 
 /// A state as the host of process `node`'s effects: a send is put in flight on its link (unless a link fault or a
 /// partition stops it), due within the delay bounds in timed runs; a timer is armed, due at either end of its span;
@@ -100,6 +108,18 @@ impl<A: Algorithm> Host<A::Process> for InState<'_, A> {
 const PAST_LIFE: u32 = 1 << 31;
 
 impl<A: Algorithm> Model<A> {
+    /// Runs one event at the live process at `node` and carries out its effects (the driver contract,
+    /// [`driver`]).
+    pub(super) fn handle(&self, state: &mut State<A::Process>, node: u32, event: EventOf<A::Process>) {
+        let buffer = self.effects.get_or_default();
+        let mut effects = buffer.take();
+        let mut p = self.process(state, node).expect("only live processes handle events").clone();
+        driver::handle(&mut p, Instant::from_ticks(state.rest.now), event, &mut effects);
+        self.put(state, node, Some(p));
+        driver::carry_out(&mut InState { model: self, state, node }, &mut effects);
+        buffer.replace(effects);
+    }
+
     /// Process `node` restarts: what it declared so far was declared by a past life, which fresh-epoch tells apart
     /// from what it declares from now on.
     pub(super) fn past_life(&self, state: &mut State<A::Process>, node: u32) {

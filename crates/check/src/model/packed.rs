@@ -4,7 +4,9 @@
 //! after another, and once the shared vectors have grown, storing more states reuses the memory of those taken
 //! out.
 
-use super::*;
+use elect_core::{Epoch, Process};
+
+use super::state::*;
 
 /// States stored one after another ([`Self::push`]) and read back by their place ([`Self::read`]). A breadth-first
 /// frontier too large for its share of memory writes some of them to disk with serde (`search/frontier.rs`).

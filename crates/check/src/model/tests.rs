@@ -1,3 +1,4 @@
+use super::state::InFlight;
 use super::*;
 
 /// Timed Bully on three processes with one crash, and `recoveries` recoveries.

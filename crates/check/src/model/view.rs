@@ -1,8 +1,18 @@
 //! What the properties read of a state: the processes' statuses, as the judge's [`World`].
 
-use super::*;
+use elect_algos::Algorithm;
+use elect_core::{NodeId, Process, Rank, Status, World};
+
+use super::Model;
+use super::reads::Reads;
+use super::state::*;
 
 impl<A: Algorithm> Model<A> {
+    /// `state` as the property predicates see it.
+    pub(crate) fn view<'a>(&'a self, state: &'a State<A::Process>) -> View<'a, A> {
+        View { state, model: self }
+    }
+
     /// Whether every live process follows the same leader (judged on chosen properties only, whether a leader
     /// reaches every live process it can talk to).
     pub(crate) fn agreed(&self, state: &State<A::Process>) -> bool {
@@ -88,31 +98,6 @@ impl<A: Algorithm> Model<A> {
     /// The status of the process at `node` ([`Status::DOWN`] while it is down).
     pub(crate) fn status(&self, state: &State<A::Process>, node: u32) -> Status {
         self.process(state, node).map_or(Status::DOWN, |p| p.status())
-    }
-}
-
-/// What the "always" properties read of the statuses, but for P-Unique and fresh-epoch (judged on the
-/// declarations).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Reads {
-    /// Nothing.
-    Nothing,
-    /// Which live processes say they lead: one-leader, whose verdict depends on nothing else (its epochs only
-    /// describe a violation).
-    Leading,
-    /// The statuses.
-    Statuses,
-}
-
-impl Reads {
-    pub(super) fn of(checks: &[Check]) -> Self {
-        let reads = |c: &Check| match c.property {
-            _ if c.when != When::Always => Self::Nothing,
-            Property::Uniqueness | Property::FreshEpoch => Self::Nothing,
-            Property::OneLeader => Self::Leading,
-            _ => Self::Statuses,
-        };
-        checks.iter().map(reads).max().unwrap_or(Self::Nothing)
     }
 }
 
