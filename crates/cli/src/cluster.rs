@@ -5,7 +5,6 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use elect_core::Epoch;
 use elect_lab::cluster::{ChangeRound, Fault, NemesisReport, Report, Request, Stopped, Summary};
 
 use crate::outcome::Outcome;
@@ -245,7 +244,7 @@ fn write_findings(report: &Report, out: &mut impl Write) -> io::Result<()> {
             "round {} failed: no agreement after leader {} (epoch {}) went down; survivors saw {}",
             f.round,
             f.leader,
-            Epoch::from_bits(f.epoch),
+            f.epoch,
             views.join(", ")
         )?;
     }
@@ -253,15 +252,12 @@ fn write_findings(report: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(
             out,
             "EPOCH REGRESSION: member {} showed epoch {} after {} (at {:.1} ms)",
-            r.member,
-            Epoch::from_bits(r.to),
-            Epoch::from_bits(r.from),
-            r.at_ms
+            r.member, r.to, r.from, r.at_ms
         )?;
     }
     for d in &report.double_leaders {
         let by: Vec<String> = d.named_by.iter().map(|(m, l)| format!("{m} named {l}")).collect();
-        writeln!(out, "DOUBLE LEADER in epoch {}: {}", Epoch::from_bits(d.epoch), by.join(", "))?;
+        writeln!(out, "DOUBLE LEADER in epoch {}: {}", d.epoch, by.join(", "))?;
     }
     if !report.stale_claims.is_empty() {
         let lasted: Vec<f64> = report.stale_claims.iter().filter_map(|s| s.lasted_ms).collect();
@@ -348,11 +344,11 @@ impl Text for NemesisReport {
             table.row(vec![
                 r.round.to_string(),
                 r.detail.clone(),
-                format!("{}@{}", r.leader, Epoch::from_bits(r.epoch)),
+                format!("{}@{}", r.leader, r.epoch),
                 opt(r.failover_ms),
                 r.recovery_ms.map_or_else(|| "NOT RECOVERED".to_owned(), |v| format!("{v:.1}")),
                 format!("{:.1}", r.leaderless_ms),
-                r.after.map_or_else(|| "-".to_owned(), |(l, e)| format!("{l}@{}", Epoch::from_bits(e))),
+                r.after.map_or_else(|| "-".to_owned(), |(l, e)| format!("{l}@{e}")),
                 r.side_changes.to_string(),
                 r.rounds_used.to_string(),
             ]);

@@ -13,6 +13,7 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use elect_core::{Epoch, NodeId};
 use elect_lab::history::{Entry, overlap};
 
 #[path = "common/server.rs"]
@@ -316,7 +317,8 @@ fn leadership(logs: &str) -> Vec<Entry> {
             // The member's span: `member{id=3}:`.
             let member = line.split_once("{id=").and_then(|(_, rest)| rest.split('}').next()?.parse().ok());
             let (round, granter) = field("epoch=").and_then(|v| v.split_once('.')).unwrap_or(("0", "0"));
-            let epoch = round.parse::<u64>().unwrap_or(0) << 32 | granter.parse::<u64>().unwrap_or(0);
+            let (round, granter) = (round.parse().unwrap_or(0), NodeId(granter.parse().unwrap_or(0)));
+            let epoch = Epoch::of(round, granter);
             let (Some(at), Some(member)) = (at, member) else { panic!("no timestamp or member id in {line:?}") };
             let leader = started.then_some(member);
             Some((at, Entry { at_ms: 0.0, member, leader, epoch }))
@@ -357,7 +359,7 @@ fn timestamps_and_spans_are_read_from_the_members_logs() {
     let members: Vec<u32> = entries.iter().map(|e| e.member).collect();
     assert_eq!(members, [3, 2, 3], "in time order");
     assert_eq!(entries[2].at_ms, 4_900.0);
-    assert_eq!(entries[1].epoch, 2 << 32 | 2);
+    assert_eq!(entries[1].epoch, Epoch::of(2, NodeId(2)));
     assert!(entries[1].leads() && !entries[2].leads());
     assert_eq!(overlap(&entries, &[], 6_000.0).stretches, 1, "member 2 started 1 us before member 3 stopped");
     assert_eq!(overlap(&entries[..1], &[], 6_000.0).stretches, 0);

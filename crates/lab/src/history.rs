@@ -20,6 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use elect_core::Epoch;
 use serde::Serialize;
 
 /// What one member showed at one instant.
@@ -32,7 +33,7 @@ pub struct Entry {
     /// The leader it showed, if any.
     pub leader: Option<u32>,
     /// The fencing epoch of that leadership (with no leader: the last epoch it knew).
-    pub epoch: u64,
+    pub epoch: Epoch,
 }
 
 impl Entry {
@@ -50,7 +51,7 @@ pub struct Write {
     /// The member that wrote.
     pub writer: u32,
     /// The epoch it wrote under.
-    pub epoch: u64,
+    pub epoch: Epoch,
     /// Whether the store accepted it.
     pub accepted: bool,
 }
@@ -59,7 +60,7 @@ pub struct Write {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SameEpoch {
     /// The epoch.
-    pub epoch: u64,
+    pub epoch: Epoch,
     /// The leaders named under it, ascending.
     pub leaders: Vec<u32>,
     /// Who named whom: member → leader, the last each named under this epoch.
@@ -74,9 +75,9 @@ pub struct Regression {
     /// When.
     pub at_ms: f64,
     /// The highest epoch it had shown before.
-    pub from: u64,
+    pub from: Epoch,
     /// The lower epoch it showed then.
-    pub to: u64,
+    pub to: Epoch,
 }
 
 /// A write accepted under an epoch lower than one accepted before it.
@@ -85,7 +86,7 @@ pub struct StaleWrite {
     /// The write.
     pub write: Write,
     /// The highest epoch the store had accepted before it.
-    pub highest: u64,
+    pub highest: Epoch,
 }
 
 /// The safety verdicts on a history.
@@ -108,8 +109,8 @@ impl Judgement {
 
 /// Judges a history's safety. `entries` and `writes` are each in the order they were observed.
 pub fn judge(entries: &[Entry], writes: &[Write]) -> Judgement {
-    let mut named: BTreeMap<u64, BTreeMap<u32, u32>> = BTreeMap::new();
-    let mut highest: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut named: BTreeMap<Epoch, BTreeMap<u32, u32>> = BTreeMap::new();
+    let mut highest: BTreeMap<u32, Epoch> = BTreeMap::new();
     let mut epoch_regressions = Vec::new();
     for e in entries {
         if let Some(leader) = e.leader {
@@ -128,7 +129,7 @@ pub fn judge(entries: &[Entry], writes: &[Write]) -> Judgement {
             (leaders.len() > 1).then(|| SameEpoch { epoch, leaders: leaders.into_iter().collect(), named_by })
         })
         .collect();
-    let mut accepted_top: Option<u64> = None;
+    let mut accepted_top: Option<Epoch> = None;
     let mut stale_writes_accepted = Vec::new();
     for w in writes.iter().filter(|w| w.accepted) {
         match accepted_top {
@@ -151,7 +152,7 @@ pub struct Side {
 
 /// What each member showed last, as entries are replayed in order.
 #[derive(Default)]
-struct Latest(BTreeMap<u32, (Option<u32>, u64)>);
+struct Latest(BTreeMap<u32, (Option<u32>, Epoch)>);
 
 impl Latest {
     fn apply(&mut self, e: &Entry) {
@@ -160,7 +161,7 @@ impl Latest {
 
     /// The leader every member of `side` shows, under one epoch, if the leader is in `side` and shows itself
     /// leading under that epoch.
-    fn agreed(&self, side: &[u32]) -> Option<(u32, u64)> {
+    fn agreed(&self, side: &[u32]) -> Option<(u32, Epoch)> {
         let first = *self.0.get(side.first()?)?;
         let (Some(leader), epoch) = first else { return None };
         let all = side.iter().all(|m| self.0.get(m) == Some(&first));
@@ -211,7 +212,7 @@ pub fn leaderless_ms(entries: &[Entry], sides: &[Side], from_ms: f64, to_ms: f64
 
 /// The first instant at or after `from_ms` at which every member of `side` shows the same live leader (one of
 /// them, leading under that epoch), with that leader and epoch; `None` if it never happens in `entries`.
-pub fn agreed_at(entries: &[Entry], side: &[u32], from_ms: f64) -> Option<(f64, u32, u64)> {
+pub fn agreed_at(entries: &[Entry], side: &[u32], from_ms: f64) -> Option<(f64, u32, Epoch)> {
     let mut latest = Latest::default();
     let mut i = 0;
     while i < entries.len() && entries[i].at_ms <= from_ms {
@@ -321,11 +322,11 @@ mod tests {
     use super::*;
 
     fn at(at_ms: f64, member: u32, leader: Option<u32>, epoch: u64) -> Entry {
-        Entry { at_ms, member, leader, epoch }
+        Entry { at_ms, member, leader, epoch: Epoch::from_bits(epoch) }
     }
 
     fn write(at_ms: f64, writer: u32, epoch: u64, accepted: bool) -> Write {
-        Write { at_ms, writer, epoch, accepted }
+        Write { at_ms, writer, epoch: Epoch::from_bits(epoch), accepted }
     }
 
     #[test]
@@ -349,7 +350,7 @@ mod tests {
         let j = judge(&h, &[]);
         assert_eq!(j.same_epoch_leaders.len(), 1);
         let v = &j.same_epoch_leaders[0];
-        assert_eq!((v.epoch, v.leaders.clone()), (7, vec![1, 2]));
+        assert_eq!((v.epoch, v.leaders.clone()), (Epoch::from_bits(7), vec![1, 2]));
         assert_eq!(v.named_by, BTreeMap::from([(1, 1), (2, 2), (3, 2)]));
         assert!(!j.holds());
     }
@@ -365,7 +366,10 @@ mod tests {
         // Member 2 showed epoch 30, was killed, and its next process showed 20.
         let h = [at(0.0, 2, Some(3), 30), at(5.0, 2, None, 30), at(9.0, 2, Some(2), 20), at(12.0, 2, Some(2), 40)];
         let j = judge(&h, &[]);
-        assert_eq!(j.epoch_regressions, vec![Regression { member: 2, at_ms: 9.0, from: 30, to: 20 }]);
+        assert_eq!(
+            j.epoch_regressions,
+            vec![Regression { member: 2, at_ms: 9.0, from: Epoch::from_bits(30), to: Epoch::from_bits(20) }]
+        );
         assert!(j.same_epoch_leaders.is_empty());
     }
 
@@ -373,7 +377,7 @@ mod tests {
     fn a_stale_write_the_store_accepted_is_found() {
         let w = [write(0.0, 3, 10, true), write(1.0, 2, 20, true), write(2.0, 3, 10, true), write(3.0, 3, 10, false)];
         let j = judge(&[], &w);
-        assert_eq!(j.stale_writes_accepted, vec![StaleWrite { write: w[2], highest: 20 }]);
+        assert_eq!(j.stale_writes_accepted, vec![StaleWrite { write: w[2], highest: Epoch::from_bits(20) }]);
     }
 
     #[test]
@@ -427,8 +431,8 @@ mod tests {
             at(30.0, 2, Some(3), 6),
             at(31.0, 1, Some(3), 6),
         ];
-        assert_eq!(agreed_at(&h, &[1, 2, 3], 10.0), Some((31.0, 3, 6)));
-        assert_eq!(agreed_at(&h, &[1, 2], 0.0), Some((0.0, 2, 5)));
+        assert_eq!(agreed_at(&h, &[1, 2, 3], 10.0), Some((31.0, 3, Epoch::from_bits(6))));
+        assert_eq!(agreed_at(&h, &[1, 2], 0.0), Some((0.0, 2, Epoch::from_bits(5))));
         assert_eq!(agreed_at(&h[..4], &[1, 2, 3], 10.0), None);
     }
 

@@ -11,6 +11,7 @@ use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use elect_core::Epoch;
 
 use super::netns::Net;
 use super::plan::{Plan, loopback};
@@ -83,7 +84,7 @@ pub(super) fn watch_for_interrupts(events: Sender<Event>) {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) struct View {
     pub(super) leader: Option<u32>,
-    pub(super) epoch: u64,
+    pub(super) epoch: Epoch,
 }
 
 /// Whether a member's process runs.

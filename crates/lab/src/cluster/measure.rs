@@ -48,7 +48,7 @@ pub(super) struct Bench<'p> {
     nemesis: Vec<NemesisRound>,
     rng: ChaCha8Rng,
     /// The highest epoch any line named a leader in.
-    highest: u64,
+    highest: Epoch,
     stale: Vec<StaleClaim>,
     /// Open stale claims: member index -> (index into `stale`, since).
     open_stale: BTreeMap<usize, (usize, Instant)>,
@@ -89,7 +89,7 @@ impl<'p> Bench<'p> {
             sides: Vec::new(),
             nemesis: Vec::new(),
             rng: ChaCha8Rng::seed_from_u64(plan.seed),
-            highest: 0,
+            highest: Epoch::ZERO,
             stale: Vec::new(),
             open_stale: BTreeMap::new(),
             last_line: Instant::now(),
@@ -290,7 +290,7 @@ impl<'p> Bench<'p> {
                 .history
                 .iter()
                 .filter(|e| e.at_ms >= from_ms)
-                .map(|e| u64::from(Epoch::from_bits(e.epoch).round().saturating_sub(Epoch::from_bits(before).round())))
+                .map(|e| u64::from(e.epoch.round().saturating_sub(before.round())))
                 .max()
                 .unwrap_or(0),
         });
@@ -484,7 +484,7 @@ impl<'p> Bench<'p> {
     }
 
     /// Records a round whose survivors did not agree in time, with what each of them reported.
-    fn fail_round(&mut self, round: u32, leader: u32, before: u64) {
+    fn fail_round(&mut self, round: u32, leader: u32, before: Epoch) {
         let views = self
             .fleet
             .members
@@ -514,7 +514,7 @@ impl<'p> Bench<'p> {
 
     /// The leader and epoch every running member that `which` selects reports, if they all report the same one
     /// (and there is at least one).
-    fn agreement(&self, which: impl Fn(&Member) -> bool) -> Option<(u32, u64)> {
+    fn agreement(&self, which: impl Fn(&Member) -> bool) -> Option<(u32, Epoch)> {
         let mut views = self.fleet.members.iter().filter(|m| m.life == Life::Running && which(m)).map(|m| m.latest);
         let first = views.next()??;
         let leader = first.leader?;
@@ -643,7 +643,7 @@ impl<'p> Bench<'p> {
         Some(at)
     }
 
-    fn open_stale_claim(&mut self, member: usize, epoch: u64, since: Instant) {
+    fn open_stale_claim(&mut self, member: usize, epoch: Epoch, since: Instant) {
         if self.open_stale.contains_key(&member) {
             return;
         }
@@ -717,7 +717,7 @@ fn error(e: impl std::fmt::Display) -> Stopped {
 /// `{"id":1,"leader":3,"epoch":...}` → the view; `None` for anything else.
 fn parse_line(line: &str) -> Option<View> {
     let v: serde_json::Value = serde_json::from_str(line).ok()?;
-    let epoch = v.get("epoch")?.as_u64()?;
+    let epoch = Epoch::from_bits(v.get("epoch")?.as_u64()?);
     let leader = match v.get("leader")? {
         serde_json::Value::Null => None,
         l => Some(u32::try_from(l.as_u64()?).ok()?),
@@ -745,8 +745,8 @@ fn member_stamp(line: &str) -> Option<Instant> {
 
 fn show(v: View) -> String {
     match v.leader {
-        Some(l) => format!("{l}@{}", Epoch::from_bits(v.epoch)),
-        None => format!("none@{}", Epoch::from_bits(v.epoch)),
+        Some(l) => format!("{l}@{}", v.epoch),
+        None => format!("none@{}", v.epoch),
     }
 }
 
@@ -757,9 +757,9 @@ mod tests {
     #[test]
     fn member_lines_parse() {
         let line = r#"{"id":1,"leader":3,"epoch":4294967299,"epoch_round":1,"incarnation":2}"#;
-        assert_eq!(parse_line(line), Some(View { leader: Some(3), epoch: 4_294_967_299 }));
+        assert_eq!(parse_line(line), Some(View { leader: Some(3), epoch: Epoch::from_bits(4_294_967_299) }));
         let line = r#"{"id":1,"leader":null,"epoch":0,"epoch_round":0,"incarnation":1}"#;
-        assert_eq!(parse_line(line), Some(View { leader: None, epoch: 0 }));
+        assert_eq!(parse_line(line), Some(View { leader: None, epoch: Epoch::ZERO }));
         assert_eq!(parse_line("not json"), None);
     }
 }

@@ -1,6 +1,7 @@
 //! What the nemesis does in a round: the fault a kind makes of the current leader and the cluster, as rules for
 //! [`super::netns`] or a signal, and which members form the side that should go on electing while it holds.
 
+use elect_core::Epoch;
 use rand::RngExt;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -177,7 +178,7 @@ pub struct NemesisRound {
     /// The leader before the fault.
     pub leader: u32,
     /// Its epoch.
-    pub epoch: u64,
+    pub epoch: Epoch,
     /// From the fault to the moment the side agreed on another live leader with a higher epoch, when the fault
     /// took the leader from it (`None`: it did not, while the fault held).
     pub failover_ms: Option<f64>,
@@ -185,7 +186,7 @@ pub struct NemesisRound {
     /// period (`None`: not within --round-timeout; the round failed).
     pub recovery_ms: Option<f64>,
     /// The leader and epoch every member agreed on after the heal.
-    pub after: Option<(u32, u64)>,
+    pub after: Option<(u32, Epoch)>,
     /// How many times a member of the side shown a new leadership (a leader or an epoch) while the fault held.
     pub side_changes: u64,
     /// From the fault to the end of the recovery, how long the side in force (while the fault held, the members

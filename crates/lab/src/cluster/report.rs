@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::history::{Overlap, Regression, SameEpoch, StaleWrite};
+use elect_core::Epoch;
 use serde::Serialize;
 
 use super::nemesis::NemesisRound;
@@ -50,7 +51,7 @@ pub struct FailedRound {
     /// The leader the fault was done to, and its epoch.
     pub leader: u32,
     /// The leader's epoch.
-    pub epoch: u64,
+    pub epoch: Epoch,
     /// What each survivor reported when the round timed out (`leader@epoch`, `-` for no line yet).
     pub views: BTreeMap<u32, String>,
 }
@@ -63,11 +64,11 @@ pub struct Round {
     /// The leader that was killed or paused.
     pub leader: u32,
     /// Its epoch.
-    pub epoch: u64,
+    pub epoch: Epoch,
     /// The leader every survivor agreed on.
     pub new_leader: u32,
     /// Its epoch.
-    pub new_epoch: u64,
+    pub new_epoch: Epoch,
     /// From the signal to the line that completed the survivors' agreement.
     pub failover_ms: f64,
     /// From the restart (or SIGCONT) to the agreement of every member that then held for the quiet period.
@@ -80,9 +81,9 @@ pub struct StaleClaim {
     /// The member that claimed.
     pub member: u32,
     /// The epoch it claimed under.
-    pub epoch: u64,
+    pub epoch: Epoch,
     /// The highest epoch granted when the claim was seen.
-    pub highest: u64,
+    pub highest: Epoch,
     /// How long the member went on reporting the claim (`None`: until the end of the run).
     pub lasted_ms: Option<f64>,
 }

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use elect_core::Epoch;
+
 use crate::history::Write;
 
 #[derive(Default)]
@@ -66,7 +68,7 @@ fn serve_connection(stream: UnixStream, log: &Mutex<Log>, origin: Instant) -> io
                 let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
                 let accepted = epoch >= log.highest;
                 let at_ms = origin.elapsed().as_secs_f64() * 1e3;
-                log.writes.push(Write { at_ms, writer, epoch, accepted });
+                log.writes.push(Write { at_ms, writer, epoch: Epoch::from_bits(epoch), accepted });
                 if accepted {
                     log.highest = epoch;
                     "OK".to_owned()
@@ -112,7 +114,7 @@ mod tests {
         assert_eq!(ask("WRITE 10 3 2"), "REJECTED 20");
         assert_eq!(ask("WRITE 20 2 2"), "OK");
         assert!(ask("READ").starts_with("ERROR"));
-        let verdicts: Vec<(u64, bool)> = store.writes().iter().map(|w| (w.epoch, w.accepted)).collect();
+        let verdicts: Vec<(u64, bool)> = store.writes().iter().map(|w| (w.epoch.bits(), w.accepted)).collect();
         assert_eq!(verdicts, vec![(10, true), (20, true), (10, false), (20, true)]);
     }
 }
