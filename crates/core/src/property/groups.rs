@@ -79,7 +79,7 @@ pub fn min_clique_cover(adj: &[u64]) -> usize {
 }
 
 /// The live positions and their connectivity graph as bitmasks over indices into the returned positions.
-fn live_graph(world: &impl World) -> (Vec<usize>, Vec<u64>) {
+fn live_graph(world: &dyn World) -> (Vec<usize>, Vec<u64>) {
     let live: Vec<usize> = (0..world.len()).filter(|&i| world.status(i).is_up()).collect();
     let adj = (0..live.len().min(64))
         .map(|a| {
@@ -91,14 +91,14 @@ fn live_graph(world: &impl World) -> (Vec<usize>, Vec<u64>) {
     (live, adj)
 }
 
-fn ids(world: &impl World, live: &[usize], mask: u64) -> String {
+fn ids(world: &dyn World, live: &[usize], mask: u64) -> String {
     let ids: Vec<String> =
         (0..live.len()).filter(|&k| mask & (1 << k) != 0).map(|k| world.id(live[k]).to_string()).collect();
     format!("{{{}}}", ids.join(", "))
 }
 
 /// A4: in every maximal clique `R`, some `i ∈ R` is the NORMAL coordinator of every member, all in its group.
-pub(super) fn check_a4(world: &impl World) -> Result<Option<Violation>, Skipped> {
+pub(super) fn check_a4(world: &dyn World) -> Result<Option<Violation>, Skipped> {
     let (live, adj) = live_graph(world);
     if live.len() > MAX_CLIQUE_NODES {
         let reason = format!("{} live processes; maximal cliques are enumerated up to {MAX_CLIQUE_NODES}", live.len());
@@ -126,7 +126,7 @@ pub(super) fn check_a4(world: &impl World) -> Result<Option<Violation>, Skipped>
 
 /// A leader wherever a majority can talk: every set of live processes that can all talk to each other and is a
 /// majority of all the processes follows one of them, which says it leads.
-pub(super) fn check_majority_leader(world: &impl World) -> Result<Option<Violation>, Skipped> {
+pub(super) fn check_majority_leader(world: &dyn World) -> Result<Option<Violation>, Skipped> {
     let (live, adj) = live_graph(world);
     if live.len() > MAX_CLIQUE_NODES {
         let reason = format!("{} live processes; maximal cliques are enumerated up to {MAX_CLIQUE_NODES}", live.len());
@@ -156,7 +156,7 @@ pub(super) fn check_majority_leader(world: &impl World) -> Result<Option<Violati
 
 /// A4′ (a): every live process is NORMAL, in its coordinator's group, and connected to it in `E*`.
 /// A4′ (b): there are no more groups than a minimum clique cover of the connectivity graph.
-pub(super) fn check_a4_prime(world: &impl World) -> (Option<Violation>, Option<Skipped>) {
+pub(super) fn check_a4_prime(world: &dyn World) -> (Option<Violation>, Option<Skipped>) {
     let (live, adj) = live_graph(world);
     let component = components(live.len(), &adj, world, &live);
     let position = |id: NodeId| live.iter().position(|&i| world.id(i) == id);
@@ -206,7 +206,7 @@ fn group(g: Option<GroupId>) -> String {
 }
 
 /// The connected component of each live process (indices into `live`).
-fn components(n: usize, adj: &[u64], world: &impl World, live: &[usize]) -> Vec<usize> {
+fn components(n: usize, adj: &[u64], world: &dyn World, live: &[usize]) -> Vec<usize> {
     let mut component = vec![usize::MAX; n];
     for start in 0..n {
         if component[start] != usize::MAX {

@@ -79,7 +79,7 @@ impl Monitor {
 
     /// Recomputes everything from `world`: call it at the start of a run and whenever the set of live processes
     /// or their connectivity changes. Checks every "always" property on every process.
-    pub fn reset(&mut self, world: &impl World, out: &mut Vec<Violation>) {
+    pub fn reset(&mut self, world: &(impl World + ?Sized), out: &mut Vec<Violation>) {
         self.expected = expected_leader(world, self.winner);
         self.normal_leaders.clear();
         self.groups.clear();
@@ -135,7 +135,11 @@ impl Monitor {
     /// Evaluates the "at end" properties. `unsettled` says why the run did not end settled (quiescent, or stable
     /// for the algorithm's settling time after the last fault), if it did not; they are then recorded as skipped,
     /// with that reason, instead.
-    pub fn at_end(&mut self, world: &impl World, unsettled: Option<String>, out: &mut Vec<Violation>) {
+    ///
+    /// It reads the world through `dyn World`, as [`Self::check_state`] does: they run once per run in the
+    /// simulator and once per state in the checker, next to the cost of building a monitor, so a dynamic call per
+    /// read costs nothing that shows, and their code is compiled once instead of once per algorithm and driver.
+    pub fn at_end(&mut self, world: &dyn World, unsettled: Option<String>, out: &mut Vec<Violation>) {
         self.expected = expected_leader(world, self.winner);
         if let Some(reason) = unsettled {
             let unsettled: Vec<Property> =
@@ -194,7 +198,7 @@ impl Monitor {
 
     /// Evaluates every promised property (both "always" and "at end") on one state, from scratch: what a model
     /// checker needs for each state it visits.
-    pub fn check_state(checks: &[Check], winner: Winner, world: &impl World, settled: bool) -> Vec<Violation> {
+    pub fn check_state(checks: &[Check], winner: Winner, world: &dyn World, settled: bool) -> Vec<Violation> {
         let mut monitor = Self::new(checks.to_vec(), winner);
         let mut out = Vec::new();
         monitor.reset(world, &mut out);
@@ -221,7 +225,7 @@ impl Monitor {
         }
     }
 
-    fn check_a1(&mut self, world: &impl World, out: &mut Vec<Violation>) {
+    fn check_a1(&mut self, world: &(impl World + ?Sized), out: &mut Vec<Violation>) {
         if self.normal_leaders.len() < 2 || !self.wants(Property::A1, When::Always) {
             return;
         }
@@ -241,7 +245,7 @@ impl Monitor {
     }
 
     /// At most one live process says it leads.
-    fn check_one_leader(&mut self, world: &impl World, out: &mut Vec<Violation>) {
+    fn check_one_leader(&mut self, world: &(impl World + ?Sized), out: &mut Vec<Violation>) {
         if !self.wants(Property::OneLeader, When::Always) {
             return;
         }
@@ -272,7 +276,7 @@ impl Monitor {
     }
 
     /// Every live process follows the strongest live process it can reach over links that work both ways.
-    fn check_component_leaders(&mut self, world: &impl World, live: &[usize], out: &mut Vec<Violation>) {
+    fn check_component_leaders(&mut self, world: &dyn World, live: &[usize], out: &mut Vec<Violation>) {
         let mut parts = UnionFind::new(world.len());
         for (a, &i) in live.iter().enumerate() {
             for &j in &live[a + 1..] {
@@ -305,7 +309,7 @@ impl Monitor {
         }
     }
 
-    fn check_agreement(&mut self, world: &impl World, live: &[usize], out: &mut Vec<Violation>) {
+    fn check_agreement(&mut self, world: &dyn World, live: &[usize], out: &mut Vec<Violation>) {
         let mut leaders = live.iter().map(|&i| (i, world.status(i).leader));
         if let Some((first, l0)) = leaders.next()
             && let Some((other, l1)) = leaders.find(|&(_, l)| l != l0)
@@ -321,7 +325,7 @@ impl Monitor {
         }
     }
 
-    fn check_a2(&mut self, world: &impl World, live: &[usize], out: &mut Vec<Violation>) {
+    fn check_a2(&mut self, world: &dyn World, live: &[usize], out: &mut Vec<Violation>) {
         let leader = live.iter().map(|&i| world.status(i).leader).next().flatten();
         let leader_ok = leader.is_some_and(|l| live.iter().any(|&i| world.id(i) == l));
         let bad = live.iter().find(|&&i| {
@@ -350,7 +354,14 @@ impl Monitor {
         self.report(out, Property::A2, node, detail);
     }
 
-    fn check_node(&mut self, world: &impl World, i: usize, status: Status, when: When, out: &mut Vec<Violation>) {
+    fn check_node(
+        &mut self,
+        world: &(impl World + ?Sized),
+        i: usize,
+        status: Status,
+        when: When,
+        out: &mut Vec<Violation>,
+    ) {
         if !status.is_up() {
             return;
         }
@@ -368,7 +379,7 @@ impl Monitor {
     /// process has that id).
     fn check_node_at_end(
         &mut self,
-        world: &impl World,
+        world: &dyn World,
         positions: &BTreeMap<NodeId, Option<usize>>,
         me: NodeId,
         status: Status,

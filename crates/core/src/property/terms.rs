@@ -262,7 +262,7 @@ pub trait World {
 }
 
 /// The process `winner` designates in `world`, if any.
-pub fn expected_leader(world: &impl World, winner: Winner) -> Option<NodeId> {
+pub fn expected_leader(world: &(impl World + ?Sized), winner: Winner) -> Option<NodeId> {
     let candidates = (0..world.len())
         .filter(|&i| world.status(i).is_up())
         .filter(|&i| winner == Winner::StrongestLive || world.is_initiator(i));
