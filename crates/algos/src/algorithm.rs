@@ -212,6 +212,10 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
     /// What the registry knows about it.
     const INFO: &'static Info;
 
+    /// Whether it says what it is only when it runs ([`Self::info`]), so that [`Self::INFO`] does not describe it:
+    /// a driver that picks its code by `INFO` at compile time must ask `info()` instead.
+    const INFO_AT_RUN_TIME: bool = false;
+
     /// What this configuration of it is: [`Self::INFO`], but for an algorithm that says what it is only when it
     /// runs (a program, which names itself and its rules).
     fn info(&self) -> &'static Info {

@@ -114,15 +114,31 @@ impl<D: MemberDriver> Driver for Deploy<D> {
             voters: self.timing.voters.clone(),
             ..MemberConfig::new(self.timing.heartbeat, self.timing.resign_hold)
         };
-        if algorithm.info().elects == Elects::OneLeader {
-            let monitor = MonitorConfig {
-                deaf_leaders: self.timing.bug == Some(Bug::DeafLeaders),
-                ..MonitorConfig::for_network(&algorithm, &self.network, self.timing.heartbeat)
-            };
-            self.driver.drive_member(Deployed::new(LeaderMonitor::new(algorithm, monitor), config))
+        // One member type per algorithm, not two: whether it runs inside the leader monitor is known when it is
+        // compiled (the arm not taken is not built), but for a loaded program, which says what it elects when it
+        // runs.
+        if const { A::INFO_AT_RUN_TIME } {
+            if algorithm.info().elects == Elects::OneLeader {
+                self.monitored(algorithm, config)
+            } else {
+                self.driver.drive_member(Deployed::new(algorithm, config))
+            }
+        } else if const { matches!(A::INFO.elects, Elects::OneLeader) } {
+            self.monitored(algorithm, config)
         } else {
             self.driver.drive_member(Deployed::new(algorithm, config))
         }
+    }
+}
+
+impl<D: MemberDriver> Deploy<D> {
+    /// `algorithm` inside the leader monitor, as the member `config` says.
+    fn monitored<A: Algorithm>(self, algorithm: A, config: MemberConfig) -> D::Output {
+        let monitor = MonitorConfig {
+            deaf_leaders: self.timing.bug == Some(Bug::DeafLeaders),
+            ..MonitorConfig::for_network(&algorithm, &self.network, self.timing.heartbeat)
+        };
+        self.driver.drive_member(Deployed::new(LeaderMonitor::new(algorithm, monitor), config))
     }
 }
 

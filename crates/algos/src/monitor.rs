@@ -69,6 +69,7 @@ impl<A: Algorithm> LeaderMonitor<A> {
 impl<A: Algorithm> Algorithm for LeaderMonitor<A> {
     type Process = Monitored<A>;
     const INFO: &'static Info = A::INFO;
+    const INFO_AT_RUN_TIME: bool = A::INFO_AT_RUN_TIME;
 
     fn info(&self) -> &'static Info {
         self.inner.info()

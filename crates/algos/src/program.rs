@@ -216,6 +216,7 @@ pub(crate) static INFO: Info = Info {
 impl Algorithm for Program {
     type Process = ProgramProcess;
     const INFO: &'static Info = &INFO;
+    const INFO_AT_RUN_TIME: bool = true;
 
     fn info(&self) -> &'static Info {
         self.shared.loaded.info

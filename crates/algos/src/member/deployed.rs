@@ -52,6 +52,7 @@ impl<A> Deployed<A> {
 impl<A: Algorithm> Algorithm for Deployed<A> {
     type Process = Member<A>;
     const INFO: &'static Info = A::INFO;
+    const INFO_AT_RUN_TIME: bool = A::INFO_AT_RUN_TIME;
 
     fn info(&self) -> &'static Info {
         self.inner.info()
