@@ -49,6 +49,8 @@ pub(super) struct Bench<'p> {
     rng: ChaCha8Rng,
     /// The highest epoch any line named a leader in.
     highest: Epoch,
+    /// Each epoch a line named a leader in, with the earliest moment a member began to show it (by its stamp).
+    first_shown: BTreeMap<Epoch, Instant>,
     stale: Vec<StaleClaim>,
     /// Open stale claims: member index -> (index into `stale`, since).
     open_stale: BTreeMap<usize, (usize, Instant)>,
@@ -90,6 +92,7 @@ impl<'p> Bench<'p> {
             nemesis: Vec::new(),
             rng: ChaCha8Rng::seed_from_u64(plan.seed),
             highest: Epoch::ZERO,
+            first_shown: BTreeMap::new(),
             stale: Vec::new(),
             open_stale: BTreeMap::new(),
             last_line: Instant::now(),
@@ -624,19 +627,26 @@ impl<'p> Bench<'p> {
         let changed = member_stamp(line).unwrap_or(at);
         let at_ms = ms(changed.saturating_duration_since(self.origin));
         self.history.push(Entry { at_ms, member: id, leader: view.leader, epoch: view.epoch });
-        if let Some(leader) = view.leader {
-            if leader == id && view.epoch < self.highest {
-                self.open_stale_claim(member, view.epoch, at);
-            }
-            self.highest = self.highest.max(view.epoch);
-        }
-        if generation != self.fleet.members[member].generation {
-            return None;
-        }
-        if self.fleet.members[member].latest != Some(view)
+        let current = generation == self.fleet.members[member].generation;
+        // A new view of the running process ends the stale claim it had open.
+        if current
+            && self.fleet.members[member].latest != Some(view)
             && let Some((k, since)) = self.open_stale.remove(&member)
         {
             self.stale[k].lasted_ms = Some(ms(at.saturating_duration_since(since)));
+        }
+        if let Some(leader) = view.leader {
+            // Stale if a higher epoch was shown before this member began to show its claim: judged by the members'
+            // stamps, since a line can reach the harness after a line of another member that changed later.
+            if leader == id && shown_above(&self.first_shown, view.epoch, changed) {
+                self.open_stale_claim(member, view.epoch, at);
+            }
+            let first = self.first_shown.entry(view.epoch).or_insert(changed);
+            *first = (*first).min(changed);
+            self.highest = self.highest.max(view.epoch);
+        }
+        if !current {
+            return None;
         }
         self.fleet.members[member].latest = Some(view);
         self.last_line = self.last_line.max(at);
@@ -743,6 +753,13 @@ fn member_stamp(line: &str) -> Option<Instant> {
     }
 }
 
+/// Whether, by `first_shown` (each epoch with the moment a member first showed a leader in it), some member showed
+/// a leader in an epoch above `epoch` before `at`.
+fn shown_above(first_shown: &BTreeMap<Epoch, Instant>, epoch: Epoch, at: Instant) -> bool {
+    use std::ops::Bound::{Excluded, Unbounded};
+    first_shown.range((Excluded(epoch), Unbounded)).any(|(_, &first)| first < at)
+}
+
 fn show(v: View) -> String {
     match v.leader {
         Some(l) => format!("{l}@{}", v.epoch),
@@ -753,6 +770,20 @@ fn show(v: View) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_is_stale_only_if_a_higher_epoch_was_shown_before_it_began() {
+        let t0 = Instant::now();
+        let t = |ms: u64| t0 + Duration::from_millis(ms);
+        let e = |round: u32| Epoch::of(round, elect_core::NodeId(1));
+        let first_shown = BTreeMap::from([(e(1), t(0)), (e(3), t(20))]);
+        // Epoch 3 was first shown at 20 ms: a claim under epoch 2 that began at 10 ms was not stale then, even if
+        // its line is read after the line that showed epoch 3.
+        assert!(!shown_above(&first_shown, e(2), t(10)));
+        assert!(shown_above(&first_shown, e(2), t(30)));
+        assert!(!shown_above(&first_shown, e(3), t(30)), "not above itself");
+        assert!(shown_above(&first_shown, e(1), t(30)));
+    }
 
     #[test]
     fn member_lines_parse() {
