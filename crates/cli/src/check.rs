@@ -11,6 +11,7 @@ use elect_check::{
 use elect_core::{NodeId, Status};
 use elect_scenario::{Monitor, Record, Scenario, ScenarioFile, SimConfig, TICKS_PER_UNIT, Time};
 
+use crate::flag_text;
 use crate::limits::{self, Limits};
 use crate::outcome::{BadInput, Outcome};
 use crate::scenario_flags::ScenarioArgs;
@@ -33,7 +34,7 @@ const FILE_ONLY: [&str; 13] = [
     "synchronizer",
 ];
 
-#[derive(Args, Clone)]
+#[derive(Args, Clone, Debug, serde::Deserialize)]
 pub(crate) struct CheckArgs {
     /// Check the run of this scenario file, or of the one of this name that ships with elect (`elect list
     /// --scenarios`): its algorithm, processes, delays and, with --timed, its faults at their times. --algorithm,
@@ -41,101 +42,114 @@ pub(crate) struct CheckArgs {
     /// parameters;
     /// the other scenario flags may not be given with it.
     #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = FILE_ONLY)]
-    scenario: Option<PathBuf>,
+    pub(crate) scenario: Option<PathBuf>,
+    #[serde(flatten)]
     #[command(flatten)]
     pub(crate) scenario_args: ScenarioArgs,
     /// Check every arrangement of the ids 1..n instead of one; on a ring, one per class of rotations (rotating the
     /// positions with their ids is a symmetry: the same system with positions renamed).
     #[arg(long, conflicts_with_all = ["ids", "scenario", "save"])]
-    every_arrangement: bool,
+    pub(crate) every_arrangement: bool,
     /// fifo: each link delivers in sending order; unordered: any message in flight may arrive next; lossy: as
     /// unordered, and any message may be lost; duplicating: as unordered, and messages may arrive twice
     /// (--duplicates times in a run).
     #[arg(long, default_value = "fifo")]
-    network: Network,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) network: Network,
     /// Timers and delays follow the delay bound (the synchronous model of Bully and Garcia-Molina): a message
     /// takes the shortest or longest delay of --delay, a timer fires when it is due, and time passes only once
     /// everything due has happened. Without it any timer may fire at any moment.
     #[arg(long)]
-    timed: bool,
+    pub(crate) timed: bool,
     /// How many times a process may crash, at any moment (crash-stop unless --recoveries).
     #[arg(long, default_value_t = 0)]
-    crashes: u8,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) crashes: u8,
     /// How many times a crashed process may restart from what it made durable, at any moment.
     #[arg(long, default_value_t = 0)]
-    recoveries: u8,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) recoveries: u8,
     /// With --network duplicating: how many messages may arrive twice in a run.
     #[arg(long, default_value_t = 1)]
-    duplicates: u8,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) duplicates: u8,
     /// Breadth-first (the default): a violation comes with a shortest path.
     #[arg(long, conflicts_with = "dfs")]
-    bfs: bool,
+    pub(crate) bfs: bool,
     /// Depth-first: a smaller frontier; the path found may be longer than needed.
     #[arg(long)]
-    dfs: bool,
+    pub(crate) dfs: bool,
     /// Go on after a violation, to judge every property (a state that breaks one is not explored further).
     #[arg(long)]
-    keep_going: bool,
+    pub(crate) keep_going: bool,
     /// Partial-order reduction: por (one persistent set of steps per state where that is sound: steps of
     /// different processes, and deliveries to a process whose handler was found not to care about their order)
     /// or none.
     #[arg(long, value_parser = ["por", "none"], default_value = "por")]
-    reduction: String,
+    pub(crate) reduction: String,
     /// Keep every state seen and tell states apart field by field, not by their 64-bit fingerprints, so that no
     /// two distinct states can be taken for one (without it, --verbose bounds the odds of that). Each state seen
     /// then costs what a waiting state does (hundreds of bytes instead of 40 to 70): for runs of a few million
     /// states, or to confirm a verdict.
     #[arg(long)]
-    exact: bool,
+    pub(crate) exact: bool,
     /// Stop after this many unique states (the verdict is then partial) [default: no bound of its own: memory
     /// (--max-memory) and time (--max-time) are the bounds a search meets]. A visited state takes 40 to 70 bytes
     /// (its fingerprint and how it was reached); the states waiting to be expanded are kept as numbers into tables
     /// of the distinct process states and messages met, each kept once; --verbose says how much each took.
     #[arg(long)]
-    max_states: Option<usize>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) max_states: Option<usize>,
     /// Explore no path longer than this many steps (the verdict is then partial).
     #[arg(long)]
-    max_depth: Option<u32>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) max_depth: Option<u32>,
     /// Stop after this many seconds (the verdict is then partial).
     #[arg(long, value_name = "SECONDS")]
-    max_time: Option<f64>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) max_time: Option<f64>,
     /// Threads (default: every core; at most 256).
     #[arg(long)]
-    threads: Option<usize>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) threads: Option<usize>,
     /// Stop when the checker's resident memory passes this size (a size like 512M or 8G; the verdict is then
     /// partial and reported as "stopped: memory"). Measured as the process's resident set, from /proc/self/status,
     /// before each batch of states, whose size is kept to what fits [default: 4G, or half of the machine's memory if
     /// that is less: a search that needs more runs for hours, and is better bounded on purpose].
     #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes)]
-    max_memory: Option<u64>,
+    #[serde(deserialize_with = "flag_text::maybe_bytes")]
+    pub(crate) max_memory: Option<u64>,
     /// The most disk a breadth-first search may use for the states waiting to be expanded (a size like 16G; 0
     /// keeps them all in memory). Past a quarter of --max-memory, blocks of them go to temporary files in the
     /// system's temporary directory (TMPDIR), unlinked as they are made and read back in their turn: the search
     /// order and every result are the same, and memory then bounds only the states seen (40 to 70 bytes each). A
     /// search that would pass it stops, reported as "stopped: disk" [default: 16G].
     #[arg(long, value_name = "SIZE", value_parser = disk_size, default_value = "16G")]
-    max_disk: u64,
+    #[serde(deserialize_with = "disk")]
+    pub(crate) max_disk: u64,
     /// Refuse scenarios of more processes than this: the states grow exponentially with n.
     #[arg(long, value_name = "N", default_value_t = limits::CLI.check_nodes)]
-    max_nodes: usize,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) max_nodes: usize,
     /// Read no --scenario file larger than this many bytes (a size like 64M); only regular files are read.
     #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes, default_value_t = limits::CLI.file_bytes)]
-    max_file_size: u64,
+    #[serde(deserialize_with = "flag_text::bytes")]
+    pub(crate) max_file_size: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
     /// Also print the search's own figures: the memory each visited state took, the most states waiting, the
     /// distinct process states and messages kept, the odds that two states shared a fingerprint, and at how many
     /// processes deliveries were found to commute (--json always has them).
     #[arg(long, short)]
-    verbose: bool,
+    pub(crate) verbose: bool,
     /// Save a counterexample, if one is found, to FILE (JSON); `elect sim --replay FILE` re-runs it.
     #[arg(long, value_name = "FILE")]
-    save: Option<PathBuf>,
+    pub(crate) save: Option<PathBuf>,
     /// Write a counterexample, if one is found, as a self-contained HTML viewer to FILE: the topology and the
     /// space-time diagram side by side, one time unit per step.
     #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
+    pub(crate) html: Option<PathBuf>,
     /// Run search I of a swarm of N (I from 0), for a state space no one search covers: a depth-first search that
     /// takes each state's successors in an order drawn from --seed and I, bounded as any check is (--max-memory,
     /// --max-time, --max-states), its result written atomically beside --out FILE (named FILE.swarm-I-of-N.json),
@@ -148,16 +162,24 @@ pub(crate) struct CheckArgs {
         requires = "out",
         conflicts_with_all = ["every_arrangement", "bfs", "html", "save"]
     )]
-    swarm: Option<String>,
+    pub(crate) swarm: Option<String>,
     /// With --swarm array: the number of searches, where the scheduler does not say it (Kubernetes).
     #[arg(long, value_name = "N", requires = "swarm")]
-    swarm_count: Option<u64>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) swarm_count: Option<u64>,
     /// With --swarm: where the search's result file goes (its name gets .swarm-I-of-N before the extension).
     #[arg(long, value_name = "FILE", requires = "swarm")]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
+    #[serde(flatten)]
     #[command(flatten)]
     pub(crate) labels: crate::labels::LabelArgs,
 }
+
+/// What clap's definitions of [`CheckArgs`] say one flag needs of another, for a request (`elect serve`).
+pub(crate) const NEEDS: flag_text::Needs = flag_text::Needs {
+    requires: &[("swarm", "out"), ("swarm_count", "swarm"), ("out", "swarm")],
+    unless: &[("algorithm", &["scenario"])],
+};
 
 impl CheckArgs {
     /// The limits, as the flags set them.
@@ -351,6 +373,14 @@ pub(crate) fn reproducible(argv: &[String]) -> Vec<String> {
     out
 }
 
+/// The command line a counterexample file records for a check given as flags and their texts (a request of `elect
+/// serve`; `None` for a flag that takes no value), which `elect sim --replay` parses again: as [`reproducible`],
+/// without --json, --verbose and --save.
+pub(crate) fn command_words(flags: &[(String, Option<String>)]) -> Vec<String> {
+    let kept = flags.iter().filter(|(long, _)| !matches!(long.as_str(), "json" | "verbose" | "save"));
+    kept.map(|(long, text)| text.as_ref().map_or_else(|| format!("--{long}"), |t| format!("--{long}={t}"))).collect()
+}
+
 /// The summary of a check: what was checked, how, the states, the verdict per property and any counterexample;
 /// with `verbose`, the search's own figures (where deliveries commute, memory, fingerprints) too.
 fn text(out: &mut impl Write, o: &Checked, r: Option<&Replay>, saved: Option<&Path>, verbose: bool) -> io::Result<()> {
@@ -417,6 +447,10 @@ fn text(out: &mut impl Write, o: &Checked, r: Option<&Replay>, saved: Option<&Pa
 }
 
 /// A `--max-disk` size: one [`limits::parse_bytes`] takes, or 0.
+fn disk<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    flag_text::one_by(d, disk_size)
+}
+
 fn disk_size(s: &str) -> Result<u64, String> {
     if s.trim() == "0" { Ok(0) } else { limits::parse_bytes(s) }
 }

@@ -10,7 +10,7 @@ use crate::limits;
 use crate::outcome::BadInput;
 
 /// The label flags, shared by `elect sim` and `elect check`.
-#[derive(Args, Clone, Debug, Default)]
+#[derive(Args, Clone, Debug, Default, serde::Deserialize)]
 pub(crate) struct LabelArgs {
     /// Name message kinds and roles as a lecture does, in the pictures (--svg, --html): a TOML file with a
     /// [messages] table of KIND = "LABEL" (e.g. coordinator = "NEW-LEADER") and a [roles] table of ROLE =

@@ -11,6 +11,7 @@ pub mod book;
 mod check;
 mod cluster;
 mod fence;
+mod flag_text;
 mod grade;
 mod labels;
 mod limits;

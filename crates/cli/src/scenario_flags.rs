@@ -10,9 +10,10 @@ use elect_scenario::{
     Delay, Ids, InitiatorSpec, LinkDown, Monitor, NodeAt, Partition, SimConfig, TopologyKind, Transfer, parse_time,
 };
 
+use crate::flag_text;
 use crate::outcome::BadInput;
 
-#[derive(Args, Clone, Debug)]
+#[derive(Args, Clone, Debug, serde::Deserialize)]
 pub(crate) struct ScenarioArgs {
     /// The algorithm (see `elect list`).
     #[arg(long, short, required_unless_present = "scenario")]
@@ -20,65 +21,81 @@ pub(crate) struct ScenarioArgs {
     /// The number of processes (optional when --ids lists them or the topology fixes it). The checker's states
     /// grow exponentially with it: keep it small there.
     #[arg(long, short, allow_negative_numbers = true)]
+    #[serde(deserialize_with = "flag_text::maybe")]
     pub(crate) nodes: Option<usize>,
     /// ring, complete, line, star, grid:WxH, torus:WxH, random-regular:K, chordal:K, tree, geometric:R or
     /// file:PATH (an edge list, one 'U V' per line, vertices from 0) [default: the algorithm's own].
     #[arg(long, short)]
+    #[serde(deserialize_with = "flag_text::maybe")]
     pub(crate) topology: Option<TopologyKind>,
     /// ascending (position i gets id i+1), descending, random (drawn from --seed), or a list like 3,1,2.
     #[arg(long, default_value = "ascending")]
+    #[serde(deserialize_with = "flag_text::text")]
     pub(crate) ids: Ids,
     /// Who starts: all, random:K, weakest, strongest, neighbors:ID (the neighbours of ID), or ids like 1,5
     /// [default: all; for timestamp-flooding, the neighbours of a process crashed at time 0].
     #[arg(long)]
+    #[serde(deserialize_with = "flag_text::maybe")]
     pub(crate) initiators: Option<InitiatorSpec>,
     /// The root seed of every random choice (random ids and initiators, delays, losses) [default: 1, or the
     /// scenario's].
     #[arg(long, allow_negative_numbers = true)]
+    #[serde(deserialize_with = "flag_text::maybe")]
     pub(crate) seed: Option<u64>,
     /// Message delay: a constant (time units), uniform:A..B, or exp:MEAN. `elect check --timed` lets each message
     /// take the shortest or the longest delay of a constant or uniform one.
     #[arg(long, default_value = "1")]
+    #[serde(deserialize_with = "flag_text::text")]
     pub(crate) delay: Delay,
     /// The delay bound T timeout-based algorithms are told (default: the delay model's); smaller than the real
     /// delays, it makes their failure detector inaccurate.
     #[arg(long, value_name = "T", value_parser = parse_time)]
+    #[serde(deserialize_with = "flag_text::maybe_time")]
     pub(crate) delay_bound: Option<u64>,
     /// Crash process ID at time T (repeatable): 8@0 means down from the start. `elect check` needs --timed.
     #[arg(long, value_name = "ID@T", allow_hyphen_values = true)]
+    #[serde(deserialize_with = "flag_text::each")]
     pub(crate) crash: Vec<NodeAt>,
     /// Restart process ID at time T from what it persisted (repeatable). `elect check` needs --timed.
     #[arg(long, value_name = "ID@T", allow_hyphen_values = true)]
+    #[serde(deserialize_with = "flag_text::each")]
     pub(crate) recover: Vec<NodeAt>,
     /// Tell process ID to give up leadership at time T (repeatable): with --monitor, a leading member resigns,
     /// tells the others and sits out while another is elected. `elect check` needs --timed.
     #[arg(long, value_name = "ID@T")]
+    #[serde(deserialize_with = "flag_text::each")]
     pub(crate) resign: Vec<NodeAt>,
     /// Tell process FROM to hand leadership over to process TO at time T (repeatable): with --monitor, a leading
     /// member tells the others, resigns, and stands aside with the members ranked above TO while TO takes over.
     /// Such a run does not judge safety (the strongest live process leads). `elect check` needs --timed.
     #[arg(long, value_name = "FROM>TO@T")]
+    #[serde(deserialize_with = "flag_text::each")]
     pub(crate) transfer: Vec<Transfer>,
     /// With --monitor: ask every live member at time T to make member ID a voter (repeatable); the leader makes the
     /// change, one at a time, as `elect voters --add` asks a cluster's. Start with fewer voters than members with
     /// --param voters=1,2,3. Such a run does not judge safety (the strongest live process leads). `elect check`
     /// needs --timed.
     #[arg(long, value_name = "ID@T")]
+    #[serde(deserialize_with = "flag_text::each")]
     pub(crate) add_voter: Vec<NodeAt>,
     /// With --monitor: ask every live member at time T to stop member ID voting (repeatable), as `elect voters
     /// --remove` does. `elect check` needs --timed.
     #[arg(long, value_name = "ID@T")]
+    #[serde(deserialize_with = "flag_text::each")]
     pub(crate) remove_voter: Vec<NodeAt>,
     /// Take a link down: A-B@T (both ways) or A>B@T (one way), healing at U with @T..U (repeatable). `elect
     /// check` needs --timed.
     #[arg(long, value_name = "A-B@T..U")]
+    #[serde(deserialize_with = "flag_text::each")]
     pub(crate) link_down: Vec<LinkDown>,
     /// Partition: 1,2|3,4@T..U (groups cannot talk) or 1,2>3,4@T..U (the first cannot reach the second)
     /// (repeatable). `elect check` needs --timed.
     #[arg(long, value_name = "GROUPS@T..U")]
+    #[serde(deserialize_with = "flag_text::each")]
     pub(crate) partition: Vec<Partition>,
     /// Which end of the order wins: highest or lowest.
     #[arg(long, value_parser = parse_prefer, default_value = "highest")]
+    #[serde(deserialize_with = "prefer")]
     pub(crate) prefer: Prefer,
     /// An algorithm parameter KEY=VALUE (repeatable; see `elect list`). With --monitor, `monitor-bug=same-epoch`
     /// plants a flaw in the member (a new leadership grant reuses the epoch it replaces), for the checker to find.
@@ -102,22 +119,26 @@ pub(crate) struct ScenarioArgs {
     /// With --monitor or --bare-monitor: a heartbeat every K times the delay bound T [default: 2, or the scenario
     /// file's].
     #[arg(long, value_name = "K")]
+    #[serde(deserialize_with = "flag_text::maybe")]
     pub(crate) heartbeat: Option<InT>,
     /// Run an algorithm written in rounds (floodmax, opt-floodmax, sync-lcr) on a synchronizer instead of in
     /// lock-step: abd (pulses 2d apart, d the delay bound), alpha (acks and safe on every link), beta[@ROOT] (a
     /// spanning tree from ROOT, by default the smallest initiator), gamma[:K][@ROOT] (clusters of at least K
     /// processes, by default K = ceil(sqrt n); beta inside, alpha between them).
     #[arg(long, value_name = "NAME")]
+    #[serde(deserialize_with = "flag_text::maybe")]
     pub(crate) synchronizer: Option<elect_algos::synchronizers::Spec>,
     /// Also judge PROPERTY, which the algorithm does not promise, to see where it breaks it (repeatable; see
     /// docs/reference/properties.md). For example, one-leader with --monitor: a member outside the lease mode
     /// leads on beside the majority's new leader while it is cut off.
     #[arg(long, value_name = "PROPERTY", value_parser = parse_property)]
+    #[serde(deserialize_with = "properties")]
     pub(crate) judge: Vec<elect_core::Property>,
     /// Judge these properties and no others (comma-separated or repeated), whether the algorithm promises them or
     /// not: under a fault that never heals, agreement among every live process cannot hold, while majority-leader
     /// (a majority that can talk follows one leader among it) can.
     #[arg(long, value_name = "PROPERTY", value_parser = parse_property, value_delimiter = ',')]
+    #[serde(deserialize_with = "properties")]
     pub(crate) only: Vec<elect_core::Property>,
 }
 
@@ -146,6 +167,14 @@ pub(crate) const DESCRIBED_BY_A_FILE: [&str; 22] = [
     "heartbeat",
     "synchronizer",
 ];
+
+fn prefer<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Prefer, D::Error> {
+    flag_text::one_by(d, parse_prefer)
+}
+
+fn properties<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<elect_core::Property>, D::Error> {
+    flag_text::each_by(d, parse_property)
+}
 
 fn parse_property(s: &str) -> Result<elect_core::Property, String> {
     elect_core::Property::from_name(s).ok_or_else(|| {

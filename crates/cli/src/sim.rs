@@ -10,93 +10,110 @@ use clap::Args;
 use elect_scenario::{Attrs, DEFAULT_MAX_EVENTS, Loss, Probability, ScenarioFile, SimConfig, parse_time};
 use elect_sim::{Judgement, Report, SimError, SyncReport};
 
+use crate::flag_text;
 use crate::limits::{self, Limits};
 use crate::outcome::{BadInput, Outcome};
 use crate::progress;
 use crate::scenario_flags::{DESCRIBED_BY_A_FILE, ScenarioArgs};
 
-#[derive(Args)]
+#[derive(Args, Debug, serde::Deserialize)]
 #[command(mut_arg("algorithm", |a| a.required_unless_present("replay")))]
 pub(crate) struct SimArgs {
     /// Run the scenario in this TOML file, or the one of this name that ships with elect (`elect list
     /// --scenarios`; a path has a / or ends in .toml), and check the ending it documents; only --seed, --judge,
     /// --only, --json, --trace and the pictures (--svg, --topology-svg, --html, --shiviz) may be given with it.
     #[arg(long, value_name = "FILE|NAME", value_hint = clap::ValueHint::FilePath, conflicts_with_all = DESCRIBED_BY_A_FILE, conflicts_with_all = SIM_SCENARIO_FLAGS)]
-    scenario: Option<PathBuf>,
+    pub(crate) scenario: Option<PathBuf>,
     /// Re-run a counterexample saved by `elect check --save FILE`, step by step, showing each status change and
     /// judging every state as the checker did; only --json and --html may be given with it.
     #[arg(long, value_name = "FILE", conflicts_with_all = DESCRIBED_BY_A_FILE, conflicts_with_all = SIM_SCENARIO_FLAGS, conflicts_with = "scenario")]
-    replay: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
+    #[serde(flatten)]
     #[command(flatten)]
     pub(crate) scenario_args: ScenarioArgs,
     /// Crash whoever leads at time T (repeatable).
     #[arg(long = "crash-leader-at", value_name = "T", value_parser = parse_time)]
-    crash_leader_at: Vec<u64>,
+    #[serde(deserialize_with = "flag_text::times")]
+    pub(crate) crash_leader_at: Vec<u64>,
     /// Lose messages: P everywhere, A-B:P on one link (both ways), A>B:P one way (repeatable).
     #[arg(long = "loss", value_name = "P|A-B:P|A>B:P")]
-    losses: Vec<Loss>,
+    #[serde(deserialize_with = "flag_text::each")]
+    pub(crate) losses: Vec<Loss>,
     /// Deliver each message twice with probability P.
     #[arg(long, value_name = "P", default_value = "0")]
-    duplicate: Probability,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) duplicate: Probability,
     /// Stop at time T; properties promised "at end" are judged then if the run has settled. Algorithms that
     /// never fall silent (periodic checks, the monitor's heartbeats) stop by default once they must have settled
     /// after the last fault.
     #[arg(long, value_name = "T", value_parser = parse_time)]
-    until: Option<u64>,
+    #[serde(deserialize_with = "flag_text::maybe_time")]
+    pub(crate) until: Option<u64>,
     /// (attr, id) ranking: ID=VALUE,... or random:MAX; the attribute decides first, the id breaks ties.
     #[arg(long)]
-    attr: Option<Attrs>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) attr: Option<Attrs>,
     /// fifo: every directed link delivers in sending order; unordered: random delays may reorder messages.
     #[arg(long, value_parser = ["fifo", "unordered"], default_value = "fifo")]
-    links: String,
+    pub(crate) links: String,
     /// Stop after this many events and report the run as not terminating.
     #[arg(long, default_value_t = DEFAULT_MAX_EVENTS, allow_negative_numbers = true)]
-    max_events: u64,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) max_events: u64,
     /// Move the nodes of a geometric:R topology by the random-waypoint model: waypoint:SPEED (distance per time
     /// unit in the unit square), or waypoint:SPEED:PAUSE; links follow the radio range R.
     #[arg(long, value_name = "MODEL")]
-    mobility: Option<elect_scenario::MobilitySpec>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) mobility: Option<elect_scenario::MobilitySpec>,
     /// With --mobility: the nodes stop moving at time T (then the run settles and is judged).
     #[arg(long, value_name = "T", value_parser = parse_time, requires = "mobility")]
-    mobility_until: Option<u64>,
+    #[serde(deserialize_with = "flag_text::maybe_time")]
+    pub(crate) mobility_until: Option<u64>,
     /// Print one JSON object instead of text.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
     /// Write the JSON-lines trace of every event to FILE (- for standard output).
     #[arg(long, value_name = "FILE")]
-    trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
     /// Draw the space-time diagram to FILE (SVG): a line per process, messages as arrows coloured by kind,
     /// crashes, recoveries and leaders marked; runs of more than 64 processes or 5000 messages get a summary.
     #[arg(long, value_name = "FILE")]
-    svg: Option<PathBuf>,
+    pub(crate) svg: Option<PathBuf>,
     /// Draw the topology to FILE (SVG): the nodes with their ids and final state, the leader highlighted, and
     /// each node's parent in its algorithm's tree (flooding and ad hoc algorithms).
     #[arg(long, value_name = "FILE")]
-    topology_svg: Option<PathBuf>,
+    pub(crate) topology_svg: Option<PathBuf>,
     /// Write a self-contained HTML viewer of the run to FILE: the topology and the space-time diagram side by
     /// side, stepping through the events (no network access; open it in any browser).
     #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
+    pub(crate) html: Option<PathBuf>,
+    #[serde(flatten)]
     #[command(flatten)]
     pub(crate) labels: crate::labels::LabelArgs,
     /// Export the run to FILE in ShiViz's log format (every event with its vector clock; ShiViz's default
     /// parsing expression on the first line).
     #[arg(long, value_name = "FILE")]
-    shiviz: Option<PathBuf>,
+    pub(crate) shiviz: Option<PathBuf>,
     /// Refuse runs of more processes than this: each takes a few hundred bytes, and the simulator runs up to
     /// 33554432 on a machine with the memory.
     #[arg(long, value_name = "N", default_value_t = limits::CLI.sim_nodes)]
-    max_nodes: usize,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) max_nodes: usize,
     /// Read no --scenario or --replay file larger than this many bytes (a size like 64M or 1G); only regular
     /// files are read.
     #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes, default_value_t = limits::CLI.file_bytes)]
-    max_file_size: u64,
+    #[serde(deserialize_with = "flag_text::bytes")]
+    pub(crate) max_file_size: u64,
 }
 
 /// The flags of `elect sim` alone that describe a run, which a scenario file describes instead (with
 /// [`DESCRIBED_BY_A_FILE`]).
 const SIM_SCENARIO_FLAGS: [&str; 9] =
     ["crash_leader_at", "losses", "duplicate", "until", "attr", "links", "max_events", "mobility", "mobility_until"];
+
+/// What clap's definitions of [`SimArgs`] say one flag needs of another, for a request (`elect serve`).
+pub(crate) const NEEDS: flag_text::Needs =
+    flag_text::Needs { requires: &[("mobility_until", "mobility")], unless: &[("algorithm", &["scenario", "replay"])] };
 
 impl SimArgs {
     /// The limits, as the flags set them.

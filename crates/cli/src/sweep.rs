@@ -11,75 +11,89 @@ use elect_sim::{CsvWriter, Row, Shard, SimError, Sizes, Streamed, Sweep};
 use elect_viz::{Metric, Point, complexity_plot};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::flag_text;
 use crate::limits::{self, Limits};
 use crate::outcome::{BadInput, Outcome};
 use crate::shard::{self, Atomic, Chosen, ShardArg};
 
-#[derive(Args)]
+#[derive(Args, Debug, serde::Deserialize)]
 pub(crate) struct SweepArgs {
     /// Algorithms, comma-separated (see `elect list`).
     #[arg(long, value_delimiter = ',', required = true)]
-    algorithms: Vec<String>,
+    pub(crate) algorithms: Vec<String>,
     /// Sizes: a list and doubling ranges, e.g. 8..1048576 (8, 16, ..., 1048576) or 10,100,1000.
     #[arg(long, short)]
-    nodes: Sizes,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) nodes: Sizes,
     /// Seeds 1..=K per algorithm and size.
     #[arg(long, default_value_t = 1)]
-    seeds: u64,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) seeds: u64,
     /// A topology that scales with n: ring, complete, line, star, random-regular:K, chordal:K, tree or
     /// geometric:R [default: each algorithm's own].
     #[arg(long, short)]
-    topology: Option<elect_scenario::TopologyKind>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) topology: Option<elect_scenario::TopologyKind>,
     /// ascending, descending or random (a list of ids cannot fit every size).
     #[arg(long, default_value = "random")]
-    ids: Ids,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) ids: Ids,
     /// Who starts: all, random:K, weakest or strongest.
     #[arg(long, default_value = "all")]
-    initiators: InitiatorSpec,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) initiators: InitiatorSpec,
     /// Message delay: a constant, uniform:A..B, or exp:MEAN.
     #[arg(long, default_value = "1")]
-    delay: Delay,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) delay: Delay,
     /// Run each algorithm written in rounds on each of these synchronizers, comma-separated: lockstep (no
     /// synchronizer), abd, alpha, beta[@ROOT], gamma[:K][@ROOT]; the other algorithms run once, as they are.
     #[arg(long, value_delimiter = ',', value_parser = parse_synchronizer)]
-    synchronizers: Vec<Option<Spec>>,
+    #[serde(deserialize_with = "synchronizers")]
+    pub(crate) synchronizers: Vec<Option<Spec>>,
     /// Threads (default: every core; at most 256).
     #[arg(long)]
-    threads: Option<usize>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) threads: Option<usize>,
     /// Refuse runs of more processes than this: a run takes a few hundred bytes per process, and one runs on each
     /// thread at a time.
     #[arg(long, value_name = "N", default_value_t = limits::CLI.sim_nodes)]
-    max_nodes: usize,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) max_nodes: usize,
     /// Refuse sweeps of more runs than this (algorithms × synchronizers × sizes × seeds). Rows are written as they
     /// come, so memory does not grow with the runs (but --plot keeps one point per run).
     #[arg(long, value_name = "N", default_value_t = limits::CLI.sweep_runs)]
-    max_runs: u64,
+    #[serde(deserialize_with = "flag_text::text")]
+    pub(crate) max_runs: u64,
     /// Write the CSV to FILE instead of standard output. A shard writes FILE's name with `.shard-I-of-N` before its
     /// extension instead.
     #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Hold every run to a bound on its messages, a formula of n such as `n*(n+1)/2 + n` or `2*n*log2(n)`
     /// (numbers, n, the operators `+ - * / ^`, parentheses, log2): for algorithms without a bound of their own (a
     /// program's), it fills the bound columns, and a run over it counts as failed. An algorithm's own bound is kept.
     #[arg(long, value_name = "FORMULA")]
-    bound: Option<String>,
+    pub(crate) bound: Option<String>,
     /// Run only shard I of N (I from 0): the runs whose position in the CSV is I mod N, written atomically to a
     /// file of their own (see --out; `sweep-DIGEST.shard-I-of-N.csv` without it), for `elect merge`. Without it,
     /// a copy of a batch array job takes its shard from the scheduler: SLURM_ARRAY_TASK_ID (with _MIN, _STEP,
     /// _COUNT), JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs, with --shard-count) or AWS_BATCH_JOB_ARRAY_INDEX
     /// (with AWS_BATCH_JOB_ARRAY_SIZE).
     #[arg(long, value_name = "I/N")]
-    shard: Option<ShardArg>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) shard: Option<ShardArg>,
     /// The number of shards, where the scheduler does not say it (Kubernetes: the Job's `completions`).
     #[arg(long, value_name = "N")]
-    shard_count: Option<u64>,
+    #[serde(deserialize_with = "flag_text::maybe")]
+    pub(crate) shard_count: Option<u64>,
     /// Also draw a plot against n to FILE (.svg or .png): by default election messages per process with each
     /// algorithm's bound (see --metric).
     #[arg(long, value_name = "FILE")]
-    plot: Option<PathBuf>,
+    pub(crate) plot: Option<PathBuf>,
     /// What --plot shows against n.
     #[arg(long, value_enum, default_value_t = MetricArg::Election)]
-    metric: MetricArg,
+    #[serde(deserialize_with = "flag_text::choice")]
+    pub(crate) metric: MetricArg,
 }
 
 /// What a plot shows against n.
@@ -101,6 +115,10 @@ impl From<MetricArg> for Metric {
             MetricArg::Time => Self::Time,
         }
     }
+}
+
+fn synchronizers<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Option<Spec>>, D::Error> {
+    flag_text::each_by(d, parse_synchronizer)
 }
 
 fn parse_synchronizer(s: &str) -> Result<Option<Spec>, elect_algos::synchronizers::SyncError> {

@@ -163,6 +163,13 @@ fn malformed_parameters_get_the_command_lines_message() {
         ),
         ("/api/check?algorithm=bully", vec!["check", "--algorithm=bully"]),
         ("/api/sim?algorithm=nope", vec!["sim", "--algorithm=nope"]),
+        (
+            "/api/sim?algorithm=bully&monitor&bare-monitor",
+            vec!["sim", "--algorithm=bully", "--monitor", "--bare-monitor"],
+        ),
+        ("/api/sim?scenario=stoller&nodes=3", vec!["sim", "--scenario=stoller", "--nodes=3"]),
+        ("/api/sim?algorithm=bully&nodes=3&nodes=4", vec!["sim", "--algorithm=bully", "--nodes=3", "--nodes=4"]),
+        ("/api/sweep?algorithms=bully", vec!["sweep", "--algorithms=bully"]),
     ] {
         let reply = server.get(path);
         assert_eq!(reply.status, 400, "{path}: {}", reply.body);

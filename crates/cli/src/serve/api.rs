@@ -1,5 +1,5 @@
-//! `GET /api/sim`, `/api/check` and `/api/sweep`: the flags as query parameters, parsed by the subcommand's clap
-//! definitions, run through the code `elect sim --json` and `elect check --json` run, under the server's [`Caps`].
+//! `GET /api/sim`, `/api/check` and `/api/sweep`: the flags as query parameters, read into the subcommand's own
+//! flags struct (one request type per endpoint: `SimArgs`, `CheckArgs`, `SweepArgs`; see `query::request`), run through the code `elect sim --json` and `elect check --json` run, under the server's [`Caps`].
 //!
 //! How each limit is held: the processes by the command line's own `--max-nodes`, set to the server's; events by
 //! running with `--max-events` at the server's limit when the request asked for more (a run that reaches it gets
@@ -12,36 +12,14 @@ use std::any::Any;
 use std::io::Write;
 use std::time::Instant;
 
-use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
-use elect_scenario::{DEFAULT_MAX_EVENTS, Ids, InitiatorSpec, SimConfig};
-use elect_sim::{Report, Row, SimError, Sizes, Streamed, Sweep};
+use elect_scenario::{Ids, SimConfig};
+use elect_sim::{Report, Row, SimError, Streamed, Sweep};
 use elect_viz::Labels;
 use serde_json::{Value, json};
 
 use super::answer::{Answer, Caps, cancel_flag};
-use super::query::{self, given};
-use crate::{check, limits, sim, sweep};
-
-#[derive(Parser)]
-#[command(name = "elect sim", no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
-struct SimRequest {
-    #[command(flatten)]
-    args: sim::SimArgs,
-}
-
-#[derive(Parser)]
-#[command(name = "elect check", no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
-pub(crate) struct CheckRequest {
-    #[command(flatten)]
-    pub(crate) args: check::CheckArgs,
-}
-
-#[derive(Parser)]
-#[command(name = "elect sweep", no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
-struct SweepRequest {
-    #[command(flatten)]
-    args: sweep::SweepArgs,
-}
+use super::query::{self, Request};
+use crate::{check, flag_text, limits, sim, sweep};
 
 /// The most processes `--every-arrangement` takes here (one check per arrangement of the ids).
 const MAX_ARRANGED: usize = 5;
@@ -118,17 +96,6 @@ fn cli_error(e: &anyhow::Error) -> Answer {
     Answer::bad(format!("error: {}", e.chain().map(ToString::to_string).collect::<Vec<_>>().join(": ")))
 }
 
-/// Parses the query `q` as the flags of `P`'s command, with `extra` flags of the server's own after them; 400 with
-/// the command line's message when they do not parse.
-fn parse<P: Parser>(pairs: &[(String, String)], caps: &Caps, extra: &[String]) -> Result<(P, ArgMatches), Answer> {
-    let command = P::command();
-    let mut argv = query::argv(&command, pairs, caps.allow_files).map_err(Answer::bad)?;
-    argv.extend_from_slice(extra);
-    let matches = command.try_get_matches_from(argv).map_err(|e| Answer::bad(crate::usage_error(&e.to_string())))?;
-    let parsed = P::from_arg_matches(&matches).map_err(|e| Answer::bad(crate::usage_error(&e.to_string())))?;
-    Ok((parsed, matches))
-}
-
 /// Refuses `flag` set by the request above the server's `cap`; `unit` names what it counts.
 fn at_most<T: PartialOrd + Copy + std::fmt::Display>(
     requested: Option<T>,
@@ -145,9 +112,9 @@ fn at_most<T: PartialOrd + Copy + std::fmt::Display>(
     }
 }
 
-/// The request's own value of `id`, if it gave one.
-fn own<T: Clone + Send + Sync + 'static>(matches: &ArgMatches, id: &str) -> Option<T> {
-    given(matches, id).then(|| matches.get_one::<T>(id).cloned()).flatten()
+/// The request's own value of a flag, if it gave one (`id` the flag's id, `value` the parsed one).
+fn own<A, T: Copy>(request: &Request<A>, id: &str, value: T) -> Option<T> {
+    request.gave(id).then_some(value)
 }
 
 /// Refuses a query that gives the server's limits' flags above its limits, and the processes above its limit
@@ -189,25 +156,23 @@ pub(crate) fn sim(q: &str, caps: &Caps, view: bool) -> Answer {
 fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     let pairs = query::pairs(q).map_err(Answer::bad)?;
     nodes_first(&pairs, caps.sim_nodes, "max-nodes")?;
-    let (probe, matches) = parse::<SimRequest>(&pairs, caps, &[])?;
-    drop(probe);
-    if matches.get_one::<std::path::PathBuf>("replay").is_some() {
+    let mut request: Request<sim::SimArgs> =
+        query::request("elect sim", &pairs, caps.allow_files, sim::NEEDS).map_err(Answer::bad)?;
+    if request.flags.replay.is_some() {
         return Err(Answer::bad("--replay is not served: ask /api/check for the counterexample instead"));
     }
-    at_most(own::<usize>(&matches, "max_nodes"), caps.sim_nodes, "max-nodes", "processes")?;
-    at_most(own::<u64>(&matches, "max_events"), caps.events, "max-events", "events")?;
-    let events = matches.get_one::<u64>("max_events").copied().unwrap_or(DEFAULT_MAX_EVENTS);
-    let mut extra = Vec::new();
-    if !given(&matches, "max_nodes") {
-        extra.push(format!("--max-nodes={}", caps.sim_nodes));
+    at_most(own(&request, "max_nodes", request.flags.max_nodes), caps.sim_nodes, "max-nodes", "processes")?;
+    at_most(own(&request, "max_events", request.flags.max_events), caps.events, "max-events", "events")?;
+    let given_nodes = request.gave("max_nodes");
+    let args = &mut request.flags;
+    if !given_nodes {
+        args.max_nodes = caps.sim_nodes;
     }
     // A scenario file sets its own budget (the flag may not be given with it): the time limit holds it.
-    let scenario = matches.get_one::<std::path::PathBuf>("scenario").is_some();
-    let capped = events > caps.events && !scenario;
+    let capped = args.max_events > caps.events && args.scenario.is_none();
     if capped {
-        extra.push(format!("--max-events={}", caps.events));
+        args.max_events = caps.events;
     }
-    let (request, _) = parse::<SimRequest>(&pairs, caps, &extra)?;
     let deadline = Instant::now() + caps.time();
     let cancel = cancel_flag();
     let progress: elect_sim::ProgressFn = Box::new(move |_| {
@@ -218,7 +183,7 @@ fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     let collector = view.then(|| elect_viz::SharedCollector::new(elect_viz::Limits::default()));
     let trace = collector.clone().map(|c| Box::new(c) as Box<dyn Write + Send>);
     let done =
-        sim::simulate(&request.args, sim::Hooks { progress: Some(progress), trace }).map_err(|e| cli_error(&e))?;
+        sim::simulate(&request.flags, sim::Hooks { progress: Some(progress), trace }).map_err(|e| cli_error(&e))?;
     let mut report = done.report;
     if capped {
         if !report.terminated && report.events >= caps.events {
@@ -239,7 +204,7 @@ fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
             Answer::json(body)
         }
         Some(collector) => {
-            let labels = request.args.labels.read().map_err(|e| Answer::bad(format!("error: {}", e.0)))?;
+            let labels = request.flags.labels.read().map_err(|e| Answer::bad(format!("error: {}", e.0)))?;
             Answer::value(&pictures(&done.cfg, &report, &collector, labels))
         }
     };
@@ -280,10 +245,8 @@ fn pictures(cfg: &SimConfig, report: &Report, collector: &elect_viz::SharedColle
 /// over a limit) comes with it.
 pub(crate) struct Checking {
     pub(crate) config: elect_check::CheckConfig,
-    /// The flags as parsed, the server's own included.
-    matches: ArgMatches,
-    /// The command line (the server's own flags at its end).
-    argv: Vec<String>,
+    /// The request's flags, the server's own limits set in them.
+    request: Request<check::CheckArgs>,
     capped_states: bool,
     capped_time: bool,
     capped_memory: bool,
@@ -293,31 +256,27 @@ pub(crate) struct Checking {
 
 pub(crate) fn checking(pairs: &[(String, String)], caps: &Caps) -> Result<Checking, Answer> {
     nodes_first(pairs, caps.check_nodes, "max-check-nodes")?;
-    let (_, matches) = parse::<CheckRequest>(pairs, caps, &[])?;
-    let over = |requested: Option<usize>, flag: &str| match requested {
-        Some(r) if r > caps.check_nodes => Err(Answer::bad(format!(
-            "--{flag} {r} is more than this server's limit of {} processes (elect serve --max-check-nodes raises it)",
+    let mut request: Request<check::CheckArgs> =
+        query::request("elect check", pairs, caps.allow_files, check::NEEDS).map_err(Answer::bad)?;
+    let args = &request.flags;
+    if let Some(r) = own(&request, "max_nodes", args.max_nodes).filter(|&r| r > caps.check_nodes) {
+        return Err(Answer::bad(format!(
+            "--max-nodes {r} is more than this server's limit of {} processes (elect serve --max-check-nodes raises \
+             it)",
             caps.check_nodes
-        ))),
-        _ => Ok(()),
-    };
-    over(own::<usize>(&matches, "max_nodes"), "max-nodes")?;
-    at_most(own::<usize>(&matches, "max_states"), caps.states, "max-states", "states")?;
-    at_most(own::<f64>(&matches, "max_time"), caps.seconds, "max-time", "seconds")?;
-    at_most(own::<u64>(&matches, "max_memory"), caps.memory, "max-memory", "bytes")?;
-    let mut extra = vec!["--threads=1".to_owned()];
-    if !given(&matches, "max_nodes") {
-        extra.push(format!("--max-nodes={}", caps.check_nodes));
+        )));
     }
-    let mut argv = query::argv(&CheckRequest::command(), pairs, caps.allow_files).map_err(Answer::bad)?;
+    at_most(args.max_states, caps.states, "max-states", "states")?;
+    at_most(args.max_time, caps.seconds, "max-time", "seconds")?;
+    at_most(args.max_memory, caps.memory, "max-memory", "bytes")?;
+    let given_nodes = request.gave("max_nodes");
+    let args = &mut request.flags;
     // The request's threads are its own business on the command line; here every request has one.
-    argv.retain(|a| !a.starts_with("--threads"));
-    argv.extend(extra.iter().cloned());
-    let command = CheckRequest::command();
-    let matches = command.try_get_matches_from(&argv).map_err(|e| Answer::bad(crate::usage_error(&e.to_string())))?;
-    let request =
-        CheckRequest::from_arg_matches(&matches).map_err(|e| Answer::bad(crate::usage_error(&e.to_string())))?;
-    let mut config = check::config(&request.args).map_err(|e| cli_error(&e))?;
+    args.threads = Some(1);
+    if !given_nodes {
+        args.max_nodes = caps.check_nodes;
+    }
+    let mut config = check::config(args).map_err(|e| cli_error(&e))?;
     let capped_states = config.max_states > caps.states;
     config.max_states = config.max_states.min(caps.states);
     let time = caps.time();
@@ -328,8 +287,8 @@ pub(crate) fn checking(pairs: &[(String, String)], caps: &Caps) -> Result<Checki
     config.max_memory = Some(config.max_memory.map_or(caps.memory, |m| m.min(caps.memory)));
     // A request's search keeps its states in memory: the server's disk is not the requests'.
     config.spill = None;
-    let labels = request.args.labels.read().map_err(|e| Answer::bad(format!("error: {}", e.0)))?;
-    Ok(Checking { config, matches, argv, capped_states, capped_time, capped_memory, labels })
+    let labels = request.flags.labels.read().map_err(|e| Answer::bad(format!("error: {}", e.0)))?;
+    Ok(Checking { config, request, capped_states, capped_time, capped_memory, labels })
 }
 
 impl Checking {
@@ -366,8 +325,8 @@ pub(crate) fn check(q: &str, caps: &Caps, view: bool) -> Answer {
 fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     let pairs = query::pairs(q).map_err(Answer::bad)?;
     let checking = checking(&pairs, caps)?;
-    let matches = &checking.matches;
-    if matches.get_flag("every_arrangement") {
+    let args = &checking.request.flags;
+    if args.every_arrangement {
         // One check per arrangement, each under the limits: n! of them at most.
         if checking.config.sim.nodes > MAX_ARRANGED {
             return Err(Answer::bad(format!(
@@ -388,13 +347,14 @@ fn check_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     let body = elect_check::check(&checking.config).map_err(|e| Answer::bad(format!("error: {e}")))?;
     checking.over_a_limit(body.stopped, caps)?;
     if let Some(c) = &body.counterexample {
-        if let Some(path) = matches.get_one::<std::path::PathBuf>("save") {
-            let text = elect_check::CounterexampleFile::new(check::reproducible(&checking.argv), c).to_json();
+        if let Some(path) = &args.save {
+            let command = check::command_words(&checking.request.texts);
+            let text = elect_check::CounterexampleFile::new(command, c).to_json();
             std::fs::write(path, text).map_err(|e| {
                 Answer::bad(format!("error: cannot write the counterexample file {}: {e}", path.display()))
             })?;
         }
-        if let Some(path) = matches.get_one::<std::path::PathBuf>("html") {
+        if let Some(path) = &args.html {
             let html = viewer(&checking.config, c, &checking.labels)?;
             std::fs::write(path, html)
                 .map_err(|e| Answer::bad(format!("error: cannot write {}: {e}", path.display())))?;
@@ -445,16 +405,17 @@ pub(crate) fn sweep(q: &str, caps: &Caps) -> Answer {
 fn sweep_answer(q: &str, caps: &Caps) -> Result<Answer, Answer> {
     let pairs = query::pairs(q).map_err(Answer::bad)?;
     known_algorithms(&pairs)?;
-    let (_, m) = parse::<SweepRequest>(&pairs, caps, &[])?;
-    for output in ["out", "plot"] {
-        if m.get_one::<std::path::PathBuf>(output).is_some() {
+    let request: Request<sweep::SweepArgs> =
+        query::request("elect sweep", &pairs, caps.allow_files, flag_text::Needs::default()).map_err(Answer::bad)?;
+    let args = &request.flags;
+    for (output, given) in [("out", args.out.is_some()), ("plot", args.plot.is_some())] {
+        if given {
             return Err(Answer::bad(format!("--{output}: this endpoint answers with the rows; it writes no file")));
         }
     }
-    at_most(own::<usize>(&m, "max_nodes"), caps.sim_nodes, "max-nodes", "processes")?;
-    at_most(own::<u64>(&m, "max_runs"), caps.runs, "max-runs", "runs")?;
-    let sizes: Sizes = m.get_one::<Sizes>("nodes").cloned().ok_or_else(|| Answer::bad("--nodes is required"))?;
-    if let Some(&n) = sizes.0.iter().max() {
+    at_most(own(&request, "max_nodes", args.max_nodes), caps.sim_nodes, "max-nodes", "processes")?;
+    at_most(own(&request, "max_runs", args.max_runs), caps.runs, "max-runs", "runs")?;
+    if let Some(&n) = args.nodes.0.iter().max() {
         if n > caps.sim_nodes {
             return Err(Answer::bad(format!(
                 "{n} processes is more than this server's limit of {} (elect serve --max-nodes raises it)",
@@ -462,25 +423,20 @@ fn sweep_answer(q: &str, caps: &Caps) -> Result<Answer, Answer> {
             )));
         }
     }
-    let ids: Ids = m.get_one::<Ids>("ids").cloned().unwrap_or(Ids::Random);
-    if matches!(ids, Ids::List(_)) {
+    if matches!(args.ids, Ids::List(_)) {
         return Err(Answer::bad("error: a sweep needs ascending, descending or random ids, not a list"));
     }
-    let topology = m.get_one::<elect_scenario::TopologyKind>("topology").cloned();
     let mut template = SimConfig::new("", 1);
-    template.topology = topology;
-    template.ids = ids;
-    template.initiators = m.get_one::<InitiatorSpec>("initiators").cloned().unwrap_or(InitiatorSpec::All);
-    template.delay = m.get_one::<elect_scenario::Delay>("delay").copied().unwrap_or_default();
+    template.topology = args.topology.clone();
+    template.ids = args.ids.clone();
+    template.initiators = args.initiators.clone();
+    template.delay = args.delay;
     template.max_events = caps.events;
     let sweep = Sweep {
-        algorithms: m.get_many::<String>("algorithms").map(|a| a.cloned().collect()).unwrap_or_default(),
-        sizes,
-        seeds: m.get_one::<u64>("seeds").copied().unwrap_or(1),
-        synchronizers: m
-            .get_many::<Option<elect_algos::synchronizers::Spec>>("synchronizers")
-            .map(|s| s.copied().collect())
-            .unwrap_or_default(),
+        algorithms: args.algorithms.clone(),
+        sizes: args.nodes.clone(),
+        seeds: args.seeds,
+        synchronizers: args.synchronizers.clone(),
         template,
     };
     let runs = sweep.runs().map_err(|e| Answer::bad(format!("error: {e}")))?;
