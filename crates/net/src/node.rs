@@ -120,8 +120,7 @@ impl Node {
             Some(addr) => Some(bind_http(addr)?),
             None => None,
         };
-        let launch = Launch::prepare(valid, Socket::Udp(socket), local_addr, http, wall_clock_ms()).await?;
-        launch.dispatch(Spawn)
+        Launch::start(valid, Socket::Udp(socket), local_addr, http, wall_clock_ms(), Spawn).await
     }
 
     /// This member's id.
@@ -324,29 +323,16 @@ fn micros(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
-/// Checks an algorithm's parameters against the member ids.
-struct Validate(Vec<NodeId>);
-
-impl MemberDriver for Validate {
-    type Output = Result<(), ConfigError>;
-
-    fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
-        member.validate(&self.0).map_err(|e| ConfigError::Members(e.to_string()))
-    }
-}
-
 /// A member ready to be built: its configuration, its socket and its state file as it was read.
 pub(crate) struct Launch {
     config: NodeConfig,
-    /// The mesh the members form, for the leader monitor's timing.
-    network: MonitorNetwork,
     socket: Socket,
     local_addr: SocketAddr,
     http: Option<std::net::TcpListener>,
     store: Store,
     stored: Stored,
     /// The incarnation the member's new one must exceed: the one in a trusted state file, or, without one, the
-    /// wall-clock floor (see [`Launch::prepare`]).
+    /// wall-clock floor (see [`Launch::start`]).
     floor: u64,
     seed: u64,
 }
@@ -380,8 +366,10 @@ pub(crate) trait Then {
 }
 
 impl Launch {
-    /// Checks the parameters and the member ids before anything is written, then reads the state file (and
-    /// writes it back as it is, so that a directory the member cannot write to stops it here).
+    /// Starts the member `valid` describes, handing it to `then`: its algorithm is looked up and its process built
+    /// once, and checked against the member ids before anything is written; then the state file is read (and written
+    /// back as it is, so that a directory the member cannot write to stops it here), and the member is started from
+    /// it ([`Self::open`], [`Self::build`]).
     ///
     /// A state file that is missing or damaged (it fails its checksum: truncated, torn, edited) is not trusted: a
     /// damaged one is set aside as `state.damaged`, and the member starts as one that lost its state: knowing no
@@ -392,18 +380,30 @@ impl Launch {
     /// (plus one per restart since, and restarts are more than a millisecond apart), so the new one is higher
     /// unless the clock was set back. Peers' memories were the other choice, but a member shut out as
     /// `stale-incarnation` cannot hear from them what they remember.
-    pub(crate) async fn prepare(
+    pub(crate) async fn start<T: Then + Send + 'static>(
         valid: ValidConfig,
         socket: Socket,
         local_addr: SocketAddr,
         http: Option<std::net::TcpListener>,
         clock_ms: u64,
-    ) -> Result<Self, StartError> {
+        then: T,
+    ) -> Result<T::Output, StartError> {
         let ValidConfig { config, info } = valid;
-        let (members, network) = (Validate(config.members()), network(&config, info));
-        member::dispatch_member(&config.algorithm, &config.params, timing(&config), network, members)
-            .map_err(ConfigError::from)??;
-        let layout = layout(info);
+        let (network, layout) = (network(&config, info), layout(info));
+        let (name, params, timing) = (config.algorithm.clone(), config.params.clone(), timing(&config));
+        let opening = Opening { config, layout, socket, local_addr, http, clock_ms, then };
+        member::dispatch_member(&name, &params, timing, network, opening).map_err(ConfigError::from)?.await
+    }
+
+    /// Reads the state file of a member whose process is built and checked (see [`Self::start`]).
+    async fn open(
+        config: NodeConfig,
+        layout: String,
+        socket: Socket,
+        local_addr: SocketAddr,
+        http: Option<std::net::TcpListener>,
+        clock_ms: u64,
+    ) -> Result<Self, StartError> {
         let dir = config.data_dir.clone();
         let members = config.members();
         let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored, u64), StoreError> {
@@ -455,15 +455,7 @@ impl Launch {
         .expect("the state file task does not panic");
         let (store, stored, floor) = stored?;
         let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
-        Ok(Self { config, network, socket, local_addr, http, store, stored, floor, seed })
-    }
-
-    /// Builds the member's process and runner, starts the process, and hands them to `then`.
-    pub(crate) fn dispatch<T: Then>(self, then: T) -> Result<T::Output, StartError> {
-        let (timing, network) = (timing(&self.config), self.network);
-        let (name, params) = (self.config.algorithm.clone(), self.config.params.clone());
-        member::dispatch_member(&name, &params, timing, network, Building { launch: self, then })
-            .map_err(ConfigError::from)?
+        Ok(Self { config, socket, local_addr, http, store, stored, floor, seed })
     }
 
     fn restored<A: Algorithm>(&self) -> Saved<<A::Process as Process>::Durable> {
@@ -483,7 +475,6 @@ impl Launch {
     }
 
     fn build<A: Algorithm, T: Then>(self, member: Deployed<A>, then: &T) -> Result<Built<A>, StartError> {
-        member.validate(&self.config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
         let restored = self.restored::<A>();
         let Self { config, socket, local_addr, http, store, stored, seed, .. } = self;
         let id = config.id;
@@ -556,17 +547,32 @@ impl Launch {
     }
 }
 
-struct Building<T> {
-    launch: Launch,
+/// A member whose configuration is valid, on its way to starting: what [`Launch::start`] hands the registry, which
+/// builds the member's process and gives it back ([`MemberDriver::drive_member`]) to be checked, opened and built.
+struct Opening<T> {
+    config: NodeConfig,
+    layout: String,
+    socket: Socket,
+    local_addr: SocketAddr,
+    http: Option<std::net::TcpListener>,
+    clock_ms: u64,
     then: T,
 }
 
-impl<T: Then> MemberDriver for Building<T> {
-    type Output = Result<T::Output, StartError>;
+/// What a member's start becomes, once its process is built.
+type Starting<O> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<O, StartError>> + Send>>;
+
+impl<T: Then + Send + 'static> MemberDriver for Opening<T> {
+    type Output = Starting<T::Output>;
 
     fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
-        let built = self.launch.build(member, &self.then)?;
-        self.then.then(built)
+        Box::pin(async move {
+            let Self { config, layout, socket, local_addr, http, clock_ms, then } = self;
+            member.validate(&config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
+            let launch = Launch::open(config, layout, socket, local_addr, http, clock_ms).await?;
+            let built = launch.build(member, &then)?;
+            then.then(built)
+        })
     }
 }
 
@@ -760,14 +766,8 @@ mod tests {
         let store = Store::open(dir.path()).unwrap();
         let stored = Stored { incarnation: 1, ..Stored::default() };
         let socket = UdpSocket::from_std(socket).unwrap();
-        let network = MonitorNetwork {
-            facts: Facts::new(2, 1, 2),
-            hops: 1,
-            logical_ring: false,
-            delay_bound: elect_core::Duration::from_ticks(1000),
-        };
         let (socket, http) = (Socket::Udp(socket), None);
-        let launch = Launch { config, network, socket, local_addr, http, store, stored, floor: 1, seed: 1 };
+        let launch = Launch { config, socket, local_addr, http, store, stored, floor: 1, seed: 1 };
         let built = launch.build(
             Deployed::new(Pinger, member::MemberConfig::new(elect_core::InT(2), elect_core::Duration::ZERO)),
             &Spawn,

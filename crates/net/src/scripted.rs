@@ -84,9 +84,8 @@ impl Member {
         let socket = Socket::Memory(Endpoint::new(net.clone(), addr));
         // The script's clock starts at 0, and so does its wall clock: a member that lost its state starts as
         // incarnation 1, as in the simulator.
-        let launch =
-            runtime.block_on(Launch::prepare(config.validated().map_err(StartError::from)?, socket, addr, None, 0))?;
-        let runner = launch.dispatch(Scripting)?;
+        let valid = config.validated().map_err(StartError::from)?;
+        let runner = runtime.block_on(Launch::start(valid, socket, addr, None, 0, Scripting))?;
         let mut member = Self { runner, runtime, net: net.clone(), me, started: now };
         member.runner.settle(&member.runtime)?;
         let stepped = member.stepped();
