@@ -28,7 +28,9 @@ use crate::algorithm::{Algorithm, Bound, Elects, Facts, Info, Initiators, LinkOr
 use crate::election_checks;
 use crate::params::{ParamError, Params};
 
-pub use loaded::{Loader, PREFIX, first_failure, install, is_program, loaded_names, seal, set_loader, shutdown_all};
+pub use loaded::{
+    Loader, PREFIX, ProgramError, first_failure, install, is_program, loaded_names, seal, set_loader, shutdown_all,
+};
 pub use names::NameError;
 pub use native::Native;
 pub use process::{MAX_BODY_BYTES, MAX_STATE_BYTES, MAX_TIMER_T, ProgramMsg, ProgramProcess, ProgramTimer};
@@ -177,7 +179,7 @@ impl fmt::Debug for Program {
 impl Program {
     /// Asks the program through `stepper` what it is (the protocol's `init`), and registers the names it gives;
     /// `name` is how runs name it (`exec:./ring.py`). The parameters are handed to every process in its setup.
-    pub fn load(name: &str, stepper: Box<dyn Stepper>, params: &Params) -> Result<Self, String> {
+    pub fn load(name: &str, stepper: Box<dyn Stepper>, params: &Params) -> Result<Self, ProgramError> {
         Ok(Self::with_params(loaded::load(name, stepper)?, params))
     }
 

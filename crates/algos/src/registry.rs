@@ -23,8 +23,8 @@ pub enum RegistryError {
     #[error(transparent)]
     Param(#[from] ParamError),
     /// A program (`exec:PATH`) could not be started, or said something wrong of itself.
-    #[error("{0}")]
-    Program(String),
+    #[error(transparent)]
+    Program(#[from] crate::program::ProgramError),
     /// A name the sources give to different algorithms, refused rather than guessed (see [`AMBIGUOUS`]).
     #[error("'{name}' names more than one algorithm: {meanings}")]
     Ambiguous {

@@ -21,6 +21,48 @@ static LOADER: OnceLock<Loader> = OnceLock::new();
 /// The most programs one process loads.
 const MAX_LOADED: usize = 16;
 
+/// Why a program could not be had.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProgramError {
+    /// The name to install a program under is empty or a path.
+    #[error("{0:?} cannot name an installed algorithm: it is empty, or a path")]
+    BadName(String),
+    /// This process runs only the programs it started with ([`seal`]), and the name is not one of them.
+    #[error("{0} is not one of the programs this server was started with (elect serve --program {PREFIX}PATH)")]
+    NotStarted(String),
+    /// `exec:` without a path.
+    #[error("{PREFIX} needs the path of a program to run: {PREFIX}./ring.py")]
+    NoPath,
+    /// No [`Loader`] was installed ([`set_loader`]).
+    #[error("this build of elect cannot start programs")]
+    NoLoader,
+    /// The loader could not start the program: its own words.
+    #[error("{0}")]
+    Start(String),
+    /// One process loads at most this many programs.
+    #[error("at most {MAX_LOADED} programs in one run of elect")]
+    TooMany,
+    /// The program did not answer `init`.
+    #[error("{name}, asked init: {why}")]
+    Init {
+        /// The program's name.
+        name: String,
+        /// What its stepper said.
+        why: String,
+    },
+    /// The program's `init_ok` is not what the protocol asks.
+    #[error("{name}: {why}")]
+    Described {
+        /// The program's name.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The programs of this process declare too many names.
+    #[error("{0}")]
+    Names(String),
+}
+
 static LOADED: Mutex<Vec<Arc<Loaded>>> = Mutex::new(Vec::new());
 
 /// Once set, no program is started that was not started before: a server runs only the programs its operator
@@ -51,10 +93,10 @@ pub fn is_program(name: &str) -> bool {
 
 /// Installs a program served in this process (a [`super::native::Native`] algorithm) under `name`, which runs then
 /// take as they take a built-in algorithm's (`--algorithm NAME`). The caller keeps the built-in names free.
-pub fn install(name: &str, stepper: Box<dyn Stepper>) -> Result<(), String> {
+pub fn install(name: &str, stepper: Box<dyn Stepper>) -> Result<(), ProgramError> {
     let name = name.trim();
     if name.is_empty() || name.starts_with(PREFIX) {
-        return Err(format!("{name:?} cannot name an installed algorithm: it is empty, or a path"));
+        return Err(ProgramError::BadName(name.to_owned()));
     }
     load(name, stepper).map(|_| ())
 }
@@ -72,37 +114,38 @@ pub fn shutdown_all() {
 }
 
 /// The program `name` names (`exec:PATH`), started on first use.
-pub(crate) fn get(name: &str) -> Result<Arc<Loaded>, String> {
+pub(crate) fn get(name: &str) -> Result<Arc<Loaded>, ProgramError> {
     let name = name.trim();
     if let Some(loaded) = LOADED.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|l| l.info.name == name) {
         return Ok(loaded.clone());
     }
     if SEALED.load(Ordering::SeqCst) {
-        return Err(format!(
-            "{name} is not one of the programs this server was started with (elect serve --program {PREFIX}PATH)"
-        ));
+        return Err(ProgramError::NotStarted(name.to_owned()));
     }
     let path = name.strip_prefix(PREFIX).unwrap_or(name);
     if path.is_empty() {
-        return Err(format!("{PREFIX} needs the path of a program to run: {PREFIX}./ring.py"));
+        return Err(ProgramError::NoPath);
     }
-    let loader = LOADER.get().ok_or_else(|| "this build of elect cannot start programs".to_owned())?;
-    let stepper = loader(path)?;
+    let loader = LOADER.get().ok_or(ProgramError::NoLoader)?;
+    let stepper = loader(path).map_err(ProgramError::Start)?;
     load(name, stepper)
 }
 
 /// Asks the program what it is, and keeps it under `name`.
-pub(crate) fn load(name: &str, stepper: Box<dyn Stepper>) -> Result<Arc<Loaded>, String> {
+pub(crate) fn load(name: &str, stepper: Box<dyn Stepper>) -> Result<Arc<Loaded>, ProgramError> {
     let mut all = LOADED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(loaded) = all.iter().find(|l| l.info.name == name) {
         return Ok(loaded.clone());
     }
     if all.len() >= MAX_LOADED {
-        return Err(format!("at most {MAX_LOADED} programs in one run of elect"));
+        return Err(ProgramError::TooMany);
     }
-    let answer = stepper.call(&protocol::init_request()).map_err(|e| format!("{name}, asked init: {e}"))?;
-    let described = protocol::parse_init(&answer).map_err(|e| format!("{name}: {e}"))?;
-    names::register(&described).map_err(|e| e.to_string())?;
+    let answer = stepper
+        .call(&protocol::init_request())
+        .map_err(|why| ProgramError::Init { name: name.to_owned(), why })?;
+    let described =
+        protocol::parse_init(&answer).map_err(|why| ProgramError::Described { name: name.to_owned(), why })?;
+    names::register(&described).map_err(|e| ProgramError::Names(e.to_string()))?;
     let rules: Vec<&'static str> = described.rules.iter().filter_map(|r| names::kept(r)).collect();
     let title = described.title.clone().unwrap_or_else(|| described.name.clone());
     let info: &'static Info = Box::leak(Box::new(Info {

@@ -39,7 +39,8 @@ where
     DurableOf<A>: Serialize + DeserializeOwned,
 {
     /// `algorithm`, named `name` in `init_ok`, whose processes may set any of `timers`.
-    pub fn new(algorithm: A, name: &str, timers: &[TimerOf<A>]) -> Result<Self, String> {
+    /// Fails if a timer does not serialize to a name.
+    pub fn new(algorithm: A, name: &str, timers: &[TimerOf<A>]) -> Result<Self, serde_json::Error> {
         let timers = timers.iter().map(timer_name::<A>).collect::<Result<_, _>>()?;
         Ok(Self { algorithm, name: name.to_owned(), timers, _process: PhantomData })
     }
@@ -97,11 +98,11 @@ fn number(v: &Value) -> Result<u32, String> {
     v.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| format!("{v} is not a number"))
 }
 
-fn timer_name<A: Algorithm>(timer: &TimerOf<A>) -> Result<String, String>
+fn timer_name<A: Algorithm>(timer: &TimerOf<A>) -> Result<String, serde_json::Error>
 where
     TimerOf<A>: Serialize,
 {
-    serde_json::to_string(timer).map_err(|e| e.to_string())
+    serde_json::to_string(timer)
 }
 
 fn event<A: Algorithm>(e: &Value) -> Result<elect_core::EventOf<A::Process>, String>
@@ -151,9 +152,9 @@ where
             }
             Effect::SetTimer { timer, after } => {
                 let after = after.min.ticks() as f64 / T as f64;
-                set.push(json!({ "timer": timer_name::<A>(&timer)?, "after": after }));
+                set.push(json!({ "timer": timer_name::<A>(&timer).map_err(|e| e.to_string())?, "after": after }));
             }
-            Effect::CancelTimer { timer } => cancel.push(timer_name::<A>(&timer)?),
+            Effect::CancelTimer { timer } => cancel.push(timer_name::<A>(&timer).map_err(|e| e.to_string())?),
             Effect::Persist(d) => persist = Some(serde_json::to_value(&d).map_err(|e| e.to_string())?),
             Effect::Notify(elect_core::Notice::Elected { .. }) => elected = true,
             Effect::Notify(_) => {}

@@ -203,7 +203,9 @@ fn what_it_declares_is_checked_when_it_is_loaded() {
                 Ok(self.0.clone())
             }
         }
-        Program::load(&unique(), Box::new(Init(answer.to_string())), &Params::new()).map(|_| ()).unwrap_err()
+        let error = Program::load(&unique(), Box::new(Init(answer.to_string())), &Params::new()).map(|_| ()).unwrap_err();
+        assert!(matches!(error, super::ProgramError::Described { .. }), "{error:?}");
+        error.to_string()
     };
     let base = || json!({ "type": "init_ok", "in_reply_to": 0, "protocol": 1, "name": "x", "messages": ["a"] });
     let with = |key: &str, value: Value| {
