@@ -140,9 +140,8 @@ pub(crate) fn load(name: &str, stepper: Box<dyn Stepper>) -> Result<Arc<Loaded>,
     if all.len() >= MAX_LOADED {
         return Err(ProgramError::TooMany);
     }
-    let answer = stepper
-        .call(&protocol::init_request())
-        .map_err(|why| ProgramError::Init { name: name.to_owned(), why })?;
+    let answer =
+        stepper.call(&protocol::init_request()).map_err(|why| ProgramError::Init { name: name.to_owned(), why })?;
     let described =
         protocol::parse_init(&answer).map_err(|why| ProgramError::Described { name: name.to_owned(), why })?;
     names::register(&described).map_err(|e| ProgramError::Names(e.to_string()))?;

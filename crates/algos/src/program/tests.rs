@@ -203,7 +203,8 @@ fn what_it_declares_is_checked_when_it_is_loaded() {
                 Ok(self.0.clone())
             }
         }
-        let error = Program::load(&unique(), Box::new(Init(answer.to_string())), &Params::new()).map(|_| ()).unwrap_err();
+        let error =
+            Program::load(&unique(), Box::new(Init(answer.to_string())), &Params::new()).map(|_| ()).unwrap_err();
         assert!(matches!(error, super::ProgramError::Described { .. }), "{error:?}");
         error.to_string()
     };
