@@ -1,5 +1,6 @@
 //! `GET /api/sim`, `/api/check` and `/api/sweep`: the flags as query parameters, read into the subcommand's own
-//! flags struct (one request type per endpoint: `SimArgs`, `CheckArgs`, `SweepArgs`; see `query::request`), run through the code `elect sim --json` and `elect check --json` run, under the server's [`Caps`].
+//! flags struct (one request type per endpoint: `SimArgs`, `CheckArgs`, `SweepArgs`; see `query::request`), run
+//! through the code `elect sim --json` and `elect check --json` run, under the server's [`Caps`].
 //!
 //! How each limit is held: the processes by the command line's own `--max-nodes`, set to the server's; events by
 //! running with `--max-events` at the server's limit when the request asked for more (a run that reaches it gets

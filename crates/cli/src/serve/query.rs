@@ -1,9 +1,9 @@
-//! A request's parameters as a command's flags: `?algorithm=bully&nodes=5&crash=5@0` is the request
-//! `{"algorithm": "bully", "nodes": "5", "crash": ["5@0"]}`, read by serde into the struct whose clap definitions
-//! make the command line of `elect sim` (its `SimArgs`). Each key is a long flag without its dashes, and each value
-//! is read by the parser the command line uses for that flag, so a request is refused with the words the command
-//! line uses; no command line is built. A flag that takes no value is given with an empty value, `true` or `1` (`false` or `0` leave it out). The
-//! parameters that would read or write a file (any flag whose value is a path, and `file:` topologies, which are
+//! A request's parameters as a command's flags: `?algorithm=bully&nodes=5&crash=5@0` is the request `{"algorithm":
+//! "bully", "nodes": "5", "crash": ["5@0"]}`, read by serde into the struct whose clap definitions make the command
+//! line of `elect sim` (its `SimArgs`). Each key is a long flag without its dashes, and each value is read by the
+//! parser the command line uses for that flag, so a request is refused with the words the command line uses; no command
+//! line is built. A flag that takes no value is given with an empty value, `true` or `1` (`false` or `0` leave it out).
+//! The parameters that would read or write a file (any flag whose value is a path, and `file:` topologies, which are
 //! read while the flags are parsed) are refused here unless the server allows files.
 
 use clap::{Arg, ArgAction, Command, ValueHint};
@@ -78,8 +78,8 @@ fn file_topology(value: &str) -> bool {
     value.split(':').next().is_some_and(|kind| kind.trim().eq_ignore_ascii_case("file"))
 }
 
-/// A request's flags, typed: `flags` as the command's own struct, `given` the ids the request set itself, in its
-/// order (the rest have their defaults), and `texts` what it gave, for a command line that repeats the request: each long
+/// A request's flags, typed: `flags` as the command's own struct, `given` the ids the request set itself, in its order
+/// (the rest have their defaults), and `texts` what it gave, for a command line that repeats the request: each long
 /// flag with its text, or with none for a flag that takes no value (one turned off is left out).
 pub(crate) struct Request<T> {
     pub(crate) flags: T,
@@ -94,10 +94,11 @@ impl<T> Request<T> {
     }
 }
 
-/// The query's `pairs` as the flags of `T`, the command named `name` (`elect sim`): each key is a long flag
-/// without its dashes, checked against the command's definitions; each value is read into its field by serde with
-/// the parser the command line uses (see `flag_text`); flags that conflict by clap's definitions are refused
-/// together, and required flags (by clap's definitions and `needs`) left out are named. Flags that read or write a file are refused unless `allow_files`.
+/// The query's `pairs` as the flags of `T`, the command named `name` (`elect sim`): each key is a long flag without its
+/// dashes, checked against the command's definitions; each value is read into its field by serde with the parser the
+/// command line uses (see `flag_text`); flags that conflict by clap's definitions are refused together, and required
+/// flags (by clap's definitions and `needs`) left out are named. Flags that read or write a file are refused unless
+/// `allow_files`.
 pub(crate) fn request<T: clap::Args + DeserializeOwned>(
     name: &'static str,
     pairs: &[(String, String)],
