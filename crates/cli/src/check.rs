@@ -377,8 +377,11 @@ pub(crate) fn reproducible(argv: &[String]) -> Vec<String> {
 /// serve`; `None` for a flag that takes no value), which `elect sim --replay` parses again: as [`reproducible`],
 /// without --json, --verbose and --save.
 pub(crate) fn command_words(flags: &[(String, Option<String>)]) -> Vec<String> {
-    let kept = flags.iter().filter(|(long, _)| !matches!(long.as_str(), "json" | "verbose" | "save"));
-    kept.map(|(long, text)| text.as_ref().map_or_else(|| format!("--{long}"), |t| format!("--{long}={t}"))).collect()
+    let words: Vec<String> = flags
+        .iter()
+        .map(|(long, text)| text.as_ref().map_or_else(|| format!("--{long}"), |t| format!("--{long}={t}")))
+        .collect();
+    reproducible(&words)
 }
 
 /// The summary of a check: what was checked, how, the states, the verdict per property and any counterexample;

@@ -43,7 +43,12 @@ pub(crate) fn one_by<'de, D: Deserializer<'de>, T, E: Display>(
     parse: impl Fn(&str) -> Result<T, E>,
 ) -> Result<T, D::Error> {
     let text = String::deserialize(d)?;
-    parse(&text).map_err(|e| D::Error::custom(format!("'{text}': {e}")))
+    parsed(&text, &parse)
+}
+
+/// `text` read by `parse`, or the error `'TEXT': why`.
+fn parsed<T, E: Display, R: Error>(text: &str, parse: impl Fn(&str) -> Result<T, E>) -> Result<T, R> {
+    parse(text).map_err(|e| R::custom(format!("'{text}': {e}")))
 }
 
 fn maybe_by<'de, D: Deserializer<'de>, T, E: Display>(
@@ -52,7 +57,7 @@ fn maybe_by<'de, D: Deserializer<'de>, T, E: Display>(
 ) -> Result<Option<T>, D::Error> {
     match Option::<String>::deserialize(d)? {
         None => Ok(None),
-        Some(text) => parse(&text).map(Some).map_err(|e| D::Error::custom(format!("'{text}': {e}"))),
+        Some(text) => parsed(&text, parse).map(Some),
     }
 }
 
@@ -62,7 +67,7 @@ pub(crate) fn each_by<'de, D: Deserializer<'de>, T, E: Display>(
     parse: impl Fn(&str) -> Result<T, E>,
 ) -> Result<Vec<T>, D::Error> {
     let texts = Texts::deserialize(d)?.into_vec();
-    texts.iter().map(|text| parse(text).map_err(|e| D::Error::custom(format!("'{text}': {e}")))).collect()
+    texts.iter().map(|text| parsed(text, &parse)).collect()
 }
 
 /// A value of a type the command line parses with `FromStr`.

@@ -391,19 +391,13 @@ impl Launch {
         let ValidConfig { config, info } = valid;
         let (network, layout) = (network(&config, info), layout(info));
         let (name, params, timing) = (config.algorithm.clone(), config.params.clone(), timing(&config));
-        let opening = Opening { config, layout, socket, local_addr, http, clock_ms, then };
+        let opening = Opening { place: Place { config, layout, socket, local_addr, http, clock_ms }, then };
         member::dispatch_member(&name, &params, timing, network, opening).map_err(ConfigError::from)?.await
     }
 
     /// Reads the state file of a member whose process is built and checked (see [`Self::start`]).
-    async fn open(
-        config: NodeConfig,
-        layout: String,
-        socket: Socket,
-        local_addr: SocketAddr,
-        http: Option<std::net::TcpListener>,
-        clock_ms: u64,
-    ) -> Result<Self, StartError> {
+    async fn open(place: Place) -> Result<Self, StartError> {
+        let Place { config, layout, socket, local_addr, http, clock_ms } = place;
         let dir = config.data_dir.clone();
         let members = config.members();
         let stored = tokio::task::spawn_blocking(move || -> Result<(Store, Stored, u64), StoreError> {
@@ -550,13 +544,19 @@ impl Launch {
 /// A member whose configuration is valid, on its way to starting: what [`Launch::start`] hands the registry, which
 /// builds the member's process and gives it back ([`MemberDriver::drive_member`]) to be checked, opened and built.
 struct Opening<T> {
+    place: Place,
+    then: T,
+}
+
+/// What [`Launch::open`] opens a member from: its configuration, the layout of its algorithm's durable state, its
+/// socket and HTTP listener, and the wall clock its incarnation must exceed without a state file.
+struct Place {
     config: NodeConfig,
     layout: String,
     socket: Socket,
     local_addr: SocketAddr,
     http: Option<std::net::TcpListener>,
     clock_ms: u64,
-    then: T,
 }
 
 /// What a member's start becomes, once its process is built.
@@ -567,10 +567,9 @@ impl<T: Then + Send + 'static> MemberDriver for Opening<T> {
 
     fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
         Box::pin(async move {
-            let Self { config, layout, socket, local_addr, http, clock_ms, then } = self;
-            member.validate(&config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
-            let launch = Launch::open(config, layout, socket, local_addr, http, clock_ms).await?;
-            let built = launch.build(member, &then)?;
+            let Self { place, then } = self;
+            member.validate(&place.config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
+            let built = Launch::open(place).await?.build(member, &then)?;
             then.then(built)
         })
     }
