@@ -62,9 +62,20 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Token => "token", Elected => "elected" }, describe = Msg::text);
+elect_core::message_kinds!(
+    Msg { Token => "token", Elected => "elected" },
+    describe = Msg::text,
+    wire_size = Msg::wire_size,
+);
 
 impl Msg {
+    /// The variant's index (one byte) and the rank.
+    fn wire_size(&self) -> u64 {
+        match self {
+            Self::Token { id: rank } | Self::Elected { leader: rank } => 1 + rank.wire_size(),
+        }
+    }
+
     /// `token 7`, `elected 9`.
     fn text(&self) -> String {
         match self {

@@ -45,9 +45,21 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Probe => "probe", Leader => "leader" }, describe = Msg::text);
+elect_core::message_kinds!(
+    Msg { Probe => "probe", Leader => "leader" },
+    describe = Msg::text,
+    wire_size = Msg::wire_size,
+);
 
 impl Msg {
+    /// The variant's index (one byte), then the fields in order.
+    fn wire_size(&self) -> u64 {
+        1 + match *self {
+            Self::Probe { id, round } => id.wire_size() + elect_core::varint_len(round.into()),
+            Self::Leader { id } => id.wire_size(),
+        }
+    }
+
     /// `probe(id 5, round 1)`, `leader 8`.
     fn text(&self) -> String {
         match self {

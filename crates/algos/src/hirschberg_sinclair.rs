@@ -43,9 +43,23 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Probe => "probe", Reply => "reply", Leader => "leader" }, describe = Msg::text);
+elect_core::message_kinds!(
+    Msg { Probe => "probe", Reply => "reply", Leader => "leader" },
+    describe = Msg::text,
+    wire_size = Msg::wire_size,
+);
 
 impl Msg {
+    /// The variant's index (one byte), then the fields in order.
+    fn wire_size(&self) -> u64 {
+        use elect_core::varint_len;
+        1 + match *self {
+            Self::Probe { id, phase, hop } => id.wire_size() + varint_len(phase.into()) + varint_len(hop.into()),
+            Self::Reply { id, phase } => id.wire_size() + varint_len(phase.into()),
+            Self::Leader { id } => id.wire_size(),
+        }
+    }
+
     /// `probe(id 5, phase 1, hop 2)`, `reply(id 5, phase 1)`, `leader 8`.
     fn text(&self) -> String {
         match self {

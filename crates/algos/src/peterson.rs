@@ -36,9 +36,20 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { One => "one", Two => "two", Leader => "leader" }, describe = Msg::text);
+elect_core::message_kinds!(
+    Msg { One => "one", Two => "two", Leader => "leader" },
+    describe = Msg::text,
+    wire_size = Msg::wire_size,
+);
 
 impl Msg {
+    /// The variant's index (one byte) and the rank.
+    fn wire_size(&self) -> u64 {
+        match *self {
+            Self::One { alias: rank } | Self::Two { alias: rank } | Self::Leader { id: rank } => 1 + rank.wire_size(),
+        }
+    }
+
     /// `one(alias 5)`, `two(alias 3)`, `leader 8`.
     fn text(&self) -> String {
         match self {

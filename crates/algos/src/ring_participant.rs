@@ -29,9 +29,20 @@ pub enum Msg {
     },
 }
 
-elect_core::message_kinds!(Msg { Election => "election", Elected => "elected" }, describe = Msg::text);
+elect_core::message_kinds!(
+    Msg { Election => "election", Elected => "elected" },
+    describe = Msg::text,
+    wire_size = Msg::wire_size,
+);
 
 impl Msg {
+    /// The variant's index (one byte) and the key.
+    fn wire_size(&self) -> u64 {
+        match *self {
+            Self::Election { key } | Self::Elected { key } => 1 + key.wire_size(),
+        }
+    }
+
     /// `election 7`, `elected 9`.
     fn text(&self) -> String {
         match self {

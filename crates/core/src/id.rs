@@ -84,6 +84,19 @@ impl Rank {
         (self.payload() >> 32) as u32
     }
 
+    /// The bytes this rank takes in the wire encoding (see its `Serialize`): what [`crate::Message::wire_size`]
+    /// adds up for a message that carries it.
+    #[inline(always)]
+    pub fn wire_size(self) -> u64 {
+        crate::varint_len(self.wire_key())
+    }
+
+    /// The key the wire carries: the `(attr, id)` key shifted left by one, with the direction in the low bit.
+    #[inline(always)]
+    fn wire_key(self) -> u64 {
+        (self.payload() << 1) | u64::from(self.prefer() == Prefer::Lowest)
+    }
+
     /// The order this rank was made with.
     pub fn prefer(self) -> Prefer {
         if self.packed() & LOWEST_BIT == 0 { Prefer::Highest } else { Prefer::Lowest }
@@ -117,7 +130,7 @@ impl Serialize for Rank {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let lowest = self.prefer() == Prefer::Lowest;
         if !s.is_human_readable() {
-            return s.serialize_u64((self.payload() << 1) | u64::from(lowest));
+            return s.serialize_u64(self.wire_key());
         }
         if self.attr() == 0 && !lowest {
             return s.serialize_u32(self.id().0);

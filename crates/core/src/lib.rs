@@ -56,7 +56,7 @@ pub mod view;
 pub use id::{AttrTooLarge, NodeId, Prefer, Rank, Ranking};
 pub use process::{
     Command, Cx, Effect, EffectOf, Event, EventOf, Message, Neighbor, Notice, OwnedSetup, Port, Process, RingPorts,
-    Setup, Shape, step,
+    Setup, Shape, step, varint_len,
 };
 pub use property::{Check, Monitor, Property, Skipped, Violation, When, Winner, World};
 pub use status::epoch::Epoch;

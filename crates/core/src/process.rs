@@ -305,6 +305,22 @@ pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + Deseria
     fn describe(&self) -> String {
         self.kind().to_owned()
     }
+
+    /// The message's size in bytes in the runtime's wire encoding (postcard), where the type can work it out
+    /// faster than encoding it: the simulator counts every message's bits, so a ring algorithm's few-field
+    /// messages say it from their fields ([`varint_len`]). `None` (the default): encode it to know. A size given
+    /// must be the encoding's exactly; the simulator's tests hold every message type to it, and a debug build
+    /// checks it on every message it sends.
+    fn wire_size(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// The bytes postcard's varint takes to hold `v` (seven bits a byte, at least one byte): the encoding of every
+/// unsigned integer wider than a byte, of an enum's variant index, and of a length.
+#[inline(always)]
+pub const fn varint_len(v: u64) -> u64 {
+    ((64 - (v | 1).leading_zeros()).div_ceil(7)) as u64
 }
 
 /// Implements [`Message`] for an enum, naming each variant's kind in order:
@@ -345,6 +361,18 @@ pub trait Message: Clone + Debug + Eq + Hash + Send + Sync + Serialize + Deseria
 macro_rules! message_kinds {
     ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }, describe = $describe:path) => {
         $crate::message_kinds!(@impl $ty { $($variant => $name),+ } fn describe(&self) -> String { $describe(self) });
+    };
+    (
+        $ty:ty { $($variant:ident => $name:literal),+ $(,)? },
+        describe = $describe:path,
+        wire_size = $wire_size:path $(,)?
+    ) => {
+        $crate::message_kinds!(
+            @impl $ty { $($variant => $name),+ }
+            fn describe(&self) -> String { $describe(self) }
+            #[inline(always)]
+            fn wire_size(&self) -> Option<u64> { Some($wire_size(self)) }
+        );
     };
     ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }) => {
         $crate::message_kinds!(@impl $ty { $($variant => $name),+ });

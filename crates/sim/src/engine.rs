@@ -605,7 +605,9 @@ impl<A: Algorithm> Sim<A> {
         let end = self.scenario.graph.far_end(node, port.0);
         let counters = &mut self.counters;
         counters.by_kind[msg.kind_index()] += 1;
-        counters.bits += 8 * postcard::experimental::serialized_size(msg).expect("messages serialize") as u64;
+        let bytes = msg.wire_size().unwrap_or_else(|| encoded_size(msg));
+        debug_assert_eq!(bytes, encoded_size(msg), "{msg:?}: Message::wire_size is not the encoding's size");
+        counters.bits += 8 * bytes;
         counters.sent += 1;
         let id = counters.sent;
         if let Some(delay) = self.express
@@ -724,6 +726,12 @@ impl<A: Algorithm> Sim<A> {
             self.judge(|monitor, world, found| monitor.on_change(world, i, old, new, found));
         }
     }
+}
+
+/// The bytes of `msg` in the wire encoding, found by encoding it (where [`elect_core::Message::wire_size`] does not
+/// say).
+fn encoded_size<M: serde::Serialize>(msg: &M) -> u64 {
+    postcard::experimental::serialized_size(msg).expect("messages serialize") as u64
 }
 
 /// The simulator's event loop with nothing in it: `events` deliveries through the same queue, of the same events,
