@@ -91,15 +91,13 @@ impl<D: Driver> MemberDriver for AsDriver<D> {
 
 /// A driver of the process a member runs: hands [`MemberDriver::drive_member`] the algorithm wrapped as a member,
 /// in the leader monitor if it elects one leader (the Invitation algorithm keeps groups and finds failed
-/// coordinators itself). The runtime, the simulator's and the checker's `--monitor` all go through it, so all
-/// three run one process.
-pub struct Deploy<D> {
-    /// The driver.
-    pub driver: D,
-    /// The members' timing.
-    pub timing: DeployTiming,
+/// coordinators itself). The runtime, the simulator's and the checker's `--monitor` all go through it
+/// ([`dispatch_member`], which refuses the algorithms no member can run), so all three run one process.
+struct Deploy<D> {
+    driver: D,
+    timing: DeployTiming,
     /// The network the members form, for the leader monitor's timing.
-    pub network: MonitorNetwork,
+    network: MonitorNetwork,
 }
 
 impl<D: MemberDriver> Driver for Deploy<D> {
@@ -114,10 +112,12 @@ impl<D: MemberDriver> Driver for Deploy<D> {
             voters: self.timing.voters.clone(),
             ..MemberConfig::new(self.timing.heartbeat, self.timing.resign_hold)
         };
-        // One member type per algorithm, not two: whether it runs inside the leader monitor is known when it is
-        // compiled (the arm not taken is not built), but for a loaded program, which says what it elects when it
-        // runs.
-        if const { A::INFO_AT_RUN_TIME } {
+        // One member type per algorithm, not two, and none for an algorithm no member runs: whether it runs
+        // inside the leader monitor, or at all, is known when it is compiled (the arms not taken are not built),
+        // but for a loaded program, which says what it is when it runs.
+        if const { !A::INFO_AT_RUN_TIME && not_deployable(A::INFO).is_some() } {
+            unreachable!("dispatch_member refuses {}: no member runs it", A::INFO.name)
+        } else if const { A::INFO_AT_RUN_TIME } {
             if algorithm.info().elects == Elects::OneLeader {
                 self.monitored(algorithm, config)
             } else {
@@ -167,6 +167,7 @@ pub fn dispatch_member<D: MemberDriver>(
     let (lease, params) = Lease::take(&params, timing.heartbeat)?;
     let (voters, params) = Voters::take(&params)?;
     let timing = DeployTiming { bug, lease: lease.or(timing.lease), voters: voters.or(timing.voters), ..timing };
+    deployable(crate::registry::lookup(name)?)?;
     crate::registry::dispatch(name, &params, Deploy { driver, timing, network })
 }
 
@@ -195,14 +196,22 @@ pub enum NotDeployable {
 /// Whether a member can run `info`'s algorithm: on a full mesh, an algorithm for a complete graph or a ring (over
 /// the members' logical ring), electing one leader or one per group. `Err` says why not.
 pub fn deployable(info: &Info) -> Result<(), NotDeployable> {
-    if info.elects == Elects::PerComponent {
-        return Err(NotDeployable::PerComponent(info.name));
+    match not_deployable(info) {
+        Some(why) => Err(why),
+        None => Ok(()),
     }
-    if info.needs == Needs::Connected {
-        return Err(NotDeployable::GeneralGraph(info.name));
+}
+
+/// [`deployable`] as a constant function: [`Deploy`] reads it when it is compiled, so that no member is built for
+/// an algorithm no member can run.
+const fn not_deployable(info: &Info) -> Option<NotDeployable> {
+    if matches!(info.elects, Elects::PerComponent) {
+        Some(NotDeployable::PerComponent(info.name))
+    } else if matches!(info.needs, Needs::Connected) {
+        Some(NotDeployable::GeneralGraph(info.name))
+    } else if info.lockstep {
+        Some(NotDeployable::Lockstep(info.name))
+    } else {
+        None
     }
-    if info.lockstep {
-        return Err(NotDeployable::Lockstep(info.name));
-    }
-    Ok(())
 }

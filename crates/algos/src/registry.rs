@@ -33,6 +33,9 @@ pub enum RegistryError {
         /// What each source means by it, and the name that runs each.
         meanings: &'static str,
     },
+    /// A member was asked to run an algorithm that no member runs.
+    #[error(transparent)]
+    NotDeployable(#[from] crate::member::NotDeployable),
     /// A synchronizer was asked to run an algorithm that is not written in rounds.
     #[error("{name} is not written in rounds, so no synchronizer can run it (those that are: {known})")]
     NotInRounds {
