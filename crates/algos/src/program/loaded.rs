@@ -59,8 +59,8 @@ pub enum ProgramError {
         why: String,
     },
     /// The programs of this process declare too many names.
-    #[error("{0}")]
-    Names(String),
+    #[error(transparent)]
+    Names(#[from] super::NameError),
 }
 
 static LOADED: Mutex<Vec<Arc<Loaded>>> = Mutex::new(Vec::new());
@@ -144,7 +144,7 @@ pub(crate) fn load(name: &str, stepper: Box<dyn Stepper>) -> Result<Arc<Loaded>,
         stepper.call(&protocol::init_request()).map_err(|why| ProgramError::Init { name: name.to_owned(), why })?;
     let described =
         protocol::parse_init(&answer).map_err(|why| ProgramError::Described { name: name.to_owned(), why })?;
-    names::register(&described).map_err(|e| ProgramError::Names(e.to_string()))?;
+    names::register(&described)?;
     let rules: Vec<&'static str> = described.rules.iter().filter_map(|r| names::kept(r)).collect();
     let title = described.title.clone().unwrap_or_else(|| described.name.clone());
     let info: &'static Info = Box::leak(Box::new(Info {

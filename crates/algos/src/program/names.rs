@@ -13,7 +13,7 @@ use super::protocol::{Described, MAX_NAMES};
 const MAX_KEPT: usize = 16 * MAX_NAMES;
 
 /// A program's names did not fit.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the programs of this run declare more than {MAX_KEPT} distinct names")]
 pub struct NameError;
 
