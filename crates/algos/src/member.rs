@@ -142,9 +142,9 @@ impl<D: MemberDriver> Deploy<D> {
     }
 }
 
-/// Looks `name` up and hands `driver` the process a member runs it as ([`Deploy`]): the member's own parameters
-/// (`monitor-bug`, `lease`, `max-drift-ppm`, `clocks`, `voters`) are taken out of `params`, the rest go to the
-/// algorithm.
+/// Looks `name` up and hands `driver` the process a member runs it as ([`dispatch_member`]): the member's own
+/// parameters (`monitor-bug`, `lease`, `max-drift-ppm`, `clocks`, `voters`) are taken out of `params`, the rest go
+/// to the algorithm.
 pub fn dispatch<D: Driver>(
     name: &str,
     params: &Params,
@@ -155,7 +155,8 @@ pub fn dispatch<D: Driver>(
     dispatch_member(name, params, timing, network, AsDriver(driver))
 }
 
-/// [`dispatch`] for a [`MemberDriver`].
+/// [`dispatch`] for a [`MemberDriver`]. An algorithm no member runs ([`deployable`]) is refused before anything is
+/// built.
 pub fn dispatch_member<D: MemberDriver>(
     name: &str,
     params: &Params,

@@ -15,7 +15,7 @@
 //!   as in the simulator's complete graph, so `bully`, `garcia-molina`, `invitation` and the ring algorithms (over
 //!   the members' logical ring) run unchanged. Algorithms that elect one leader run inside the leader monitor
 //!   (heartbeats, re-election when the leader fails); the Invitation algorithm finds failed coordinators itself
-//!   ([`elect_algos::member::Deploy`] chooses, for the runtime and for `--monitor` alike).
+//!   ([`elect_algos::member::dispatch_member`] chooses, for the runtime and for `--monitor` alike).
 //! - **The wire** ([`wire`]): a versioned postcard envelope (cluster id, version, from, to, sequence number) around
 //!   the member's packet (incarnation, fencing information, message). Malformed, foreign and misaddressed packets,
 //!   packets from non-members and from a member's earlier incarnation, and in a keyless cluster packets that do not
