@@ -39,7 +39,8 @@ use elect_algos::monitor::Bare;
 use elect_algos::{Algorithm, Driver, dispatch, dispatch_synchronized};
 use elect_scenario::{ConfigError, Scenario, SimConfig, Time};
 
-pub use engine::{Progress, ProgressFn, RunError, Sim, bare_event_loop};
+pub use engine::bare::bare_event_loop;
+pub use engine::{Progress, ProgressFn, RunError, Sim};
 pub use expect::{JudgeError, Judgement, judge};
 pub use report::{
     BoundReport, FinalStatus, Messages, MobilityReport, Properties, Report, SyncReport, Verdict, ViolationReport,

@@ -672,28 +672,3 @@ mod asking;
 mod lease;
 mod transfer;
 mod voters;
-
-#[test]
-fn a_member_is_refused_an_algorithm_no_member_runs_before_it_is_built() {
-    struct Built;
-    impl MemberDriver for Built {
-        type Output = &'static str;
-        fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> &'static str {
-            member.info().name
-        }
-    }
-    let network = MonitorNetwork {
-        facts: Facts::new(3, 3, 3),
-        hops: 1,
-        logical_ring: false,
-        delay_bound: Duration::from_ticks(1000),
-    };
-    let timing = DeployTiming::new(InT(2), Duration::from_ticks(10_000));
-    for info in crate::registry::all() {
-        let built = dispatch_member(info.name, &Params::new(), timing.clone(), network, Built);
-        match deployable(info) {
-            Ok(()) => assert_eq!(built.unwrap(), info.name),
-            Err(why) => assert_eq!(built.unwrap_err(), crate::RegistryError::NotDeployable(why)),
-        }
-    }
-}
