@@ -168,8 +168,9 @@ pub fn dispatch_member<D: MemberDriver>(
     let (lease, params) = Lease::take(&params, timing.heartbeat)?;
     let (voters, params) = Voters::take(&params)?;
     let timing = DeployTiming { bug, lease: lease.or(timing.lease), voters: voters.or(timing.voters), ..timing };
-    deployable(crate::registry::lookup(name)?)?;
-    crate::registry::dispatch(name, &params, Deploy { driver, timing, network })
+    let found = crate::registry::find(name)?;
+    deployable(found.info())?;
+    found.dispatch(&params, Deploy { driver, timing, network })
 }
 
 /// How long a member of a simulated or model-checked cluster sits out after it resigns, in multiples of `T`.

@@ -133,28 +133,64 @@ pub const AMBIGUOUS: &[(&str, &str)] = &[(
 
 /// The algorithm called `name` (canonical or alias), or the program it names (`exec:PATH`), started on first use.
 pub fn lookup(name: &str) -> Result<&'static Info, RegistryError> {
+    find(name).map(|found| found.info())
+}
+
+/// An algorithm found by name: built in, or a started program. [`dispatch`] finds it once, and whoever needs its
+/// [`Info`] before building it (a member asks whether it can run it) reads it from here.
+pub(crate) enum Found {
+    /// A built-in algorithm.
+    Native(&'static Info),
+    /// A program (`exec:PATH`), started.
+    Program(std::sync::Arc<crate::program::Loaded>),
+}
+
+impl Found {
+    /// What the algorithm says of itself.
+    pub(crate) fn info(&self) -> &'static Info {
+        match self {
+            Self::Native(info) => info,
+            Self::Program(loaded) => loaded.info,
+        }
+    }
+
+    /// Validates `params` and hands the algorithm to `driver`. A program takes any parameters: they are handed to
+    /// it, and it judges them.
+    pub(crate) fn dispatch<D: Driver>(self, params: &Params, driver: D) -> Result<D::Output, RegistryError> {
+        match self {
+            Self::Program(loaded) => Ok(driver.drive(crate::program::Program::with_params(loaded, params))),
+            Self::Native(info) => {
+                params.check_known(info.name, info.params)?;
+                drive_named(info, params, driver)
+            }
+        }
+    }
+}
+
+/// Finds the algorithm called `name`, or starts the program it names.
+pub(crate) fn find(name: &str) -> Result<Found, RegistryError> {
     if crate::program::is_program(name) {
-        return crate::program::loaded::get(name).map(|l| l.info).map_err(RegistryError::Program);
+        return crate::program::loaded::get(name).map(Found::Program).map_err(RegistryError::Program);
     }
     let name = name.trim().to_ascii_lowercase();
     if let Some(&(_, meanings)) = AMBIGUOUS.iter().find(|(n, _)| *n == name) {
         return Err(RegistryError::Ambiguous { name, meanings });
     }
-    all().iter().copied().find(|info| info.name == name || info.aliases.contains(&name.as_str())).ok_or_else(|| {
-        RegistryError::Unknown { name, known: all().iter().map(|i| i.name).collect::<Vec<_>>().join(", ") }
-    })
+    all()
+        .iter()
+        .copied()
+        .find(|info| info.name == name || info.aliases.contains(&name.as_str()))
+        .map(Found::Native)
+        .ok_or_else(|| RegistryError::Unknown {
+            name,
+            known: all().iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
+        })
 }
 
 /// Looks `name` up, validates `params`, and hands the algorithm to `driver`. A program takes any parameters: they
 /// are handed to it, and it judges them.
 pub fn dispatch<D: Driver>(name: &str, params: &Params, driver: D) -> Result<D::Output, RegistryError> {
-    if crate::program::is_program(name) {
-        let loaded = crate::program::loaded::get(name).map_err(RegistryError::Program)?;
-        return Ok(driver.drive(crate::program::Program::with_params(loaded, params)));
-    }
-    let info = lookup(name)?;
-    params.check_known(info.name, info.params)?;
-    drive_named(info, params, driver)
+    find(name)?.dispatch(params, driver)
 }
 
 /// The message kinds of the algorithm called `name` (canonical or alias), in their counting order: what its runs
