@@ -26,7 +26,7 @@ pub(crate) use packed::Packed;
 use fingerprints::{link_terms, process_term};
 use reads::Reads;
 pub(crate) use state::State;
-use state::{DOWN, Rest};
+use state::{DOWN, InFlight, Rest};
 
 /// The most processes a search designates crashes among ([`Model::designations`]): one search root per choice.
 const DESIGNATED_MAX: usize = 16;
@@ -245,7 +245,7 @@ impl<A: Algorithm> Model<A> {
         // runs on for the steady window, then stops. At its end a run still carries out what is due at that instant
         // (as the simulator does at `until`), but time passes no further.
         let settled = state.rest.ends_in == Some(0);
-        let over = settled && state.rest.steady == 0;
+        let over = Self::over(state);
         let timed = self.config.timed;
         let mut k = 0;
         while k < state.msgs.len() {
@@ -260,9 +260,7 @@ impl<A: Algorithm> Model<A> {
                 if index > 0 && self.fifo() {
                     break;
                 }
-                // At the end only what must happen then still happens; the rest would come after.
-                let late = over && m.due.last != 0;
-                if (timed && !m.due.now()) || late || msgs[..index].iter().any(|(_, o)| o == m) {
+                if !self.may_arrive_now(m, over) || msgs[..index].iter().any(|(_, o)| o == m) {
                     // Not yet; or an equal message stands for it.
                     continue;
                 }
@@ -366,6 +364,35 @@ impl<A: Algorithm> Model<A> {
     }
 
     /// The receiving position and its port of link slot `slot`.
+    /// Whether message `m` may arrive at this instant ([`Self::actions`]): in timed runs, once its delay allows;
+    /// and at the end of a run (`over`) only if it must arrive then, since the rest would come after.
+    pub(crate) fn may_arrive_now(&self, m: &InFlight, over: bool) -> bool {
+        (!self.config.timed || m.due.now()) && !(over && m.due.last != 0)
+    }
+
+    /// The number of ways to take a prefix of the messages that may arrive now at the head of each link into
+    /// process `to` but `except`: the product of one more than each link's count (saturating).
+    pub(crate) fn prefixes_now(&self, state: &State<A::Process>, to: u32, except: u32) -> usize {
+        let over = Self::over(state);
+        let mut product = 1usize;
+        let mut k = 0;
+        while k < state.msgs.len() {
+            let slot = state.msgs[k].0;
+            let end = k + state.msgs[k..].partition_point(|(s, _)| *s == slot);
+            if slot != except && self.link_far[slot as usize].0 == to {
+                let waiting = state.msgs[k..end].iter().take_while(|(_, m)| self.may_arrive_now(m, over)).count();
+                product = product.saturating_mul(waiting + 1);
+            }
+            k = end;
+        }
+        product
+    }
+
+    /// Whether no more faults happen and time passes no further: the run is at its end ([`Self::actions`]).
+    pub(crate) fn over(state: &State<A::Process>) -> bool {
+        state.rest.ends_in == Some(0) && state.rest.steady == 0
+    }
+
     pub(crate) fn receiver(&self, slot: u32) -> (u32, u32) {
         self.link_far[slot as usize]
     }

@@ -222,6 +222,19 @@ fn one_delivery_now<A: Algorithm>(
 fn commutes_now<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, a: Action) -> bool {
     let Action::Deliver { link: a_link, .. } = a else { return false };
     let i = model.receiver(a_link).0;
+    // The fewest states the walk below would take: the product, over `i`'s other links, of one more than the
+    // messages at their head that may arrive now ([`Model::prefixes_now`]). Each prefix of those messages,
+    // delivered, leaves other messages waiting, hence another state, and every prefix is reached (time does not
+    // pass during the walk, and `i`'s steps do not change what waits for it), unless the walk fails first for
+    // another reason. So where it passes [`ORDERS_MAX`] the walk would fail, and it is not taken: on nine members,
+    // whose first instants bring each member a message on each of eight links, walking 256 states for each
+    // delivery before giving up was most of a search's time.
+    model.prefixes_now(state, i, a_link) <= ORDERS_MAX && walk_commutes(model, state, a, i)
+}
+
+/// The walk of [`commutes_now`]: every state that deliveries to `i` but `a` reach from `state` at this instant
+/// (at most [`ORDERS_MAX`]), in each of which every such delivery commutes with `a`.
+fn walk_commutes<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, a: Action, i: u32) -> bool {
     let mut walked = vec![state.clone()];
     let mut seen = HashSet::from([state.fingerprint()]);
     let mut actions = Vec::new();
@@ -260,9 +273,10 @@ const LOOK_AHEAD: usize = 10_000;
 /// reduction keeps fewer than `1 / copies` of the states, as far as a short breadth-first look ahead sees (the
 /// levels both the full and the reduced look ahead completed). Designating copies the states before the crash once
 /// per designation and lets the reduction work on them; not designating expands them in full. Sound either way.
-pub(crate) fn designation_pays<A: Algorithm>(model: &Model<A>, copies: usize) -> bool {
-    let full = levels(model, false);
-    let reduced = levels(model, true);
+/// Once `stop` says so (the search's time is up), the look ahead ends where it is, and the search stops.
+pub(crate) fn designation_pays<A: Algorithm>(model: &Model<A>, copies: usize, stop: &dyn Fn() -> bool) -> bool {
+    let full = levels(model, false, stop);
+    let reduced = levels(model, true, stop);
     let depth = full.len().min(reduced.len());
     let sum = |levels: &[usize]| levels[..depth].iter().sum::<usize>();
     sum(&full) > copies * sum(&reduced)
@@ -270,7 +284,7 @@ pub(crate) fn designation_pays<A: Algorithm>(model: &Model<A>, copies: usize) ->
 
 /// The number of states at each depth of the state graph without crashes, full or reduced, up to the first level
 /// that takes the look ahead past [`LOOK_AHEAD`] states.
-fn levels<A: Algorithm>(model: &Model<A>, reduced: bool) -> Vec<usize> {
+fn levels<A: Algorithm>(model: &Model<A>, reduced: bool, stop: &dyn Fn() -> bool) -> Vec<usize> {
     let root = model.root(0);
     let mut seen = HashSet::from([root.fingerprint()]);
     let (mut level, mut sizes, mut actions) = (vec![root], Vec::new(), Vec::new());
@@ -278,6 +292,9 @@ fn levels<A: Algorithm>(model: &Model<A>, reduced: bool) -> Vec<usize> {
         sizes.push(level.len());
         let mut next_level = Vec::new();
         for state in &level {
+            if stop() {
+                return sizes;
+            }
             model.actions(state, &mut actions);
             let mut chosen: Vec<State<A::Process>> = Vec::new();
             if let Some(subset) = reduced.then(|| persistent(model, state, &actions)).flatten() {
@@ -294,4 +311,67 @@ fn levels<A: Algorithm>(model: &Model<A>, reduced: bool) -> Vec<usize> {
         level = next_level;
     }
     sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use elect_algos::Driver;
+    use elect_scenario::{Monitor, Scenario, SimConfig};
+
+    use super::*;
+    use crate::{CheckConfig, CheckError};
+
+    /// For the deliveries of the first states of a timed run where the walk is refused before it is taken (too
+    /// many orders to walk), whether the walk, taken, fails too: one `bool` per delivery, at most `cases`.
+    struct Refused {
+        cases: usize,
+    }
+
+    impl Driver for Refused {
+        type Output = Result<Vec<bool>, CheckError>;
+        fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+            let mut config = CheckConfig::new(member_of(9));
+            config.timed = true;
+            let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+            let model = Model::new(algorithm, scenario, config)?;
+            let (mut level, mut seen, mut actions) = (vec![model.root(0)], HashSet::new(), Vec::new());
+            let mut found = Vec::new();
+            while !level.is_empty() && found.len() < self.cases {
+                let mut next = Vec::new();
+                for state in &level {
+                    model.actions(state, &mut actions);
+                    for &a in &actions {
+                        let Action::Deliver { link, .. } = a else { continue };
+                        let i = model.receiver(link).0;
+                        if found.len() < self.cases
+                            && model.must_happen_now(state, a)
+                            && model.prefixes_now(state, i, link) > ORDERS_MAX
+                        {
+                            found.push(walk_commutes(&model, state, a, i));
+                        }
+                    }
+                    next.extend(actions.iter().map(|&a| model.step(state, a)).filter(|s| seen.insert(s.fingerprint())));
+                }
+                level = next;
+            }
+            Ok(found)
+        }
+    }
+
+    fn member_of(n: usize) -> SimConfig {
+        let mut sim = SimConfig::new("bully", n);
+        sim.monitor = Some(Monitor::member(elect_core::InT(2)));
+        sim
+    }
+
+    #[test]
+    fn a_walk_with_more_orders_than_it_may_take_is_refused_as_taking_it_would() {
+        let mut config = CheckConfig::new(member_of(9));
+        config.timed = true;
+        let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+        let found = crate::dispatch(&config, &scenario, Refused { cases: 3 }).expect("a model");
+        // Nine members hear from eight links at once: some deliveries have more orders than a walk takes.
+        assert_eq!(found.len(), 3, "no delivery with more than {ORDERS_MAX} orders among the first states");
+        assert!(found.iter().all(|&commutes| !commutes), "a walk refused up front would have succeeded: {found:?}");
+    }
 }

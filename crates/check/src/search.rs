@@ -228,8 +228,13 @@ fn search<A: Algorithm>(
 ) -> Pass {
     let config = &model.config;
     // Distinct designations give distinct states: root `r` is state number `r`.
-    let designations =
-        if reduce.is_some() { model.designations(reduce::designation_pays) } else { vec![model.initial().doomed()] };
+    // The look ahead that weighs designating stops where the search would: past `--max-time`, or given up.
+    let out_of_time = || config.max_time.is_some_and(|limit| started.elapsed() >= limit) || config.cancelled();
+    let designations = if reduce.is_some() {
+        model.designations(|model, copies| reduce::designation_pays(model, copies, &out_of_time))
+    } else {
+        vec![model.initial().doomed()]
+    };
     let mut seen = Seen::new(config.exact);
     let mut frontier = Frontier::new(dfs, config.spill.as_ref());
     for &doomed in &designations {

@@ -287,3 +287,34 @@ fn a_search_with_its_frontier_on_disk_finds_what_one_in_memory_finds() {
     let unproven = |v: &crate::Verdict| v.modality == "sometimes" || v.result == "unknown";
     assert!(bounded.verdicts.iter().all(unproven), "{:?}", bounded.verdicts);
 }
+
+/// The designations of a search of Bully's member at four with one crash, and whether it stopped on `--max-time`.
+struct Designations {
+    max_time: Option<std::time::Duration>,
+}
+
+impl Driver for Designations {
+    type Output = Result<(usize, Option<&'static str>), CheckError>;
+    fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+        let mut config = CheckConfig::new(member("bully", 4));
+        (config.timed, config.crashes, config.max_time) = (true, 1, self.max_time);
+        let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+        let model = Model::new(algorithm, scenario, config)?;
+        let pass = search(&model, Some(None), false, true, Clock::now());
+        Ok((pass.designations.len(), pass.stopped))
+    }
+}
+
+#[test]
+fn a_search_out_of_time_stops_before_it_weighs_designating() {
+    let run = |max_time| {
+        let mut config = CheckConfig::new(member("bully", 4));
+        (config.timed, config.crashes) = (true, 1);
+        let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+        crate::dispatch(&config, &scenario, Designations { max_time }).expect("a model")
+    };
+    // With time, the look ahead finds that designating pays: one root per member that may crash.
+    assert_eq!(run(None), (4, None));
+    // Out of time from the start, the look ahead ends at once (it is not worth it), and so does the search.
+    assert_eq!(run(Some(std::time::Duration::ZERO)), (1, Some("--max-time")));
+}
