@@ -78,6 +78,8 @@ pub(crate) struct Model<A: Algorithm> {
     down_fp: u64,
     /// Each thread's buffer for the effects of a step, kept from one step to the next.
     effects: thread_local::ThreadLocal<std::cell::RefCell<Vec<EffectOf<A::Process>>>>,
+    /// Each thread's answers of the walks of [`crate::reduce`], by what they depend on ([`Self::around`]).
+    walks: thread_local::ThreadLocal<std::cell::RefCell<std::collections::HashMap<u64, bool>>>,
 }
 
 impl<A: Algorithm> Model<A> {
@@ -154,6 +156,7 @@ impl<A: Algorithm> Model<A> {
             processes: Interned::new(),
             down_fp: fingerprint(&None::<A::Process>),
             effects: thread_local::ThreadLocal::new(),
+            walks: thread_local::ThreadLocal::new(),
         })
     }
 
@@ -386,6 +389,59 @@ impl<A: Algorithm> Model<A> {
             k = end;
         }
         product
+    }
+
+    /// What the walk of [`crate::reduce`] for delivery `a` to process `i` reads of `state`, hashed: `i`'s process,
+    /// the messages on its links (what it receives, and which deliveries and orders there are), its timers and
+    /// durable state, which processes are up (a send to one that is down may be dropped), whether a message
+    /// elsewhere must arrive now (a timer of `i` waits for it), the declarations, and the rest but the
+    /// fingerprint's parts: the clock, the fault budgets, the faults in force. A walk steps only `i`, which sends
+    /// at the ends of its links: nothing else of the state can change its answer. `None` in the exact mode, which
+    /// does not take one hash for what it stands for.
+    pub(crate) fn around(&self, state: &State<A::Process>, a: Action, i: u32) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        if self.config.exact {
+            return None;
+        }
+        let mut h = std::hash::DefaultHasher::new();
+        (a, i, state.procs[i as usize]).hash(&mut h);
+        for (k, p) in state.procs.iter().enumerate() {
+            if *p == DOWN {
+                k.hash(&mut h);
+            }
+        }
+        usize::MAX.hash(&mut h);
+        let mut elsewhere_arriving = false;
+        for (slot, m) in &state.msgs {
+            if self.link_far[*slot as usize].0 == i {
+                (slot, m.id, m.due).hash(&mut h);
+            } else {
+                elsewhere_arriving |= m.due.last == 0;
+            }
+        }
+        elsewhere_arriving.hash(&mut h);
+        state.timers[state.node_timers(i)].hash(&mut h);
+        state.durable.get(i as usize).hash(&mut h);
+        state.declared.hash(&mut h);
+        let r = &state.rest;
+        (r.clash, r.crashes_left, r.doomed, r.recoveries_left, r.duplicates_left, r.next_fault, r.fault_in)
+            .hash(&mut h);
+        (r.links_down, r.partitions_on, r.ends_in, r.steady, r.now).hash(&mut h);
+        Some(h.finish())
+    }
+
+    /// The answer of a walk this thread took before with the same [`Self::around`], if any.
+    pub(crate) fn walked(&self, around: u64) -> Option<bool> {
+        self.walks.get_or_default().borrow().get(&around).copied()
+    }
+
+    /// Keeps the answer of a walk for [`Self::walked`] (at most a million a thread: past that they are forgotten).
+    pub(crate) fn remember_walk(&self, around: u64, commutes: bool) {
+        let mut walks = self.walks.get_or_default().borrow_mut();
+        if walks.len() >= 1 << 20 {
+            walks.clear();
+        }
+        walks.insert(around, commutes);
     }
 
     /// Whether no more faults happen and time passes no further: the run is at its end ([`Self::actions`]).

@@ -229,7 +229,19 @@ fn commutes_now<A: Algorithm>(model: &Model<A>, state: &State<A::Process>, a: Ac
     // another reason. So where it passes [`ORDERS_MAX`] the walk would fail, and it is not taken: on nine members,
     // whose first instants bring each member a message on each of eight links, walking 256 states for each
     // delivery before giving up was most of a search's time.
-    model.prefixes_now(state, i, a_link) <= ORDERS_MAX && walk_commutes(model, state, a, i)
+    if model.prefixes_now(state, i, a_link) > ORDERS_MAX {
+        return false;
+    }
+    // A walk's answer depends on `i`'s part of the state alone, which recurs under many states of the others: it
+    // is kept, and a debug build checks each answer reused against a new walk.
+    let Some(around) = model.around(state, a, i) else { return walk_commutes(model, state, a, i) };
+    if let Some(commutes) = model.walked(around) {
+        debug_assert_eq!(commutes, walk_commutes(model, state, a, i), "a walk's answer reused for {a:?}");
+        return commutes;
+    }
+    let commutes = walk_commutes(model, state, a, i);
+    model.remember_walk(around, commutes);
+    commutes
 }
 
 /// The walk of [`commutes_now`]: every state that deliveries to `i` but `a` reach from `state` at this instant
