@@ -20,9 +20,11 @@ const BATCH: usize = 256;
 const PIECES_PER_THREAD: usize = 4;
 
 mod frontier;
+mod graph;
 mod seen;
 
 use frontier::Frontier;
+use graph::{Components, Flags, Graph};
 use seen::Seen;
 
 /// What one pass over the state graph found.
@@ -46,49 +48,25 @@ struct Pass {
     /// Each root's processes allowed to crash ([`Model::designations`]), by state number.
     designations: Vec<u64>,
     found: Vec<Found>,
-    /// With edges kept: every edge, each state's fingerprint and whether it is settled (its "at end" properties
-    /// hold).
+    /// With edges kept: every edge, and each state's flags.
     graph: Option<Graph>,
+    /// Each state's fingerprint, by number.
+    fps: Vec<u64>,
+    /// The exact mode: the step that first reached each state, by number (none for the roots), since two
+    /// successors of one state may share a fingerprint there.
+    steps: Option<Vec<Option<Action>>>,
     memory: Memory,
     /// The states seen, sampled ([`crate::CheckConfig::sample`]).
     sample: Option<Sample>,
 }
 
-/// How a state was first reached.
+/// How a state was first reached: the state it came from (itself, for a root) and its depth. Not the action:
+/// [`path`] finds each step again by stepping the parent and matching fingerprints, which leaves a state eight
+/// bytes here instead of twenty.
 #[derive(Clone, Copy)]
 struct Found {
     parent: u32,
     depth: u32,
-    action: Option<Action>,
-}
-
-#[derive(Default)]
-struct Graph {
-    edges: Vec<(u32, u32)>,
-    settled: Vec<bool>,
-    /// States whose successors were cut down by the reduction.
-    reduced: Vec<bool>,
-    /// States of a timed run that has not settled ([`Model::settling`]), where the reduction hides status changes:
-    /// no cycle may pass through one.
-    settling: Vec<bool>,
-    fps: Vec<u64>,
-}
-
-impl Graph {
-    /// The reduction's cycle proviso (C3): every cycle passes through a state expanded in full, so that no step
-    /// is put off for ever around it.
-    fn every_cycle_expanded_in_full(&self) -> bool {
-        let edges: Vec<(u32, u32)> =
-            self.edges.iter().copied().filter(|&(a, b)| self.reduced[a as usize] && self.reduced[b as usize]).collect();
-        !Components::new(self.reduced.len(), &edges).any_cycle()
-    }
-
-    /// Whether a cycle of `c`, this graph's components, passes through a state of a run that has not settled. Time
-    /// passes on every cycle the checker's own models make, and never comes round before the run settles; a
-    /// process that arms a timer due at once, again and again, would make one.
-    fn settling_on_cycle(&self, c: &Components) -> bool {
-        (0..self.settling.len()).any(|s| self.settling[s] && c.on_cycle(s))
-    }
 }
 
 /// One state's verdict, and how many successors it has.
@@ -174,8 +152,8 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
     if pass.complete && !pass.stopped_early {
         let cyclic = match &pass.graph {
             Some(g) => {
-                let c = Components::new(pass.found.len(), &g.edges);
-                let cyclic = c.any_cycle();
+                let c = Components::new(g);
+                let cyclic = c.any_cycle(g, |_, _| true);
                 components = Some(c);
                 cyclic
             }
@@ -195,13 +173,16 @@ pub(crate) fn run<A: Algorithm>(model: &Model<A>) -> Outcome {
                 reduction_note = Some("the state graph may have cycles: explored again without reduction");
             }
             reduced = false;
+            // The reduced pass's graph goes before the full one is built.
+            drop(components.take());
+            (pass.graph, pass.found, pass.fps, pass.steps) = (None, Vec::new(), Vec::new(), None);
             pass = pool.install(|| search(model, None, dfs, true, started));
-            components = pass.graph.as_ref().map(|g| Components::new(pass.found.len(), &g.edges));
+            components = pass.graph.as_ref().map(Components::new);
         }
     }
     let mut found: Vec<Counterexample> = std::mem::take(&mut pass.violations)
         .into_iter()
-        .map(|(at, v)| counterexample(model, &pass.found, at, v, None))
+        .map(|(at, v)| counterexample(model, path(model, &pass, at).0, v, None))
         .collect();
     if pass.complete && !pass.stopped_early {
         if let (Some(graph), Some(c)) = (&pass.graph, &components) {
@@ -254,15 +235,12 @@ fn search<A: Algorithm>(
         violations: Vec::new(),
         stopped_early: false,
         // Every state found, by number: how it was reached. States themselves live only in the frontier; a path
-        // is rebuilt by replaying its actions from the initial state.
+        // is rebuilt by stepping from its root ([`path`]).
         designations,
-        found: (0..roots as u32).map(|at| Found { parent: at, depth: 0, action: None }).collect(),
-        graph: keep_edges.then(|| Graph {
-            settled: vec![false; roots],
-            reduced: vec![false; roots],
-            settling: vec![false; roots],
-            ..Graph::default()
-        }),
+        found: (0..roots as u32).map(|at| Found { parent: at, depth: 0 }).collect(),
+        graph: keep_edges.then(|| Graph::new(roots)),
+        fps: Vec::new(),
+        steps: config.exact.then(|| vec![None; roots]),
         memory: Memory::default(),
         sample: None,
     };
@@ -319,9 +297,7 @@ fn search<A: Algorithm>(
                 pass.elected |= e.elected;
                 pass.terminal += u64::from(e.quiescent);
                 if let Some(g) = &mut pass.graph {
-                    g.settled[at as usize] = e.settled;
-                    g.reduced[at as usize] = e.reduced;
-                    g.settling[at as usize] = e.settling;
+                    g.expanded(at, Flags { settled: e.settled, reduced: e.reduced, settling: e.settling });
                 }
                 if !e.violations.is_empty() {
                     for v in e.violations {
@@ -367,11 +343,12 @@ fn search<A: Algorithm>(
                                 continue;
                             }
                             let j = seen.insert_packed(fp, &piece.new, i);
-                            pass.found.push(Found { parent: at, depth: depth + 1, action: Some(action) });
+                            pass.found.push(Found { parent: at, depth: depth + 1 });
+                            if let Some(steps) = &mut pass.steps {
+                                steps.push(Some(action));
+                            }
                             if let Some(g) = &mut pass.graph {
-                                g.settled.push(false);
-                                g.reduced.push(false);
-                                g.settling.push(false);
+                                g.numbered();
                             }
                             pass.states += 1;
                             if in_order {
@@ -382,8 +359,12 @@ fn search<A: Algorithm>(
                             j
                         }
                     };
-                    if let Some(g) = &mut pass.graph {
-                        g.edges.push((at, target));
+                    if let Some(g) = &mut pass.graph
+                        && !g.edge(target)
+                    {
+                        // More edges than a graph numbers: sixteen gigabytes of them, past any memory bound.
+                        (pass.complete, pass.stopped) = (false, Some("--max-states"));
+                        break 'search;
                     }
                 }
                 if let Some(seed) = config.shuffle {
@@ -416,10 +397,17 @@ fn search<A: Algorithm>(
     (pass.memory.messages, pass.memory.process_states) = (messages as u64, processes as u64);
     pass.sample = config.sample.map(|most| seen.sample(most));
     if let Some(g) = &mut pass.graph {
-        let bytes = g.edges.capacity() * 8 + g.settled.capacity() + g.reduced.capacity() + g.settling.capacity();
-        pass.memory.edges_bytes_per_state = bytes as f64 / states;
-        g.fps = seen.into_fps();
+        pass.memory.edges_bytes_per_state = g.bytes() as f64 / states;
     }
+    // The graph is read only when the search completed; put in number order then, and let go of otherwise.
+    if pass.complete && !pass.stopped_early {
+        if let Some(g) = &mut pass.graph {
+            g.finish(pass.found.len());
+        }
+    } else {
+        pass.graph = None;
+    }
+    pass.fps = seen.into_fps();
     pass
 }
 
@@ -522,26 +510,54 @@ fn expand<A: Algorithm>(
     e
 }
 
-/// The path to state `at`, as actions from the initial state.
-fn actions_to(found: &[Found], at: u32) -> Vec<Action> {
-    let mut actions = Vec::new();
+/// The path to state `at` from its root, as actions, and the state it reaches. A state keeps only its parent
+/// ([`Found`]), so each step is found again: the parent is stepped by each action enabled in it until one gives the
+/// fingerprint of the state next on the path (two successors of one state sharing a fingerprint is as unlikely as
+/// any other collision of fingerprints). The exact mode, which rules collisions out, keeps the steps.
+fn path<A: Algorithm>(model: &Model<A>, pass: &Pass, at: u32) -> (Vec<Action>, State<A::Process>) {
+    let mut chain = vec![at];
     let mut i = at;
-    while let Some(action) = found[i as usize].action {
-        actions.push(action);
-        i = found[i as usize].parent;
+    while pass.found[i as usize].depth > 0 {
+        i = pass.found[i as usize].parent;
+        chain.push(i);
     }
-    actions.reverse();
-    actions
+    let mut state = model.root(pass.designations[i as usize]);
+    let mut actions = Vec::with_capacity(chain.len() - 1);
+    let mut all = Vec::new();
+    for &next in chain.iter().rev().skip(1) {
+        let action;
+        if let Some(steps) = &pass.steps {
+            action = steps[next as usize].expect("a state past a root was reached by a step");
+            state = model.step(&state, action);
+        } else {
+            (action, state) = step_to(model, &state, pass.fps[next as usize], &mut all);
+        }
+        actions.push(action);
+    }
+    (actions, state)
+}
+
+/// The action that takes `state` to a state with fingerprint `fp`, and that state (`all`: a buffer for the
+/// actions).
+fn step_to<A: Algorithm>(
+    model: &Model<A>,
+    state: &State<A::Process>,
+    fp: u64,
+    all: &mut Vec<Action>,
+) -> (Action, State<A::Process>) {
+    model.actions(state, all);
+    all.iter()
+        .map(|&a| (a, model.step(state, a)))
+        .find(|(_, next)| next.fingerprint() == fp)
+        .expect("an edge of the graph is a step")
 }
 
 fn counterexample<A: Algorithm>(
     model: &Model<A>,
-    found: &[Found],
-    at: u32,
+    mut actions: Vec<Action>,
     v: Violation,
     cycle: Option<Vec<Action>>,
 ) -> Counterexample {
-    let mut actions = actions_to(found, at);
     let loop_start = cycle.as_ref().map(|_| actions.len());
     actions.extend(cycle.into_iter().flatten());
     let mut state = model.initial();
@@ -570,20 +586,21 @@ fn unsettled_cycle<A: Algorithm>(
 ) -> Option<Counterexample> {
     let found = &pass.found[..];
     let n = found.len();
-    let (offsets, targets, component) = (&c.offsets, &c.targets, &c.component);
-    let on_cycle = |s: usize| c.on_cycle(s);
-    let bad = (0..n).filter(|&s| !graph.settled[s] && on_cycle(s)).min_by_key(|&s| (found[s].depth, s))?;
+    let bad = (0..n as u32)
+        .filter(|&s| !graph.settled(s as usize) && c.on_cycle(graph, s))
+        .min_by_key(|&s| (found[s as usize].depth, s))?;
     // Breadth-first inside the component, from `bad` back to itself.
-    let c = component[bad];
+    let component = &c.component;
+    let c = component[bad as usize];
     let mut back = vec![u32::MAX; n];
-    let mut queue = VecDeque::from([bad as u32]);
+    let mut queue = VecDeque::from([bad]);
     let mut closing = None;
     'search: while let Some(x) = queue.pop_front() {
-        for &y in &targets[offsets[x as usize] as usize..offsets[x as usize + 1] as usize] {
+        for &y in graph.successors(x) {
             if component[y as usize] != c {
                 continue;
             }
-            if y as usize == bad {
+            if y == bad {
                 closing = Some(x);
                 break 'search;
             }
@@ -595,142 +612,27 @@ fn unsettled_cycle<A: Algorithm>(
     }
     let mut chain = Vec::new();
     let mut x = closing.expect("a state on a cycle reaches itself");
-    while x as usize != bad {
+    while x != bad {
         chain.push(x);
         x = back[x as usize];
     }
     chain.reverse();
-    let states: Vec<u32> = std::iter::once(bad as u32).chain(chain).chain([bad as u32]).collect();
+    let states: Vec<u32> = std::iter::once(bad).chain(chain).chain([bad]).collect();
     // The actions along the cycle: found again by stepping and comparing fingerprints.
-    let mut root = bad;
-    while found[root].action.is_some() {
-        root = found[root].parent as usize;
-    }
-    let start = model.root(pass.designations[root]);
-    let mut state = actions_to(found, bad as u32).into_iter().fold(start, |s, a| model.step(&s, a));
+    let (prefix, mut state) = path(model, pass, bad);
     let prefix_state = state.clone();
     let mut cycle = Vec::new();
     let mut all = Vec::new();
     for w in states.windows(2) {
-        model.actions(&state, &mut all);
-        let (action, next) = all
-            .iter()
-            .map(|&a| (a, model.step(&state, a)))
-            .find(|(_, next)| next.fingerprint() == graph.fps[w[1] as usize])
-            .expect("an edge of the graph is a step");
+        let action;
+        (action, state) = step_to(model, &state, pass.fps[w[1] as usize], &mut all);
         cycle.push(action);
-        state = next;
     }
     let violation =
         model.judge(&prefix_state, true).expect("a state that is not settled breaks an \"at end\" property");
     let mut v = violation;
     v.detail = format!("{} (and the run can go round a cycle of {} steps for ever)", v.detail, cycle.len());
-    Some(counterexample(model, found, bad as u32, v, Some(cycle)))
-}
-
-/// The state graph's strongly connected components.
-struct Components {
-    offsets: Vec<u32>,
-    targets: Vec<u32>,
-    component: Vec<u32>,
-    size: Vec<u32>,
-}
-
-impl Components {
-    fn new(n: usize, edges: &[(u32, u32)]) -> Self {
-        let (offsets, targets) = csr(n, edges);
-        let component = tarjan(n, &offsets, &targets);
-        let mut size = vec![0u32; n];
-        for &c in &component {
-            size[c as usize] += 1;
-        }
-        Self { offsets, targets, component, size }
-    }
-
-    /// Whether state `s` lies on a cycle: its component has two states, or it has an edge to itself.
-    fn on_cycle(&self, s: usize) -> bool {
-        self.size[self.component[s] as usize] > 1
-            || self.targets[self.offsets[s] as usize..self.offsets[s + 1] as usize].contains(&(s as u32))
-    }
-
-    fn any_cycle(&self) -> bool {
-        (0..self.component.len()).any(|s| self.on_cycle(s))
-    }
-}
-
-/// Compressed adjacency.
-fn csr(n: usize, edges: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
-    let mut offsets = vec![0u32; n + 1];
-    for &(a, _) in edges {
-        offsets[a as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
-    let mut fill = offsets.clone();
-    let mut targets = vec![0u32; edges.len()];
-    for &(a, b) in edges {
-        targets[fill[a as usize] as usize] = b;
-        fill[a as usize] += 1;
-    }
-    (offsets, targets)
-}
-
-/// Strongly connected components (Tarjan's algorithm, without recursion): the component of each state.
-fn tarjan(n: usize, offsets: &[u32], targets: &[u32]) -> Vec<u32> {
-    const NONE: u32 = u32::MAX;
-    let mut index = vec![NONE; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut component = vec![NONE; n];
-    let (mut next_index, mut next_component) = (0u32, 0u32);
-    let mut stack: Vec<u32> = Vec::new();
-    // (state, next edge to look at)
-    let mut calls: Vec<(u32, u32)> = Vec::new();
-    for root in 0..n as u32 {
-        if index[root as usize] != NONE {
-            continue;
-        }
-        calls.push((root, offsets[root as usize]));
-        index[root as usize] = next_index;
-        low[root as usize] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root as usize] = true;
-        while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
-            if *edge < offsets[v as usize + 1] {
-                let w = targets[*edge as usize];
-                *edge += 1;
-                if index[w as usize] == NONE {
-                    index[w as usize] = next_index;
-                    low[w as usize] = next_index;
-                    next_index += 1;
-                    stack.push(w);
-                    on_stack[w as usize] = true;
-                    calls.push((w, offsets[w as usize]));
-                } else if on_stack[w as usize] {
-                    low[v as usize] = low[v as usize].min(index[w as usize]);
-                }
-                continue;
-            }
-            calls.pop();
-            if let Some(&(parent, _)) = calls.last() {
-                low[parent as usize] = low[parent as usize].min(low[v as usize]);
-            }
-            if low[v as usize] == index[v as usize] {
-                loop {
-                    let w = stack.pop().expect("the component's states are on the stack");
-                    on_stack[w as usize] = false;
-                    component[w as usize] = next_component;
-                    if w == v {
-                        break;
-                    }
-                }
-                next_component += 1;
-            }
-        }
-    }
-    component
+    Some(counterexample(model, prefix, v, Some(cycle)))
 }
 
 fn verdicts<A: Algorithm>(
