@@ -690,3 +690,12 @@ impl Driver for Replaying<'_> {
         Ok(Replay { algorithm, initial, start_faults, in_flight, timers, steps, last, settled, properties })
     }
 }
+
+/// The deployed member running `algorithm` on `n` processes, as `elect check --monitor` runs it: the unit tests'
+/// configuration.
+#[cfg(test)]
+pub(crate) fn member_sim(algorithm: &str, n: usize) -> SimConfig {
+    let mut sim = SimConfig::new(algorithm, n);
+    sim.monitor = Some(elect_scenario::Monitor::member(elect_core::InT(2)));
+    sim
+}

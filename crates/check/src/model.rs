@@ -366,7 +366,6 @@ impl<A: Algorithm> Model<A> {
         }
     }
 
-    /// The receiving position and its port of link slot `slot`.
     /// Whether message `m` may arrive at this instant ([`Self::actions`]): in timed runs, once its delay allows;
     /// and at the end of a run (`over`) only if it must arrive then, since the rest would come after.
     pub(crate) fn may_arrive_now(&self, m: &InFlight, over: bool) -> bool {
@@ -449,6 +448,7 @@ impl<A: Algorithm> Model<A> {
         state.rest.ends_in == Some(0) && state.rest.steady == 0
     }
 
+    /// The receiving position and its port of link slot `slot`.
     pub(crate) fn receiver(&self, slot: u32) -> (u32, u32) {
         self.link_far[slot as usize]
     }

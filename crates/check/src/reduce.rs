@@ -328,7 +328,7 @@ fn levels<A: Algorithm>(model: &Model<A>, reduced: bool, stop: &dyn Fn() -> bool
 #[cfg(test)]
 mod tests {
     use elect_algos::Driver;
-    use elect_scenario::{Monitor, Scenario, SimConfig};
+    use elect_scenario::Scenario;
 
     use super::*;
     use crate::{CheckConfig, CheckError};
@@ -336,16 +336,15 @@ mod tests {
     /// For the deliveries of the first states of a timed run where the walk is refused before it is taken (too
     /// many orders to walk), whether the walk, taken, fails too: one `bool` per delivery, at most `cases`.
     struct Refused {
+        config: CheckConfig,
+        scenario: Scenario,
         cases: usize,
     }
 
     impl Driver for Refused {
         type Output = Result<Vec<bool>, CheckError>;
         fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
-            let mut config = CheckConfig::new(member_of(9));
-            config.timed = true;
-            let scenario = Scenario::build(&config.sim).expect("a valid scenario");
-            let model = Model::new(algorithm, scenario, config)?;
+            let model = Model::new(algorithm, self.scenario, self.config)?;
             let (mut level, mut seen, mut actions) = (vec![model.root(0)], HashSet::new(), Vec::new());
             let mut found = Vec::new();
             while !level.is_empty() && found.len() < self.cases {
@@ -370,18 +369,13 @@ mod tests {
         }
     }
 
-    fn member_of(n: usize) -> SimConfig {
-        let mut sim = SimConfig::new("bully", n);
-        sim.monitor = Some(Monitor::member(elect_core::InT(2)));
-        sim
-    }
-
     #[test]
     fn a_walk_with_more_orders_than_it_may_take_is_refused_as_taking_it_would() {
-        let mut config = CheckConfig::new(member_of(9));
+        let mut config = CheckConfig::new(crate::member_sim("bully", 9));
         config.timed = true;
         let scenario = Scenario::build(&config.sim).expect("a valid scenario");
-        let found = crate::dispatch(&config, &scenario, Refused { cases: 3 }).expect("a model");
+        let refused = Refused { config: config.clone(), scenario: scenario.clone(), cases: 3 };
+        let found = crate::dispatch(&config, &scenario, refused).expect("a model");
         // Nine members hear from eight links at once: some deliveries have more orders than a walk takes.
         assert_eq!(found.len(), 3, "no delivery with more than {ORDERS_MAX} orders among the first states");
         assert!(found.iter().all(|&commutes| !commutes), "a walk refused up front would have succeeded: {found:?}");

@@ -3,9 +3,10 @@
 use std::collections::HashSet;
 
 use elect_algos::{Algorithm, Driver};
-use elect_scenario::{Monitor, Scenario, ScenarioFile, SimConfig};
+use elect_scenario::{Scenario, ScenarioFile, SimConfig};
 
 use super::*;
+use crate::member_sim as member;
 use crate::{CheckConfig, CheckError};
 
 /// Bully's process, whose states the frontier's tests store.
@@ -89,12 +90,6 @@ fn compare_with(sim: SimConfig, crashes: u8, recoveries: u8, one_delivery: bool)
     let scenario = Scenario::build(&config.sim).expect("a valid scenario");
     crate::dispatch(&config, &scenario.clone(), Compare { scenario, config: config.clone(), one_delivery })
         .expect("a model")
-}
-
-fn member(algorithm: &str, n: usize) -> SimConfig {
-    let mut sim = SimConfig::new(algorithm, n);
-    sim.monitor = Some(Monitor::member(elect_core::InT(2)));
-    sim
 }
 
 #[test]
@@ -289,18 +284,16 @@ fn a_search_with_its_frontier_on_disk_finds_what_one_in_memory_finds() {
     assert!(bounded.verdicts.iter().all(unproven), "{:?}", bounded.verdicts);
 }
 
-/// The designations of a search of Bully's member at four with one crash, and whether it stopped on `--max-time`.
+/// The designations of a search under `config`, and whether it stopped on a bound.
 struct Designations {
-    max_time: Option<std::time::Duration>,
+    config: CheckConfig,
+    scenario: Scenario,
 }
 
 impl Driver for Designations {
     type Output = Result<(usize, Option<&'static str>), CheckError>;
     fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
-        let mut config = CheckConfig::new(member("bully", 4));
-        (config.timed, config.crashes, config.max_time) = (true, 1, self.max_time);
-        let scenario = Scenario::build(&config.sim).expect("a valid scenario");
-        let model = Model::new(algorithm, scenario, config)?;
+        let model = Model::new(algorithm, self.scenario, self.config)?;
         let pass = search(&model, Some(None), false, true, Clock::now());
         Ok((pass.designations.len(), pass.stopped))
     }
@@ -310,9 +303,10 @@ impl Driver for Designations {
 fn a_search_out_of_time_stops_before_it_weighs_designating() {
     let run = |max_time| {
         let mut config = CheckConfig::new(member("bully", 4));
-        (config.timed, config.crashes) = (true, 1);
+        (config.timed, config.crashes, config.max_time) = (true, 1, max_time);
         let scenario = Scenario::build(&config.sim).expect("a valid scenario");
-        crate::dispatch(&config, &scenario, Designations { max_time }).expect("a model")
+        crate::dispatch(&config, &scenario, Designations { config: config.clone(), scenario: scenario.clone() })
+            .expect("a model")
     };
     // With time, the look ahead finds that designating pays: one root per member that may crash.
     assert_eq!(run(None), (4, None));
