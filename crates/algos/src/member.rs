@@ -11,6 +11,7 @@ pub mod lease;
 mod leasing;
 mod packet;
 mod process;
+mod replies;
 pub mod rule;
 mod state;
 #[cfg(test)]

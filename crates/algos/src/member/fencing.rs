@@ -18,9 +18,8 @@ use crate::algorithm::Algorithm;
 
 impl<A: Algorithm> Member<A> {
     /// A packet from `port` said its sender has seen `seen` and leads under `lead`: the claim is noted (and lives
-    /// for the claim's life), and `seen` grows. Returns whether the sender leads under an epoch older than one
-    /// this member knows (it is then told).
-    pub(super) fn hear(&mut self, cx: &mut Cx<'_, Self>, port: Port, seen: Epoch, lead: Option<Epoch>) -> bool {
+    /// for the claim's life), and `seen` grows.
+    pub(super) fn hear(&mut self, cx: &mut Cx<'_, Self>, port: Port, seen: Epoch, lead: Option<Epoch>) {
         let peer = self.peer(port);
         match lead {
             Some(claim) => {
@@ -34,7 +33,6 @@ impl<A: Algorithm> Member<A> {
             }
         }
         self.seen = self.seen.max(seen).max(lead.unwrap_or(Epoch::ZERO));
-        lead.is_some_and(|claim| claim < self.seen)
     }
 
     /// The claim of the member at `port` was not renewed within its life: it no longer holds this member back.
@@ -181,6 +179,7 @@ impl<A: Algorithm> Member<A> {
         }
         if granted.is_some() {
             self.broadcast(cx, Body::Announce);
+            self.replies.announced(self.seen, self.grant);
         }
     }
 }

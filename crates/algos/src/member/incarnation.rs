@@ -2,13 +2,14 @@
 //! durable before its first packet; a packet of an older incarnation of its sender than one already heard was sent
 //! before the sender restarted, and is dropped unread. A packet stamped with an older epoch than one this member
 //! knows (a lower `seen`, or a grant below an epoch it has seen) is answered with an `announce` of its own `seen`
-//! (and grant): a straggler catches up at once instead of acting on what it missed.
+//! (and grant), once the instant's packets are all in ([`super::replies`]): a straggler catches up at once instead
+//! of acting on what it missed.
 
 use std::sync::Arc;
 
 use elect_core::{Cx, Duration, Epoch, Event, NodeId, Span};
 
-use super::packet::{MemberTimer, Saved};
+use super::packet::{Body, MemberTimer, Saved};
 use super::process::{Durable, Member};
 use super::rule;
 use super::state::{Asking, Away, Leadership};
@@ -64,10 +65,23 @@ impl<A: Algorithm> Member<A> {
         }
     }
 
-    /// Whether the sender of a packet stamped `seen` is behind this member (now that its header was heard): it
-    /// leads under a grant older than an epoch this member knows (`stale_lead`), or, while this member takes
-    /// part, it has seen less. A member sitting out corrects only a leader's stale grant.
-    pub(super) fn behind(&self, stale_lead: bool, seen: Epoch) -> bool {
-        stale_lead || (self.away == Away::Present && seen < self.seen)
+    /// The packets of this instant have all arrived: each sender that is behind this member (it leads under a
+    /// grant older than an epoch this member knows, or, while this member takes part, it has seen less), or that
+    /// must be answered anyway, is told what this member knows, once (see [`super::replies`]). A straggler catches
+    /// up, a leader under an older grant makes itself a newer one, an asker hears one more member. A member
+    /// sitting out corrects only a leader's stale grant. Nobody is told again what this member announced to all at
+    /// this instant, if it knows nothing newer since.
+    pub(super) fn answer(&mut self, cx: &mut Cx<'_, Self>) {
+        cx.rule(rule::TELL);
+        let (owed, announced) = self.replies.take();
+        if announced == Some((self.seen, self.grant)) {
+            return;
+        }
+        for (port, shown) in owed {
+            let stale_lead = shown.lead.is_some_and(|lead| lead < self.seen);
+            if stale_lead || (self.away == Away::Present && shown.seen < self.seen) || shown.answer {
+                cx.send(port, self.packet(Body::Announce));
+            }
+        }
     }
 }

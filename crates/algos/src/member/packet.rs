@@ -192,6 +192,8 @@ pub enum MemberTimer<T> {
     Grace,
     /// A leader changing the voters has waited a round trip for the members to hold the configuration it sent.
     Change,
+    /// The packets of this instant have all arrived: the answers owed go out (see [`super::replies`]).
+    Answer,
 }
 
 /// What a member keeps on stable storage.

@@ -11,13 +11,14 @@ use std::sync::Arc;
 
 use elect_core::driver::Host;
 use elect_core::{
-    Command, Cx, Epoch, Event, EventOf, Invalid, NodeId, Notice, Peers, Port, Process, Rank, Roster, Span, Status,
-    Validate, View,
+    Command, Cx, Duration, Epoch, Event, EventOf, Invalid, NodeId, Notice, Peers, Port, Process, Rank, Roster, Span,
+    Status, Validate, View,
 };
 
 use super::config::Fixed;
 use super::lease::Leases;
 use super::packet::{Body, MemberTimer, Packet, Saved};
+use super::replies::Replies;
 use super::rule;
 use super::state::{Asking, Away, Leadership};
 use super::voters::{Membership, VoterChange, Voters};
@@ -63,6 +64,8 @@ pub struct Member<A: Algorithm> {
     pub(super) lease: Leases,
     /// The voting configuration it holds, and the change of the voters it makes, if it does.
     pub(super) membership: Membership,
+    /// The senders heard at this instant, answered once its packets have all arrived.
+    pub(super) replies: Replies,
 }
 
 impl<A: Algorithm> Member<A> {
@@ -89,6 +92,7 @@ impl<A: Algorithm> Member<A> {
             durable: None,
             lease,
             membership,
+            replies: Replies::default(),
         }
     }
 
@@ -102,7 +106,7 @@ impl<A: Algorithm> Member<A> {
         (&BTreeMap<NodeId, (Epoch, bool)>, &BTreeMap<NodeId, u64>),
         (bool, bool, Asking, Leadership, Away),
         &Option<Durable<A>>,
-        (&Leases, &Membership),
+        (&Leases, &Membership, &Replies),
     ) {
         (
             self.inner.key(),
@@ -110,7 +114,7 @@ impl<A: Algorithm> Member<A> {
             (&self.claims, &self.heard),
             (self.leading, self.settled, self.asking, self.published, self.away),
             &self.durable,
-            (&self.lease, &self.membership),
+            (&self.lease, &self.membership, &self.replies),
         )
     }
 
@@ -296,14 +300,13 @@ impl<A: Algorithm> Process for Member<A> {
         // A learner makes itself known to each new leader (it sends nothing else), so that the leader may add it.
         let introduce = self.away == Away::Outside
             && packet.lead.is_some_and(|lead| self.claims.get(&peer).is_none_or(|&(claim, _)| claim != lead));
-        let stale_lead = self.hear(cx, from, packet.seen, packet.lead);
+        self.hear(cx, from, packet.seen, packet.lead);
         let newest = packet.lead.is_some_and(|lead| lead >= self.seen);
         if !matches!(packet.body, Body::Config { .. }) {
             self.compare_configs(cx, from, packet.config, newest);
         }
         // The member a transfer named may have stopped leading: then those standing aside for it take part again.
         let rejoined = self.end_aside(cx);
-        let behind = self.behind(stale_lead, packet.seen);
         let present = self.away == Away::Present;
         let asked = matches!(packet.body, Body::Ask) && self.answers_questions();
         cx.rule(match &packet.body {
@@ -320,6 +323,10 @@ impl<A: Algorithm> Process for Member<A> {
         if rejoined {
             cx.rule(rule::ASIDE_OVER);
         }
+        // The sender is told what it missed once the instant's packets are all in (see `super::replies`).
+        if self.replies.note(from, packet.seen, packet.lead, asked || introduce) {
+            cx.set_timer(MemberTimer::Answer, Span::exactly(Duration::ZERO));
+        }
         let lead = packet.lead;
         match packet.body {
             Body::Algorithm(msg) if present => self.run(cx, Event::Message { from, msg }),
@@ -334,14 +341,15 @@ impl<A: Algorithm> Process for Member<A> {
             _ => {}
         }
         self.decide(cx);
-        if behind || asked || introduce {
-            // Tell the sender about the newer epoch this member knows: a straggler catches up, a leader under an
-            // older grant makes itself a newer one, an asker hears one more member.
-            cx.send(from, self.packet(Body::Announce));
-        }
     }
 
     fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: Self::Timer) {
+        // A timer fires once the instant's packets are all in: whichever fires first sends the answers owed, before
+        // anything it sends of its own, so that the timers of one instant may fire in any order and send alike.
+        if timer != MemberTimer::Answer && self.replies.owing() {
+            cx.cancel_timer(MemberTimer::Answer);
+            self.answer(cx);
+        }
         match timer {
             MemberTimer::Inner { life, timer } if life == self.life && self.away == Away::Present => {
                 self.run(cx, Event::Timer(timer));
@@ -374,6 +382,7 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Promise => self.on_promise(cx),
             MemberTimer::Grace => self.on_grace(cx),
             MemberTimer::Change => self.on_change_due(cx),
+            MemberTimer::Answer => return self.answer(cx),
         }
         self.decide(cx);
     }
@@ -441,6 +450,7 @@ impl<A: Algorithm> Process for Member<A> {
             MemberTimer::Promise => "end of the promise to back one leader".to_owned(),
             MemberTimer::Grace => "end of the grace to get a lease".to_owned(),
             MemberTimer::Change => "answers to the configuration due".to_owned(),
+            MemberTimer::Answer => "the instant's packets all in: answers out".to_owned(),
         }
     }
 }

@@ -12,6 +12,8 @@ pub const AWAY: &str = "sitting out, take no part";
 pub const ANNOUNCE: &str = "hear a newer epoch or grant";
 /// A member that started knowing no epoch asks the others; each answers with the highest epoch it knows.
 pub const ANSWER: &str = "answer a question about epochs";
+/// Once the packets of an instant have all arrived, each sender that had seen less than this member (or led under an older grant), or asked, is told what this member knows, once.
+pub const TELL: &str = "tell the instant's senders what they missed";
 /// A timer armed before the algorithm was restarted, or while sitting out, does nothing.
 pub const OLD_TIMER: &str = "ignore a timer of an earlier instance";
 /// Another member's claim to lead was not renewed within its life: this member no longer counts it.
@@ -59,6 +61,7 @@ pub const ALL: &[&str] = &[
     AWAY,
     ANNOUNCE,
     ANSWER,
+    TELL,
     OLD_TIMER,
     CLAIM,
     SETTLE,

@@ -195,10 +195,17 @@ fn port(me: NodeId, peer: NodeId) -> Port {
     Port(if peer < me { peer.0 - 1 } else { peer.0 - 2 })
 }
 
-/// `m` gets `packet` from `peer`.
+/// `m` gets `packet` from `peer`, the only packet of its instant: the answers it owes then go out, as the instant
+/// ends.
 fn hear(m: &mut Node, peer: NodeId, packet: Packet<Script>) -> Effects {
     let from = port(m.fixed.setup.id, peer);
-    step(m, Event::Message { from, msg: packet })
+    let mut effects = step(m, Event::Message { from, msg: packet });
+    let answer = Effect::SetTimer { timer: MemberTimer::Answer, after: Span::exactly(Duration::ZERO) };
+    if let Some(k) = effects.iter().position(|e| *e == answer) {
+        effects.remove(k);
+        effects.extend(step(m, Event::Timer(MemberTimer::Answer)));
+    }
+    effects
 }
 
 /// A packet of incarnation 1 of a sender that has seen `seen` and leads under `lead`.
@@ -672,3 +679,23 @@ mod asking;
 mod lease;
 mod transfer;
 mod voters;
+
+/// Two packets at one instant, one of which tells the member of a newer epoch: the sender of the other, behind it,
+/// is told once the instant's packets are all in, whichever of the two the member read first.
+#[test]
+fn the_packets_of_an_instant_are_answered_alike_in_either_order() {
+    let newer = (C, packet(ballot(5, C), None, Body::Announce));
+    let older = (B, packet(ballot(1, B), None, Body::Announce));
+    let answers = |packets: [(NodeId, Packet<Script>); 2]| {
+        let mut a = start(A, None);
+        let mut effects = Vec::new();
+        for (peer, msg) in packets {
+            effects.extend(step(&mut a, Event::Message { from: port(A, peer), msg }));
+        }
+        effects.extend(step(&mut a, Event::Timer(MemberTimer::Answer)));
+        sends(&effects)
+    };
+    let forward = answers([newer.clone(), older.clone()]);
+    assert_eq!(forward, [(port(A, B), stamped(1, ballot(5, C), None, Body::Announce))]);
+    assert_eq!(answers([older, newer]), forward);
+}
