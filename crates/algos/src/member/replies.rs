@@ -54,7 +54,7 @@ impl Replies {
     /// This member told every other member that it has seen `seen` and leads under `lead`. Noted only while
     /// answers are owed (the timer they go out at clears it).
     pub(super) fn announced(&mut self, seen: Epoch, lead: Option<Epoch>) {
-        if !self.owed.is_empty() {
+        if self.owing() {
             self.announced = Some((seen, lead));
         }
     }
