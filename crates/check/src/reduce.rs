@@ -287,21 +287,30 @@ const LOOK_AHEAD: usize = 10_000;
 /// per designation and lets the reduction work on them; not designating expands them in full. Sound either way.
 /// Once `stop` says so (the search's time is up), the look ahead ends where it is, and the search stops.
 pub(crate) fn designation_pays<A: Algorithm>(model: &Model<A>, copies: usize, stop: &dyn Fn() -> bool) -> bool {
-    let full = levels(model, false, stop);
-    let reduced = levels(model, true, stop);
+    let full = levels(model, false, usize::MAX, stop);
+    // Only as many levels as the full look ahead counted are compared: the reduced graph, smaller, would go on
+    // deeper, and its deep levels are where its one-delivery walks cost the most (at nine members, 24 s).
+    let reduced = levels(model, true, full.len(), stop);
     let depth = full.len().min(reduced.len());
     let sum = |levels: &[usize]| levels[..depth].iter().sum::<usize>();
     sum(&full) > copies * sum(&reduced)
 }
 
 /// The number of states at each depth of the state graph without crashes, full or reduced, up to the first level
-/// that takes the look ahead past [`LOOK_AHEAD`] states.
-fn levels<A: Algorithm>(model: &Model<A>, reduced: bool, stop: &dyn Fn() -> bool) -> Vec<usize> {
+/// that takes the look ahead past [`LOOK_AHEAD`] states, and at most `max_levels` of them.
+///
+/// The level being expanded when the look ahead passes [`LOOK_AHEAD`] states is left there: the size of the level
+/// it was building would not be counted anyway, and the rest of its expansion was most of the full look ahead's
+/// memory (at nine members, 600 MB).
+fn levels<A: Algorithm>(model: &Model<A>, reduced: bool, max_levels: usize, stop: &dyn Fn() -> bool) -> Vec<usize> {
     let root = model.root(0);
     let mut seen = HashSet::from([root.fingerprint()]);
     let (mut level, mut sizes, mut actions) = (vec![root], Vec::new(), Vec::new());
     while !level.is_empty() && seen.len() < LOOK_AHEAD {
         sizes.push(level.len());
+        if sizes.len() >= max_levels {
+            return sizes;
+        }
         let mut next_level = Vec::new();
         for state in &level {
             if stop() {
@@ -319,6 +328,9 @@ fn levels<A: Algorithm>(model: &Model<A>, reduced: bool, stop: &dyn Fn() -> bool
                 chosen = actions.iter().map(|&a| model.step(state, a)).collect();
             }
             next_level.extend(chosen.into_iter().filter(|next| seen.insert(next.fingerprint())));
+            if seen.len() >= LOOK_AHEAD {
+                return sizes;
+            }
         }
         level = next_level;
     }
@@ -367,6 +379,44 @@ mod tests {
             }
             Ok(found)
         }
+    }
+
+    /// The full look ahead of [`levels`]: the levels it counted, and how many states it expanded.
+    struct LookAhead {
+        config: CheckConfig,
+        scenario: Scenario,
+    }
+
+    impl Driver for LookAhead {
+        type Output = Result<(Vec<usize>, usize), CheckError>;
+        fn drive<A: Algorithm>(self, algorithm: A) -> Self::Output {
+            let model = Model::new(algorithm, self.scenario, self.config)?;
+            // `stop` is asked once before each state is expanded.
+            let expanded = std::cell::Cell::new(0);
+            let sizes = levels(&model, false, usize::MAX, &|| {
+                expanded.set(expanded.get() + 1);
+                false
+            });
+            // The reduced look ahead, capped at as many levels, counts them and no more.
+            let reduced = levels(&model, true, sizes.len(), &|| false);
+            assert_eq!(reduced.len(), sizes.len(), "the reduced look ahead's levels {reduced:?}");
+            Ok((sizes, expanded.get()))
+        }
+    }
+
+    #[test]
+    fn the_look_ahead_stops_in_the_level_that_takes_it_past_its_bound() {
+        let mut config = CheckConfig::new(crate::member_sim("bully", 5));
+        config.timed = true;
+        let scenario = Scenario::build(&config.sim).expect("a valid scenario");
+        let look = LookAhead { config: config.clone(), scenario: scenario.clone() };
+        let (sizes, expanded) = crate::dispatch(&config, &scenario, look).expect("a model");
+        let counted: usize = sizes.iter().sum();
+        // Every level counted was whole when it began, within the bound; the last was being expanded when the
+        // look ahead passed it, and the rest of it is left.
+        assert!(counted < LOOK_AHEAD, "{counted} states counted in {sizes:?}");
+        assert!(expanded < counted, "{expanded} states expanded of the {counted} counted in {sizes:?}");
+        assert!(expanded > counted - sizes.last().expect("a level"), "a level before the last was cut short");
     }
 
     #[test]
