@@ -13,6 +13,10 @@
 //! process is borrowed for the first phase only, the driver for the second. The buffer is the driver's, reused
 //! from step to step, so that no step allocates.
 //!
+//! A driver that can take a message while the process is borrowed (the simulator, in a plain run, builds it in its
+//! event queue) runs phase 1 with [`handle_sending`] and an [`Outbox`]: the sends the handler makes before any
+//! other effect go there at once, and the rest wait in the buffer for phase 2, so the order still holds.
+//!
 //! ```
 //! use std::borrow::Cow;
 //! use elect_core::driver::{self, Host};
@@ -55,7 +59,9 @@
 use std::borrow::Cow;
 use std::ops::RangeInclusive;
 
-use crate::{Command, Cx, Duration, Effect, EffectOf, Event, EventOf, Instant, Notice, Port, Process, Span, step};
+use crate::{
+    Command, Cx, Duration, Effect, EffectOf, Event, EventOf, Instant, Notice, Outbox, Port, Process, Span, step,
+};
 
 /// What a driver does with each kind of effect: the part of the contract that differs between drivers.
 ///
@@ -92,6 +98,24 @@ pub fn handle<P: Process>(
     effects: &mut Vec<EffectOf<P>>,
 ) -> Option<&'static str> {
     let mut cx = Cx::new(now, effects);
+    step(process, &mut cx, event);
+    cx.applied()
+}
+
+/// Phase 1 of a step for a driver that takes messages as they are sent: as [`handle`], but each send the handler
+/// makes before any other effect goes straight to `outbox` instead of the buffer (a message written once, where
+/// the driver keeps it, instead of written to the buffer and copied out of it). The effects left in `effects`,
+/// and the sends after them, are carried out by [`carry_out`] as usual; taken together, the driver sees every
+/// effect in the order the handler made it.
+#[inline(always)]
+pub fn handle_sending<P: Process>(
+    process: &mut P,
+    now: Instant,
+    event: EventOf<P>,
+    effects: &mut Vec<EffectOf<P>>,
+    outbox: &mut dyn Outbox<P::Msg>,
+) -> Option<&'static str> {
+    let mut cx = Cx::with_outbox(now, effects, outbox);
     step(process, &mut cx, event);
     cx.applied()
 }
@@ -211,7 +235,12 @@ mod tests {
         fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<u8>) {
             cx.persist(restored.unwrap_or(0) + 1);
         }
-        fn on_message(&mut self, _: &mut Cx<'_, Self>, _: Port, _: Msg) {}
+        fn on_message(&mut self, cx: &mut Cx<'_, Self>, _: Port, _: Msg) {
+            cx.send(Port(0), Msg::Other {});
+            cx.send(Port(1), Msg::Other {});
+            cx.notify(Notice::Pulse { pulse: 2 });
+            cx.send(Port(2), Msg::Other {});
+        }
         fn on_command(&mut self, cx: &mut Cx<'_, Self>, _: Command) {
             cx.set_timer(1, Span::exactly(Duration::TICK));
             cx.send(Port(0), Msg::Text { s: "a".into() });
@@ -269,6 +298,29 @@ mod tests {
         r.run(Event::Command(Command::Initiate));
         assert_eq!(r.log.0, ["set 1 1", "send 0 Text { s: \"a\" }", "cancel 1", "notify Pulse { pulse: 1 }",]);
         assert!(r.effects.is_empty());
+    }
+
+    impl Outbox<Msg> for Log {
+        fn send(&mut self, to: Port, msg: Msg) {
+            self.0.push(format!("sent at once {} {msg:?}", to.0));
+        }
+    }
+
+    #[test]
+    fn sends_go_to_the_outbox_until_another_effect_is_recorded_and_the_order_holds() {
+        let (mut effects, mut log) = (Vec::new(), Log::default());
+        let message = Event::Message { from: Port(0), msg: Msg::Other {} };
+        handle_sending(&mut Recorder, Instant::ZERO, message, &mut effects, &mut log);
+        assert_eq!(log.0, ["sent at once 0 Other", "sent at once 1 Other"]);
+        carry_out(&mut log, &mut effects);
+        assert_eq!(log.0[2..], ["notify Pulse { pulse: 2 }", "send 2 Other"]);
+
+        // The first effect is a timer: every send after it waits in the buffer behind it.
+        let mut log = Log::default();
+        handle_sending(&mut Recorder, Instant::ZERO, Event::Command(Command::Initiate), &mut effects, &mut log);
+        assert!(log.0.is_empty(), "{:?}", log.0);
+        carry_out(&mut log, &mut effects);
+        assert_eq!(log.0, ["set 1 1", "send 0 Text { s: \"a\" }", "cancel 1", "notify Pulse { pulse: 1 }"]);
     }
 
     #[test]

@@ -55,8 +55,8 @@ pub mod view;
 
 pub use id::{AttrTooLarge, NodeId, Prefer, Rank, Ranking};
 pub use process::{
-    Command, Cx, Effect, EffectOf, Event, EventOf, Message, Neighbor, Notice, OwnedSetup, Port, Process, RingPorts,
-    Setup, Shape, step, varint_len,
+    Command, Cx, Effect, EffectOf, Event, EventOf, Message, Neighbor, Notice, Outbox, OwnedSetup, Port, Process,
+    RingPorts, Setup, Shape, step, varint_len,
 };
 pub use property::{Check, Monitor, Property, Skipped, Violation, When, Winner, World};
 pub use status::epoch::Epoch;

@@ -492,17 +492,34 @@ pub trait Process: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     }
 }
 
+/// Where a driver takes a step's messages as they are sent ([`crate::driver::handle_sending`]): what
+/// [`crate::driver::Host::send`] does with a message, for the sends a handler makes before any other effect.
+pub trait Outbox<M> {
+    /// `msg` leaves over the link at `to`.
+    fn send(&mut self, to: Port, msg: M);
+}
+
 /// The context of one handler call: the current time and the effect buffer.
 pub struct Cx<'a, P: Process> {
     now: Instant,
     effects: &'a mut Vec<EffectOf<P>>,
+    /// Where a send goes at once while no other effect of the step waits in `effects`, for a driver that takes
+    /// messages as they are sent ([`crate::driver::handle_sending`]).
+    outbox: Option<&'a mut dyn Outbox<P::Msg>>,
     rule: Option<&'static str>,
 }
 
 impl<'a, P: Process> Cx<'a, P> {
     /// A context at `now` that appends effects to `effects`.
     pub fn new(now: Instant, effects: &'a mut Vec<EffectOf<P>>) -> Self {
-        Self { now, effects, rule: None }
+        Self { now, effects, outbox: None, rule: None }
+    }
+
+    /// A context at `now` that hands each send to `outbox` as it is made, as long as no other effect has been
+    /// recorded in `effects` before it; from the first other effect on, sends are recorded after it, so that the
+    /// driver still sees the step's effects in the order the handler made them.
+    pub fn with_outbox(now: Instant, effects: &'a mut Vec<EffectOf<P>>, outbox: &'a mut dyn Outbox<P::Msg>) -> Self {
+        Self { now, effects, outbox: Some(outbox), rule: None }
     }
 
     /// Names the rule of the algorithm this handler applies ("forward a larger id", "own id returned: elected"),
@@ -525,8 +542,12 @@ impl<'a, P: Process> Cx<'a, P> {
     }
 
     /// Sends `msg` over the link at `to`.
+    #[inline]
     pub fn send(&mut self, to: Port, msg: P::Msg) {
-        self.effects.push(Effect::Send { to, msg });
+        match &mut self.outbox {
+            Some(outbox) if self.effects.is_empty() => outbox.send(to, msg),
+            _ => self.effects.push(Effect::Send { to, msg }),
+        }
     }
 
     /// Arms `timer` to fire after `after`, replacing its pending deadline.

@@ -20,6 +20,7 @@ use rand_chacha::ChaCha8Rng;
 use elect_scenario::rng::{Stream, rng};
 use elect_scenario::{Delay, End, Graph, MobilitySpec, Probability, Record, Scenario, Scheduled, Time, build_process};
 
+use crate::event::{COMMAND, Ev, Express, FAULT, Fault, MESSAGE, TIMER, count_send, horizon};
 use crate::finish::{Counters, Finished, PulseLog};
 use crate::judge::{Judge, View};
 use crate::mobility::Mobile;
@@ -33,48 +34,11 @@ pub(crate) mod bare;
 mod end;
 mod faults;
 
-/// Event classes, in the order they run at equal times: a fault at `T` takes effect before anything else at `T`,
-/// commands come next, then messages, and timers last (a reply arriving exactly at a deadline beats it).
-const FAULT: usize = 0;
-const COMMAND: usize = 1;
-const MESSAGE: usize = 2;
-const TIMER: usize = 3;
-
-enum Ev<M, T> {
-    Deliver { to: u32, port: u32, id: u64, msg: M },
-    Timer { node: u32, timer: T, seq: u64 },
-    Command { node: u32, cmd: Command },
-    Fault(Fault),
-}
-
-/// A scheduled change to a process or the network: one the scenario scheduled, or a step of the mobile nodes.
-#[derive(Clone, Copy, Debug)]
-enum Fault {
-    Scheduled(Scheduled),
-    /// The nodes of a mobile network move one step.
-    Move,
-}
-
-/// What the queue's FIFO leaves in the place of an event it has given out (never dispatched).
-impl<M, T> Default for Ev<M, T> {
-    fn default() -> Self {
-        Self::Fault(Fault::Move)
-    }
-}
-
 type Msg<A> = <<A as Algorithm>::Process as Process>::Msg;
 type TimerOf<A> = <<A as Algorithm>::Process as Process>::Timer;
 type DurableOf<A> = <<A as Algorithm>::Process as Process>::Durable;
 /// A trace line of a run of `A`, which borrows its message, timer and view.
 type Line<'a, A> = Record<'a, &'a Msg<A>, &'a TimerOf<A>, &'a elect_core::View>;
-
-/// How far ahead the event queue's wheel should reach: twice the longest likely delay.
-fn horizon(delay: Delay) -> u64 {
-    2 * match delay {
-        Delay::Constant(d) | Delay::Uniform(_, d) => d,
-        Delay::Exp(mean) => 4 * mean,
-    }
-}
 
 /// Why a run stopped short of a report.
 #[derive(Debug)]
@@ -558,7 +522,18 @@ impl<A: Algorithm> Sim<A> {
     fn handle_with(&mut self, node: u32, event: EventOf<A::Process>, effects: &mut Vec<EffectOf<A::Process>>) {
         let before = self.procs[node as usize].status_key();
         let parent = self.trace.as_ref().map(|_| self.procs[node as usize].parent());
-        let rule = driver::handle(&mut self.procs[node as usize], Instant::from_ticks(self.now), event, effects);
+        let now = Instant::from_ticks(self.now);
+        // In a plain run on a perfect network a send is counted and queued and nothing else: the handler's sends go
+        // straight into the queue's slots ([`Express`]) instead of through the effects buffer, whose copy out would
+        // wait for the handler's narrow stores to reach the cache.
+        let rule = match self.express.and_then(|delay| self.now.checked_add(delay)) {
+            Some(at) => {
+                let Self { procs, queue, counters, scenario, .. } = self;
+                let mut outbox = Express { queue, counters, graph: &scenario.graph, node, at };
+                driver::handle_sending(&mut procs[node as usize], now, event, effects, &mut outbox)
+            }
+            None => driver::handle(&mut self.procs[node as usize], now, event, effects),
+        };
         if self.trace.is_some() {
             self.trace_step(node, rule);
         }
@@ -602,15 +577,8 @@ impl<A: Algorithm> Sim<A> {
     /// records it ([`Self::send_modelled`]), which also handles a time overflow.
     #[inline(always)]
     fn send(&mut self, node: u32, port: Port, outgoing: Cow<'_, Msg<A>>) {
-        let msg = &*outgoing;
         let end = self.scenario.graph.far_end(node, port.0);
-        let counters = &mut self.counters;
-        counters.by_kind[msg.kind_index()] += 1;
-        let bytes = msg.wire_size().unwrap_or_else(|| encoded_size(msg));
-        debug_assert_eq!(bytes, encoded_size(msg), "{msg:?}: Message::wire_size is not the encoding's size");
-        counters.bits += 8 * bytes;
-        counters.sent += 1;
-        let id = counters.sent;
+        let id = count_send(&mut self.counters, &*outgoing);
         if let Some(delay) = self.express
             && let Some(at) = self.now.checked_add(delay)
         {
@@ -727,12 +695,6 @@ impl<A: Algorithm> Sim<A> {
             self.judge(|monitor, world, found| monitor.on_change(world, i, old, new, found));
         }
     }
-}
-
-/// The bytes of `msg` in the wire encoding, found by encoding it (where [`elect_core::Message::wire_size`] does not
-/// say).
-fn encoded_size<M: serde::Serialize>(msg: &M) -> u64 {
-    postcard::experimental::serialized_size(msg).expect("messages serialize") as u64
 }
 
 /// The simulator as the host of process `node`'s effects: a send is counted and queued under the network model,

@@ -21,6 +21,7 @@
 //! ```
 
 mod engine;
+mod event;
 mod expect;
 mod finish;
 mod judge;

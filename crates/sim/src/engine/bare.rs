@@ -1,6 +1,6 @@
 //! The simulator's event loop with nothing in it, which `elect bench` runs beside each scenario.
 
-use super::{Ev, MESSAGE, horizon};
+use crate::event::{Ev, MESSAGE, horizon};
 use crate::queue::EventQueue;
 use elect_scenario::Delay;
 
