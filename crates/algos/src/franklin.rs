@@ -140,7 +140,7 @@ impl FranklinProcess {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_probe(&mut self, cx: &mut Cx<'_, Self>, side: usize, id: Rank, round: u32) {
         match self.role {
             Role::Asleep | Role::Winner => cx.rule(AFTER_WIN),
@@ -206,8 +206,9 @@ impl Process for FranklinProcess {
     type Timer = ();
     type Durable = ();
 
-    // Inlined into the simulator's loop: a ring algorithm's every step is a message.
-    #[inline]
+    // Inlined into the simulator's loop, by force: a ring algorithm's every step is a message, and inlined, its
+    // sends reach the simulator's queue without a call through a pointer (left to the compiler, it stayed a call).
+    #[inline(always)]
     fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: Msg) {
         self.wake(cx);
         match msg {
