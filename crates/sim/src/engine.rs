@@ -11,8 +11,8 @@ use std::io::Write;
 use elect_algos::{Algorithm, Facts};
 use elect_core::driver::{self, Host, Restart};
 use elect_core::{
-    Command, EffectOf, Event, EventOf, Instant, Message, Monitor, NodeId, Notice, Peers, Port, Process, Property, Span,
-    Status, StatusKey, Violation,
+    Command, EffectOf, Event, EventOf, Instant, Message, Monitor, NodeId, Notice, Outbox, Peers, Port, Process,
+    Property, Span, Status, StatusKey, Violation,
 };
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -526,7 +526,7 @@ impl<A: Algorithm> Sim<A> {
         // In a plain run on a perfect network a send is counted and queued and nothing else: the handler's sends go
         // straight into the queue's slots ([`Express`]) instead of through the effects buffer, whose copy out would
         // wait for the handler's narrow stores to reach the cache.
-        let rule = match self.express.and_then(|delay| self.now.checked_add(delay)) {
+        let rule = match self.express_arrival() {
             Some(at) => {
                 let Self { procs, queue, counters, scenario, .. } = self;
                 let mut outbox = Express { queue, counters, graph: &scenario.graph, node, at };
@@ -577,16 +577,22 @@ impl<A: Algorithm> Sim<A> {
     /// records it ([`Self::send_modelled`]), which also handles a time overflow.
     #[inline(always)]
     fn send(&mut self, node: u32, port: Port, outgoing: Cow<'_, Msg<A>>) {
-        let end = self.scenario.graph.far_end(node, port.0);
-        let id = count_send(&mut self.counters, &*outgoing);
-        if let Some(delay) = self.express
-            && let Some(at) = self.now.checked_add(delay)
-        {
-            let make = || Ev::Deliver { to: end.node, port: end.port, id, msg: outgoing.into_owned() };
-            self.queue.push_steady_with(at, make);
+        if let Some(at) = self.express_arrival() {
+            let mut outbox =
+                Express { queue: &mut self.queue, counters: &mut self.counters, graph: &self.scenario.graph, node, at };
+            outbox.send(port, outgoing.into_owned());
             return;
         }
+        let end = self.scenario.graph.far_end(node, port.0);
+        let id = count_send(&mut self.counters, &*outgoing);
         self.send_modelled(node, port, end, id, outgoing);
+    }
+
+    /// When a message sent now arrives, if a send is only counted and queued ([`Self::express`]): the one delay
+    /// later, unless that would pass the largest instant.
+    #[inline(always)]
+    fn express_arrival(&self) -> Option<u64> {
+        self.express.and_then(|delay| self.now.checked_add(delay))
     }
 
     /// The rest of [`Self::send`] when the run is not plain: the message's fate, its arrival, its trace.

@@ -63,8 +63,8 @@ fn encoded_size<M: serde::Serialize>(msg: &M) -> u64 {
 }
 
 /// Where a step's sends go in a plain run on a perfect network: counted, and built in place in the queue's FIFO
-/// from `node`, to arrive at `at`. What the engine's own send does in such a run, for the sends a handler makes
-/// before any other effect ([`elect_core::driver::handle_sending`]).
+/// from `node`, to arrive at `at`: the sends a handler makes before any other effect
+/// ([`elect_core::driver::handle_sending`]), and the engine's own send in such a run for the rest.
 pub(crate) struct Express<'a, M, T> {
     pub(crate) queue: &'a mut EventQueue<Ev<M, T>>,
     pub(crate) counters: &'a mut Counters,
