@@ -49,6 +49,7 @@ mod memory;
 mod model;
 mod reduce;
 mod search;
+pub mod swarm;
 mod symmetry;
 
 use std::fmt;

@@ -1,11 +1,8 @@
-//! Sharded sweeps: `elect sweep --shard I/N` (or the index a batch scheduler gives an array job's copy), shard files
-//! written atomically, and `elect merge`, which puts them back together into exactly the bytes of the unsharded
-//! sweep.
-//!
-//! A shard file is the sweep's CSV with its share of the rows, after one first line that says which sweep and which
-//! shard it is: `# elect sweep shard I/N of DIGEST, RUNS runs`. The digest is [`elect_sim::Sweep::digest`].
+//! Sharded sweeps on the command line: `--shard I/N` (or the index a batch scheduler gives an array job's copy),
+//! shard files named and written atomically, and `elect merge`, which reads them and writes exactly the bytes of the
+//! unsharded sweep. The file's format, the scheduler's variables and the merge are the simulator's
+//! ([`elect_sim::shard`]).
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,6 +11,7 @@ use std::str::FromStr;
 use anyhow::Context;
 use clap::Args;
 use elect_sim::Shard;
+use elect_sim::shard::{ShardError, ShardFile};
 
 use crate::limits::Limits;
 use crate::outcome::{BadInput, Outcome, Refused};
@@ -26,27 +24,8 @@ impl FromStr for ShardArg {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let (i, n) = s.split_once('/').ok_or_else(|| format!("'{s}' is not I/N (shard I of N, I from 0)"))?;
-        let parse = |v: &str, what: &str| v.trim().parse::<u64>().map_err(|_| format!("'{v}' is not a {what}"));
-        let shard = Shard { index: parse(i, "shard index")?, count: parse(n, "shard count")? };
-        check(shard)?;
-        Ok(Self(shard))
+        s.parse().map(Self)
     }
-}
-
-fn check(shard: Shard) -> Result<Shard, String> {
-    if shard.count == 0 {
-        return Err("a sweep splits into at least 1 shard, not 0".to_owned());
-    }
-    if shard.index >= shard.count {
-        return Err(format!(
-            "shard {} of {} does not exist: shards are numbered from 0 to {}",
-            shard.index,
-            shard.count,
-            shard.count - 1
-        ));
-    }
-    Ok(shard)
 }
 
 /// Which shard this copy runs, and where that was read.
@@ -73,45 +52,8 @@ pub(crate) fn choose(
     if let Some(ShardArg(shard)) = flag {
         return Ok(Some(Chosen { shard, from: "--shard".to_owned() }));
     }
-    let number = |name: &str| -> Result<Option<u64>, BadInput> {
-        env(name)
-            .map(|v| v.trim().parse::<u64>().map_err(|_| BadInput(format!("{name}={v} is not a number"))))
-            .transpose()
-    };
-    let count_from = |name: &str, scheduler: &str| -> Result<(u64, String), BadInput> {
-        match (count, number(name)?) {
-            (Some(c), _) => Ok((c, "--shard-count".to_owned())),
-            (None, Some(c)) => Ok((c, name.to_owned())),
-            (None, None) => Err(BadInput(format!("{scheduler} gives no shard count here: pass --shard-count N"))),
-        }
-    };
-    let (index, count, from) = if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
-        let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-        let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
-        let (count, counted) = count_from("SLURM_ARRAY_TASK_COUNT", "Slurm")?;
-        let index = id
-            .checked_sub(min)
-            .ok_or_else(|| BadInput(format!("SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}")))?
-            / step;
-        (index, count, format!("SLURM_ARRAY_TASK_ID={id}, minimum {min}, step {step}; count from {counted}"))
-    } else if let Some(index) = number("JOB_COMPLETION_INDEX")? {
-        let (count, counted) = count_from("", "a Kubernetes Indexed Job")?;
-        (index, count, format!("JOB_COMPLETION_INDEX={index}; count from {counted}"))
-    } else if let Some(index) = number("AWS_BATCH_JOB_ARRAY_INDEX")? {
-        let (count, counted) = count_from("AWS_BATCH_JOB_ARRAY_SIZE", "AWS Batch")?;
-        (index, count, format!("AWS_BATCH_JOB_ARRAY_INDEX={index}; count from {counted}"))
-    } else {
-        return match count {
-            Some(_) => Err(BadInput(
-                "--shard-count needs an array index from a scheduler (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or \
-                 AWS_BATCH_JOB_ARRAY_INDEX); or give --shard I/N"
-                    .to_owned(),
-            )),
-            None => Ok(None),
-        };
-    };
-    let shard = check(Shard { index, count }).map_err(|e| BadInput(format!("{e} ({from})")))?;
-    Ok(Some(Chosen { shard, from }))
+    let chosen = Shard::from_scheduler(count, env).map_err(|e| BadInput(e.to_string()))?;
+    Ok(chosen.map(|(shard, from)| Chosen { shard, from }))
 }
 
 /// Where a shard's file goes: beside `out` (or `sweep-DIGEST.csv` in the working directory), named after it and
@@ -121,11 +63,6 @@ pub(crate) fn path(out: Option<&Path>, digest: &str, shard: Shard) -> PathBuf {
     let stem = base.file_stem().map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
     let ext = base.extension().map_or_else(|| "csv".into(), |e| e.to_string_lossy().into_owned());
     base.with_file_name(format!("{stem}.shard-{}-of-{}.{ext}", shard.index, shard.count))
-}
-
-/// The first line of a shard file.
-pub(crate) fn first_line(digest: &str, shard: Shard, runs: u64) -> String {
-    format!("# elect sweep shard {}/{} of {digest}, {runs} runs\n", shard.index, shard.count)
 }
 
 /// A file written whole or not at all: bytes go to a temporary file beside `path`, renamed over it at the end, so
@@ -188,44 +125,17 @@ pub(crate) struct MergeArgs {
     pub(crate) json: bool,
 }
 
-/// One shard file, read.
-struct ShardFile {
-    path: PathBuf,
-    digest: String,
-    shard: Shard,
-    runs: u64,
-    header: String,
-    rows: Vec<String>,
+/// The shard file at `path`, read within the command line's limits and checked.
+fn read(path: &Path) -> anyhow::Result<ShardFile> {
+    let text = Limits::cli().read_file(path, "shard file")?;
+    ShardFile::parse(&path.display().to_string(), &text).map_err(refused)
 }
 
-fn read_shard(path: &Path) -> anyhow::Result<ShardFile> {
-    let text = Limits::cli().read_file(path, "shard file")?;
-    if text.trim().is_empty() {
-        return Err(BadInput(format!("{} is empty: not a shard file of elect sweep", path.display())).into());
+fn refused(e: ShardError) -> anyhow::Error {
+    match e {
+        ShardError::Refused(e) => Refused(e).into(),
+        ShardError::Invalid(e) => BadInput(e).into(),
     }
-    let not_one = || Refused(format!("{} is not a shard file of elect sweep", path.display()));
-    let (first, rest) = text.split_once('\n').ok_or_else(not_one)?;
-    let spec = first.strip_prefix("# elect sweep shard ").ok_or_else(not_one)?;
-    let (shard, spec) = spec.split_once(" of ").ok_or_else(not_one)?;
-    let (digest, runs) = spec.split_once(", ").ok_or_else(not_one)?;
-    // A sweep has at least one run.
-    let runs: u64 = runs.strip_suffix(" runs").and_then(|r| r.parse().ok()).filter(|&r| r > 0).ok_or_else(not_one)?;
-    let ShardArg(shard) = shard.parse().map_err(|_| not_one())?;
-    let mut lines = rest.lines();
-    let header = lines.next().ok_or_else(not_one)?.to_owned();
-    let rows: Vec<String> = lines.map(str::to_owned).collect();
-    if rows.len() as u64 != shard.runs_of(runs) {
-        return Err(Refused(format!(
-            "{} holds {} runs where shard {}/{} of this sweep has {}: it is incomplete",
-            path.display(),
-            rows.len(),
-            shard.index,
-            shard.count,
-            shard.runs_of(runs)
-        ))
-        .into());
-    }
-    Ok(ShardFile { path: path.to_path_buf(), digest: digest.to_owned(), shard, runs, header, rows })
 }
 
 /// `elect merge`: checks that the shard files are of one sweep and hold every run once, and writes the sweep's CSV.
@@ -233,54 +143,16 @@ pub(crate) fn merge(args: &MergeArgs) -> anyhow::Result<Outcome> {
     if args.save.is_some() || args.json {
         return Err(BadInput("--save and --json are for merging a swarm's result files".to_owned()).into());
     }
-    let files = args.shards.iter().map(|p| read_shard(p)).collect::<anyhow::Result<Vec<_>>>()?;
-    let first = &files[0];
-    let mut by_index: BTreeMap<u64, &ShardFile> = BTreeMap::new();
-    for f in &files {
-        if (&f.digest, f.runs, f.shard.count) != (&first.digest, first.runs, first.shard.count) {
-            return Err(Refused(format!(
-                "{} is shard {}/{} of sweep {} ({} runs), not of sweep {} ({} runs, {} shards) as {} is",
-                f.path.display(),
-                f.shard.index,
-                f.shard.count,
-                f.digest,
-                f.runs,
-                first.digest,
-                first.runs,
-                first.shard.count,
-                first.path.display()
-            ))
-            .into());
-        }
-        if f.header != first.header {
-            return Err(
-                Refused(format!("{} has another header than {}", f.path.display(), first.path.display())).into()
-            );
-        }
-        if let Some(other) = by_index.insert(f.shard.index, f) {
-            return Err(Refused(format!(
-                "shard {}/{} is given twice: {} and {}",
-                f.shard.index,
-                f.shard.count,
-                other.path.display(),
-                f.path.display()
-            ))
-            .into());
-        }
-    }
-    let count = first.shard.count;
-    if let Some(missing) = (0..count).find(|i| !by_index.contains_key(i)) {
-        return Err(Refused(format!("shard {missing}/{count} of sweep {} is missing", first.digest)).into());
-    }
+    let files = args.shards.iter().map(|p| read(p)).collect::<anyhow::Result<Vec<_>>>()?;
+    let (header, rows) = elect_sim::shard::merge(&files).map_err(refused)?;
     let mut out = Atomic::create(&args.out)?;
     let written = |e| anyhow::Error::from(e).context(format!("cannot write {}", args.out.display()));
-    writeln!(out, "{}", first.header).map_err(written)?;
-    for i in 0..first.runs {
-        let row = &by_index[&(i % count)].rows[(i / count) as usize];
+    writeln!(out, "{header}").map_err(written)?;
+    for row in &rows {
         writeln!(out, "{row}").map_err(written)?;
     }
     out.commit()?;
-    eprintln!("merged {count} shards, {} runs, into {}", first.runs, args.out.display());
+    eprintln!("merged {} shards, {} runs, into {}", files[0].shard.count, rows.len(), args.out.display());
     Ok(Outcome::Held)
 }
 
@@ -288,41 +160,13 @@ pub(crate) fn merge(args: &MergeArgs) -> anyhow::Result<Outcome> {
 mod tests {
     use super::*;
 
-    fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
-    }
-
-    fn chosen(flag: Option<&str>, count: Option<u64>, vars: &'static [(&'static str, &'static str)]) -> Option<Shard> {
-        choose(flag.map(|f| f.parse().unwrap()), count, &env(vars)).unwrap().map(|c| c.shard)
-    }
-
     #[test]
-    fn the_shard_comes_from_the_flag_or_from_each_schedulers_variables() {
-        let shard = |index, count| Some(Shard { index, count });
-        assert_eq!(chosen(None, None, &[]), None);
-        assert_eq!(chosen(Some("2/5"), None, &[("SLURM_ARRAY_TASK_ID", "4")]), shard(2, 5), "the flag first");
-        const SLURM: &[(&str, &str)] = &[
-            ("SLURM_ARRAY_TASK_ID", "14"),
-            ("SLURM_ARRAY_TASK_MIN", "10"),
-            ("SLURM_ARRAY_TASK_STEP", "2"),
-            ("SLURM_ARRAY_TASK_COUNT", "4"),
-        ];
-        assert_eq!(chosen(None, None, SLURM), shard(2, 4), "--array=10-16:2: task 14 is the third of four");
-        assert_eq!(chosen(None, Some(7), &[("JOB_COMPLETION_INDEX", "6")]), shard(6, 7));
-        let aws = &[("AWS_BATCH_JOB_ARRAY_INDEX", "0"), ("AWS_BATCH_JOB_ARRAY_SIZE", "3")];
-        assert_eq!(chosen(None, None, aws), shard(0, 3));
-    }
-
-    #[test]
-    fn a_scheduler_without_a_count_or_a_shard_out_of_range_is_refused() {
-        let err = |count, vars| choose(None, count, &env(vars)).unwrap_err().0;
-        assert!(err(None, &[("JOB_COMPLETION_INDEX", "1")]).contains("--shard-count"));
-        assert!(err(Some(3), &[("AWS_BATCH_JOB_ARRAY_INDEX", "3")]).contains("numbered from 0 to 2"));
-        assert!(err(Some(3), &[]).contains("needs an array index"));
-        assert!(err(None, &[("SLURM_ARRAY_TASK_ID", "x")]).contains("not a number"));
-        assert!("4/4".parse::<ShardArg>().unwrap_err().contains("does not exist"));
-        assert!("0/0".parse::<ShardArg>().unwrap_err().contains("at least 1 shard"));
-        assert!("3".parse::<ShardArg>().unwrap_err().contains("I/N"));
+    fn the_flag_comes_before_a_schedulers_variables() {
+        let env = |name: &str| (name == "SLURM_ARRAY_TASK_ID").then(|| "4".to_owned());
+        let chosen = choose(Some("2/5".parse().unwrap()), None, &env).unwrap().unwrap();
+        assert_eq!((chosen.shard, chosen.from.as_str()), (Shard { index: 2, count: 5 }, "--shard"));
+        let chosen = choose(None, Some(6), &env).unwrap().unwrap();
+        assert_eq!(chosen.shard, Shard { index: 4, count: 6 });
     }
 
     #[test]

@@ -226,7 +226,7 @@ fn plan(args: &SweepArgs) -> anyhow::Result<Sweep> {
 /// what it kept of the rows.
 fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>, chosen: Option<&Chosen>) -> anyhow::Result<Seen> {
     let part = chosen.map_or(Shard::ALL, |c| c.shard);
-    let bound = args.bound.as_deref().map(crate::grade::Formula::parse).transpose();
+    let bound = args.bound.as_deref().map(elect_grade::Formula::parse).transpose();
     let bound = bound.map_err(|e| BadInput(format!("--bound: {e}")))?;
     let bar = progress_bar(sweep.work_of(part).map_err(|e| BadInput(e.to_string()))?);
     let mut atomic = None;
@@ -237,7 +237,7 @@ fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>, chosen: Optio
             eprintln!("{chosen}: {} runs of sweep {digest} to {}", part.runs_of(total_runs(sweep)?), path.display());
             let file = Atomic::create(&path)?;
             let mut w = BufWriter::new(file.writer()?);
-            w.write_all(shard::first_line(&digest, chosen.shard, total_runs(sweep)?).as_bytes())?;
+            w.write_all(elect_sim::shard::first_line(&digest, chosen.shard, total_runs(sweep)?).as_bytes())?;
             atomic = Some((file, path));
             Box::new(w)
         }
@@ -354,7 +354,7 @@ impl Seen {
 }
 
 /// Fills a row without a bound of its own with `bound` at its size; a run that sent more fails.
-fn hold_to(row: &mut Row, bound: &crate::grade::Formula) {
+fn hold_to(row: &mut Row, bound: &elect_grade::Formula) {
     if row.bound.is_some() {
         return;
     }

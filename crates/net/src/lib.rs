@@ -129,6 +129,7 @@ mod socket;
 mod stats;
 mod status;
 pub mod store;
+pub mod voters;
 pub mod wire;
 
 pub use auth::{ClusterKey, HttpToken, KeyError, TokenError};

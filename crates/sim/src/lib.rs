@@ -29,6 +29,7 @@ mod mobility;
 mod network;
 mod queue;
 mod report;
+pub mod shard;
 mod sweep;
 mod timers;
 mod trace;

@@ -52,10 +52,10 @@ fn code_lines(krate: &str) -> Vec<(String, usize, String)> {
 }
 
 /// The crates that are libraries: everything but the `elect` binary.
-const LIBRARIES: [&str; 7] = ["core", "algos", "scenario", "sim", "check", "viz", "net"];
+const LIBRARIES: [&str; 8] = ["core", "algos", "scenario", "sim", "check", "viz", "net", "grade"];
 
 /// The drivers' and the pictures' crates, whose results repeat for one input, and the crates they are built on.
-const DETERMINISTIC: [&str; 6] = ["core", "algos", "scenario", "sim", "check", "viz"];
+const DETERMINISTIC: [&str; 7] = ["core", "algos", "scenario", "sim", "check", "viz", "grade"];
 
 /// The dependencies of a manifest (`[dependencies]` and every `[target.'…'.dependencies]`, not dev-dependencies),
 /// by name.
@@ -87,7 +87,7 @@ fn crate_dependencies(krate: &str) -> BTreeSet<String> {
 }
 
 /// The graph `ARCHITECTURE.md` draws: each workspace crate's directory and the elect crates it depends on.
-const GRAPH: [(&str, &[&str]); 11] = [
+const GRAPH: [(&str, &[&str]); 12] = [
     ("crates/core", &[]),
     ("crates/algos", &["elect-core"]),
     ("crates/scenario", &["elect-algos", "elect-core"]),
@@ -96,12 +96,14 @@ const GRAPH: [(&str, &[&str]); 11] = [
     ("crates/viz", &["elect-algos", "elect-core", "elect-scenario"]),
     ("crates/net", &["elect-algos", "elect-core"]),
     ("crates/lab", &["elect-algos", "elect-core", "elect-net"]),
+    ("crates/grade", &["elect-algos", "elect-check", "elect-core", "elect-scenario", "elect-sim"]),
     (
         "crates/cli",
         &[
             "elect-algos",
             "elect-check",
             "elect-core",
+            "elect-grade",
             "elect-lab",
             "elect-net",
             "elect-scenario",
@@ -220,7 +222,7 @@ fn every_random_generator_is_seeded() {
         "ChaCha20",
         "getrandom",
     ];
-    let mut dirs: Vec<PathBuf> = ["core", "algos", "scenario", "sim", "check", "viz", "net", "cli"]
+    let mut dirs: Vec<PathBuf> = ["core", "algos", "scenario", "sim", "check", "viz", "net", "grade", "cli"]
         .iter()
         .map(|k| root().join("crates").join(k).join("src"))
         .collect();

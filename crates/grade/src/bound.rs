@@ -5,7 +5,7 @@ use std::fmt;
 
 /// A formula of `n`, parsed once.
 #[derive(Clone, Debug)]
-pub(crate) struct Formula {
+pub struct Formula {
     text: String,
     expr: Expr,
 }
@@ -27,7 +27,7 @@ impl fmt::Display for Formula {
 
 impl Formula {
     /// Parses `text`; the error says where it went wrong.
-    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, String> {
         if text.len() > 200 {
             return Err("a formula of more than 200 characters".to_owned());
         }
@@ -41,7 +41,7 @@ impl Formula {
     }
 
     /// Its value at `n`.
-    pub(crate) fn at(&self, n: u64) -> f64 {
+    pub fn at(&self, n: u64) -> f64 {
         eval(&self.expr, n as f64)
     }
 }

@@ -7,48 +7,60 @@ use serde::Serialize;
 
 /// One case of an assignment.
 #[derive(Clone, Debug, Serialize)]
-pub(crate) struct Case {
-    pub(crate) name: String,
-    pub(crate) passed: bool,
+pub struct Case {
+    /// What the case ran: `simulate n=8, arrangement 3`, `check n=4, every interleaving, 0 crashes`.
+    pub name: String,
+    /// No problem was found.
+    pub passed: bool,
     /// What went wrong, first problem first.
-    pub(crate) problems: Vec<String>,
+    pub problems: Vec<String>,
     /// What was seen (messages and leader, or states).
-    pub(crate) seen: Vec<String>,
-    pub(crate) seed: u64,
+    pub seen: Vec<String>,
+    /// The seed of its id arrangement.
+    pub seed: u64,
     /// The command that replays it.
-    pub(crate) command: String,
+    pub command: String,
     /// From the checker: a shortest path to the violation, one step a line.
-    pub(crate) counterexample: Vec<String>,
+    pub counterexample: Vec<String>,
 }
 
 impl Case {
-    pub(crate) fn new(name: String, seed: u64, command: String) -> Self {
+    /// A case that has passed so far.
+    pub fn new(name: String, seed: u64, command: String) -> Self {
         Self { name, passed: true, problems: Vec::new(), seen: Vec::new(), seed, command, counterexample: Vec::new() }
     }
 
-    pub(crate) fn fail(&mut self, problem: String) {
+    /// Marks the case failed, for `problem`.
+    pub fn fail(&mut self, problem: String) {
         self.passed = false;
         self.problems.push(problem);
     }
 
-    pub(crate) fn note(&mut self, seen: String) {
+    /// Adds what was seen.
+    pub fn note(&mut self, seen: String) {
         self.seen.push(seen);
     }
 }
 
+/// A grading's cases, with what was graded.
 #[derive(Serialize)]
-pub(crate) struct Report<'a> {
-    pub(crate) title: &'a str,
-    pub(crate) program: &'a str,
-    pub(crate) reference: &'a str,
-    pub(crate) cases: Vec<Case>,
+pub struct Report {
+    /// The assignment's title.
+    pub title: String,
+    /// The program graded.
+    pub program: String,
+    /// What it was graded against.
+    pub reference: String,
+    /// Its cases, in the order they ran: simulated, then exhaustive.
+    pub cases: Vec<Case>,
 }
 
 /// The longest counterexample a report shows in full; longer ones show their start and their end.
 const SHOWN_STEPS: usize = 40;
 
-impl Report<'_> {
-    pub(crate) fn passed(&self) -> bool {
+impl Report {
+    /// Every case passed, and the program did not fail.
+    pub fn passed(&self) -> bool {
         self.cases.iter().all(|c| c.passed) && !self.stopped()
     }
 
@@ -61,7 +73,8 @@ impl Report<'_> {
         self.cases.iter().filter(|c| c.passed).count()
     }
 
-    pub(crate) fn text(&self) -> String {
+    /// The report for people: a line a case, the problems, seeds and replay commands of those that failed.
+    pub fn text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}\ngrading {} against {}\n", self.title, self.program, self.reference);
         for case in &self.cases {
@@ -91,7 +104,8 @@ impl Report<'_> {
         out
     }
 
-    pub(crate) fn json(&self) -> String {
+    /// The report for scripts, as JSON.
+    pub fn json(&self) -> String {
         let value = serde_json::json!({
             "title": self.title,
             "program": self.program,
@@ -106,7 +120,7 @@ impl Report<'_> {
 
     /// JUnit XML: one test suite, one test case per case, a `<failure>` with the problems, the replay command and
     /// the counterexample.
-    pub(crate) fn junit(&self) -> String {
+    pub fn junit(&self) -> String {
         let failures = self.cases.len() - self.passed_count();
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let _ =
@@ -114,11 +128,11 @@ impl Report<'_> {
         let _ = writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">",
-            xml(self.title),
+            xml(&self.title),
             self.cases.len()
         );
         for case in &self.cases {
-            let _ = write!(out, "    <testcase classname=\"{}\" name=\"{}\"", xml(self.program), xml(&case.name));
+            let _ = write!(out, "    <testcase classname=\"{}\" name=\"{}\"", xml(&self.program), xml(&case.name));
             if case.passed {
                 out.push_str("/>\n");
                 continue;
