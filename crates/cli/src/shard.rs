@@ -6,7 +6,6 @@
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use anyhow::Context;
 use clap::Args;
@@ -15,18 +14,6 @@ use elect_sim::shard::{ShardError, ShardFile};
 
 use crate::limits::Limits;
 use crate::outcome::{BadInput, Outcome, Refused};
-
-/// `--shard I/N`: shard I (from 0) of N.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ShardArg(pub(crate) Shard);
-
-impl FromStr for ShardArg {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        s.parse().map(Self)
-    }
-}
 
 /// Which shard this copy runs, and where that was read.
 #[derive(Clone, Debug)]
@@ -45,11 +32,11 @@ impl fmt::Display for Chosen {
 /// Kubernetes Indexed Job, AWS Batch), with `--shard-count` where the scheduler gives no count. `None`: the whole
 /// sweep.
 pub(crate) fn choose(
-    flag: Option<ShardArg>,
+    flag: Option<Shard>,
     count: Option<u64>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<Chosen>, BadInput> {
-    if let Some(ShardArg(shard)) = flag {
+    if let Some(shard) = flag {
         return Ok(Some(Chosen { shard, from: "--shard".to_owned() }));
     }
     let chosen = Shard::from_scheduler(count, env).map_err(|e| BadInput(e.to_string()))?;

@@ -14,13 +14,13 @@ use elect_sim::Shard;
 use crate::limits::{self, Limits};
 use crate::outcome::Refused;
 use crate::outcome::{BadInput, Outcome};
-use crate::shard::{self, Atomic, Chosen, ShardArg};
+use crate::shard::{self, Atomic, Chosen};
 
 mod coverage;
 
 /// Which search of the swarm this is: `--swarm I/N`, or `--swarm array` and the scheduler's array index.
 pub(crate) fn choose(flag: &str, count: Option<u64>) -> anyhow::Result<Chosen> {
-    let given = if flag == "array" { None } else { Some(flag.parse::<ShardArg>().map_err(BadInput)?) };
+    let given = if flag == "array" { None } else { Some(flag.parse::<Shard>().map_err(BadInput)?) };
     let chosen = shard::choose(given, count, &|name| std::env::var(name).ok())?.ok_or_else(|| {
         BadInput(
             "--swarm array takes the search's number from a batch scheduler (SLURM_ARRAY_TASK_ID, \

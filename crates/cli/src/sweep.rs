@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::flag_text;
 use crate::limits::{self, Limits};
 use crate::outcome::{BadInput, Outcome};
-use crate::shard::{self, Atomic, Chosen, ShardArg};
+use crate::shard::{self, Atomic, Chosen};
 
 #[derive(Args, Debug, serde::Deserialize)]
 pub(crate) struct SweepArgs {
@@ -81,7 +81,7 @@ pub(crate) struct SweepArgs {
     /// (with AWS_BATCH_JOB_ARRAY_SIZE).
     #[arg(long, value_name = "I/N")]
     #[serde(deserialize_with = "flag_text::maybe")]
-    pub(crate) shard: Option<ShardArg>,
+    pub(crate) shard: Option<Shard>,
     /// The number of shards, where the scheduler does not say it (Kubernetes: the Job's `completions`).
     #[arg(long, value_name = "N")]
     #[serde(deserialize_with = "flag_text::maybe")]

@@ -47,8 +47,9 @@ pub use expect::{JudgeError, Judgement, judge};
 pub use report::{
     BoundReport, FinalStatus, Messages, MobilityReport, Properties, Report, SyncReport, Verdict, ViolationReport,
 };
+pub use shard::Shard;
 pub use sweep::{
-    COLUMNS_FIRST, COLUMNS_LAST, CsvWriter, Row, Shard, SizeError, Sizes, Streamed, Sweep, SweepProgress, kind_column,
+    COLUMNS_FIRST, COLUMNS_LAST, CsvWriter, Row, SizeError, Sizes, Streamed, Sweep, SweepProgress, kind_column,
     write_csv,
 };
 

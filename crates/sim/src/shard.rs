@@ -10,8 +10,6 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use crate::Shard;
-
 /// Why files cannot be merged, or a text is not a shard file.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ShardError {
@@ -22,6 +20,32 @@ pub enum ShardError {
     /// An empty file, a bad flag or a scheduler's variable that is not a number.
     #[error("{0}")]
     Invalid(String),
+}
+
+/// A share of a sweep: shard `index` of `count` runs the runs whose position in the output is `index` mod
+/// `count`. A run's seed and result depend on its key (algorithm, synchronizer, size, seed) alone, so they do not
+/// depend on how the sweep is sharded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// From 0.
+    pub index: u64,
+    /// At least 1.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole sweep.
+    pub const ALL: Self = Self { index: 0, count: 1 };
+
+    /// Whether the run at position `i` of the output is this shard's.
+    pub fn has(self, i: u64) -> bool {
+        i % self.count == self.index
+    }
+
+    /// How many of `total` runs are this shard's.
+    pub fn runs_of(self, total: u64) -> u64 {
+        if self.index >= total { 0 } else { (total - self.index).div_ceil(self.count) }
+    }
 }
 
 impl FromStr for Shard {

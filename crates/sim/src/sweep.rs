@@ -13,6 +13,7 @@ use serde::Serialize;
 use elect_scenario::{ConfigError, MAX_NODES, Scenario, SimConfig, Time};
 
 use crate::report::Report;
+use crate::shard::Shard;
 use crate::{SimError, simulate};
 
 /// Process counts: a list of sizes and doubling ranges, e.g. `8..1048576` (8, 16, ..., 1048576) or `10,100,1000`.
@@ -92,32 +93,6 @@ pub struct Sweep {
     pub synchronizers: Vec<Option<Spec>>,
     /// Everything else (ids, initiators, delays): `algorithm`, `nodes` and `seed` are replaced per run.
     pub template: SimConfig,
-}
-
-/// A share of a sweep: shard `index` of `count` runs the runs whose position in the output is `index` mod
-/// `count`. A run's seed and result depend on its key (algorithm, synchronizer, size, seed) alone, so they do not
-/// depend on how the sweep is sharded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// From 0.
-    pub index: u64,
-    /// At least 1.
-    pub count: u64,
-}
-
-impl Shard {
-    /// The whole sweep.
-    pub const ALL: Self = Self { index: 0, count: 1 };
-
-    /// Whether the run at position `i` of the output is this shard's.
-    pub fn has(self, i: u64) -> bool {
-        i % self.count == self.index
-    }
-
-    /// How many of `total` runs are this shard's.
-    pub fn runs_of(self, total: u64) -> u64 {
-        if self.index >= total { 0 } else { (total - self.index).div_ceil(self.count) }
-    }
 }
 
 /// One run of a sweep.
