@@ -6,6 +6,7 @@
 
 pub mod ad_hoc;
 pub mod algorithm;
+pub mod any;
 pub mod book;
 pub mod bully;
 pub mod chang_roberts;
@@ -34,8 +35,11 @@ pub use algorithm::{
     Algorithm, Bound, Driver, Elects, ElectsEarliest, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase,
     Timing,
 };
+pub use any::AnyAlgorithm;
 pub use params::{ParamError, ParamInfo, Params};
-pub use registry::{RegistryError, dispatch, dispatch_synchronized, kinds, lookup, runs_on_synchronizers};
+pub use registry::{
+    RegistryError, dispatch, dispatch_any, dispatch_synchronized, kinds, lookup, runs_on_synchronizers,
+};
 
 use elect_core::{Check, Epoch, Property, Rank, RingPorts, Setup, Status, StatusKey, When};
 

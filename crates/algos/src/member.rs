@@ -165,13 +165,50 @@ pub fn dispatch_member<D: MemberDriver>(
     network: MonitorNetwork,
     driver: D,
 ) -> Result<D::Output, crate::RegistryError> {
+    let (found, params, deploy) = deploy(name, params, timing, network, driver)?;
+    found.dispatch(&params, deploy)
+}
+
+/// As [`dispatch`], but the member runs the algorithm as an [`crate::AnyAlgorithm`]: `driver` is compiled twice
+/// (in the leader monitor and not), not twice per algorithm, for a driver the algorithm's own type buys no speed.
+pub fn dispatch_any<D: Driver>(
+    name: &str,
+    params: &Params,
+    timing: DeployTiming,
+    network: MonitorNetwork,
+    driver: D,
+) -> Result<D::Output, crate::RegistryError> {
+    dispatch_any_member(name, params, timing, network, AsDriver(driver))
+}
+
+/// [`dispatch_any`] for a [`MemberDriver`].
+pub fn dispatch_any_member<D: MemberDriver>(
+    name: &str,
+    params: &Params,
+    timing: DeployTiming,
+    network: MonitorNetwork,
+    driver: D,
+) -> Result<D::Output, crate::RegistryError> {
+    let (found, params, deploy) = deploy(name, params, timing, network, driver)?;
+    found.dispatch_any(&params, deploy)
+}
+
+/// What both dispatches do first: the member's own parameters taken out of `params`, and the algorithm found and
+/// refused if no member runs it.
+fn deploy<D: MemberDriver>(
+    name: &str,
+    params: &Params,
+    timing: DeployTiming,
+    network: MonitorNetwork,
+    driver: D,
+) -> Result<(crate::registry::Found, Params, Deploy<D>), crate::RegistryError> {
     let (bug, params) = Bug::take(params)?;
     let (lease, params) = Lease::take(&params, timing.heartbeat)?;
     let (voters, params) = Voters::take(&params)?;
     let timing = DeployTiming { bug, lease: lease.or(timing.lease), voters: voters.or(timing.voters), ..timing };
     let found = crate::registry::find(name)?;
     deployable(found.info())?;
-    found.dispatch(&params, Deploy { driver, timing, network })
+    Ok((found, params, Deploy { driver, timing, network }))
 }
 
 /// How long a member of a simulated or model-checked cluster sits out after it resigns, in multiples of `T`.

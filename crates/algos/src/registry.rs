@@ -5,6 +5,7 @@
 //! hot loop is monomorphized for each algorithm: no boxing, no dynamic calls per message.
 
 use crate::algorithm::{Algorithm, Driver, Info};
+use crate::any::AnyAlgorithm;
 use crate::params::{ParamError, Params};
 use crate::synchronizers::Choice;
 
@@ -47,7 +48,7 @@ pub enum RegistryError {
 }
 
 macro_rules! registry {
-    ($($algorithm:ty),* $(,)?) => {
+    ($($variant:ident: $algorithm:ty),* $(,)?) => {
         /// Every algorithm, in presentation order.
         pub fn all() -> &'static [&'static Info] {
             &[$(<$algorithm as Algorithm>::INFO),*]
@@ -61,25 +62,43 @@ macro_rules! registry {
             )*
             unreachable!("algorithm {} is listed but not dispatched", info.name)
         }
+
+        fn any_named(info: &Info, params: &Params) -> Result<AnyAlgorithm, RegistryError> {
+            $(
+                if info.name == <$algorithm as Algorithm>::INFO.name {
+                    return Ok(AnyAlgorithm::$variant(<$algorithm>::from_params(params)?));
+                }
+            )*
+            unreachable!("algorithm {} is listed but not dispatched", info.name)
+        }
     };
 }
 
-registry!(
-    crate::bully::Bully,
-    crate::garcia_molina::GarciaMolina,
-    crate::lelann::LeLann,
-    crate::chang_roberts::ChangRoberts,
-    crate::ring_participant::RingParticipant,
-    crate::hirschberg_sinclair::HirschbergSinclair,
-    crate::franklin::Franklin,
-    crate::peterson::Peterson,
-    crate::invitation::Invitation,
-    crate::floodmax::FloodMax,
-    crate::floodmax::OptFloodMax,
-    crate::sync_lcr::SyncLcr,
-    crate::ad_hoc::AdHoc,
-    crate::timestamp_flooding::TimestampFlooding,
-);
+/// Every built-in algorithm in presentation order, each as `Variant: Type`, handed to the macro `$then`: the
+/// registry below and the enums of [`crate::any`] are made from this one list.
+macro_rules! registered {
+    ($then:ident) => {
+        $then!(
+            Bully: crate::bully::Bully,
+            GarciaMolina: crate::garcia_molina::GarciaMolina,
+            LeLann: crate::lelann::LeLann,
+            ChangRoberts: crate::chang_roberts::ChangRoberts,
+            RingParticipant: crate::ring_participant::RingParticipant,
+            HirschbergSinclair: crate::hirschberg_sinclair::HirschbergSinclair,
+            Franklin: crate::franklin::Franklin,
+            Peterson: crate::peterson::Peterson,
+            Invitation: crate::invitation::Invitation,
+            FloodMax: crate::floodmax::FloodMax,
+            OptFloodMax: crate::floodmax::OptFloodMax,
+            SyncLcr: crate::sync_lcr::SyncLcr,
+            AdHoc: crate::ad_hoc::AdHoc,
+            TimestampFlooding: crate::timestamp_flooding::TimestampFlooding,
+        );
+    };
+}
+pub(crate) use registered;
+
+registered!(registry);
 
 /// The algorithms written in rounds, which the synchronizers run.
 macro_rules! round_registry {
@@ -165,6 +184,18 @@ impl Found {
             }
         }
     }
+
+    /// As [`Self::dispatch`], but hands `driver` the algorithm as an [`AnyAlgorithm`]: one type for all of them.
+    pub(crate) fn dispatch_any<D: Driver>(self, params: &Params, driver: D) -> Result<D::Output, RegistryError> {
+        let any = match self {
+            Self::Program(loaded) => AnyAlgorithm::Program(crate::program::Program::with_params(loaded, params)),
+            Self::Native(info) => {
+                params.check_known(info.name, info.params)?;
+                any_named(info, params)?
+            }
+        };
+        Ok(driver.drive(any))
+    }
 }
 
 /// Finds the algorithm called `name`, or starts the program it names.
@@ -191,6 +222,12 @@ pub(crate) fn find(name: &str) -> Result<Found, RegistryError> {
 /// are handed to it, and it judges them.
 pub fn dispatch<D: Driver>(name: &str, params: &Params, driver: D) -> Result<D::Output, RegistryError> {
     find(name)?.dispatch(params, driver)
+}
+
+/// As [`dispatch`], but hands `driver` the algorithm as an [`AnyAlgorithm`], so that a driver for which the
+/// algorithm's own type buys no speed is compiled once instead of once per algorithm (the model checker).
+pub fn dispatch_any<D: Driver>(name: &str, params: &Params, driver: D) -> Result<D::Output, RegistryError> {
+    find(name)?.dispatch_any(params, driver)
 }
 
 /// The message kinds of the algorithm called `name` (canonical or alias), in their counting order: what its runs

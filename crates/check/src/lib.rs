@@ -562,18 +562,21 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
     driver: D,
 ) -> Result<T, CheckError> {
     let sim = &config.sim;
+    // Every algorithm comes as an `AnyAlgorithm` (but on a synchronizer, which wraps the three algorithms written
+    // in rounds): the search is built once per wrapper, not once per algorithm and wrapper (`elect_algos::any`).
     match (scenario.synchronizer, sim.monitor.map(|m| (m.heartbeat, m.bare))) {
         (Some(choice), _) => elect_algos::dispatch_synchronized(&sim.algorithm, &sim.params, choice, driver)?,
         (None, Some((heartbeat, true))) => {
             let bare = Bare { driver, network: scenario.monitor_network(), heartbeat };
-            elect_algos::dispatch(&sim.algorithm, &sim.params, bare)?.map_err(CheckError::BareMonitor)?
+            elect_algos::dispatch_any(&sim.algorithm, &sim.params, bare)?.map_err(CheckError::BareMonitor)?
         }
         (None, Some((heartbeat, false))) => {
             let network = scenario.monitor_network();
             let hold = network.delay_bound * member::RESIGN_HOLD;
-            member::dispatch(&sim.algorithm, &sim.params, member::DeployTiming::new(heartbeat, hold), network, driver)?
+            let timing = member::DeployTiming::new(heartbeat, hold);
+            member::dispatch_any(&sim.algorithm, &sim.params, timing, network, driver)?
         }
-        (None, None) => elect_algos::dispatch(&sim.algorithm, &sim.params, driver)?,
+        (None, None) => elect_algos::dispatch_any(&sim.algorithm, &sim.params, driver)?,
     }
 }
 

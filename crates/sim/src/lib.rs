@@ -20,6 +20,8 @@
 //! assert!(report.ok());
 //! ```
 
+#[cfg(test)]
+mod any_tests;
 mod engine;
 mod event;
 mod expect;

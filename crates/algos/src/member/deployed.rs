@@ -84,7 +84,7 @@ impl<A: Algorithm> Algorithm for Deployed<A> {
             }
         }
         checks.extend(self.inner.checks().into_iter().filter(|c| c.when == When::AtEnd));
-        if A::INFO.elects == Elects::OneLeader {
+        if self.inner.info().elects == Elects::OneLeader {
             for property in [Property::Agreement, Property::LiveLeader] {
                 if !checks.contains(&Check::at_end(property)) {
                     checks.push(Check::at_end(property));

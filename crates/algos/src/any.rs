@@ -1,0 +1,429 @@
+//! Every algorithm as one type: [`AnyAlgorithm`], an enum over the built-in algorithms and a program, whose
+//! process, messages, timers and durable state are enums over theirs ([`AnyProcess`], [`AnyMsg`], [`AnyTimer`],
+//! [`AnyDurable`]). Each method is forwarded to the algorithm the value holds; a process's step runs the
+//! algorithm's own handler and carries its effects out into the outer step, each wrapped in its variant, as a
+//! process hosted in another is ([`crate::hosted`]).
+//!
+//! A driver generic over [`Algorithm`] is compiled once for every algorithm it is handed, and once more for every
+//! wrapper around each (the leader monitor, the member). The simulator wants that: its loop runs hundreds of
+//! millions of steps a second, and an algorithm's handlers inlined into it are what make it fast. The model
+//! checker does not: a step there copies, hashes and numbers whole states, beside which one match on the
+//! algorithm is little, while a copy of its search for every algorithm and wrapper was two thirds of the time the
+//! project took to build. So the checker takes every algorithm as an `AnyAlgorithm` ([`crate::dispatch_any`],
+//! [`crate::member::dispatch_any`]) and builds its search once per wrapper.
+//!
+//! One run holds one algorithm, so every message, timer and durable state a process is handed is of its own
+//! variant; one of another (which no driver makes) is ignored.
+//!
+//! # Serialized
+//!
+//! In a text form (JSON: traces, paths), a message, timer or durable state is written as its algorithm's own, so
+//! that what a driver shows does not depend on how it took the algorithm. It cannot be read back from there (the
+//! text does not say whose it is), and reading one fails with an error. In a binary form (postcard: the checker's
+//! frontier on disk) it is its variant's index, then the value, and reads back as it was.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use elect_core::driver::{self, Host};
+use elect_core::{
+    Check, Command, Cx, Duration, EffectOf, Event, EventOf, Invalid, Message, NodeId, Notice, Outbox, Peers, Port,
+    Process, Roster, Setup, Span, Status, Validate, View, Winner,
+};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::algorithm::{Algorithm, Bound, Facts, Info, SyncSummary};
+use crate::params::{ParamError, Params};
+
+type ProcessOf<A> = <A as Algorithm>::Process;
+type MsgOf<A> = <ProcessOf<A> as Process>::Msg;
+type TimerOf<A> = <ProcessOf<A> as Process>::Timer;
+type DurableOf<A> = <ProcessOf<A> as Process>::Durable;
+
+/// Serde for an enum over the algorithms' messages, timers or durable states: see the module documentation.
+macro_rules! serde_by_variant {
+    ($any:ident, $of:ident, $($variant:ident: $algorithm:ty),*) => {
+        impl Serialize for $any {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                if s.is_human_readable() {
+                    return match self {
+                        $(Self::$variant(value) => value.serialize(s),)*
+                    };
+                }
+                match self {
+                    $(Self::$variant(value) => {
+                        s.serialize_newtype_variant(stringify!($any), Which::$variant as u32, stringify!($variant), value)
+                    })*
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $any {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                /// The binary form: the variant's index, then the value.
+                #[derive(Deserialize)]
+                enum Tagged {
+                    $($variant($of<$algorithm>),)*
+                }
+                if d.is_human_readable() {
+                    return Err(D::Error::custom(concat!(
+                        "a value of ",
+                        stringify!($any),
+                        " is written in text as its algorithm's own, which does not say whose it is: it is read \
+                         back only from its binary form"
+                    )));
+                }
+                Ok(match Tagged::deserialize(d)? {
+                    $(Tagged::$variant(value) => Self::$variant(value),)*
+                })
+            }
+        }
+    };
+}
+
+macro_rules! define_any {
+    ($($variant:ident: $algorithm:ty),* $(,)?) => {
+        define_any!(@all $($variant: $algorithm,)* Program: crate::program::Program);
+    };
+    (@all $($variant:ident: $algorithm:ty),*) => {
+        /// Every algorithm as one type (see the module documentation).
+        #[derive(Clone, Debug)]
+        pub enum AnyAlgorithm {
+            $(
+                #[allow(missing_docs)]
+                $variant($algorithm),
+            )*
+        }
+
+        /// The process of an [`AnyAlgorithm`]: its algorithm's.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum AnyProcess {
+            $(
+                #[allow(missing_docs)]
+                $variant(ProcessOf<$algorithm>),
+            )*
+        }
+
+        /// A message of an [`AnyAlgorithm`]: its algorithm's.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum AnyMsg {
+            $(
+                #[allow(missing_docs)]
+                $variant(MsgOf<$algorithm>),
+            )*
+        }
+
+        /// A timer of an [`AnyAlgorithm`]: its algorithm's.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum AnyTimer {
+            $(
+                #[allow(missing_docs)]
+                $variant(TimerOf<$algorithm>),
+            )*
+        }
+
+        /// The durable state of an [`AnyAlgorithm`]'s process: its algorithm's.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum AnyDurable {
+            $(
+                #[allow(missing_docs)]
+                $variant(DurableOf<$algorithm>),
+            )*
+        }
+
+        /// The variants, numbered in order.
+        #[derive(Clone, Copy)]
+        enum Which {
+            $($variant,)*
+        }
+
+        serde_by_variant!(AnyMsg, MsgOf, $($variant: $algorithm),*);
+        serde_by_variant!(AnyTimer, TimerOf, $($variant: $algorithm),*);
+        serde_by_variant!(AnyDurable, DurableOf, $($variant: $algorithm),*);
+
+        // Every algorithm hears its links, as the enum says it does (a process that does not, the member, wraps
+        // an `AnyAlgorithm` instead of being one).
+        const _: () = { $(assert!(<ProcessOf<$algorithm> as Process>::HEARS_LINKS);)* };
+
+        impl Algorithm for AnyAlgorithm {
+            type Process = AnyProcess;
+            const INFO: &'static Info = &crate::program::INFO;
+            const INFO_AT_RUN_TIME: bool = true;
+
+            fn info(&self) -> &'static Info {
+                match self {
+                    $(Self::$variant(a) => a.info(),)*
+                }
+            }
+
+            fn from_params(_: &Params) -> Result<Self, ParamError> {
+                Err(ParamError::Invalid {
+                    key: "algorithm",
+                    value: "any".to_owned(),
+                    reason: "an algorithm of any kind is found by its name (elect_algos::dispatch_any)".to_owned(),
+                })
+            }
+
+            fn validate(&self, ids: &[NodeId]) -> Result<(), ParamError> {
+                match self {
+                    $(Self::$variant(a) => a.validate(ids),)*
+                }
+            }
+
+            fn build(&self, setup: &Setup<'_>) -> AnyProcess {
+                match self {
+                    $(Self::$variant(a) => AnyProcess::$variant(a.build(setup)),)*
+                }
+            }
+
+            fn checks(&self) -> Vec<Check> {
+                match self {
+                    $(Self::$variant(a) => a.checks(),)*
+                }
+            }
+
+            fn election_time(&self, facts: &Facts, t: Duration) -> Duration {
+                match self {
+                    $(Self::$variant(a) => a.election_time(facts, t),)*
+                }
+            }
+
+            fn settle_time(&self, facts: &Facts, delay_bound: Option<Duration>) -> Option<Duration> {
+                match self {
+                    $(Self::$variant(a) => a.settle_time(facts, delay_bound),)*
+                }
+            }
+
+            fn one_way(&self) -> bool {
+                match self {
+                    $(Self::$variant(a) => a.one_way(),)*
+                }
+            }
+
+            fn monitored(self) -> Self {
+                match self {
+                    $(Self::$variant(a) => Self::$variant(a.monitored()),)*
+                }
+            }
+
+            fn winner(&self) -> Winner {
+                match self {
+                    $(Self::$variant(a) => a.winner(),)*
+                }
+            }
+
+            fn bounds(&self, facts: &Facts) -> Vec<Bound> {
+                match self {
+                    $(Self::$variant(a) => a.bounds(facts),)*
+                }
+            }
+
+            fn synchronizer(&self, processes: &[AnyProcess]) -> Option<SyncSummary> {
+                match self {
+                    $(Self::$variant(a) => {
+                        let own: Vec<_> = processes
+                            .iter()
+                            .filter_map(|p| match p {
+                                AnyProcess::$variant(p) => Some(p.clone()),
+                                #[allow(unreachable_patterns)]
+                                _ => None,
+                            })
+                            .collect();
+                        a.synchronizer(&own)
+                    })*
+                }
+            }
+        }
+
+        impl AnyProcess {
+            /// One step of the algorithm's own process, its effects carried out into `cx` (an event of another
+            /// algorithm is ignored: see the module documentation).
+            fn step(&mut self, cx: &mut Cx<'_, Self>, event: EventOf<Self>) {
+                match self {
+                    $(Self::$variant(p) => {
+                        let event = match event {
+                            Event::Start { restored } => Event::Start {
+                                restored: match restored {
+                                    Some(AnyDurable::$variant(d)) => Some(d),
+                                    _ => None,
+                                },
+                            },
+                            Event::Message { from, msg: AnyMsg::$variant(msg) } => Event::Message { from, msg },
+                            Event::Timer(AnyTimer::$variant(timer)) => Event::Timer(timer),
+                            Event::Command(cmd) => Event::Command(cmd),
+                            Event::Link { port, up } => Event::Link { port, up },
+                            #[allow(unreachable_patterns)]
+                            _ => return,
+                        };
+                        let wrap = Wrap { cx, msg: AnyMsg::$variant, timer: AnyTimer::$variant, durable: AnyDurable::$variant };
+                        forward(p, event, wrap)
+                    })*
+                }
+            }
+        }
+
+        impl Process for AnyProcess {
+            type Msg = AnyMsg;
+            type Timer = AnyTimer;
+            type Durable = AnyDurable;
+
+            fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<AnyDurable>) {
+                self.step(cx, Event::Start { restored })
+            }
+
+            fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: AnyMsg) {
+                self.step(cx, Event::Message { from, msg })
+            }
+
+            fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: AnyTimer) {
+                self.step(cx, Event::Timer(timer))
+            }
+
+            fn on_command(&mut self, cx: &mut Cx<'_, Self>, cmd: Command) {
+                self.step(cx, Event::Command(cmd))
+            }
+
+            fn on_link(&mut self, cx: &mut Cx<'_, Self>, port: Port, up: bool) {
+                self.step(cx, Event::Link { port, up })
+            }
+
+            fn status(&self) -> Status {
+                match self {
+                    $(Self::$variant(p) => p.status(),)*
+                }
+            }
+
+            fn view(&self, peers: &Peers<'_>) -> View {
+                match self {
+                    $(Self::$variant(p) => p.view(peers),)*
+                }
+            }
+
+            fn describe_timer(timer: &AnyTimer) -> String {
+                match timer {
+                    $(AnyTimer::$variant(t) => <ProcessOf<$algorithm> as Process>::describe_timer(t),)*
+                }
+            }
+
+            fn parent(&self) -> Option<Port> {
+                match self {
+                    $(Self::$variant(p) => p.parent(),)*
+                }
+            }
+        }
+
+        impl Validate for AnyMsg {
+            fn validate(&self, roster: &Roster<'_>) -> Result<(), Invalid> {
+                match self {
+                    $(Self::$variant(m) => m.validate(roster),)*
+                }
+            }
+        }
+
+        /// Where each variant's kinds start in [`AnyMsg::kinds`], and the built-in algorithms' kinds, each
+        /// algorithm's after the one before (a program's, which grow as programs declare them, come last).
+        fn kind_table() -> &'static (Vec<usize>, Vec<&'static str>) {
+            static TABLE: OnceLock<(Vec<usize>, Vec<&'static str>)> = OnceLock::new();
+            TABLE.get_or_init(|| {
+                let (mut starts, mut kinds) = (Vec::new(), Vec::new());
+                $(
+                    starts.push(kinds.len());
+                    if !matches!(Which::$variant, Which::Program) {
+                        kinds.extend(<MsgOf<$algorithm> as Message>::kinds().iter().copied());
+                    }
+                )*
+                (starts, kinds)
+            })
+        }
+
+        impl Message for AnyMsg {
+            fn kinds() -> Cow<'static, [&'static str]> {
+                let own = &kind_table().1;
+                let program = <MsgOf<crate::program::Program> as Message>::kinds();
+                if program.is_empty() {
+                    Cow::Borrowed(own)
+                } else {
+                    Cow::Owned(own.iter().chain(program.iter()).copied().collect())
+                }
+            }
+
+            fn kind_index(&self) -> usize {
+                match self {
+                    $(Self::$variant(m) => kind_table().0[Which::$variant as usize] + m.kind_index(),)*
+                }
+            }
+
+            fn kind(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(m) => m.kind(),)*
+                }
+            }
+
+            fn describe(&self) -> String {
+                match self {
+                    $(Self::$variant(m) => m.describe(),)*
+                }
+            }
+
+            /// Its algorithm's message's size and the variant's index before it, as postcard writes it.
+            fn wire_size(&self) -> Option<u64> {
+                match self {
+                    $(Self::$variant(m) => Some(elect_core::varint_len(Which::$variant as u64) + m.wire_size()?),)*
+                }
+            }
+        }
+    };
+}
+
+crate::registry::registered!(define_any);
+
+/// Where a hosted algorithm's effects go: into the outer step, each wrapped in the algorithm's variant.
+struct Wrap<'c, 'a, P: Process> {
+    cx: &'c mut Cx<'a, AnyProcess>,
+    msg: fn(P::Msg) -> AnyMsg,
+    timer: fn(P::Timer) -> AnyTimer,
+    durable: fn(P::Durable) -> AnyDurable,
+}
+
+impl<P: Process> Host<P> for Wrap<'_, '_, P> {
+    fn send(&mut self, to: Port, msg: Cow<'_, P::Msg>) {
+        self.cx.send(to, (self.msg)(msg.into_owned()))
+    }
+
+    fn set_timer(&mut self, timer: P::Timer, after: Span) {
+        self.cx.set_timer((self.timer)(timer), after)
+    }
+
+    fn cancel_timer(&mut self, timer: P::Timer) {
+        self.cx.cancel_timer((self.timer)(timer))
+    }
+
+    fn persist(&mut self, durable: P::Durable) {
+        self.cx.persist((self.durable)(durable))
+    }
+
+    fn notify(&mut self, notice: Notice) {
+        self.cx.notify(notice)
+    }
+}
+
+impl<P: Process> Outbox<P::Msg> for Wrap<'_, '_, P> {
+    fn send(&mut self, to: Port, msg: P::Msg) {
+        self.cx.send(to, (self.msg)(msg))
+    }
+}
+
+/// `process` handles `event`, and its effects, in order, and the rule it named go to the outer step. The sends
+/// it makes before any other effect go straight there, so that a step that only sends buffers nothing.
+fn forward<P: Process>(process: &mut P, event: EventOf<P>, mut wrap: Wrap<'_, '_, P>) {
+    let mut effects: Vec<EffectOf<P>> = Vec::new();
+    let now = wrap.cx.now();
+    if let Some(rule) = driver::handle_sending(process, now, event, &mut effects, &mut wrap) {
+        wrap.cx.rule(rule);
+    }
+    driver::carry_out(&mut wrap, &mut effects);
+}
+
+#[cfg(test)]
+mod tests;
