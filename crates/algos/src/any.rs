@@ -7,13 +7,24 @@
 //! A driver generic over [`Algorithm`] is compiled once for every algorithm it is handed, and once more for every
 //! wrapper around each (the leader monitor, the member). The simulator wants that: its loop runs hundreds of
 //! millions of steps a second, and an algorithm's handlers inlined into it are what make it fast. The model
-//! checker does not: a step there copies, hashes and numbers whole states, beside which one match on the
-//! algorithm is little, while a copy of its search for every algorithm and wrapper was two thirds of the time the
-//! project took to build. So the checker takes every algorithm as an `AnyAlgorithm` ([`crate::dispatch_any`],
-//! [`crate::member::dispatch_any`]) and builds its search once per wrapper.
+//! checker wants it for an algorithm alone, whose steps are small (forwarding them cost Chang-Roberts's full
+//! search 15% of its time), but not inside the leader monitor or a member, where a step copies and hashes a whole
+//! member and one more call on the way to the algorithm's handler is little, while a copy of the search for every
+//! algorithm there was a third of the time the project took to build. So the checker takes an algorithm in a
+//! wrapper as an `AnyAlgorithm` ([`crate::dispatch_any`], [`crate::member::dispatch_any`]) and builds its search
+//! once per wrapper.
 //!
 //! One run holds one algorithm, so every message, timer and durable state a process is handed is of its own
 //! variant; one of another (which no driver makes) is ignored.
+//!
+//! # Held in place or boxed
+//!
+//! An enum is as large as its largest variant, and the checker copies a process each time it steps one. So
+//! [`AnyProcess`] holds a process in place when it is small (Bully's, the largest, is 120 bytes; Chang-Roberts's
+//! 24), and in a box when it is much larger than that (Garcia-Molina's, the Invitation algorithm's, mobile ad hoc
+//! election's: 176 to 272 bytes), marked `[boxed]` in the registry's list: a box costs an allocation per copy, and
+//! a process held in place that large would make every algorithm's copies that large. The build fails if a process
+//! held in place passes [`HELD_IN_PLACE`].
 //!
 //! # Serialized
 //!
@@ -22,8 +33,10 @@
 //! text does not say whose it is), and reading one fails with an error. In a binary form (postcard: the checker's
 //! frontier on disk) it is its variant's index, then the value, and reads back as it was.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, BorrowMut, Cow};
+use std::cell::Cell;
 use std::sync::OnceLock;
+use std::thread::LocalKey;
 
 use elect_core::driver::{self, Host};
 use elect_core::{
@@ -35,6 +48,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::algorithm::{Algorithm, Bound, Facts, Info, SyncSummary};
 use crate::params::{ParamError, Params};
+
+/// The largest an [`AnyProcess`] may be, in bytes: a process larger than this is held in a box.
+pub const HELD_IN_PLACE: usize = 128;
 
 type ProcessOf<A> = <A as Algorithm>::Process;
 type MsgOf<A> = <ProcessOf<A> as Process>::Msg;
@@ -82,11 +98,17 @@ macro_rules! serde_by_variant {
     };
 }
 
+/// How [`AnyProcess`] holds an algorithm's process: in place, or in a box (`[boxed]`).
+macro_rules! held {
+    ($algorithm:ty) => { ProcessOf<$algorithm> };
+    ($algorithm:ty, boxed) => { Box<ProcessOf<$algorithm>> };
+}
+
 macro_rules! define_any {
-    ($($variant:ident: $algorithm:ty),* $(,)?) => {
-        define_any!(@all $($variant: $algorithm,)* Program: crate::program::Program);
+    ($($variant:ident: $algorithm:ty $([$held:ident])?),* $(,)?) => {
+        define_any!(@all $($variant: $algorithm $([$held])?,)* Program: crate::program::Program);
     };
-    (@all $($variant:ident: $algorithm:ty),*) => {
+    (@all $($variant:ident: $algorithm:ty $([$held:ident])?),*) => {
         /// Every algorithm as one type (see the module documentation).
         #[derive(Clone, Debug)]
         pub enum AnyAlgorithm {
@@ -101,7 +123,7 @@ macro_rules! define_any {
         pub enum AnyProcess {
             $(
                 #[allow(missing_docs)]
-                $variant(ProcessOf<$algorithm>),
+                $variant(held!($algorithm $(, $held)?)),
             )*
         }
 
@@ -146,6 +168,12 @@ macro_rules! define_any {
         // an `AnyAlgorithm` instead of being one).
         const _: () = { $(assert!(<ProcessOf<$algorithm> as Process>::HEARS_LINKS);)* };
 
+        // Every `AnyProcess` is as large as the largest process held in place (see the module documentation).
+        const _: () = assert!(
+            std::mem::size_of::<AnyProcess>() <= HELD_IN_PLACE,
+            "a process this large goes in a box: mark its algorithm [boxed] in registered!"
+        );
+
         impl Algorithm for AnyAlgorithm {
             type Process = AnyProcess;
             const INFO: &'static Info = &crate::program::INFO;
@@ -173,7 +201,7 @@ macro_rules! define_any {
 
             fn build(&self, setup: &Setup<'_>) -> AnyProcess {
                 match self {
-                    $(Self::$variant(a) => AnyProcess::$variant(a.build(setup)),)*
+                    $(Self::$variant(a) => AnyProcess::$variant(a.build(setup).into()),)*
                 }
             }
 
@@ -225,7 +253,7 @@ macro_rules! define_any {
                         let own: Vec<_> = processes
                             .iter()
                             .filter_map(|p| match p {
-                                AnyProcess::$variant(p) => Some(p.clone()),
+                                AnyProcess::$variant(p) => Some(Borrow::<ProcessOf<$algorithm>>::borrow(p).clone()),
                                 #[allow(unreachable_patterns)]
                                 _ => None,
                             })
@@ -256,8 +284,11 @@ macro_rules! define_any {
                             #[allow(unreachable_patterns)]
                             _ => return,
                         };
+                        thread_local! {
+                            static EFFECTS: Cell<Vec<EffectOf<ProcessOf<$algorithm>>>> = const { Cell::new(Vec::new()) };
+                        }
                         let wrap = Wrap { cx, msg: AnyMsg::$variant, timer: AnyTimer::$variant, durable: AnyDurable::$variant };
-                        forward(p, event, wrap)
+                        forward(BorrowMut::<ProcessOf<$algorithm>>::borrow_mut(p), event, wrap, &EFFECTS)
                     })*
                 }
             }
@@ -288,6 +319,7 @@ macro_rules! define_any {
                 self.step(cx, Event::Link { port, up })
             }
 
+            #[inline]
             fn status(&self) -> Status {
                 match self {
                     $(Self::$variant(p) => p.status(),)*
@@ -348,12 +380,14 @@ macro_rules! define_any {
                 }
             }
 
+            #[inline]
             fn kind_index(&self) -> usize {
                 match self {
                     $(Self::$variant(m) => kind_table().0[Which::$variant as usize] + m.kind_index(),)*
                 }
             }
 
+            #[inline]
             fn kind(&self) -> &'static str {
                 match self {
                     $(Self::$variant(m) => m.kind(),)*
@@ -415,14 +449,21 @@ impl<P: Process> Outbox<P::Msg> for Wrap<'_, '_, P> {
 }
 
 /// `process` handles `event`, and its effects, in order, and the rule it named go to the outer step. The sends
-/// it makes before any other effect go straight there, so that a step that only sends buffers nothing.
-fn forward<P: Process>(process: &mut P, event: EventOf<P>, mut wrap: Wrap<'_, '_, P>) {
-    let mut effects: Vec<EffectOf<P>> = Vec::new();
+/// it makes before any other effect go straight there, so that a step that only sends buffers nothing; the other
+/// effects wait in `buffer`, the thread's own for the algorithm, which keeps its memory from step to step.
+fn forward<P: Process>(
+    process: &mut P,
+    event: EventOf<P>,
+    mut wrap: Wrap<'_, '_, P>,
+    buffer: &'static LocalKey<Cell<Vec<EffectOf<P>>>>,
+) {
+    let mut effects = buffer.take();
     let now = wrap.cx.now();
     if let Some(rule) = driver::handle_sending(process, now, event, &mut effects, &mut wrap) {
         wrap.cx.rule(rule);
     }
     driver::carry_out(&mut wrap, &mut effects);
+    buffer.set(effects);
 }
 
 #[cfg(test)]

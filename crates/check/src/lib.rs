@@ -562,8 +562,9 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
     driver: D,
 ) -> Result<T, CheckError> {
     let sim = &config.sim;
-    // Every algorithm comes as an `AnyAlgorithm` (but on a synchronizer, which wraps the three algorithms written
-    // in rounds): the search is built once per wrapper, not once per algorithm and wrapper (`elect_algos::any`).
+    // An algorithm alone comes as itself, so that its search runs its handlers inlined; inside the leader monitor
+    // or a member, where a step does much more than run the algorithm's handler, it comes as an `AnyAlgorithm`:
+    // the search is built once per wrapper there, not once per algorithm and wrapper (`elect_algos::any`).
     match (scenario.synchronizer, sim.monitor.map(|m| (m.heartbeat, m.bare))) {
         (Some(choice), _) => elect_algos::dispatch_synchronized(&sim.algorithm, &sim.params, choice, driver)?,
         (None, Some((heartbeat, true))) => {
@@ -576,7 +577,7 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
             let timing = member::DeployTiming::new(heartbeat, hold);
             member::dispatch_any(&sim.algorithm, &sim.params, timing, network, driver)?
         }
-        (None, None) => elect_algos::dispatch_any(&sim.algorithm, &sim.params, driver)?,
+        (None, None) => elect_algos::dispatch(&sim.algorithm, &sim.params, driver)?,
     }
 }
 
