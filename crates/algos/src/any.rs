@@ -6,13 +6,12 @@
 //!
 //! A driver generic over [`Algorithm`] is compiled once for every algorithm it is handed, and once more for every
 //! wrapper around each (the leader monitor, the member). The simulator wants that: its loop runs hundreds of
-//! millions of steps a second, and an algorithm's handlers inlined into it are what make it fast. The model
-//! checker wants it for an algorithm alone, whose steps are small (forwarding them cost Chang-Roberts's full
-//! search 15% of its time), but not inside the leader monitor or a member, where a step copies and hashes a whole
-//! member and one more call on the way to the algorithm's handler is little, while a copy of the search for every
-//! algorithm there was a third of the time the project took to build. So the checker takes an algorithm in a
-//! wrapper as an `AnyAlgorithm` ([`crate::dispatch_any`], [`crate::member::dispatch_any`]) and builds its search
-//! once per wrapper.
+//! millions of steps a second, and an algorithm's handlers inlined into it are what make it fast. So does the
+//! model checker for an algorithm alone and for a member: forwarding each step through the enum cost
+//! Chang-Roberts's full search about 15% of its time, and the deployed members' searches 5 to 15%. Inside the
+//! leader monitor alone (`--bare-monitor`), a mode for looking at the monitor, the checker takes the algorithm as
+//! an `AnyAlgorithm` ([`crate::dispatch_any`]) and builds its search there once instead of once per algorithm.
+//! [`crate::member::dispatch_any`] does the same for a member, for a driver whose speed does not depend on it.
 //!
 //! One run holds one algorithm, so every message, timer and durable state a process is handed is of its own
 //! variant; one of another (which no driver makes) is ignored.
@@ -410,7 +409,7 @@ macro_rules! define_any {
     };
 }
 
-crate::registry::registered!(define_any);
+crate::registered::registered!(define_any);
 
 /// Where a hosted algorithm's effects go: into the outer step, each wrapped in the algorithm's variant.
 struct Wrap<'c, 'a, P: Process> {

@@ -24,6 +24,7 @@ pub mod monitor;
 pub mod params;
 pub mod peterson;
 pub mod program;
+mod registered;
 pub mod registry;
 pub mod ring_participant;
 pub mod rounds;

@@ -74,32 +74,7 @@ macro_rules! registry {
     };
 }
 
-/// Every built-in algorithm in presentation order, each as `Variant: Type`, handed to the macro `$then`: the
-/// registry below and the enums of [`crate::any`] are made from this one list. `[boxed]` marks an algorithm whose
-/// process [`crate::any::AnyProcess`] holds in a box, as it is much larger than the others (`any.rs` says why).
-macro_rules! registered {
-    ($then:ident) => {
-        $then!(
-            Bully: crate::bully::Bully,
-            GarciaMolina: crate::garcia_molina::GarciaMolina [boxed],
-            LeLann: crate::lelann::LeLann,
-            ChangRoberts: crate::chang_roberts::ChangRoberts,
-            RingParticipant: crate::ring_participant::RingParticipant,
-            HirschbergSinclair: crate::hirschberg_sinclair::HirschbergSinclair,
-            Franklin: crate::franklin::Franklin,
-            Peterson: crate::peterson::Peterson,
-            Invitation: crate::invitation::Invitation [boxed],
-            FloodMax: crate::floodmax::FloodMax,
-            OptFloodMax: crate::floodmax::OptFloodMax,
-            SyncLcr: crate::sync_lcr::SyncLcr,
-            AdHoc: crate::ad_hoc::AdHoc [boxed],
-            TimestampFlooding: crate::timestamp_flooding::TimestampFlooding,
-        );
-    };
-}
-pub(crate) use registered;
-
-registered!(registry);
+crate::registered::registered!(registry);
 
 /// The algorithms written in rounds, which the synchronizers run.
 macro_rules! round_registry {

@@ -562,9 +562,9 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
     driver: D,
 ) -> Result<T, CheckError> {
     let sim = &config.sim;
-    // An algorithm alone comes as itself, so that its search runs its handlers inlined; inside the leader monitor
-    // or a member, where a step does much more than run the algorithm's handler, it comes as an `AnyAlgorithm`:
-    // the search is built once per wrapper there, not once per algorithm and wrapper (`elect_algos::any`).
+    // Inside the leader monitor alone (`--bare-monitor`), the algorithm comes as an `AnyAlgorithm`: the search is
+    // built once for all of them there, not once per algorithm (`elect_algos::any`). Alone and as a member (what
+    // `elect node` runs), it comes as itself, so that the search runs its handlers inlined.
     match (scenario.synchronizer, sim.monitor.map(|m| (m.heartbeat, m.bare))) {
         (Some(choice), _) => elect_algos::dispatch_synchronized(&sim.algorithm, &sim.params, choice, driver)?,
         (None, Some((heartbeat, true))) => {
@@ -574,8 +574,7 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
         (None, Some((heartbeat, false))) => {
             let network = scenario.monitor_network();
             let hold = network.delay_bound * member::RESIGN_HOLD;
-            let timing = member::DeployTiming::new(heartbeat, hold);
-            member::dispatch_any(&sim.algorithm, &sim.params, timing, network, driver)?
+            member::dispatch(&sim.algorithm, &sim.params, member::DeployTiming::new(heartbeat, hold), network, driver)?
         }
         (None, None) => elect_algos::dispatch(&sim.algorithm, &sim.params, driver)?,
     }

@@ -3,9 +3,7 @@
 
 use elect_algos::Algorithm;
 use elect_core::driver;
-use elect_core::{
-    Check, Command, EffectOf, Event, Instant, Monitor, Port, Process, Property, Status, Violation, Winner,
-};
+use elect_core::{Check, Command, EffectOf, Event, Instant, Monitor, Port, Process, Property, Violation, Winner};
 use elect_scenario::{Delay, Scenario, Scheduled};
 
 use crate::intern::Interned;
@@ -75,7 +73,7 @@ pub(crate) struct Model<A: Algorithm> {
     /// Every message met so far, which the states' messages in flight number.
     messages: Interned<<A::Process as Process>::Msg>,
     /// Every process state met so far, which the states number.
-    processes: Interned<Known<A::Process>>,
+    processes: Interned<A::Process>,
     /// The fingerprint of a position whose process is down.
     down_fp: u64,
     /// Each thread's buffer for the effects of a step, kept from one step to the next.
@@ -208,21 +206,14 @@ impl<A: Algorithm> Model<A> {
     /// The process at `node` in `state`, if it is up.
     pub(crate) fn process(&self, state: &State<A::Process>, node: u32) -> Option<&A::Process> {
         let id = state.procs[node as usize];
-        (id != DOWN).then(|| &self.processes.get(id).process)
-    }
-
-    /// The status of the process at `node` ([`Status::DOWN`] while it is down), as it was read once when the
-    /// process was numbered.
-    pub(crate) fn status(&self, state: &State<A::Process>, node: u32) -> Status {
-        let id = state.procs[node as usize];
-        if id == DOWN { Status::DOWN } else { self.processes.get(id).status }
+        (id != DOWN).then(|| self.processes.get(id))
     }
 
     /// Sets the process at `node` (`None`: down), numbered in the table of processes.
     fn put(&self, state: &mut State<A::Process>, node: u32, p: Option<A::Process>) {
         let fp = fingerprint(&p);
         self.retally(state, node, fp);
-        state.procs[node as usize] = p.map_or(DOWN, |p| self.processes.intern(Known::new(p), fp));
+        state.procs[node as usize] = p.map_or(DOWN, |p| self.processes.intern(p, fp));
     }
 
     /// How many distinct messages and process states the search has met.
@@ -666,35 +657,6 @@ fn set_bit(bits: &mut u64, k: usize, on: bool) {
         *bits |= 1 << k;
     } else {
         *bits &= !(1 << k);
-    }
-}
-
-/// A process in the table of processes, with its status, read once when it was numbered: the properties read
-/// every process's status in every state, and a process's status is a function of the process alone, so the
-/// table's values are the only ones worth reading it of.
-struct Known<P> {
-    process: P,
-    status: Status,
-}
-
-// Compared and hashed by the process alone: the status is a function of it.
-impl<P: Eq> PartialEq for Known<P> {
-    fn eq(&self, other: &Self) -> bool {
-        self.process == other.process
-    }
-}
-
-impl<P: Eq> Eq for Known<P> {}
-
-impl<P: std::hash::Hash> std::hash::Hash for Known<P> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.process.hash(state)
-    }
-}
-
-impl<P: Process> Known<P> {
-    fn new(process: P) -> Self {
-        Self { status: process.status(), process }
     }
 }
 

@@ -1,7 +1,7 @@
 //! What the properties read of a state: the processes' statuses, as the judge's [`World`].
 
 use elect_algos::Algorithm;
-use elect_core::{NodeId, Rank, Status, World};
+use elect_core::{NodeId, Process, Rank, Status, World};
 
 use super::Model;
 use super::reads::Reads;
@@ -19,8 +19,7 @@ impl<A: Algorithm> Model<A> {
         if !self.config.sim.only.is_empty() {
             return self.leads_whom_it_can_reach(state);
         }
-        let live = (0..state.len() as u32).filter(|&i| state.procs[i as usize] != DOWN);
-        let mut leaders = live.map(|i| self.status(state, i).leader);
+        let mut leaders = (0..state.len() as u32).filter_map(|i| self.process(state, i)).map(|p| p.status().leader);
         match leaders.next() {
             Some(Some(first)) => leaders.all(|l| l == Some(first)),
             _ => false,
@@ -67,7 +66,7 @@ impl<A: Algorithm> Model<A> {
 
     /// Whether the process at `node` is live and says it leads (what one-leader reads).
     pub(crate) fn leads(&self, state: &State<A::Process>, node: u32) -> bool {
-        self.status(state, node).leader == Some(self.scenario.ids[node as usize])
+        self.process(state, node).is_some_and(|p| p.status().leader == Some(self.scenario.ids[node as usize]))
     }
 
     /// Tests: the reduction keeps status changes visible everywhere, as it does where an "always" property reads
@@ -94,6 +93,11 @@ impl<A: Algorithm> Model<A> {
     /// Every process's status (down ones as [`Status::DOWN`]).
     pub(crate) fn statuses<'a>(&'a self, state: &'a State<A::Process>) -> impl Iterator<Item = Status> + 'a {
         (0..state.len() as u32).map(|i| self.status(state, i))
+    }
+
+    /// The status of the process at `node` ([`Status::DOWN`] while it is down).
+    pub(crate) fn status(&self, state: &State<A::Process>, node: u32) -> Status {
+        self.process(state, node).map_or(Status::DOWN, |p| p.status())
     }
 }
 
