@@ -33,9 +33,7 @@
 //! frontier on disk) it is its variant's index, then the value, and reads back as it was.
 
 use std::borrow::{Borrow, BorrowMut, Cow};
-use std::cell::Cell;
 use std::sync::OnceLock;
-use std::thread::LocalKey;
 
 use elect_core::driver::{self, Host};
 use elect_core::{
@@ -283,11 +281,8 @@ macro_rules! define_any {
                             #[allow(unreachable_patterns)]
                             _ => return,
                         };
-                        thread_local! {
-                            static EFFECTS: Cell<Vec<EffectOf<ProcessOf<$algorithm>>>> = const { Cell::new(Vec::new()) };
-                        }
                         let wrap = Wrap { cx, msg: AnyMsg::$variant, timer: AnyTimer::$variant, durable: AnyDurable::$variant };
-                        forward(BorrowMut::<ProcessOf<$algorithm>>::borrow_mut(p), event, wrap, &EFFECTS)
+                        forward(BorrowMut::<ProcessOf<$algorithm>>::borrow_mut(p), event, wrap)
                     })*
                 }
             }
@@ -448,21 +443,14 @@ impl<P: Process> Outbox<P::Msg> for Wrap<'_, '_, P> {
 }
 
 /// `process` handles `event`, and its effects, in order, and the rule it named go to the outer step. The sends
-/// it makes before any other effect go straight there, so that a step that only sends buffers nothing; the other
-/// effects wait in `buffer`, the thread's own for the algorithm, which keeps its memory from step to step.
-fn forward<P: Process>(
-    process: &mut P,
-    event: EventOf<P>,
-    mut wrap: Wrap<'_, '_, P>,
-    buffer: &'static LocalKey<Cell<Vec<EffectOf<P>>>>,
-) {
-    let mut effects = buffer.take();
+/// it makes before any other effect go straight there, so that a step that only sends buffers nothing.
+fn forward<P: Process>(process: &mut P, event: EventOf<P>, mut wrap: Wrap<'_, '_, P>) {
+    let mut effects: Vec<EffectOf<P>> = Vec::new();
     let now = wrap.cx.now();
     if let Some(rule) = driver::handle_sending(process, now, event, &mut effects, &mut wrap) {
         wrap.cx.rule(rule);
     }
     driver::carry_out(&mut wrap, &mut effects);
-    buffer.set(effects);
 }
 
 #[cfg(test)]

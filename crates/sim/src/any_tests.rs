@@ -121,3 +121,17 @@ impl Driver for WinnerOf {
         algorithm.winner()
     }
 }
+
+#[test]
+fn the_text_form_is_the_algorithms_own_and_is_not_read_back() {
+    use elect_algos::any::{AnyMsg, AnyTimer};
+    use elect_algos::bully;
+    let own = bully::Msg::Ok { epoch: elect_core::Epoch::of(2, NodeId(5)) };
+    let any = AnyMsg::Bully(own.clone());
+    assert_eq!(serde_json::to_string(&any).unwrap(), serde_json::to_string(&own).unwrap());
+    let timer = AnyTimer::Bully(bully::Timer::CoordinatorDeadline);
+    let text = serde_json::to_string(&timer).unwrap();
+    assert_eq!(text, serde_json::to_string(&bully::Timer::CoordinatorDeadline).unwrap());
+    let err = serde_json::from_str::<AnyTimer>(&text).unwrap_err().to_string();
+    assert!(err.contains("AnyTimer is written in text as its algorithm's own"), "{err}");
+}

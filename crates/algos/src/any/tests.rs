@@ -23,18 +23,6 @@ fn the_binary_form_reads_back_as_written() {
 }
 
 #[test]
-fn the_text_form_is_the_algorithms_own_and_is_not_read_back() {
-    let own = bully::Msg::Ok { epoch: Epoch::of(2, NodeId(5)) };
-    let any = AnyMsg::Bully(own.clone());
-    assert_eq!(serde_json::to_string(&any).unwrap(), serde_json::to_string(&own).unwrap());
-    let timer = AnyTimer::Bully(bully::Timer::CoordinatorDeadline);
-    let text = serde_json::to_string(&timer).unwrap();
-    assert_eq!(text, serde_json::to_string(&bully::Timer::CoordinatorDeadline).unwrap());
-    let err = serde_json::from_str::<AnyTimer>(&text).unwrap_err().to_string();
-    assert!(err.contains("AnyTimer is written in text as its algorithm's own"), "{err}");
-}
-
-#[test]
 fn each_kind_is_named_at_its_index() {
     let kinds = AnyMsg::kinds();
     for msg in [
