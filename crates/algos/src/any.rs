@@ -2,7 +2,7 @@
 //! process, messages, timers and durable state are enums over theirs ([`AnyProcess`], [`AnyMsg`], [`AnyTimer`],
 //! [`AnyDurable`]). Each method is forwarded to the algorithm the value holds; a process's step runs the
 //! algorithm's own handler and carries its effects out into the outer step, each wrapped in its variant, as a
-//! process hosted in another is ([`crate::hosted`]).
+//! process hosted in another is (`hosted.rs`).
 //!
 //! A driver generic over [`Algorithm`] is compiled once for every algorithm it is handed, and once more for every
 //! wrapper around each (the leader monitor, the member). The simulator wants that: its loop runs hundreds of
