@@ -178,18 +178,7 @@ pub fn dispatch_any<D: Driver>(
     network: MonitorNetwork,
     driver: D,
 ) -> Result<D::Output, crate::RegistryError> {
-    dispatch_any_member(name, params, timing, network, AsDriver(driver))
-}
-
-/// [`dispatch_any`] for a [`MemberDriver`].
-pub fn dispatch_any_member<D: MemberDriver>(
-    name: &str,
-    params: &Params,
-    timing: DeployTiming,
-    network: MonitorNetwork,
-    driver: D,
-) -> Result<D::Output, crate::RegistryError> {
-    let (found, params, deploy) = deploy(name, params, timing, network, driver)?;
+    let (found, params, deploy) = deploy(name, params, timing, network, AsDriver(driver))?;
     found.dispatch_any(&params, deploy)
 }
 
