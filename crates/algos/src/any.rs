@@ -2,7 +2,8 @@
 //! process, messages, timers and durable state are enums over theirs ([`AnyProcess`], [`AnyMsg`], [`AnyTimer`],
 //! [`AnyDurable`]). Each method is forwarded to the algorithm the value holds; a process's step runs the
 //! algorithm's own handler and carries its effects out into the outer step, each wrapped in its variant, as a
-//! process hosted in another is (`hosted.rs`).
+//! process hosted in another is (`hosted.rs`). [`AnySynchronized`] is the same for every round algorithm on every
+//! synchronizer (twelve types), with [`AnySynchronizedProcess`] and its kin.
 //!
 //! A driver generic over [`Algorithm`] is compiled once for every algorithm it is handed, and once more for every
 //! wrapper around each (the leader monitor, the member). The simulator wants that: its loop runs hundreds of
@@ -11,7 +12,9 @@
 //! Chang-Roberts's full search about 15% of its time, and the deployed members' searches 5 to 15%. Inside the
 //! leader monitor alone (`--bare-monitor`), a mode for looking at the monitor, the checker takes the algorithm as
 //! an `AnyAlgorithm` ([`crate::dispatch_any`]) and builds its search there once instead of once per algorithm.
-//! [`crate::member::dispatch_any`] does the same for a member, for a driver whose speed does not depend on it.
+//! [`crate::member::dispatch_any`] does the same for a member, for a driver whose speed does not depend on it. On a
+//! synchronizer, a mode for learning the synchronizers on a few processes, the checker takes the algorithm as an
+//! `AnySynchronized` ([`crate::dispatch_synchronized_any`]): one search for the twelve.
 //!
 //! One run holds one algorithm, so every message, timer and durable state a process is handed is of its own
 //! variant; one of another (which no driver makes) is ignored.
@@ -22,8 +25,10 @@
 //! [`AnyProcess`] holds a process in place when it is small (Bully's, the largest, is 120 bytes; Chang-Roberts's
 //! 24), and in a box when it is much larger than that (Garcia-Molina's, the Invitation algorithm's, mobile ad hoc
 //! election's: 176 to 272 bytes), marked `[boxed]` in the registry's list: a box costs an allocation per copy, and
-//! a process held in place that large would make every algorithm's copies that large. The build fails if a process
-//! held in place passes [`HELD_IN_PLACE`].
+//! a process held in place that large would make every algorithm's copies that large. The same goes for
+//! [`AnySynchronizedProcess`]: ABD's and α's nodes are held in place (136 bytes), β's and γ's, which keep their
+//! spanning tree and clusters (296 to 312 bytes), are boxed. The build fails if an enum holding a process in place
+//! passes [`HELD_IN_PLACE`].
 //!
 //! # Serialized
 //!
@@ -46,8 +51,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::algorithm::{Algorithm, Bound, Facts, Info, SyncSummary};
 use crate::params::{ParamError, Params};
 
-/// The largest an [`AnyProcess`] may be, in bytes: a process larger than this is held in a box.
-pub const HELD_IN_PLACE: usize = 128;
+/// The largest an [`AnyProcess`] or an [`AnySynchronizedProcess`] may be, in bytes: a process larger than this is
+/// held in a box.
+pub const HELD_IN_PLACE: usize = 144;
 
 type ProcessOf<A> = <A as Algorithm>::Process;
 type MsgOf<A> = <ProcessOf<A> as Process>::Msg;
@@ -56,7 +62,7 @@ type DurableOf<A> = <ProcessOf<A> as Process>::Durable;
 
 /// Serde for an enum over the algorithms' messages, timers or durable states: see the module documentation.
 macro_rules! serde_by_variant {
-    ($any:ident, $of:ident, $($variant:ident: $algorithm:ty),*) => {
+    ($any:ident, $which:ident, $of:ident, $($variant:ident: $algorithm:ty),*) => {
         impl Serialize for $any {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 if s.is_human_readable() {
@@ -66,7 +72,7 @@ macro_rules! serde_by_variant {
                 }
                 match self {
                     $(Self::$variant(value) => {
-                        s.serialize_newtype_variant(stringify!($any), Which::$variant as u32, stringify!($variant), value)
+                        s.serialize_newtype_variant(stringify!($any), $which::$variant as u32, stringify!($variant), value)
                     })*
                 }
             }
@@ -101,50 +107,56 @@ macro_rules! held {
     ($algorithm:ty, boxed) => { Box<ProcessOf<$algorithm>> };
 }
 
+/// An enum over algorithms as one algorithm (see the module documentation), named
+/// `[Algorithm, Process, Msg, Timer, Durable, Which, kind_table]`, whose info before it runs is `$info`; the variants
+/// listed in `grows` (a program's) declare their kinds as they run, and come last.
 macro_rules! define_any {
-    ($($variant:ident: $algorithm:ty $([$held:ident])?),* $(,)?) => {
-        define_any!(@all $($variant: $algorithm $([$held])?,)* Program: crate::program::Program);
-    };
-    (@all $($variant:ident: $algorithm:ty $([$held:ident])?),*) => {
-        /// Every algorithm as one type (see the module documentation).
+    (
+        $(#[$doc:meta])*
+        [$alg:ident, $proc:ident, $msg:ident, $timer:ident, $durable:ident, $which:ident, $table:ident],
+        info: $info:expr,
+        grows: [$($grows:ident: $grows_algorithm:ty),*],
+        $($variant:ident: $algorithm:ty $([$held:ident])?),* $(,)?
+    ) => {
+        $(#[$doc])*
         #[derive(Clone, Debug)]
-        pub enum AnyAlgorithm {
+        pub enum $alg {
             $(
                 #[allow(missing_docs)]
                 $variant($algorithm),
             )*
         }
 
-        /// The process of an [`AnyAlgorithm`]: its algorithm's.
+        /// The process of its algorithm.
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-        pub enum AnyProcess {
+        pub enum $proc {
             $(
                 #[allow(missing_docs)]
                 $variant(held!($algorithm $(, $held)?)),
             )*
         }
 
-        /// A message of an [`AnyAlgorithm`]: its algorithm's.
+        /// A message of its algorithm.
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-        pub enum AnyMsg {
+        pub enum $msg {
             $(
                 #[allow(missing_docs)]
                 $variant(MsgOf<$algorithm>),
             )*
         }
 
-        /// A timer of an [`AnyAlgorithm`]: its algorithm's.
+        /// A timer of its algorithm.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum AnyTimer {
+        pub enum $timer {
             $(
                 #[allow(missing_docs)]
                 $variant(TimerOf<$algorithm>),
             )*
         }
 
-        /// The durable state of an [`AnyAlgorithm`]'s process: its algorithm's.
+        /// The durable state of its algorithm's process.
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-        pub enum AnyDurable {
+        pub enum $durable {
             $(
                 #[allow(missing_docs)]
                 $variant(DurableOf<$algorithm>),
@@ -153,27 +165,27 @@ macro_rules! define_any {
 
         /// The variants, numbered in order.
         #[derive(Clone, Copy)]
-        enum Which {
+        enum $which {
             $($variant,)*
         }
 
-        serde_by_variant!(AnyMsg, MsgOf, $($variant: $algorithm),*);
-        serde_by_variant!(AnyTimer, TimerOf, $($variant: $algorithm),*);
-        serde_by_variant!(AnyDurable, DurableOf, $($variant: $algorithm),*);
+        serde_by_variant!($msg, $which, MsgOf, $($variant: $algorithm),*);
+        serde_by_variant!($timer, $which, TimerOf, $($variant: $algorithm),*);
+        serde_by_variant!($durable, $which, DurableOf, $($variant: $algorithm),*);
 
         // Every algorithm hears its links, as the enum says it does (a process that does not, the member, wraps
-        // an `AnyAlgorithm` instead of being one).
+        // an enum of algorithms instead of being one).
         const _: () = { $(assert!(<ProcessOf<$algorithm> as Process>::HEARS_LINKS);)* };
 
-        // Every `AnyProcess` is as large as the largest process held in place (see the module documentation).
+        // Every process enum is as large as the largest process held in place (see the module documentation).
         const _: () = assert!(
-            std::mem::size_of::<AnyProcess>() <= HELD_IN_PLACE,
+            std::mem::size_of::<$proc>() <= HELD_IN_PLACE,
             "a process this large goes in a box: mark its algorithm [boxed] in registered!"
         );
 
-        impl Algorithm for AnyAlgorithm {
-            type Process = AnyProcess;
-            const INFO: &'static Info = &crate::program::INFO;
+        impl Algorithm for $alg {
+            type Process = $proc;
+            const INFO: &'static Info = $info;
             const INFO_AT_RUN_TIME: bool = true;
 
             fn info(&self) -> &'static Info {
@@ -196,9 +208,9 @@ macro_rules! define_any {
                 }
             }
 
-            fn build(&self, setup: &Setup<'_>) -> AnyProcess {
+            fn build(&self, setup: &Setup<'_>) -> $proc {
                 match self {
-                    $(Self::$variant(a) => AnyProcess::$variant(a.build(setup).into()),)*
+                    $(Self::$variant(a) => $proc::$variant(a.build(setup).into()),)*
                 }
             }
 
@@ -244,13 +256,13 @@ macro_rules! define_any {
                 }
             }
 
-            fn synchronizer(&self, processes: &[AnyProcess]) -> Option<SyncSummary> {
+            fn synchronizer(&self, processes: &[$proc]) -> Option<SyncSummary> {
                 match self {
                     $(Self::$variant(a) => {
                         let own: Vec<_> = processes
                             .iter()
                             .filter_map(|p| match p {
-                                AnyProcess::$variant(p) => Some(Borrow::<ProcessOf<$algorithm>>::borrow(p).clone()),
+                                $proc::$variant(p) => Some(Borrow::<ProcessOf<$algorithm>>::borrow(p).clone()),
                                 #[allow(unreachable_patterns)]
                                 _ => None,
                             })
@@ -261,7 +273,21 @@ macro_rules! define_any {
             }
         }
 
-        impl AnyProcess {
+        impl $alg {
+            /// `algorithm` as its variant, if it is one of them: a driver handed an algorithm by its type finds its
+            /// variant by that type.
+            pub fn of<A: Algorithm>(algorithm: A) -> Option<Self> {
+                let any: &dyn std::any::Any = &algorithm;
+                $(
+                    if let Some(a) = any.downcast_ref::<$algorithm>() {
+                        return Some(Self::$variant(a.clone()));
+                    }
+                )*
+                None
+            }
+        }
+
+        impl $proc {
             /// One step of the algorithm's own process, its effects carried out into `cx` (an event of another
             /// algorithm is ignored: see the module documentation).
             fn step(&mut self, cx: &mut Cx<'_, Self>, event: EventOf<Self>) {
@@ -270,38 +296,38 @@ macro_rules! define_any {
                         let event = match event {
                             Event::Start { restored } => Event::Start {
                                 restored: match restored {
-                                    Some(AnyDurable::$variant(d)) => Some(d),
+                                    Some($durable::$variant(d)) => Some(d),
                                     _ => None,
                                 },
                             },
-                            Event::Message { from, msg: AnyMsg::$variant(msg) } => Event::Message { from, msg },
-                            Event::Timer(AnyTimer::$variant(timer)) => Event::Timer(timer),
+                            Event::Message { from, msg: $msg::$variant(msg) } => Event::Message { from, msg },
+                            Event::Timer($timer::$variant(timer)) => Event::Timer(timer),
                             Event::Command(cmd) => Event::Command(cmd),
                             Event::Link { port, up } => Event::Link { port, up },
                             #[allow(unreachable_patterns)]
                             _ => return,
                         };
-                        let wrap = Wrap { cx, msg: AnyMsg::$variant, timer: AnyTimer::$variant, durable: AnyDurable::$variant };
+                        let wrap = Wrap { cx, msg: $msg::$variant, timer: $timer::$variant, durable: $durable::$variant };
                         forward(BorrowMut::<ProcessOf<$algorithm>>::borrow_mut(p), event, wrap)
                     })*
                 }
             }
         }
 
-        impl Process for AnyProcess {
-            type Msg = AnyMsg;
-            type Timer = AnyTimer;
-            type Durable = AnyDurable;
+        impl Process for $proc {
+            type Msg = $msg;
+            type Timer = $timer;
+            type Durable = $durable;
 
-            fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<AnyDurable>) {
+            fn on_start(&mut self, cx: &mut Cx<'_, Self>, restored: Option<$durable>) {
                 self.step(cx, Event::Start { restored })
             }
 
-            fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: AnyMsg) {
+            fn on_message(&mut self, cx: &mut Cx<'_, Self>, from: Port, msg: $msg) {
                 self.step(cx, Event::Message { from, msg })
             }
 
-            fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: AnyTimer) {
+            fn on_timer(&mut self, cx: &mut Cx<'_, Self>, timer: $timer) {
                 self.step(cx, Event::Timer(timer))
             }
 
@@ -326,9 +352,9 @@ macro_rules! define_any {
                 }
             }
 
-            fn describe_timer(timer: &AnyTimer) -> String {
+            fn describe_timer(timer: &$timer) -> String {
                 match timer {
-                    $(AnyTimer::$variant(t) => <ProcessOf<$algorithm> as Process>::describe_timer(t),)*
+                    $($timer::$variant(t) => <ProcessOf<$algorithm> as Process>::describe_timer(t),)*
                 }
             }
 
@@ -339,7 +365,7 @@ macro_rules! define_any {
             }
         }
 
-        impl Validate for AnyMsg {
+        impl Validate for $msg {
             fn validate(&self, roster: &Roster<'_>) -> Result<(), Invalid> {
                 match self {
                     $(Self::$variant(m) => m.validate(roster),)*
@@ -347,15 +373,17 @@ macro_rules! define_any {
             }
         }
 
-        /// Where each variant's kinds start in [`AnyMsg::kinds`], and the built-in algorithms' kinds, each
-        /// algorithm's after the one before (a program's, which grow as programs declare them, come last).
-        fn kind_table() -> &'static (Vec<usize>, Vec<&'static str>) {
+        /// Where each variant's kinds start in the message's `kinds`, and the kinds of the algorithms that do not
+        /// grow theirs, each algorithm's after the one before (a program's, which grow as programs declare them,
+        /// come last).
+        fn $table() -> &'static (Vec<usize>, Vec<&'static str>) {
             static TABLE: OnceLock<(Vec<usize>, Vec<&'static str>)> = OnceLock::new();
+            const GROWS: &[&str] = &[$(stringify!($grows)),*];
             TABLE.get_or_init(|| {
                 let (mut starts, mut kinds) = (Vec::new(), Vec::new());
                 $(
                     starts.push(kinds.len());
-                    if !matches!(Which::$variant, Which::Program) {
+                    if !GROWS.contains(&stringify!($variant)) {
                         kinds.extend(<MsgOf<$algorithm> as Message>::kinds().iter().copied());
                     }
                 )*
@@ -363,21 +391,23 @@ macro_rules! define_any {
             })
         }
 
-        impl Message for AnyMsg {
+        impl Message for $msg {
             fn kinds() -> Cow<'static, [&'static str]> {
-                let own = &kind_table().1;
-                let program = <MsgOf<crate::program::Program> as Message>::kinds();
-                if program.is_empty() {
+                let own = &$table().1;
+                #[allow(unused_mut)]
+                let mut grown: Vec<&'static str> = Vec::new();
+                $(grown.extend(<MsgOf<$grows_algorithm> as Message>::kinds().iter().copied());)*
+                if grown.is_empty() {
                     Cow::Borrowed(own)
                 } else {
-                    Cow::Owned(own.iter().chain(program.iter()).copied().collect())
+                    Cow::Owned(own.iter().chain(grown.iter()).copied().collect())
                 }
             }
 
             #[inline]
             fn kind_index(&self) -> usize {
                 match self {
-                    $(Self::$variant(m) => kind_table().0[Which::$variant as usize] + m.kind_index(),)*
+                    $(Self::$variant(m) => $table().0[$which::$variant as usize] + m.kind_index(),)*
                 }
             }
 
@@ -397,24 +427,62 @@ macro_rules! define_any {
             /// Its algorithm's message's size and the variant's index before it, as postcard writes it.
             fn wire_size(&self) -> Option<u64> {
                 match self {
-                    $(Self::$variant(m) => Some(elect_core::varint_len(Which::$variant as u64) + m.wire_size()?),)*
+                    $(Self::$variant(m) => Some(elect_core::varint_len($which::$variant as u64) + m.wire_size()?),)*
                 }
             }
         }
     };
 }
 
-crate::registered::registered!(define_any);
-
-/// Where a hosted algorithm's effects go: into the outer step, each wrapped in the algorithm's variant.
-struct Wrap<'c, 'a, P: Process> {
-    cx: &'c mut Cx<'a, AnyProcess>,
-    msg: fn(P::Msg) -> AnyMsg,
-    timer: fn(P::Timer) -> AnyTimer,
-    durable: fn(P::Durable) -> AnyDurable,
+/// Every built-in algorithm and a program.
+macro_rules! any_algorithm {
+    ($($variant:ident: $algorithm:ty $([$held:ident])?),* $(,)?) => {
+        define_any!(
+            /// Every algorithm as one type (see the module documentation).
+            [AnyAlgorithm, AnyProcess, AnyMsg, AnyTimer, AnyDurable, Which, kind_table],
+            info: &crate::program::INFO,
+            grows: [Program: crate::program::Program],
+            $($variant: $algorithm $([$held])?,)* Program: crate::program::Program
+        );
+    };
 }
 
-impl<P: Process> Host<P> for Wrap<'_, '_, P> {
+crate::registered::registered!(any_algorithm);
+
+/// Every round algorithm on every synchronizer.
+macro_rules! any_synchronized {
+    ($($variant:ident: $algorithm:ty $([$held:ident])?),* $(,)?) => {
+        define_any!(
+            /// Every round algorithm on every synchronizer as one type (see the module documentation).
+            [AnySynchronized, AnySynchronizedProcess, AnySynchronizedMsg, AnySynchronizedTimer,
+                AnySynchronizedDurable, WhichSynchronized, synchronized_kind_table],
+            info: &SYNCHRONIZED,
+            grows: [],
+            $($variant: $algorithm $([$held])?,)*
+        );
+    };
+}
+
+crate::registered::synchronized!(any_synchronized);
+
+/// What an [`AnySynchronized`] is before it says which algorithm on which synchronizer it holds.
+static SYNCHRONIZED: Info = Info {
+    name: "synchronized",
+    title: "a round algorithm on a synchronizer",
+    model: "the round algorithm's, on the synchronizer's network",
+    timing: crate::Timing::Asynchronous,
+    ..crate::program::INFO
+};
+
+/// Where a hosted algorithm's effects go: into the outer step, each wrapped in the algorithm's variant.
+struct Wrap<'c, 'a, P: Process, O: Process> {
+    cx: &'c mut Cx<'a, O>,
+    msg: fn(P::Msg) -> O::Msg,
+    timer: fn(P::Timer) -> O::Timer,
+    durable: fn(P::Durable) -> O::Durable,
+}
+
+impl<P: Process, O: Process> Host<P> for Wrap<'_, '_, P, O> {
     fn send(&mut self, to: Port, msg: Cow<'_, P::Msg>) {
         self.cx.send(to, (self.msg)(msg.into_owned()))
     }
@@ -436,7 +504,7 @@ impl<P: Process> Host<P> for Wrap<'_, '_, P> {
     }
 }
 
-impl<P: Process> Outbox<P::Msg> for Wrap<'_, '_, P> {
+impl<P: Process, O: Process> Outbox<P::Msg> for Wrap<'_, '_, P, O> {
     fn send(&mut self, to: Port, msg: P::Msg) {
         self.cx.send(to, (self.msg)(msg))
     }
@@ -444,7 +512,7 @@ impl<P: Process> Outbox<P::Msg> for Wrap<'_, '_, P> {
 
 /// `process` handles `event`, and its effects, in order, and the rule it named go to the outer step. The sends
 /// it makes before any other effect go straight there, so that a step that only sends buffers nothing.
-fn forward<P: Process>(process: &mut P, event: EventOf<P>, mut wrap: Wrap<'_, '_, P>) {
+fn forward<P: Process, O: Process>(process: &mut P, event: EventOf<P>, mut wrap: Wrap<'_, '_, P, O>) {
     let mut effects: Vec<EffectOf<P>> = Vec::new();
     let now = wrap.cx.now();
     if let Some(rule) = driver::handle_sending(process, now, event, &mut effects, &mut wrap) {

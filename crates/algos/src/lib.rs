@@ -36,10 +36,11 @@ pub use algorithm::{
     Algorithm, Bound, Driver, Elects, ElectsEarliest, Facts, Info, Initiators, LinkOrder, Measure, Needs, Showcase,
     Timing,
 };
-pub use any::AnyAlgorithm;
+pub use any::{AnyAlgorithm, AnySynchronized};
 pub use params::{ParamError, ParamInfo, Params};
 pub use registry::{
-    RegistryError, dispatch, dispatch_any, dispatch_synchronized, kinds, lookup, runs_on_synchronizers,
+    RegistryError, dispatch, dispatch_any, dispatch_synchronized, dispatch_synchronized_any, kinds, lookup,
+    runs_on_synchronizers,
 };
 
 use elect_core::{Check, Epoch, Property, Rank, RingPorts, Setup, Status, StatusKey, When};

@@ -562,11 +562,12 @@ fn dispatch<D: Driver<Output = Result<T, CheckError>>, T>(
     driver: D,
 ) -> Result<T, CheckError> {
     let sim = &config.sim;
-    // Inside the leader monitor alone (`--bare-monitor`), the algorithm comes as an `AnyAlgorithm`: the search is
-    // built once for all of them there, not once per algorithm (`elect_algos::any`). Alone and as a member (what
-    // `elect node` runs), it comes as itself, so that the search runs its handlers inlined.
+    // Inside the leader monitor alone (`--bare-monitor`), the algorithm comes as an `AnyAlgorithm`, and on a
+    // synchronizer as an `AnySynchronized`: the search is built once for all of them there, not once per algorithm
+    // (`elect_algos::any`). Alone and as a member (what `elect node` runs), it comes as itself, so that the search
+    // runs its handlers inlined.
     match (scenario.synchronizer, sim.monitor.map(|m| (m.heartbeat, m.bare))) {
-        (Some(choice), _) => elect_algos::dispatch_synchronized(&sim.algorithm, &sim.params, choice, driver)?,
+        (Some(choice), _) => elect_algos::dispatch_synchronized_any(&sim.algorithm, &sim.params, choice, driver)?,
         (None, Some((heartbeat, true))) => {
             let bare = Bare { driver, network: scenario.monitor_network(), heartbeat };
             elect_algos::dispatch_any(&sim.algorithm, &sim.params, bare)?.map_err(CheckError::BareMonitor)?

@@ -1,6 +1,6 @@
 //! An algorithm taken as an [`elect_algos::AnyAlgorithm`] (as the model checker takes it) runs as the algorithm
 //! itself does: the same seed gives the same trace, event for event, plain, in the leader monitor, and as a
-//! member.
+//! member; and so does a round algorithm on a synchronizer taken as an [`elect_algos::AnySynchronized`].
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -31,6 +31,8 @@ enum Taken {
     Plain,
     Bare,
     Member,
+    /// On the scenario's synchronizer.
+    Synchronized,
 }
 
 /// The trace of `config`'s run, with the algorithm as itself or as an `AnyAlgorithm`, but for its first line
@@ -50,6 +52,14 @@ fn trace(config: &SimConfig, taken: Taken, any: bool) -> Vec<String> {
         (Taken::Bare, true) => {
             let bare = Bare { driver: run, network, heartbeat: InT(2) };
             elect_algos::dispatch_any(name, params, bare).map(|r| r.unwrap())
+        }
+        (Taken::Synchronized, any) => {
+            let choice = run.scenario.synchronizer.expect("a synchronizer");
+            if any {
+                elect_algos::dispatch_synchronized_any(name, params, choice, run)
+            } else {
+                elect_algos::dispatch_synchronized(name, params, choice, run)
+            }
         }
         (Taken::Member, any) => {
             let timing = member::DeployTiming::new(InT(2), network.delay_bound * member::RESIGN_HOLD);
@@ -111,6 +121,20 @@ fn in_the_leader_monitor_and_as_a_member_too() {
             same_trace(&c, Taken::Bare);
         }
     }
+}
+
+#[test]
+fn every_round_algorithm_on_every_synchronizer_runs_as_itself_when_taken_as_any_synchronized() {
+    let mut seed = 0;
+    for info in elect_algos::registry::all().iter().filter(|info| elect_algos::runs_on_synchronizers(info.name)) {
+        for spec in ["abd", "alpha", "beta", "gamma:2"] {
+            seed += 1;
+            let mut c = config(info.name, seed);
+            c.synchronizer = Some(spec.parse().unwrap());
+            same_trace(&c, Taken::Synchronized);
+        }
+    }
+    assert_eq!(seed, 12, "three round algorithms, four synchronizers");
 }
 
 struct WinnerOf;
