@@ -109,10 +109,22 @@ macro_rules! held {
 
 /// An enum over algorithms as one algorithm (see the module documentation), named
 /// `[Algorithm, Process, Msg, Timer, Durable, Which, kind_table]`, whose info before it runs is `$info`; the variants
-/// listed in `grows` (a program's) declare their kinds as they run, and come last.
+/// listed in `grows` (a program's) declare their kinds as they run, and come after the others.
 macro_rules! define_any {
     (
         $(#[$doc:meta])*
+        [$($names:ident),*],
+        info: $info:expr,
+        grows: [$($grows:ident: $grows_algorithm:ty),*],
+        $($variant:ident: $algorithm:ty $([$held:ident])?),* $(,)?
+    ) => {
+        define_any!(
+            @all $(#[$doc])* [$($names),*], info: $info, grows: [$($grows: $grows_algorithm),*],
+            $($variant: $algorithm $([$held])?,)* $($grows: $grows_algorithm,)*
+        );
+    };
+    (
+        @all $(#[$doc:meta])*
         [$alg:ident, $proc:ident, $msg:ident, $timer:ident, $durable:ident, $which:ident, $table:ident],
         info: $info:expr,
         grows: [$($grows:ident: $grows_algorithm:ty),*],
@@ -442,7 +454,7 @@ macro_rules! any_algorithm {
             [AnyAlgorithm, AnyProcess, AnyMsg, AnyTimer, AnyDurable, Which, kind_table],
             info: &crate::program::INFO,
             grows: [Program: crate::program::Program],
-            $($variant: $algorithm $([$held])?,)* Program: crate::program::Program
+            $($variant: $algorithm $([$held])?,)*
         );
     };
 }
@@ -451,14 +463,17 @@ crate::registered::registered!(any_algorithm);
 
 /// Every round algorithm on every synchronizer.
 macro_rules! any_synchronized {
-    ($($variant:ident: $algorithm:ty $([$held:ident])?),* $(,)?) => {
+    ($($variant:ident: $round:ty [$synchronizer:ident] $([$held:ident])?),* $(,)?) => {
         define_any!(
             /// Every round algorithm on every synchronizer as one type (see the module documentation).
             [AnySynchronized, AnySynchronizedProcess, AnySynchronizedMsg, AnySynchronizedTimer,
                 AnySynchronizedDurable, WhichSynchronized, synchronized_kind_table],
             info: &SYNCHRONIZED,
             grows: [],
-            $($variant: $algorithm $([$held])?,)*
+            $(
+                $variant: crate::synchronizers::Synchronized<$round, crate::synchronizers::$synchronizer>
+                    $([$held])?,
+            )*
         );
     };
 }

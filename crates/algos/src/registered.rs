@@ -26,26 +26,24 @@ macro_rules! registered {
 }
 pub(crate) use registered;
 
-/// Every round algorithm (the registry's `round_registry!`) on every synchronizer, each as `Variant: Type`,
-/// handed to the macro `$then`: the variants of `AnySynchronized` (`any.rs`). A round algorithm added to the
-/// registry goes here too, once on each synchronizer; a test fails until it does.
+/// Every round algorithm (the registry's `round_registry!`) on every synchronizer, each as `Variant: RoundAlgorithm
+/// [Synchronizer]`, handed to the macro `$then`: the variants of `AnySynchronized` (`any.rs`). A round algorithm added
+/// to the registry goes here too, once on each synchronizer; a test fails until it does.
 macro_rules! synchronized {
     ($then:ident) => {
         $then!(
-            FloodMaxAbd: crate::synchronizers::Synchronized<crate::floodmax::FloodMax, crate::synchronizers::Abd>,
-            FloodMaxAlpha: crate::synchronizers::Synchronized<crate::floodmax::FloodMax, crate::synchronizers::Alpha>,
-            FloodMaxBeta: crate::synchronizers::Synchronized<crate::floodmax::FloodMax, crate::synchronizers::Beta> [boxed],
-            FloodMaxGamma: crate::synchronizers::Synchronized<crate::floodmax::FloodMax, crate::synchronizers::Gamma> [boxed],
-            OptFloodMaxAbd: crate::synchronizers::Synchronized<crate::floodmax::OptFloodMax, crate::synchronizers::Abd>,
-            OptFloodMaxAlpha:
-                crate::synchronizers::Synchronized<crate::floodmax::OptFloodMax, crate::synchronizers::Alpha>,
-            OptFloodMaxBeta: crate::synchronizers::Synchronized<crate::floodmax::OptFloodMax, crate::synchronizers::Beta> [boxed],
-            OptFloodMaxGamma:
-                crate::synchronizers::Synchronized<crate::floodmax::OptFloodMax, crate::synchronizers::Gamma> [boxed],
-            SyncLcrAbd: crate::synchronizers::Synchronized<crate::sync_lcr::SyncLcr, crate::synchronizers::Abd>,
-            SyncLcrAlpha: crate::synchronizers::Synchronized<crate::sync_lcr::SyncLcr, crate::synchronizers::Alpha>,
-            SyncLcrBeta: crate::synchronizers::Synchronized<crate::sync_lcr::SyncLcr, crate::synchronizers::Beta> [boxed],
-            SyncLcrGamma: crate::synchronizers::Synchronized<crate::sync_lcr::SyncLcr, crate::synchronizers::Gamma> [boxed],
+            FloodMaxAbd: crate::floodmax::FloodMax [Abd],
+            FloodMaxAlpha: crate::floodmax::FloodMax [Alpha],
+            FloodMaxBeta: crate::floodmax::FloodMax [Beta] [boxed],
+            FloodMaxGamma: crate::floodmax::FloodMax [Gamma] [boxed],
+            OptFloodMaxAbd: crate::floodmax::OptFloodMax [Abd],
+            OptFloodMaxAlpha: crate::floodmax::OptFloodMax [Alpha],
+            OptFloodMaxBeta: crate::floodmax::OptFloodMax [Beta] [boxed],
+            OptFloodMaxGamma: crate::floodmax::OptFloodMax [Gamma] [boxed],
+            SyncLcrAbd: crate::sync_lcr::SyncLcr [Abd],
+            SyncLcrAlpha: crate::sync_lcr::SyncLcr [Alpha],
+            SyncLcrBeta: crate::sync_lcr::SyncLcr [Beta] [boxed],
+            SyncLcrGamma: crate::sync_lcr::SyncLcr [Gamma] [boxed],
         );
     };
 }
