@@ -208,12 +208,23 @@ fn check_peer(listen: SocketAddr, peer: NodeId, addr: SocketAddr) -> Result<(), 
     Ok(())
 }
 
-/// Structured logs on stderr; `RUST_LOG` filters them.
+/// Structured logs on stderr; `RUST_LOG` filters them by target and level (`debug`, `elect_net=debug,info`), as
+/// `env_logger` reads it. A value that does not parse is reported and the default, `info`, taken.
 fn init_logs() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let asked = std::env::var("RUST_LOG").ok().filter(|s| !s.trim().is_empty());
+    let parsed = asked.as_deref().map(str::parse::<tracing_subscriber::filter::Targets>);
+    let filter = match &parsed {
+        Some(Ok(filter)) => filter.clone(),
+        _ => tracing_subscriber::filter::Targets::new().with_default(tracing::Level::INFO),
+    };
     let ansi = std::io::stderr().is_terminal();
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
+    let logs = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(ansi);
+    let _ = tracing_subscriber::registry().with(filter).with(logs).try_init();
+    if let (Some(asked), Some(Err(e))) = (asked, parsed) {
+        tracing::warn!(rust_log = asked, error = %e, "RUST_LOG does not parse (it takes `level` or `target=level`, comma-separated): logging at info");
+    }
 }
 
 async fn serve(

@@ -157,3 +157,49 @@ fn three_processes_agree_on_the_strongest_and_its_epoch() {
     assert!(body.lines().any(|l| l == "elect_is_leader 0"), "{body}");
     assert!(body.lines().any(|l| l == "elect_packets_dropped_total{reason=\"unauthenticated\"} 0"), "{body}");
 }
+
+/// The log lines of a member of two (its peer never answers) that runs for a moment under `RUST_LOG=rust_log`,
+/// then is stopped by closing its standard input.
+fn logs_under(rust_log: &str) -> String {
+    let free = || UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (port, peer) = (free(), free());
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = elect()
+        .args(["node", "--id", "1", "--listen", &format!("127.0.0.1:{port}"), "--algorithm", "bully"])
+        .args(["--peer", &format!("2=127.0.0.1:{peer}"), "--cluster", "logs-test", "--stop-on-stdin-close"])
+        .args(["--data-dir", dir.path().to_str().unwrap()])
+        .env("RUST_LOG", rust_log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(child.stdin.take());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("RUST_LOG={rust_log}: the member did not stop when its standard input closed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut logs = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut logs).unwrap();
+    logs
+}
+
+#[test]
+fn rust_log_chooses_targets_and_levels_and_a_value_that_does_not_parse_is_reported() {
+    // A target at debug: the member's packets are logged, and info lines still show for every target.
+    let logs = logs_under("elect_net=debug,info");
+    assert!(logs.lines().any(|l| l.contains("DEBUG") && l.contains("elect_net") && l.contains("sent")), "{logs}");
+    assert!(logs.contains("INFO") && !logs.contains("does not parse"), "{logs}");
+    // Warnings only: no info line.
+    let logs = logs_under("warn");
+    assert!(!logs.contains("INFO") && !logs.contains("DEBUG"), "{logs}");
+    // A value that does not parse is named, and the member logs at info.
+    let logs = logs_under("elect_net=loud");
+    assert!(logs.contains("RUST_LOG does not parse") && logs.contains("elect_net=loud"), "{logs}");
+    assert!(logs.contains("INFO") && !logs.contains("DEBUG"), "{logs}");
+}

@@ -247,12 +247,28 @@ pub fn complexity_plot(points: &[Point], title: &str, path: &Path, metric: Metri
             root.present().map_err(|e| draw_error(&e))
         }
         Some("png") => {
-            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-            draw(&root, points, title, metric).map_err(|e| draw_error(&e))?;
-            root.present().map_err(|e| draw_error(&e))
+            let (width, height) = SIZE;
+            let mut pixels = vec![0u8; width as usize * height as usize * 3];
+            {
+                let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
+                draw(&root, points, title, metric).map_err(|e| draw_error(&e))?;
+                root.present().map_err(|e| draw_error(&e))?;
+            }
+            write_png(path, &pixels, SIZE).map_err(|e| draw_error(&e))
         }
         _ => Err(PlotError::Format(path.display().to_string())),
     }
+}
+
+/// Writes `pixels`, rows of 8-bit RGB, as a PNG file.
+fn write_png(path: &Path, pixels: &[u8], (width, height): (u32, u32)) -> Result<(), png::EncodingError> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(pixels)?;
+    writer.finish()
 }
 
 fn draw<DB: DrawingBackend>(
@@ -372,6 +388,14 @@ mod tests {
         complexity_plot(&points(), "test", &png, Metric::Election).unwrap();
         let bytes = std::fs::read(&png).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        // It decodes as the plot's size in RGB, on a white ground, with something dark drawn on it (axes, text).
+        let mut reader = png::Decoder::new(std::io::Cursor::new(&bytes)).read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        let frame = reader.next_frame(&mut pixels).unwrap();
+        assert_eq!((frame.width, frame.height, frame.color_type), (SIZE.0, SIZE.1, png::ColorType::Rgb));
+        let rgb = pixels[..frame.buffer_size()].chunks_exact(3);
+        assert_eq!(&pixels[..3], [255, 255, 255], "the corner is the white ground");
+        assert!(rgb.filter(|p| p.iter().all(|&c| c < 100)).count() > 1000, "too few dark pixels: nothing drawn");
         let gif = dir.path().join("x.gif");
         assert!(matches!(complexity_plot(&points(), "t", &gif, Metric::Election), Err(PlotError::Format(_))));
         assert!(matches!(complexity_plot(&[], "t", &svg, Metric::Election), Err(PlotError::Empty)));
