@@ -118,6 +118,7 @@ pub mod auth;
 mod config;
 mod error;
 pub mod fencing;
+mod hosted;
 mod http;
 pub mod mesh;
 mod node;

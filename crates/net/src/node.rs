@@ -4,20 +4,21 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use elect_algos::member::{self, ChangeReport, Deployed, MemberDriver, Saved, VoterChange, Voters};
+use elect_algos::member::{self, ChangeReport, Deployed, MemberDriver, VoterChange, Voters};
 use elect_algos::monitor::MonitorNetwork;
 use elect_algos::{Algorithm, Elects, Facts, Info, Needs};
-use elect_core::{Epoch, Message, NodeId, Process, Ranking};
+use elect_core::{Epoch, NodeId, Ranking};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
-use tracing::{Instrument, info, info_span, warn};
+use tracing::{Instrument, info, info_span};
 
 use crate::config::{ConfigError, NodeConfig, ValidConfig};
 use crate::error::{NodeError, StartError};
 use crate::fencing::{LeaderEvent, Leadership};
+use crate::hosted::{Hosted, HostedMember, Restored};
 use crate::http;
 use crate::mesh::Mesh;
 use crate::resolve;
@@ -338,8 +339,8 @@ pub(crate) struct Launch {
 }
 
 /// A built member's runner, and the handles the application keeps on it.
-pub(crate) struct Built<A: Algorithm> {
-    pub(crate) runner: Runner<A>,
+pub(crate) struct Built {
+    pub(crate) runner: Runner,
     config: NodeConfig,
     local_addr: SocketAddr,
     http: Option<(SocketAddr, tokio::net::TcpListener)>,
@@ -358,11 +359,11 @@ pub(crate) trait Then {
 
     /// Starts the built runner's member from `restored`: the whole recovery of every driver ([`Runner::recover`]),
     /// unless what drives the runner runs its steps itself.
-    fn start<A: Algorithm>(&self, runner: &mut Runner<A>, restored: Saved<<A::Process as Process>::Durable>) {
+    fn start(&self, runner: &mut Runner, restored: Restored) {
         runner.recover(restored);
     }
 
-    fn then<A: Algorithm>(self, built: Built<A>) -> Result<Self::Output, StartError>;
+    fn then(self, built: Built) -> Result<Self::Output, StartError>;
 }
 
 impl Launch {
@@ -396,7 +397,7 @@ impl Launch {
     }
 
     /// Reads the state file of a member whose process is built and checked (see [`Self::start`]).
-    async fn open(place: Place) -> Result<Self, StartError> {
+    async fn open(place: Place, seed: u64) -> Result<Self, StartError> {
         let Place { config, layout, socket, local_addr, http, clock_ms } = place;
         let dir = config.data_dir.clone();
         let members = config.members();
@@ -448,28 +449,21 @@ impl Launch {
         .await
         .expect("the state file task does not panic");
         let (store, stored, floor) = stored?;
-        let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
         Ok(Self { config, socket, local_addr, http, store, stored, floor, seed })
     }
 
-    fn restored<A: Algorithm>(&self) -> Saved<<A::Process as Process>::Durable> {
-        let inner = if self.stored.durable.is_empty() {
-            None
-        } else {
-            match postcard::from_bytes(&self.stored.durable) {
-                Ok(durable) => Some(durable),
-                Err(e) => {
-                    warn!(error = %e, "the algorithm's durable state does not decode: starting without it");
-                    None
-                }
-            }
-        };
-        let voters = self.stored.voters.clone();
-        Saved { incarnation: self.floor, seen: Epoch::from_bits(self.stored.seen), inner, voters }
+    /// What the state file held, with the incarnation the new one must exceed.
+    fn restored(&self) -> Restored {
+        let stored = &self.stored;
+        let (durable, voters) = (stored.durable.clone(), stored.voters.clone());
+        Restored { incarnation: self.floor, seen: Epoch::from_bits(stored.seen), durable, voters }
     }
 
-    fn build<A: Algorithm, T: Then>(self, member: Deployed<A>, then: &T) -> Result<Built<A>, StartError> {
-        let restored = self.restored::<A>();
+    /// Builds the runner of `hosted`, the member's process as the registry built it, named `name`, whose message
+    /// kinds are `kinds`, and starts it as `then` asks.
+    fn build<T: Then>(self, built: Building, then: &T) -> Result<Built, StartError> {
+        let Building { hosted, mesh, name, kinds } = built;
+        let restored = self.restored();
         let Self { config, socket, local_addr, http, store, stored, seed, .. } = self;
         let id = config.id;
         let members = config.members();
@@ -477,7 +471,6 @@ impl Launch {
         let (events_tx, events) = mpsc::unbounded_channel();
         let published = Leadership { leader: None, epoch: Epoch::from_bits(stored.seen) };
         let (leadership_tx, leadership) = watch::channel(published);
-        let kinds = <<elect_algos::member::Member<A> as Process>::Msg as Message>::kinds().into_owned();
         let counters = Arc::new(Counters::new(kinds));
         counters.shows(id, published);
         let addrs = members
@@ -487,7 +480,7 @@ impl Launch {
                 (m, addr, config.names.get(&m).map(ToString::to_string))
             })
             .collect();
-        let board = Arc::new(Board::new(id, member.info().name, addrs, published));
+        let board = Arc::new(Board::new(id, name, addrs, published));
         // The voters it starts with, shown before its first step: those it saved, or those it is started with.
         let voters = restored
             .voters
@@ -507,8 +500,6 @@ impl Launch {
             }
             None => None,
         };
-        let mesh = Mesh::new(id, &members, Ranking::default());
-        let process = member.build(&mesh.setup(config.delay_bound_ticks()));
         let transport = Transport {
             socket,
             addrs: config.peers.clone(),
@@ -529,12 +520,11 @@ impl Launch {
             counters: counters.clone(),
             board: board.clone(),
         };
-        let rng = ChaCha8Rng::seed_from_u64(splitmix(seed ^ u64::from(id.0)));
-        let mut runner = Runner::new(process, mesh, transport, (store, stored), outlets, rng);
+        let mut runner = Runner::new(hosted, mesh, transport, (store, stored), outlets);
         // The process starts here, so that the handle knows its incarnation; the task writes it before anything
         // else.
         then.start(&mut runner, restored);
-        let incarnation = runner.process.incarnation();
+        let incarnation = runner.hosted.incarnation();
         counters.set_incarnation(incarnation);
         board.set_incarnation(incarnation);
         Ok(Built { runner, config, local_addr, http, seed, incarnation, leadership, events, requests, counters, board })
@@ -565,14 +555,50 @@ type Starting<O> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<O, 
 impl<T: Then + Send + 'static> MemberDriver for Opening<T> {
     type Output = Starting<T::Output>;
 
+    /// The one part of a member's start that knows its algorithm's types: its process is checked against the
+    /// members and built, with its timers' generator, behind [`Hosted`]; the rest is compiled once.
     fn drive_member<A: Algorithm>(self, member: Deployed<A>) -> Self::Output {
-        Box::pin(async move {
-            let Self { place, then } = self;
-            member.validate(&place.config.members()).map_err(|e| ConfigError::Members(e.to_string()))?;
-            let built = Launch::open(place).await?.build(member, &then)?;
-            then.then(built)
-        })
+        let Self { place, then } = self;
+        let config = &place.config;
+        let members = config.members();
+        if let Err(e) = member.validate(&members) {
+            let error = StartError::from(ConfigError::Members(e.to_string()));
+            return Box::pin(async move { Err(error) });
+        }
+        let seed = config.seed.unwrap_or_else(|| fresh_seed(config.id));
+        let building = Building::new(member, config, seed);
+        Box::pin(open_and_build(place, seed, building, then))
     }
+}
+
+/// A member's process, built, on its way to its runner: what [`Launch::build`] needs of the algorithm.
+struct Building {
+    hosted: Box<dyn Hosted>,
+    mesh: Mesh,
+    name: &'static str,
+    kinds: Vec<&'static str>,
+}
+
+impl Building {
+    /// Builds `member`'s process for the member `config` describes, with its timers' generator seeded from `seed`.
+    fn new<A: Algorithm>(member: Deployed<A>, config: &NodeConfig, seed: u64) -> Self {
+        let mesh = Mesh::new(config.id, &config.members(), Ranking::default());
+        let process = member.build(&mesh.setup(config.delay_bound_ticks()));
+        let rng = ChaCha8Rng::seed_from_u64(splitmix(seed ^ u64::from(config.id.0)));
+        let hosted = Box::new(HostedMember::new(process, rng));
+        Self { hosted, mesh, name: member.info().name, kinds: HostedMember::<A>::kinds() }
+    }
+}
+
+/// Reads the member's state file and builds its runner ([`Launch::open`], [`Launch::build`]).
+async fn open_and_build<T: Then>(
+    place: Place,
+    seed: u64,
+    building: Building,
+    then: T,
+) -> Result<T::Output, StartError> {
+    let built = Launch::open(place, seed).await?.build(building, &then)?;
+    then.then(built)
 }
 
 /// A member runs as a tokio task, with its HTTP server beside it.
@@ -581,7 +607,7 @@ struct Spawn;
 impl Then for Spawn {
     type Output = Node;
 
-    fn then<A: Algorithm>(self, built: Built<A>) -> Result<Node, StartError> {
+    fn then(self, built: Built) -> Result<Node, StartError> {
         let Built {
             mut runner,
             config,
@@ -665,7 +691,7 @@ impl Then for Spawn {
 #[cfg(test)]
 mod tests {
     use elect_algos::{Bound, Initiators, Needs, ParamError, Params, Showcase, Timing};
-    use elect_core::{Check, Command, Cx, Duration, Port, Setup, Status};
+    use elect_core::{Check, Command, Cx, Duration, Port, Process, Setup, Status};
     use serde::{Deserialize, Serialize};
 
     use super::*;
@@ -766,11 +792,10 @@ mod tests {
         let stored = Stored { incarnation: 1, ..Stored::default() };
         let socket = UdpSocket::from_std(socket).unwrap();
         let (socket, http) = (Socket::Udp(socket), None);
+        let member = Deployed::new(Pinger, member::MemberConfig::new(elect_core::InT(2), elect_core::Duration::ZERO));
+        let building = Building::new(member, &config, 1);
         let launch = Launch { config, socket, local_addr, http, store, stored, floor: 1, seed: 1 };
-        let built = launch.build(
-            Deployed::new(Pinger, member::MemberConfig::new(elect_core::InT(2), elect_core::Duration::ZERO)),
-            &Spawn,
-        );
+        let built = launch.build(building, &Spawn);
         let node = Spawn.then(built.unwrap()).unwrap();
         let state = dir.path().join("state");
         let got = tokio::task::spawn_blocking(move || {

@@ -3,7 +3,8 @@
 //!
 //! One loop waits for the first of: a request from the [`crate::Node`] handle, a datagram, or the earliest timer
 //! deadline. Each input is one step of the process, run with the driver contract ([`elect_core::driver`]): the
-//! process handles the event, then its effects are carried out in order through [`Shell`], the runtime's host.
+//! process handles the event, then its effects are carried out in order through the runtime's host
+//! ([`crate::hosted`], which holds the process behind an interface, so that this task is compiled once).
 //! Timers go into a table of deadlines (one per timer kind, drawn from the timer's span with the member's seeded
 //! generator); sends and state writes are queued as operations and then performed in order, so that a `Persist` is
 //! written to the state file before any later send of the same step leaves (a step that persists twice writes
@@ -19,17 +20,12 @@
 //! and counted by kind otherwise, and logged at most once a minute), and the sender's replay window
 //! ([`crate::replay`]). Only then does it reach the process.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use elect_algos::Algorithm;
-use elect_algos::member::{ChangeReport, ChangeState, Leadership, Member, MemberTimer, Saved, VoterChange};
-use elect_core::driver::{self, Host, Restart};
-use elect_core::{Command, EffectOf, Event, EventOf, Instant, NodeId, Notice, Port, Process, Span};
-use rand::RngExt;
-use rand_chacha::ChaCha8Rng;
+use elect_algos::member::{ChangeReport, ChangeState, Leadership, VoterChange};
+use elect_core::{Command, Instant, NodeId, Notice, Port};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant as Clock;
 use tracing::{debug, info, warn};
@@ -37,13 +33,14 @@ use tracing::{debug, info, warn};
 use crate::auth::ClusterKey;
 use crate::error::NodeError;
 use crate::fencing::LeaderEvent;
+use crate::hosted::{Hosted, Input, Op, Outgoing, Queued, Restored, ToWrite};
 use crate::mesh::Mesh;
 use crate::replay::{Admitted, Window};
 use crate::socket::Socket;
 use crate::stats::Counters;
 use crate::status::Board;
 use crate::store::{Store, Stored};
-use crate::wire::{self, Drop, Envelope};
+use crate::wire::{self, Drop};
 
 /// How often an invalid packet is logged as a warning, at most.
 const INVALID_LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
@@ -57,23 +54,6 @@ pub(crate) enum Request {
     /// Change the voters, and say how it went once it has (or was refused, or given up).
     Voters(VoterChange, oneshot::Sender<ChangeReport>),
     Shutdown,
-}
-
-/// One runtime tick is a microsecond of real time.
-fn to_std(d: elect_core::Duration) -> std::time::Duration {
-    std::time::Duration::from_micros(d.ticks())
-}
-
-type Msg<A> = <Member<A> as Process>::Msg;
-type Timer<A> = <Member<A> as Process>::Timer;
-type Durable<A> = <<A as Algorithm>::Process as Process>::Durable;
-
-/// Something a step asked for that waits on I/O, in the order it asked.
-enum Op<A: Algorithm> {
-    /// Write this durable state to the state file.
-    Save(Saved<Durable<A>>),
-    /// Send a packet to the member at the port.
-    Send(Port, Msg<A>),
 }
 
 /// How the member reaches its peers.
@@ -106,38 +86,20 @@ pub(crate) struct Outlets {
     pub(crate) board: Arc<Board>,
 }
 
-/// When a timer fires: by the clock, and in the process's own ticks (what a scripted runner checks).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Deadline {
-    at: Clock,
-    /// How long after the step that armed it: the clock's deadline counts from the end of that step's writes and
-    /// sends ([`Runner::settle`]).
-    wait: std::time::Duration,
-    pub(crate) tick: Instant,
-}
-
 /// Everything the task owns.
-pub(crate) struct Runner<A: Algorithm> {
-    pub(crate) process: Member<A>,
+pub(crate) struct Runner {
+    /// The member's process and what is typed by its algorithm.
+    pub(crate) hosted: Box<dyn Hosted>,
     pub(crate) mesh: Mesh,
     pub(crate) transport: Transport,
     pub(crate) store: Store,
     pub(crate) stored: Stored,
     pub(crate) outlets: Outlets,
-    /// The effect buffer, reused from step to step.
-    effects: Vec<EffectOf<Member<A>>>,
-    pub(crate) timers: BTreeMap<Timer<A>, Deadline>,
-    /// The timers the current step armed, whose deadlines count from the end of its writes and sends.
-    armed: Vec<Timer<A>>,
-    /// Timer jitter, from a logged seed.
-    rng: ChaCha8Rng,
     origin: Clock,
     /// The time a scripted runner is at, in place of the clock's ([`crate::scripted`]).
     pub(crate) scripted: Option<Instant>,
-    /// A durable state recorded and not yet written.
-    pending: Option<Saved<Durable<A>>>,
-    ops: Vec<Op<A>>,
-    notices: Vec<Notice>,
+    /// What the steps queued and the runner has not yet performed or published.
+    queued: Queued,
     /// Since when this member has shown no leader (it has not since its start, or it lost its leader).
     leaderless_since: Option<Clock>,
     /// The last leadership with a leader this member showed.
@@ -146,33 +108,26 @@ pub(crate) struct Runner<A: Algorithm> {
     asked: Vec<(VoterChange, oneshot::Sender<ChangeReport>)>,
 }
 
-impl<A: Algorithm> Runner<A> {
-    /// A runner for `process`, whose clock starts now.
+impl Runner {
+    /// A runner for `hosted`, whose clock starts now.
     pub(crate) fn new(
-        process: Member<A>,
+        hosted: Box<dyn Hosted>,
         mesh: Mesh,
         transport: Transport,
         (store, stored): (Store, Stored),
         outlets: Outlets,
-        rng: ChaCha8Rng,
     ) -> Self {
         let now = Clock::now();
         Self {
-            process,
+            hosted,
             mesh,
             transport,
             store,
             stored,
             outlets,
-            effects: Vec::new(),
-            timers: BTreeMap::new(),
-            armed: Vec::new(),
-            rng,
             origin: now,
             scripted: None,
-            pending: None,
-            ops: Vec::new(),
-            notices: Vec::new(),
+            queued: Queued::default(),
             leaderless_since: Some(now),
             last_led: None,
             asked: Vec::new(),
@@ -190,26 +145,26 @@ impl<A: Algorithm> Runner<A> {
         Instant::from_ticks(u64::try_from(self.origin.elapsed().as_micros()).unwrap_or(u64::MAX))
     }
 
-    /// Starts the member as every driver starts or recovers a process ([`driver::recover`]): it starts from what it
-    /// last made durable (a new incarnation), is told of no link (a member hears none: its peers learn of it from
-    /// its packets), and initiates. Called before the task is spawned, so that the handle knows the incarnation;
-    /// the task performs the steps' writes and sends when it starts ([`Self::run`]), in order, the new incarnation
-    /// first.
-    pub(crate) fn recover(&mut self, restored: Saved<Durable<A>>) {
-        driver::recover(&mut Recovery(self), Some(restored), []);
+    /// Starts the member as every driver starts or recovers a process ([`elect_core::driver::recover`]): it starts
+    /// from what it last made durable (a new incarnation), is told of no link (a member hears none: its peers learn
+    /// of it from its packets), and initiates. Called before the task is spawned, so that the handle knows the
+    /// incarnation; the task performs the steps' writes and sends when it starts ([`Self::run`]), in order, the new
+    /// incarnation first.
+    pub(crate) fn recover(&mut self, restored: Restored) {
+        self.hosted.recover(restored, &mut self.queued);
     }
 
     /// Only the first step of [`Self::recover`], for a runner whose script runs the rest of the recovery itself,
     /// one step at a time, as the simulator's trace records it ([`crate::scripted`]).
-    pub(crate) fn start(&mut self, restored: Saved<Durable<A>>) {
-        Recovery(self).run(Event::Start { restored: Some(restored) });
+    pub(crate) fn start(&mut self, restored: Restored) {
+        self.hosted.start(restored, &mut self.queued);
     }
 
     /// Runs the member until it is shut down (`Ok`) or cannot go on safely (a failed state write).
     pub(crate) async fn run(mut self) -> Result<(), NodeError> {
         self.settle().await?;
         loop {
-            let deadline = self.timers.values().map(|d| d.at).min();
+            let deadline = self.hosted.next_deadline();
             if self.lease_ran_out() {
                 // A member woken from a pause ends a lease that ran out before it reads anything.
                 self.on_deadline().await?;
@@ -218,28 +173,28 @@ impl<A: Algorithm> Runner<A> {
             tokio::select! {
                 request = self.outlets.requests.recv() => match request {
                     Some(Request::Resign) => {
-                        if self.process.grant().is_none() {
+                        if !self.hosted.leads() {
                             info!("asked to resign, but not leading");
                         }
-                        self.step(Event::Command(Command::Resign)).await?;
+                        self.step(Input::Command(Command::Resign)).await?;
                     }
                     Some(Request::Transfer(to)) => {
-                        if self.process.grant().is_none() {
-                            info!(to = to.0, "asked to hand leadership over, but not leading");
-                        } else {
+                        if self.hosted.leads() {
                             info!(to = to.0, "handing leadership over");
+                        } else {
+                            info!(to = to.0, "asked to hand leadership over, but not leading");
                         }
-                        self.step(Event::Command(Command::Transfer { to })).await?;
+                        self.step(Input::Command(Command::Transfer { to })).await?;
                     }
                     Some(Request::Voters(change, reply)) => {
                         info!(%change, "asked to change the voters");
                         self.asked.push((change, reply));
-                        self.step(Event::Command(match change {
+                        self.step(Input::Command(match change {
                             VoterChange::Add(id) => Command::AddVoter { id },
                             VoterChange::Remove(id) => Command::RemoveVoter { id },
                         }))
                         .await?;
-                        if let Some(report) = self.process.change_report()
+                        if let Some(report) = self.hosted.change_report()
                             && matches!(report.state, ChangeState::Refused(_))
                             && let Some((_, reply)) = self.asked.pop()
                         {
@@ -248,7 +203,7 @@ impl<A: Algorithm> Runner<A> {
                         }
                     }
                     Some(Request::Shutdown) | None => {
-                        self.step(Event::Command(Command::Leave)).await?;
+                        self.step(Input::Command(Command::Leave)).await?;
                         info!("member left");
                         return Ok(());
                     }
@@ -273,31 +228,14 @@ impl<A: Algorithm> Runner<A> {
 
     /// In the lease mode, whether the lease this member holds has run out and its timer is still to fire.
     fn lease_ran_out(&self) -> bool {
-        let deadline = self.process.lease_timer().and_then(|t| self.timers.get(&t));
-        deadline.is_some_and(|d| d.at <= Clock::now())
+        self.hosted.lease_deadline().is_some_and(|at| at <= Clock::now())
     }
 
-    /// Runs one event at the current time, carries out its effects, and publishes what changed.
-    pub(crate) async fn step(&mut self, event: EventOf<Member<A>>) -> Result<(), NodeError> {
+    /// Runs one step at the current time, carries out its effects, and publishes what changed.
+    pub(crate) async fn step(&mut self, input: Input) -> Result<(), NodeError> {
         let now = self.now();
-        self.step_at(now, event);
+        self.hosted.step(now, input, &mut self.queued);
         self.settle().await
-    }
-
-    /// The process handles `event` at `now`; its effects are carried out through the shell (timers at once, sends
-    /// and writes queued).
-    fn step_at(&mut self, now: Instant, event: EventOf<Member<A>>) {
-        driver::handle(&mut self.process, now, event, &mut self.effects);
-        let mut shell = Shell {
-            now,
-            timers: &mut self.timers,
-            armed: &mut self.armed,
-            rng: &mut self.rng,
-            pending: &mut self.pending,
-            ops: &mut self.ops,
-            notices: &mut self.notices,
-        };
-        driver::carry_out(&mut shell, &mut self.effects);
     }
 
     /// Performs what the last step queued, in order (a pending write before the next send, and at the end), starts
@@ -307,33 +245,25 @@ impl<A: Algorithm> Runner<A> {
     /// (and, on a busy machine, for the scheduler), and a timer that guards the step's sends (an RPC's `2T + ε`)
     /// must not run out before they have even left, or a live peer would be taken for a dead one.
     pub(crate) async fn settle(&mut self) -> Result<(), NodeError> {
-        for op in std::mem::take(&mut self.ops) {
+        for op in std::mem::take(&mut self.queued.ops) {
             match op {
                 Op::Save(saved) => self.write(saved).await?,
-                Op::Send(port, msg) => self.send(port, msg).await,
+                Op::Send(outgoing) => self.send(outgoing).await,
             }
         }
-        if let Some(saved) = self.pending.take() {
+        if let Some(saved) = self.queued.pending.take() {
             self.write(saved).await?;
         }
-        let now = Clock::now();
-        for timer in self.armed.drain(..) {
-            if let Some(deadline) = self.timers.get_mut(&timer) {
-                deadline.at = now + deadline.wait;
-            }
-        }
+        self.hosted.start_armed(Clock::now());
         self.publish();
         Ok(())
     }
 
     /// Replaces the state file with `saved` (in the blocking pool) and waits until it is durable.
-    async fn write(&mut self, saved: Saved<Durable<A>>) -> Result<(), NodeError> {
+    async fn write(&mut self, saved: ToWrite) -> Result<(), NodeError> {
         self.stored.incarnation = saved.incarnation;
         self.stored.seen = saved.seen.bits();
-        self.stored.durable = match &saved.inner {
-            Some(inner) => postcard::to_allocvec(inner).expect("durable states always encode"),
-            None => Vec::new(),
-        };
+        self.stored.durable = saved.durable;
         self.stored.voters = saved.voters;
         let store = self.store.clone();
         let stored = self.stored.clone();
@@ -347,8 +277,9 @@ impl<A: Algorithm> Runner<A> {
         Ok(())
     }
 
-    /// Sends `msg` to the member at `port`.
-    async fn send(&mut self, port: Port, msg: Msg<A>) {
+    /// Sends `outgoing` to the member at its port.
+    async fn send(&mut self, outgoing: Outgoing) {
+        let Outgoing { port, kind, bytes, shown } = outgoing;
         let Some(to) = self.mesh.peer(port) else {
             warn!(?port, "send on a port that leads nowhere");
             return;
@@ -358,19 +289,17 @@ impl<A: Algorithm> Runner<A> {
             debug!(%to, "send to a member without an address");
             return;
         };
-        let kind = elect_core::Message::kind_index(&msg);
+        let me = self.mesh.me();
         let t = &mut self.transport;
         t.seq += 1;
-        let envelope =
-            Envelope { version: wire::PROTOCOL_VERSION, cluster: t.cluster, from: self.mesh.me(), to, seq: t.seq, msg };
-        if let Err(e) = wire::encode(&envelope, t.key.as_ref(), &mut t.out) {
+        if let Err(e) = wire::encode_parts((t.cluster, me, to, t.seq), &bytes, t.key.as_ref(), &mut t.out) {
             warn!(error = %e, "a packet did not encode");
             return;
         }
         match t.socket.send_to(&t.out, addr).await {
             Ok(_) => {
                 self.outlets.counters.sent(kind);
-                debug!(%to, seq = t.seq, msg = ?envelope.msg, "sent");
+                debug!(%to, seq = t.seq, msg = shown.as_deref().unwrap_or_default(), "sent");
             }
             Err(e) => {
                 self.outlets.counters.send_error();
@@ -381,20 +310,21 @@ impl<A: Algorithm> Runner<A> {
 
     /// The checks a datagram must pass: it decodes as a packet of this cluster and version addressed here (with
     /// the right tag in a keyed cluster), from another member, in its latest incarnation, and is not a replay.
-    /// Returns it with the port of its sender, or why it is dropped. Nothing is remembered of a dropped packet.
-    fn accept(&mut self, len: usize, addr: SocketAddr) -> Result<(Envelope<Msg<A>>, Port), Drop> {
+    /// Returns its sender's id and port, or why it is dropped; the packet waits in [`Hosted`] for its step.
+    /// Nothing is remembered of a dropped packet.
+    fn accept(&mut self, len: usize, addr: SocketAddr) -> Result<(NodeId, u64, Port), Drop> {
         let me = self.me();
         let t = &mut self.transport;
         let bytes = t.buf.get(..len).ok_or(Drop::Malformed)?;
-        let envelope = wire::decode::<Msg<A>>(bytes, t.cluster, me, t.key.as_ref())?;
-        let from = envelope.from;
+        let received = self.hosted.decode(bytes, t.cluster, me, t.key.as_ref())?;
+        let from = received.from;
         let port = self.mesh.port_of(from).ok_or(Drop::UnknownSender)?;
         if t.key.is_none() && t.addrs.get(&from) != Some(&addr) {
             return Err(Drop::WrongAddress);
         }
-        if let Err(why) = self.process.validate(port, &envelope.msg) {
-            let kind = elect_core::Message::kind(&envelope.msg);
-            self.outlets.counters.invalid(elect_core::Message::kind_index(&envelope.msg));
+        if let Err(invalid) = self.hosted.validate(port) {
+            let (kind, why) = (invalid.kind, invalid.why);
+            self.outlets.counters.invalid(invalid.index);
             let now = Clock::now();
             match &mut t.told_invalid {
                 Some((at, since)) if now.duration_since(*at) < INVALID_LOG_EVERY => {
@@ -417,23 +347,23 @@ impl<A: Algorithm> Runner<A> {
             }
             return Err(Drop::Invalid);
         }
-        let incarnation = envelope.msg.incarnation;
         // Last: the window moves only for a packet that passed every other check.
         match t.windows.get_mut(&from) {
             Some(window) => {
-                if window.admit(incarnation, envelope.seq)? == Admitted::Restarted {
-                    info!(%from, incarnation, "member restarted");
+                if window.admit(received.incarnation, received.seq)? == Admitted::Restarted {
+                    info!(%from, incarnation = received.incarnation, "member restarted");
                 }
             }
             None => {
-                t.windows.insert(from, Window::first(incarnation, envelope.seq)?);
+                t.windows.insert(from, Window::first(received.incarnation, received.seq)?);
             }
         }
-        Ok((envelope, port))
+        self.outlets.counters.received(received.kind);
+        Ok((from, received.seq, port))
     }
 
     pub(crate) async fn on_packet(&mut self, len: usize, addr: SocketAddr) -> Result<(), NodeError> {
-        let (envelope, port) = match self.accept(len, addr) {
+        let (from, seq, port) = match self.accept(len, addr) {
             Ok(accepted) => accepted,
             Err(Drop::Invalid) => return Ok(()), // Counted and logged by kind.
             Err(reason) => {
@@ -451,32 +381,24 @@ impl<A: Algorithm> Runner<A> {
                 return Ok(());
             }
         };
-        let from = envelope.from;
-        self.outlets.counters.received(elect_core::Message::kind_index(&envelope.msg));
         self.outlets.board.contact(from);
-        debug!(%from, seq = envelope.seq, msg = ?envelope.msg, "received");
-        self.step(Event::Message { from: port, msg: envelope.msg }).await
+        debug!(%from, seq, msg = %self.hosted.shown(), "received");
+        self.step(Input::Received(port)).await
     }
 
     /// Fires every timer that is due, earliest first.
     async fn on_deadline(&mut self) -> Result<(), NodeError> {
         let now = Clock::now();
-        while let Some((timer, _)) =
-            self.timers.iter().filter(|&(_, d)| d.at <= now).min_by_key(|&(_, d)| d.at).map(|(&t, d)| (t, d.at))
-        {
-            self.timers.remove(&timer);
-            debug!(?timer, "timer");
-            self.step(Event::Timer(timer)).await?;
+        while self.hosted.take_due(now) {
+            self.step(Input::Timer).await?;
         }
         Ok(())
     }
 
-    /// Hands the step's leadership notices to the application, and publishes the status snapshot, the watch value
-    /// and the leadership metrics.
     /// Publishes the voters and the change being made, and answers the requests whose change is over.
     fn publish_voters(&mut self) {
-        let report = self.process.change_report();
-        self.outlets.board.set_voters(self.process.voters(), self.process.changing(), report);
+        let report = self.hosted.change_report();
+        self.outlets.board.set_voters(self.hosted.voters(), self.hosted.changing(), report);
         // A refusal is answered where the request is handled; a change that ended answers the first request for it.
         let Some(report) = report.filter(|r| matches!(r.state, ChangeState::Done(_) | ChangeState::Failed(_))) else {
             return;
@@ -488,9 +410,11 @@ impl<A: Algorithm> Runner<A> {
         }
     }
 
+    /// Hands the step's leadership notices to the application, and publishes the status snapshot, the watch value
+    /// and the leadership metrics.
     fn publish(&mut self) {
         let me = self.me();
-        for notice in std::mem::take(&mut self.notices) {
+        for notice in std::mem::take(&mut self.queued.notices) {
             let event = match notice {
                 Notice::Elected { epoch } => {
                     info!(epoch = %epoch, "started leading");
@@ -509,10 +433,9 @@ impl<A: Algorithm> Runner<A> {
             let _ = self.outlets.events.send(event);
         }
         self.publish_voters();
-        let shown = self.process.leadership();
-        let state = self.process.status().state;
-        let lease = self.process.lease_timer().and_then(|t| self.timers.get(&t)).map(|d| d.at);
-        self.outlets.board.set_lease(lease);
+        let shown = self.hosted.leadership();
+        let state = self.hosted.status().state;
+        self.outlets.board.set_lease(self.hosted.lease_deadline());
         self.outlets.board.publish(state, shown);
         if *self.outlets.leadership.borrow() == shown {
             return;
@@ -538,25 +461,6 @@ impl<A: Algorithm> Runner<A> {
     }
 }
 
-/// The runner as the driver of its member's (re)start ([`driver::recover`]). Time 0 is the start: a process that
-/// starts with no durable state at time 0 is a first start, not a late joiner, and every step of the recovery runs
-/// then. Each step's effects are carried out through the shell, and a state it records is queued for writing at
-/// its end, as [`Runner::settle`] would write it: a step's write comes before the next step's sends.
-struct Recovery<'r, A: Algorithm>(&'r mut Runner<A>);
-
-impl<A: Algorithm> Restart<Member<A>> for Recovery<'_, A> {
-    fn run(&mut self, event: EventOf<Member<A>>) {
-        let runner = &mut *self.0;
-        runner.step_at(Instant::ZERO, event);
-        if let Some(saved) = runner.pending.take() {
-            runner.ops.push(Op::Save(saved));
-        }
-    }
-
-    /// Nothing reports links on a real network: the peers learn of the member from its packets.
-    fn tell_neighbors(&mut self) {}
-}
-
 /// The next new address of a member given by name; never, if none was.
 async fn next_update(
     updates: &mut Option<mpsc::UnboundedReceiver<(NodeId, SocketAddr)>>,
@@ -564,51 +468,5 @@ async fn next_update(
     match updates {
         Some(updates) => updates.recv().await,
         None => std::future::pending().await,
-    }
-}
-
-/// The runtime as the host of the member's effects: a timer is a deadline drawn from its span with the member's
-/// seeded generator (its clock starts once the step's writes and sends are done: [`Runner::settle`]); sends are
-/// queued in order, each after a write of the durable state recorded before it, if any (a step that persists twice
-/// before a send writes once); notices are kept for the application.
-struct Shell<'a, A: Algorithm> {
-    now: Instant,
-    timers: &'a mut BTreeMap<Timer<A>, Deadline>,
-    armed: &'a mut Vec<Timer<A>>,
-    rng: &'a mut ChaCha8Rng,
-    pending: &'a mut Option<Saved<Durable<A>>>,
-    ops: &'a mut Vec<Op<A>>,
-    notices: &'a mut Vec<Notice>,
-}
-
-impl<A: Algorithm> Host<Member<A>> for Shell<'_, A> {
-    fn send(&mut self, to: Port, msg: Cow<'_, Msg<A>>) {
-        if let Some(saved) = self.pending.take() {
-            self.ops.push(Op::Save(saved));
-        }
-        self.ops.push(Op::Send(to, msg.into_owned()));
-    }
-
-    fn set_timer(&mut self, timer: Timer<A>, after: Span) {
-        let wait = after.draw(|range| self.rng.random_range(range));
-        let at = Clock::now() + to_std(wait);
-        self.timers.insert(timer, Deadline { at, wait: to_std(wait), tick: self.now + wait });
-        // A lease's hold counts from before the round it guards was sent, never from later: it may only end
-        // sooner than the promises of the members that back it.
-        if !matches!(timer, MemberTimer::Hold(_)) {
-            self.armed.push(timer);
-        }
-    }
-
-    fn cancel_timer(&mut self, timer: Timer<A>) {
-        self.timers.remove(&timer);
-    }
-
-    fn persist(&mut self, durable: Saved<Durable<A>>) {
-        *self.pending = Some(durable);
-    }
-
-    fn notify(&mut self, notice: Notice) {
-        self.notices.push(notice);
     }
 }

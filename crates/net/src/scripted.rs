@@ -9,18 +9,16 @@
 //! member's start as a runtime's clock is. A crash is dropping the [`Member`]; a recovery is starting a new one on
 //! the same data directory.
 
-use elect_algos::Algorithm;
-use elect_algos::member::Member as Process;
-use elect_core::{Command, Event, Instant, NodeId, Status};
+use elect_core::{Command, Instant, NodeId, Status};
 use serde_json::Value;
 
 use crate::config::NodeConfig;
 use crate::error::StartError;
+use crate::hosted::{self, Restored};
 use crate::node::{Built, Launch, Then};
 use crate::runner::Runner;
 pub use crate::socket::{Datagram, Net};
 use crate::socket::{Endpoint, Socket};
-use crate::wire;
 
 /// A message a step sent.
 #[derive(Clone, Debug)]
@@ -165,26 +163,22 @@ impl Then for Scripting {
 
     /// Only the start: the script runs the rest of the recovery ([`elect_core::driver::recover`]) itself, one step
     /// at a time, as the simulator's trace records it (the `Initiate` that follows is a [`Member::command`]).
-    fn start<A: Algorithm>(
-        &self,
-        runner: &mut Runner<A>,
-        restored: elect_algos::member::Saved<<A::Process as elect_core::Process>::Durable>,
-    ) {
+    fn start(&self, runner: &mut Runner, restored: Restored) {
         runner.start(restored);
     }
 
-    fn then<A: Algorithm>(self, built: Built<A>) -> Result<Box<dyn Drive>, StartError> {
+    fn then(self, built: Built) -> Result<Box<dyn Drive>, StartError> {
         // The application's end of the leadership events stays open, as an application's would.
         Ok(Box::new(Scripted { runner: built.runner, _events: built.events }))
     }
 }
 
-struct Scripted<A: Algorithm> {
-    runner: Runner<A>,
+struct Scripted {
+    runner: Runner,
     _events: tokio::sync::mpsc::UnboundedReceiver<crate::LeaderEvent>,
 }
 
-impl<A: Algorithm> Drive for Scripted<A> {
+impl Drive for Scripted {
     fn settle(&mut self, runtime: &tokio::runtime::Runtime) -> Result<(), ScriptError> {
         Ok(runtime.block_on(self.runner.settle())?)
     }
@@ -193,40 +187,26 @@ impl<A: Algorithm> Drive for Scripted<A> {
         self.runner.scripted = Some(now);
         let runner = &mut self.runner;
         match input {
-            Input::Command(cmd) => runtime.block_on(runner.step(Event::Command(cmd)))?,
+            Input::Command(cmd) => runtime.block_on(runner.step(hosted::Input::Command(cmd)))?,
             Input::Datagram(datagram) => {
                 let len = datagram.bytes.len();
                 runner.transport.buf[..len].copy_from_slice(&datagram.bytes);
                 runtime.block_on(runner.on_packet(len, datagram.from))?;
             }
             Input::Timer(timer) => {
-                let armed = runner.timers.iter().find(|(t, _)| serde_json::to_value(t).ok().as_ref() == Some(&timer));
-                let Some((&timer, deadline)) = armed else {
-                    return Err(ScriptError::Diverged(format!("timer {timer} is not armed")));
-                };
-                if deadline.tick != now {
-                    return Err(ScriptError::Diverged(format!(
-                        "timer {timer:?} is due at {} of the member's clock, not {}",
-                        deadline.tick.ticks(),
-                        now.ticks()
-                    )));
-                }
-                runner.timers.remove(&timer);
-                runtime.block_on(runner.step(Event::Timer(timer)))?;
+                runner.hosted.take_scripted(&timer, now).map_err(ScriptError::Diverged)?;
+                runtime.block_on(runner.step(hosted::Input::Timer))?;
             }
         }
         Ok(())
     }
 
     fn status(&self) -> Status {
-        <Process<A> as elect_core::Process>::status(&self.runner.process)
+        self.runner.hosted.status()
     }
 
     fn decode(&self, to: NodeId, bytes: &[u8]) -> Value {
         let t = &self.runner.transport;
-        match wire::decode::<<Process<A> as elect_core::Process>::Msg>(bytes, t.cluster, to, t.key.as_ref()) {
-            Ok(envelope) => serde_json::to_value(&envelope.msg).unwrap_or_default(),
-            Err(e) => Value::String(format!("undecodable: {}", e.name())),
-        }
+        self.runner.hosted.decode_to_json(bytes, t.cluster, to, t.key.as_ref())
     }
 }
