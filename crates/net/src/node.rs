@@ -121,7 +121,7 @@ impl Node {
             Some(addr) => Some(bind_http(addr)?),
             None => None,
         };
-        Launch::start(valid, Socket::Udp(socket), local_addr, http, wall_clock_ms(), Spawn).await
+        spawned(valid, socket, local_addr, http).await
     }
 
     /// This member's id.
@@ -322,6 +322,20 @@ fn network(config: &NodeConfig, info: &Info) -> MonitorNetwork {
 /// A real duration in runtime ticks (microseconds).
 fn micros(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// A member's start as a task, boxed and never inlined: the code that knows the member's algorithm's types (a copy
+/// per algorithm: [`Building`], [`HostedMember`]) is built in this crate alone. A crate that starts a node polls the
+/// start through its box; unboxed, the start's futures, generic within, were built again in every crate that awaits
+/// them.
+#[inline(never)]
+fn spawned(
+    valid: ValidConfig,
+    socket: UdpSocket,
+    local_addr: SocketAddr,
+    http: Option<std::net::TcpListener>,
+) -> Starting<Node> {
+    Box::pin(Launch::start(valid, Socket::Udp(socket), local_addr, http, wall_clock_ms(), Spawn))
 }
 
 /// A member ready to be built: its configuration, its socket and its state file as it was read.
