@@ -473,10 +473,10 @@ impl Launch {
         Restored { incarnation: self.floor, seen: Epoch::from_bits(stored.seen), durable, voters }
     }
 
-    /// Builds the runner of `hosted`, the member's process as the registry built it, named `name`, whose message
-    /// kinds are `kinds`, and starts it as `then` asks.
-    fn build<T: Then>(self, built: Building, then: &T) -> Result<Built, StartError> {
-        let Building { hosted, mesh, name, kinds } = built;
+    /// Builds the runner of the member `building` holds (its process as the registry built it, its algorithm's name
+    /// and message kinds), and starts it as `then` asks.
+    fn build<T: Then>(self, building: Building, then: &T) -> Result<Built, StartError> {
+        let Building { hosted, mesh, name, kinds } = building;
         let restored = self.restored();
         let Self { config, socket, local_addr, http, store, stored, seed, .. } = self;
         let id = config.id;
