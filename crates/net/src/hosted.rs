@@ -98,7 +98,7 @@ pub(crate) struct Received {
     pub(crate) kind: usize,
 }
 
-/// Why a decoded packet is refused: a field holds a value no member sends ([`Validate`]).
+/// Why a decoded packet is refused: a field holds a value no member sends ([`elect_core::Validate`]).
 #[derive(Debug)]
 pub(crate) struct Invalid {
     pub(crate) kind: &'static str,

@@ -16,9 +16,9 @@
 //! A datagram is accepted only if it passes, in order: the wire's checks (version, tag, shape, cluster, recipient;
 //! [`crate::wire::decode`]), a known sender other than this member, in a keyless cluster a source address that is
 //! the sender's (as configured, or as its name last resolved: without a tag, the address is all that ties a
-//! packet to its sender), every field holding a value a member sends ([`Member::validate`]: dropped as `invalid`
-//! and counted by kind otherwise, and logged at most once a minute), and the sender's replay window
-//! ([`crate::replay`]). Only then does it reach the process.
+//! packet to its sender), every field holding a value a member sends
+//! ([`elect_algos::member::Member::validate`]: dropped as `invalid` and counted by kind otherwise, and logged at
+//! most once a minute), and the sender's replay window ([`crate::replay`]). Only then does it reach the process.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
