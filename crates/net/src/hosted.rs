@@ -32,7 +32,7 @@ type Timer<A> = <Member<A> as Process>::Timer;
 type Durable<A> = <<A as Algorithm>::Process as Process>::Durable;
 
 /// One runtime tick is a microsecond of real time.
-pub(crate) fn to_std(d: elect_core::Duration) -> std::time::Duration {
+fn to_std(d: elect_core::Duration) -> std::time::Duration {
     std::time::Duration::from_micros(d.ticks())
 }
 
@@ -202,6 +202,18 @@ impl<A: Algorithm> HostedMember<A> {
         <Msg<A> as Message>::kinds().into_owned()
     }
 
+    /// A durable state as the state file keeps it: the algorithm's part postcard-encoded ([`Self::saved`] reads it
+    /// back).
+    fn to_write(saved: Saved<Durable<A>>) -> ToWrite {
+        let durable = match &saved.inner {
+            Some(inner) => postcard::to_allocvec(inner).expect("durable states always encode"),
+            None => Vec::new(),
+        };
+        ToWrite { incarnation: saved.incarnation, seen: saved.seen, durable, voters: saved.voters }
+    }
+
+    /// A durable state read back from the state file ([`Self::to_write`]); the algorithm's part is left out, with a
+    /// warning, if it does not decode.
     fn saved(restored: Restored) -> Saved<Durable<A>> {
         let inner = if restored.durable.is_empty() {
             None
@@ -418,16 +430,7 @@ impl<A: Algorithm> Host<Member<A>> for Shell<'_, A> {
     }
 
     fn persist(&mut self, durable: Saved<Durable<A>>) {
-        let encoded = match &durable.inner {
-            Some(inner) => postcard::to_allocvec(inner).expect("durable states always encode"),
-            None => Vec::new(),
-        };
-        self.queued.pending = Some(ToWrite {
-            incarnation: durable.incarnation,
-            seen: durable.seen,
-            durable: encoded,
-            voters: durable.voters,
-        });
+        self.queued.pending = Some(HostedMember::<A>::to_write(durable));
     }
 
     fn notify(&mut self, notice: Notice) {
