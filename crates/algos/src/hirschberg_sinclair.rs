@@ -51,6 +51,7 @@ elect_core::message_kinds!(
 
 impl Msg {
     /// The variant's index (one byte), then the fields in order.
+    #[inline]
     fn wire_size(&self) -> u64 {
         use elect_core::varint_len;
         1 + match *self {
@@ -147,7 +148,9 @@ impl HirschbergSinclairProcess {
         }
     }
 
-    #[inline]
+    // Inlined by force, with `on_reply`: a call here would hand the simulator's outbox each send through a
+    // pointer, the message passed in memory and copied again (docs/internals/simulator-speed.md).
+    #[inline(always)]
     fn on_probe(&mut self, cx: &mut Cx<'_, Self>, from: Port, id: Rank, phase: u32, hop: u32) {
         if id == self.me {
             if self.role != Role::Winner {
@@ -176,7 +179,7 @@ impl HirschbergSinclairProcess {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_reply(&mut self, cx: &mut Cx<'_, Self>, from: Port, id: Rank, phase: u32) {
         if id != self.me {
             cx.rule(RELAY_REPLY);

@@ -31,6 +31,7 @@ use crate::timers::Timers;
 use crate::trace::Trace;
 
 pub(crate) mod bare;
+mod deliver;
 mod end;
 mod faults;
 
@@ -426,41 +427,6 @@ impl<A: Algorithm> Sim<A> {
         } else {
             self.dispatch_other(event, effects);
         }
-    }
-
-    /// Delivers `msg`, sent with id `id`, to process `to` on its port `port`: dropped if the process is down or,
-    /// in a mobile network, out of range; otherwise counted, traced and handled.
-    #[inline(always)]
-    fn deliver(&mut self, to: u32, port: u32, id: u64, msg: Msg<A>, effects: &mut Vec<EffectOf<A::Process>>) {
-        let sender = |sim: &Self| sim.id(sim.scenario.graph.far_end(to, port).node);
-        if !self.up[to as usize] {
-            let from = sender(self);
-            self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "down".into() });
-            return;
-        }
-        if let Some(m) = &self.mobile
-            && !m.in_range(to, self.scenario.graph.far_end(to, port).node)
-        {
-            self.counters.lost += 1;
-            let from = sender(self);
-            self.record(Record::Drop { t: self.t(), node: self.id(to), from, id, reason: "out of range".into() });
-            return;
-        }
-        self.count_event();
-        self.counters.delivered += 1;
-        if self.trace.is_some() {
-            let from = sender(self);
-            self.record(Record::Deliver {
-                t: self.t(),
-                node: self.id(to),
-                from,
-                id,
-                kind: msg.kind().into(),
-                text: msg.describe().into(),
-                msg: Some(&msg),
-            });
-        }
-        self.handle_with(to, Event::Message { from: Port(port), msg }, effects);
     }
 
     /// Every event but a delivery ([`Self::dispatch`]).

@@ -14,6 +14,7 @@ pub(crate) const COMMAND: usize = 1;
 pub(crate) const MESSAGE: usize = 2;
 pub(crate) const TIMER: usize = 3;
 
+#[derive(Clone)]
 pub(crate) enum Ev<M, T> {
     Deliver { to: u32, port: u32, id: u64, msg: M },
     Timer { node: u32, timer: T, seq: u64 },
@@ -73,7 +74,7 @@ pub(crate) struct Express<'a, M, T> {
     pub(crate) at: u64,
 }
 
-impl<M: Message, T> Outbox<M> for Express<'_, M, T> {
+impl<M: Message, T: Clone> Outbox<M> for Express<'_, M, T> {
     #[inline(always)]
     fn send(&mut self, to: Port, msg: M) {
         let end = self.graph.far_end(self.node, to.0);

@@ -69,9 +69,11 @@ const SPARE_LANE_MAX: usize = 1024;
 /// still in the cache, rather than to memory last touched one lap of a ring buffer ago (on a million-node ring, some
 /// hundred megabytes ago), and the FIFO never moves its events to grow.
 ///
-/// An event leaves its block by [`std::mem::take`], a plain copy, where popping an `Option` would copy its tag
-/// apart from the rest: the reader's wider loads then straddle two of those stores, cannot take their values from
-/// the store buffer, and wait for them to reach the cache (in the simulator's loop, a quarter of the time).
+/// An event leaves its block as a plain value, where popping an `Option` would copy its tag apart from the rest:
+/// the reader's wider loads then straddle two of those stores, cannot take their values from the store buffer, and
+/// wait for them to reach the cache (in the simulator's loop, a quarter of the time). An event that owns no memory
+/// is copied out and left in place, where dropping it is nothing, so its cache line is only read; one that owns
+/// memory is moved out by [`std::mem::take`], which writes a default in its place.
 struct Fifo<E> {
     /// The block events are taken from, and how many it has given.
     front: Vec<E>,
@@ -90,7 +92,7 @@ impl<E> Default for Fifo<E> {
     }
 }
 
-impl<E: Default> Fifo<E> {
+impl<E: Default + Clone> Fifo<E> {
     fn len(&self) -> usize {
         self.front.len() - self.head + self.middle.iter().map(Vec::len).sum::<usize>() + self.back.len()
     }
@@ -123,7 +125,12 @@ impl<E: Default> Fifo<E> {
         if self.head == self.front.len() {
             self.next_front();
         }
-        let event = std::mem::take(&mut self.front[self.head]);
+        let event = if std::mem::needs_drop::<E>() {
+            std::mem::take(&mut self.front[self.head])
+        } else {
+            // Left in its place, where dropping it is nothing: the block is cleared before it is used again.
+            self.front[self.head].clone()
+        };
         self.head += 1;
         event
     }
@@ -143,8 +150,22 @@ impl<E: Default> Fifo<E> {
         }
     }
 
+    #[cfg(test)]
     fn iter(&self) -> impl Iterator<Item = &E> {
         self.front[self.head..].iter().chain(self.middle.iter().flatten()).chain(&self.back)
+    }
+
+    /// Up to `take` events after the first `skip`, in order, found in the front block and the block after it only
+    /// (a window reaching further is cut short): two slices, where an iterator over the whole FIFO stepped through
+    /// every event before the window.
+    #[inline]
+    fn ahead(&self, skip: usize, take: usize) -> [&[E]; 2] {
+        let front = &self.front[self.head..];
+        let next = self.middle.front().unwrap_or(&self.back);
+        let first = &front[skip.min(front.len())..(skip + take).min(front.len())];
+        let from = skip.saturating_sub(front.len()).min(next.len());
+        let to = (skip + take).saturating_sub(front.len()).min(next.len());
+        [first, &next[from..to]]
     }
 }
 
@@ -240,7 +261,7 @@ pub(crate) struct EventQueue<E> {
     from_steady: bool,
 }
 
-impl<E: Default> EventQueue<E> {
+impl<E: Default + Clone> EventQueue<E> {
     /// A queue whose wheel covers at least `horizon` ticks (within fixed limits): events further ahead wait in
     /// the heap. Twice the longest message delay keeps every delivery in the wheel.
     pub(crate) fn new(horizon: u64) -> Self {
@@ -468,7 +489,7 @@ impl<E: Default> EventQueue<E> {
         let slot = (self.now & self.mask) as usize;
         let lanes = &self.lanes[slot * CLASSES..(slot + 1) * CLASSES];
         let lane = lanes.iter().find(|l| !l.is_empty());
-        let steady = self.steady.iter().skip(skip).take(take);
+        let steady = self.steady.ahead(skip, take).into_iter().flatten();
         lane.into_iter().flat_map(move |l| l.range(skip.min(l.len())..(skip + take).min(l.len()))).chain(steady)
     }
 
@@ -583,6 +604,22 @@ mod tests {
         Ok(())
     }
 
+    /// Events that own memory leave their block by a move, the others as a copy with the original left behind
+    /// (the proptests' `u32`s): both ways, they come out whole and in order, across blocks.
+    #[test]
+    fn events_that_own_memory_come_out_whole_and_in_order() {
+        let mut fifo = Fifo::default();
+        for round in 0..2 {
+            for i in 0..3 * BLOCK {
+                fifo.push_back_with(|| format!("{round}:{i}"));
+            }
+            for i in 0..3 * BLOCK {
+                assert_eq!(fifo.take_front(), format!("{round}:{i}"));
+            }
+            assert_eq!(fifo.len(), 0);
+        }
+    }
+
     proptest! {
         // Drawn from a fixed seed, so every run of the suite checks the same cases (PROPTEST_RNG_SEED draws others).
         #![proptest_config({
@@ -614,6 +651,15 @@ mod tests {
                 peak = peak.max(reference.len());
                 prop_assert_eq!(fifo.len(), reference.len());
                 prop_assert!(fifo.iter().eq(reference.iter()));
+                // The read-ahead's window: the events it gives are the FIFO's, in order, from the skipped ones on;
+                // it may stop short only where the window passes the block after the front one.
+                for (skip, take) in [(0, 3), (16, 16), (BLOCK - 1, 2), (2 * BLOCK, 16)] {
+                    let ahead: Vec<u32> = fifo.ahead(skip, take).into_iter().flatten().copied().collect();
+                    let expected: Vec<u32> = reference.iter().skip(skip).take(take).copied().collect();
+                    prop_assert!(expected.starts_with(&ahead), "{:?} is not the start of {:?}", ahead, expected);
+                    let reach = fifo.front.len() - fifo.head + fifo.middle.front().unwrap_or(&fifo.back).len();
+                    prop_assert_eq!(ahead.len(), expected.len().min(reach.saturating_sub(skip)));
+                }
                 for _ in 0..pops.min(reference.len()) {
                     prop_assert_eq!(Some(fifo.take_front()), reference.pop_front());
                 }
