@@ -500,20 +500,16 @@ impl<A: Algorithm> Sim<A> {
     /// [`Self::handle`] with the effects buffer `effects` (empty, and left empty).
     #[inline(always)]
     fn handle_with(&mut self, node: u32, event: EventOf<A::Process>, effects: &mut Vec<EffectOf<A::Process>>) {
+        // In a plain run on a perfect network a send is counted and queued and nothing else, and there is no trace
+        // to keep: the step is [`Self::handle_express`]'s.
+        if let Some(at) = self.express_arrival() {
+            self.handle_express(node, event, effects, at);
+            return;
+        }
         let before = self.procs[node as usize].status_key();
         let parent = self.trace.as_ref().map(|_| self.procs[node as usize].parent());
         let now = Instant::from_ticks(self.now);
-        // In a plain run on a perfect network a send is counted and queued and nothing else: the handler's sends go
-        // straight into the queue's slots ([`Express`]) instead of through the effects buffer, whose copy out would
-        // wait for the handler's narrow stores to reach the cache.
-        let rule = match self.express_arrival() {
-            Some(at) => {
-                let Self { procs, queue, counters, scenario, .. } = self;
-                let mut outbox = Express { queue, counters, graph: &scenario.graph, node, at };
-                driver::handle_sending(&mut procs[node as usize], now, event, effects, &mut outbox)
-            }
-            None => driver::handle(&mut self.procs[node as usize], now, event, effects),
-        };
+        let rule = driver::handle(&mut self.procs[node as usize], now, event, effects);
         if self.trace.is_some() {
             self.trace_step(node, rule);
         }

@@ -64,10 +64,11 @@ impl<A: Algorithm> Sim<A> {
     }
 
     /// [`Self::handle_with`] in a plain run on a perfect network ([`Self::express`]), its sends to arrive at
-    /// `at`: no trace to keep and no parent to follow, so the step is the handler, its sends queued as it makes
-    /// them, and the status compared.
+    /// `at`: no trace to keep and no parent to follow, so the step is the handler, its sends going straight into
+    /// the queue's slots ([`Express`]) instead of through the effects buffer, whose copy out would wait for the
+    /// handler's narrow stores to reach the cache, and the status compared.
     #[inline(always)]
-    fn handle_express(
+    pub(super) fn handle_express(
         &mut self,
         node: u32,
         event: EventOf<A::Process>,
