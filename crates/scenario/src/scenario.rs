@@ -3,6 +3,7 @@
 //! Everything random about the set-up (random ids, random initiators, random attributes) is drawn here, each from
 //! its own stream of the root seed, so changing one choice does not shift the others.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use elect_algos::{Algorithm, Info, Needs, Timing, lookup};
@@ -289,17 +290,20 @@ fn graph(config: &SimConfig, info: &Info) -> Result<Graph, ConfigError> {
 /// The position of each id of a run, to resolve the ids a configuration names.
 struct Positions<'a> {
     ids: &'a [NodeId],
-    of: BTreeMap<NodeId, u32>,
+    /// Built at the first lookup: most runs name no process, and a ring of a million processes with random ids
+    /// spent over a quarter of its setup sorting them into this map.
+    of: OnceCell<BTreeMap<NodeId, u32>>,
 }
 
 impl<'a> Positions<'a> {
     fn new(ids: &'a [NodeId]) -> Self {
-        Self { ids, of: ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect() }
+        Self { ids, of: OnceCell::new() }
     }
 
     /// The position of `id`, which the configuration names as `what` (for the error if no process has it).
     fn find(&self, id: NodeId, what: &'static str) -> Result<u32, ConfigError> {
-        self.of.get(&id).copied().ok_or_else(|| ConfigError::NotANode { what, id, ids: describe(self.ids) })
+        let of = self.of.get_or_init(|| self.ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect());
+        of.get(&id).copied().ok_or_else(|| ConfigError::NotANode { what, id, ids: describe(self.ids) })
     }
 }
 

@@ -379,19 +379,19 @@ impl<A: Algorithm> Sim<A> {
             _ => None,
         };
         self.refresh_express();
-        let sc = &self.scenario;
-        let initiators: Vec<NodeId> = (0..sc.len()).filter(|&i| sc.initiators[i]).map(|i| sc.ids[i]).collect();
-        let header: Line<'_, A> = Record::Run {
-            algorithm: sc.info.name.into(),
-            topology: sc.graph.kind().to_string().into(),
-            nodes: sc.len(),
-            seed: sc.config.seed,
-            delay: Some(sc.config.delay.to_string().into()),
-            ids: sc.ids.as_slice().into(),
-            initiators: Some(initiators),
-            steps: false,
-        };
         if let Some(trace) = &mut self.trace {
+            let sc = &self.scenario;
+            let initiators: Vec<NodeId> = (0..sc.len()).filter(|&i| sc.initiators[i]).map(|i| sc.ids[i]).collect();
+            let header: Line<'_, A> = Record::Run {
+                algorithm: sc.info.name.into(),
+                topology: sc.graph.kind().to_string().into(),
+                nodes: sc.len(),
+                seed: sc.config.seed,
+                delay: Some(sc.config.delay.to_string().into()),
+                ids: sc.ids.as_slice().into(),
+                initiators: Some(initiators),
+                steps: false,
+            };
             trace.record(&header);
         }
         self.judge(|monitor, world, found| monitor.reset(world, found));
