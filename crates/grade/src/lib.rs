@@ -63,6 +63,12 @@ impl Assignment {
     pub fn from_toml(text: &str) -> Result<Self, Refusal> {
         toml::from_str(text).map_err(|e| Refusal::Assignment(e.to_string()))
     }
+
+    /// How many cases it has: each simulated size in each arrangement, and each checked size.
+    fn cases(&self) -> usize {
+        let simulated = self.simulate.as_ref().map_or(0, |s| s.sizes.len() * s.arrangements as usize);
+        simulated + self.check.as_ref().map_or(0, |c| c.sizes.len())
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -120,6 +126,7 @@ pub fn grade(assignment: &Assignment, program: &str) -> Result<Report, Refusal> 
         title: assignment.title.clone(),
         program: program.to_owned(),
         reference: assignment.reference.clone(),
+        planned: assignment.cases(),
         cases,
     })
 }

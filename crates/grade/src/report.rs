@@ -51,6 +51,8 @@ pub struct Report {
     pub program: String,
     /// What it was graded against.
     pub reference: String,
+    /// How many cases the assignment has: more than ran when the program failed.
+    pub planned: usize,
     /// Its cases, in the order they ran: simulated, then exhaustive.
     pub cases: Vec<Case>,
 }
@@ -96,9 +98,14 @@ impl Report {
                 }
             }
         }
-        let _ = write!(out, "\npassed {} of {} cases", self.passed_count(), self.cases.len());
+        let _ = write!(out, "\npassed {} of {} cases", self.passed_count(), self.planned.max(self.cases.len()));
         if self.stopped() {
-            out.push_str("; the program failed, so the cases after it were not run");
+            let skipped = self.planned.saturating_sub(self.cases.len());
+            let _ = write!(
+                out,
+                "; the program failed in case {}, so the {skipped} after it were not run",
+                self.cases.len()
+            );
         }
         out.push('\n');
         out
@@ -112,6 +119,7 @@ impl Report {
             "reference": self.reference,
             "passed": self.passed(),
             "passed_cases": self.passed_count(),
+            "planned_cases": self.planned,
             "cases": self.cases,
             "program_failed": elect_algos::program::first_failure().map(|f| f.to_string()),
         });
