@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use elect_scenario::{Attrs, DEFAULT_MAX_EVENTS, Loss, Probability, ScenarioFile, SimConfig, parse_time};
+use elect_scenario::{Attrs, DEFAULT_MAX_EVENTS, Loss, Probability, ScenarioFile, SimConfig, format_time, parse_time};
 use elect_sim::{Judgement, Report, SimError, SyncReport};
 
 use crate::flag_text;
@@ -278,9 +278,11 @@ fn write_judgements(out: &mut impl Write, judgements: &[Judgement]) -> io::Resul
 
 fn write_text(out: &mut impl Write, cfg: &SimConfig, r: &Report, groups: Option<&str>) -> io::Result<()> {
     let shape = if r.topology == "complete" { "complete graph" } else { &r.topology };
+    // A bound told to the timeouts is said beside the delays it may be wrong about (`--delay-bound`).
+    let told = cfg.delay_bound.map_or_else(String::new, |b| format!(", timeouts assume {}", format_time(b.ticks())));
     writeln!(
         out,
-        "{} on a {shape} of {} (ids {}, {} initiator{}, delay {}, seed {})",
+        "{} on a {shape} of {} (ids {}, {} initiator{}, delay {}{told}, seed {})",
         r.algorithm,
         r.nodes,
         cfg.ids,
