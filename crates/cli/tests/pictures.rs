@@ -153,3 +153,34 @@ fn the_lecture_s_label_file_names_every_picture_s_kinds_as_the_notes_do() {
         assert!(stderr(&o).contains(said), "{flag} {value}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn the_gallery_is_what_scripts_gallery_draws() {
+    // Every `elect sim` line of scripts/gallery (a `\` continues a line; words are split on spaces, quotes
+    // dropped), run with its pictures written to a temporary directory instead of docs/gallery, then compared
+    // byte for byte with the gallery's copies.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let script = std::fs::read_to_string(root.join("scripts/gallery")).unwrap().replace("\\\n", " ");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().display().to_string();
+    let mut pictures = 0;
+    for line in script.lines().map(str::trim).filter(|l| l.starts_with("elect sim ")) {
+        let words: Vec<String> =
+            line["elect ".len()..].split_whitespace().map(|w| w.trim_matches('"').replace("$out", &out)).collect();
+        assert!(!line.contains("$scenario"), "one command a line, no loop variables: {line}");
+        let o = Command::new(env!("CARGO_BIN_EXE_elect")).current_dir(&root).args(&words).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{line}: {}", stderr(&o));
+        for written in words.iter().filter(|w| w.starts_with(&out)) {
+            let name = std::path::Path::new(written).file_name().unwrap();
+            let kept = std::fs::read(root.join("docs/gallery").join(name)).unwrap();
+            let drawn = std::fs::read(written).unwrap();
+            assert!(
+                kept == drawn,
+                "docs/gallery/{} is not what `{line}` draws now: run scripts/gallery",
+                name.display()
+            );
+            pictures += 1;
+        }
+    }
+    assert!(pictures >= 15, "only {pictures} pictures found in scripts/gallery");
+}
