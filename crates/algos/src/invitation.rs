@@ -19,7 +19,8 @@ static INFO: Info = Info {
     name: "invitation",
     aliases: &["gm-invitation"],
     title: "Invitation (Garcia-Molina, with Stoller's correction)",
-    model: "complete graph, asynchronous: lossy links, partitions, non-transitive connectivity; stable storage",
+    model: "complete graph, asynchronous (timeouts of T move it on; its safety needs no bound): lossy links, \
+            partitions, non-transitive connectivity; stable storage",
     seed: "S004",
     needs: Needs::Complete,
     timing: Timing::Synchronous,
