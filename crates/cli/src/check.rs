@@ -243,6 +243,7 @@ impl CheckArgs {
     /// --bare-monitor, --heartbeat, --judge and --only change in it.
     fn scenario_config(&self, limits: &Limits, path: &Path) -> anyhow::Result<SimConfig> {
         let text = crate::presets::read(limits, path)?;
+        crate::program::from_scenario_file(path, &text)?;
         let mut sim =
             ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?.config;
         if let Some(algorithm) = &self.scenario_args.algorithm {

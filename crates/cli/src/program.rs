@@ -18,6 +18,38 @@ pub(crate) struct ProgramArgs {
     /// With `--algorithm exec:PROGRAM`: the longest line the program may answer with, in bytes (K, M suffixes).
     #[arg(long, global = true, value_name = "BYTES", default_value = "1M")]
     program_max_line: String,
+    /// Let a file given to this command (a --scenario file, a counterexample to --replay) start this program,
+    /// which it names as its algorithm (exec:PROGRAM; repeat for several): elect starts no program a file names
+    /// unless the command line names it too.
+    #[arg(long, global = true, value_name = "exec:PROGRAM")]
+    allow_program: Vec<String>,
+}
+
+/// The programs files may name ([`ProgramArgs::allow_program`], and those `elect serve` was started with).
+static ALLOWED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Lets files name `program`.
+pub(crate) fn allow(program: &str) {
+    ALLOWED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(program.to_owned());
+}
+
+/// [`from_file`] for a scenario file's `text`, read from `file`, before anything is built from it.
+pub(crate) fn from_scenario_file(file: &std::path::Path, text: &str) -> Result<(), BadInput> {
+    elect_scenario::ScenarioFile::algorithm(text).map_or(Ok(()), |algorithm| from_file(file, &algorithm))
+}
+
+/// Refuses a file (`file`) whose algorithm, `algorithm`, is a program the command line did not name: reading a
+/// file must not run what it says.
+pub(crate) fn from_file(file: &std::path::Path, algorithm: &str) -> Result<(), BadInput> {
+    let allowed = ALLOWED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !elect_algos::program::is_program(algorithm) || allowed.iter().any(|p| p == algorithm) {
+        return Ok(());
+    }
+    Err(BadInput(format!(
+        "{}: it names the program {algorithm} as its algorithm, and elect starts no program a file names: \
+         give --allow-program {algorithm} to run it",
+        file.display()
+    )))
 }
 
 /// Checks the flags and lets `exec:` name programs.
@@ -32,6 +64,7 @@ pub(crate) fn install(args: &ProgramArgs) -> Result<(), BadInput> {
     }
     let limits = ProgramLimits { timeout: Duration::from_millis(args.program_timeout), max_line: max_line as usize };
     elect_lab::program::install(limits);
+    args.allow_program.iter().for_each(|p| allow(p));
     Ok(())
 }
 

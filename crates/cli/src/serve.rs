@@ -134,6 +134,7 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
             );
         }
         elect_algos::lookup(program).map_err(|e| crate::outcome::BadInput(format!("--program: {e}")))?;
+        crate::program::allow(program);
     }
     elect_algos::program::seal();
     api::quiet_aborts();

@@ -124,6 +124,7 @@ impl SimArgs {
     pub(crate) fn config(&self) -> anyhow::Result<(SimConfig, Option<ScenarioFile>)> {
         if let Some(path) = &self.scenario {
             let text = crate::presets::read(&self.limits(), path)?;
+            crate::program::from_scenario_file(path, &text)?;
             let mut file =
                 ScenarioFile::parse(&path.display().to_string(), &text).map_err(|e| BadInput(e.to_string()))?;
             if let Some(seed) = self.scenario_args.seed {

@@ -303,3 +303,38 @@ fn a_program_slow_to_start_has_time_for_its_first_answer_and_the_timeout_for_eac
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("leader"), "{}", text(&o.stdout));
 }
+
+#[test]
+fn a_file_starts_no_program_the_command_line_does_not_name() {
+    // A scenario file and a saved counterexample may name a program as their algorithm; reading one must not run
+    // it. A program that would leave a mark if it ran, named by a scenario file: refused, and no mark.
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("ran");
+    let program = format!("exec:/usr/bin/touch {}", mark.display());
+    let scenario = dir.path().join("s.toml");
+    std::fs::write(&scenario, format!("algorithm = {:?}\nnodes = 3\n", program)).unwrap();
+    let scenario = scenario.display().to_string();
+    for command in ["sim", "check"] {
+        let o = elect(&[command, "--scenario", &scenario]);
+        assert_eq!(o.status.code(), Some(2), "{command}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(&format!("give --allow-program {program}")), "{}", text(&o.stderr));
+        assert!(!mark.exists(), "elect {command} ran the program a scenario file names");
+    }
+    // A counterexample of a wrong program, saved: its replay needs the program named, and then runs as before.
+    let saved = dir.path().join("cx.json").display().to_string();
+    let wrong = "exec:examples/python/wrong/forwards_smaller.py";
+    let o = elect(&["check", "-a", wrong, "-n", "3", "--save", &saved]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let o = elect(&["sim", "--replay", &saved]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert!(text(&o.stderr).contains(&format!("give --allow-program {wrong}")), "{}", text(&o.stderr));
+    let o = elect(&["sim", "--replay", &saved, "--allow-program", wrong]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("uniqueness"), "{}", text(&o.stdout));
+    // Edited to name another program, the file is refused the same way.
+    let forged = std::fs::read_to_string(&saved).unwrap().replace(wrong, &program);
+    std::fs::write(&saved, forged).unwrap();
+    let o = elect(&["sim", "--replay", &saved, "--allow-program", wrong]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(!mark.exists(), "elect sim --replay ran the program a counterexample names");
+}

@@ -324,6 +324,12 @@ fn name_or_ids(v: &toml::Value, what: &str) -> Result<String, String> {
 }
 
 impl ScenarioFile {
+    /// The algorithm a scenario file's text names, read without building anything (so without starting a program
+    /// it names), or `None` if the text is not a scenario file.
+    pub fn algorithm(text: &str) -> Option<String> {
+        toml::from_str::<RawFile>(text).ok().map(|raw| raw.algorithm.into_inner())
+    }
+
     /// Parses the scenario file `file` (its name, for messages) whose contents are `text`, and checks that the
     /// simulator accepts the run it describes.
     pub fn parse(file: &str, text: &str) -> Result<Self, FileError> {
