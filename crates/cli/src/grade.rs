@@ -57,6 +57,7 @@ pub(crate) fn run(args: &GradeArgs) -> anyhow::Result<Outcome> {
         e @ Refusal::Reference { .. } => BadInput(e.to_string()),
     };
     let assignment = Assignment::from_toml(&text).map_err(refused)?;
+    crate::program::from_file(&args.assignment, assignment.reference())?;
     let report = elect_grade::grade(&assignment, &args.program).map_err(refused)?;
     let text = match args.format {
         Format::Text => report.text(),

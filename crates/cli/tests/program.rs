@@ -320,6 +320,17 @@ fn a_file_starts_no_program_the_command_line_does_not_name() {
         assert!(text(&o.stderr).contains(&format!("give --allow-program {program}")), "{}", text(&o.stderr));
         assert!(!mark.exists(), "elect {command} ran the program a scenario file names");
     }
+    // An assignment whose reference is such a program: refused the same way. One with no cases: refused too.
+    let assignment = dir.path().join("a.toml");
+    std::fs::write(&assignment, format!("title = \"t\"\nreference = {program:?}\n[check]\nsizes = [3]\n")).unwrap();
+    let o = elect(&["grade", assignment.to_str().unwrap(), "--program", "chang-roberts"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("give --allow-program"), "{}", text(&o.stderr));
+    assert!(!mark.exists(), "elect grade ran the program an assignment names");
+    std::fs::write(&assignment, "title = \"t\"\nreference = \"chang-roberts\"\n").unwrap();
+    let o = elect(&["grade", assignment.to_str().unwrap(), "--program", "chang-roberts"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert!(text(&o.stderr).contains("grades nothing"), "{}", text(&o.stderr));
     // A counterexample of a wrong program, saved: its replay needs the program named, and then runs as before.
     let saved = dir.path().join("cx.json").display().to_string();
     let wrong = "exec:examples/python/wrong/forwards_smaller.py";

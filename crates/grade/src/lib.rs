@@ -64,6 +64,11 @@ impl Assignment {
         toml::from_str(text).map_err(|e| Refusal::Assignment(e.to_string()))
     }
 
+    /// The algorithm the students' runs are compared with, as the file names it.
+    pub fn reference(&self) -> &str {
+        &self.reference
+    }
+
     /// How many cases it has: each simulated size in each arrangement, and each checked size.
     fn cases(&self) -> usize {
         let simulated = self.simulate.as_ref().map_or(0, |s| s.sizes.len() * s.arrangements as usize);
@@ -147,6 +152,9 @@ struct Plan {
 
 impl Plan {
     fn new(a: &Assignment, program: &str) -> Result<Self, String> {
+        if a.simulate.is_none() && a.check.is_none() {
+            return Err("it grades nothing: give [simulate], [check] or both".to_owned());
+        }
         // Both must load: an unknown name or a program that does not start is bad input, not a failed case.
         elect_algos::lookup(&a.reference).map_err(|e| format!("reference: {e}"))?;
         elect_algos::lookup(program).map_err(|e| format!("--program: {e}"))?;
