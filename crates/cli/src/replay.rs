@@ -41,12 +41,12 @@ pub(crate) fn replay(
             bad(format!("its check arguments: {first}"))
         })?;
     // The file is input like any other: its arguments may not raise the limits of the command that reads it.
-    // Nor may they start a program the command line did not name (checked before anything is built from them).
+    // Nor may they start a program the command line did not name: checked before anything is built from them, as
+    // building starts the program (a --scenario among them is checked as it is read).
     if let Some(algorithm) = &recheck.args.scenario_args.algorithm {
         crate::program::from_file(path, algorithm)?;
     }
     let config = recheck.args.bounded_by(limits).config()?;
-    crate::program::from_file(path, &config.sim.algorithm)?;
     let r = elect_check::replay(&config, &file.actions).map_err(|e| bad(e.to_string()))?;
     if !r.properties.contains(&file.property.as_str()) {
         return Err(bad(format!(

@@ -152,7 +152,7 @@ struct Plan {
 
 impl Plan {
     fn new(a: &Assignment, program: &str) -> Result<Self, String> {
-        if a.simulate.is_none() && a.check.is_none() {
+        if a.cases() == 0 {
             return Err("it grades nothing: give [simulate], [check] or both".to_owned());
         }
         // Both must load: an unknown name or a program that does not start is bad input, not a failed case.
