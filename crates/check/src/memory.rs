@@ -69,6 +69,15 @@ impl Budget {
         self.resident.is_some_and(|(rss, _)| rss > limit)
     }
 
+    /// The bytes the next batch's successors may take: the room the last measurement left, less what the states
+    /// expanded since may have taken (all the memory there is, without a bound).
+    pub(crate) fn room(&self) -> usize {
+        let Some(limit) = self.limit else { return usize::MAX };
+        let rss = self.resident.map_or(0, |(rss, _)| rss);
+        let taken = rss.saturating_add(self.since.saturating_mul(self.per_state));
+        usize::try_from(limit.saturating_sub(taken)).unwrap_or(usize::MAX)
+    }
+
     /// The most states to expand in the next batch.
     pub(crate) fn batch(&self) -> usize {
         self.batch

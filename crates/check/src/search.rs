@@ -84,7 +84,21 @@ struct Expanded {
     settling: bool,
     /// How many of [`Piece::next`] are this state's successors (its transitions).
     successors: usize,
+    /// The bound that stopped the expansion before it had every successor (then the search stops, not proven).
+    gave_up: Option<&'static str>,
 }
+
+/// What one state's expansion may take: the bytes its piece's new successors may fill (the room the memory bound
+/// leaves, shared among the pieces), and a test of the time bound. A state's successors are all held before they
+/// are merged, and at dozens of members one state has thousands, each of hundreds of kilobytes: without these, one
+/// expansion went gigabytes past `--max-memory` and many seconds past `--max-time`.
+struct Limits<'a> {
+    room: usize,
+    out_of_time: &'a (dyn Fn() -> bool + Sync),
+}
+
+/// Successors stepped between two looks at the clock.
+const CLOCK_EVERY: usize = 64;
 
 /// What one thread makes of a run of a batch's states, kept from one batch to the next for its memory.
 struct Piece<P: Process> {
@@ -211,8 +225,15 @@ fn search<A: Algorithm>(
     // Distinct designations give distinct states: root `r` is state number `r`.
     // The look ahead that weighs designating stops where the search would: past `--max-time`, or given up.
     let out_of_time = || config.max_time.is_some_and(|limit| started.elapsed() >= limit) || config.cancelled();
+    // It holds whole states, up to thousands of them: past the memory bound (looked at every 64 states), it stops.
+    let weighed = std::cell::Cell::new(0u32);
+    let weigh_stop = || {
+        weighed.set(weighed.get().wrapping_add(1));
+        let over = |limit| crate::memory::resident().is_some_and(|rss| rss > limit);
+        out_of_time() || (weighed.get() % 64 == 0 && config.max_memory.is_some_and(over))
+    };
     let designations = if reduce.is_some() {
-        model.designations(|model, copies| reduce::designation_pays(model, copies, &out_of_time))
+        model.designations(|model, copies| reduce::designation_pays(model, copies, &weigh_stop))
     } else {
         vec![model.initial().doomed()]
     };
@@ -275,6 +296,8 @@ fn search<A: Algorithm>(
         if pieces.len() < count {
             pieces.resize_with(count, Piece::default);
         }
+        // A third of each piece's share: a vector that doubles holds its old and its new buffer for a moment.
+        let limits = Limits { room: memory.room() / count.max(1) / 3, out_of_time: &out_of_time };
         pieces[..count].par_iter_mut().enumerate().for_each(|(c, piece)| {
             piece.expanded.clear();
             piece.next.clear();
@@ -282,11 +305,19 @@ fn search<A: Algorithm>(
             piece.same.clear();
             for k in c * take / count..(c + 1) * take / count {
                 let (at, judged) = batch.read(k, &mut piece.state);
-                let e = expand(model, judged, &pass.found, at, &seen, reduce, keep_edges, piece);
+                let e = expand(model, judged, &pass.found, at, &seen, reduce, keep_edges, piece, &limits);
+                let gave_up = e.gave_up.is_some();
                 piece.expanded.push(e);
+                if gave_up {
+                    break;
+                }
             }
         });
         frontier.taken(take);
+        if let Some(bound) = pieces[..count].iter().flat_map(|p| &p.expanded).find_map(|e| e.gave_up) {
+            (pass.complete, pass.stopped) = (false, Some(bound));
+            break;
+        }
         for piece in &mut pieces[..count] {
             let mut next = piece.next.iter();
             let mut new = 0..;
@@ -425,6 +456,7 @@ fn expand<A: Algorithm>(
     reduce: Option<Option<&Commuting>>,
     judge_settled: bool,
     piece: &mut Piece<A::Process>,
+    limits: &Limits<'_>,
 ) -> Expanded {
     let Piece { next, new, same, actions, state, scratch, .. } = piece;
     let state = state.as_ref().expect("the state to expand");
@@ -448,6 +480,7 @@ fn expand<A: Algorithm>(
         reduced: false,
         settling,
         successors: 0,
+        gave_up: None,
     };
     let depth = reached[at as usize].depth;
     if !e.violations.is_empty() {
@@ -461,6 +494,7 @@ fn expand<A: Algorithm>(
     // the others are copied out of the scratch state the successors are stepped in.
     let (first, first_new) = (next.len(), new.len());
     let mut out: Out<'_, A::Process> = (next, new, same);
+    // Records a successor; past a bound, says which (the expansion then stops).
     let found = |(next, new, same): &mut Out<'_, A::Process>, action: Action, successor: &State<A::Process>| {
         let fp = successor.fingerprint();
         match seen.get(fp, successor) {
@@ -469,14 +503,18 @@ fn expand<A: Algorithm>(
                 same.push(model.same_view(state, successor));
                 next.push((action, fp, Next::New));
                 new.push(successor);
+                if new.bytes() > limits.room {
+                    return Some("--max-memory");
+                }
             }
         }
+        (next.len() % CLOCK_EVERY == 0 && (limits.out_of_time)()).then_some("--max-time")
     };
     let scratch = scratch.get_or_insert_with(|| state.clone());
     if let Some(commuting) = reduce {
         if let Some(chosen) = commuting.and_then(|c| reduce::commuting_step(model, c, state, actions)) {
             for (action, successor) in chosen {
-                found(&mut out, action, &successor);
+                e.gave_up = e.gave_up.or(found(&mut out, action, &successor));
             }
             e.reduced = true;
             e.successors = out.0.len() - first;
@@ -487,12 +525,12 @@ fn expand<A: Algorithm>(
             for &k in &subset {
                 model.step_into(state, actions[k], scratch);
                 visible |= model.visible_to_reduction(state, scratch);
-                found(&mut out, actions[k], scratch);
-                if visible {
+                e.gave_up = found(&mut out, actions[k], scratch);
+                if visible || e.gave_up.is_some() {
                     break;
                 }
             }
-            if !visible {
+            if !visible || e.gave_up.is_some() {
                 e.reduced = true;
                 e.successors = out.0.len() - first;
                 return e;
@@ -504,7 +542,10 @@ fn expand<A: Algorithm>(
     }
     for &a in actions {
         model.step_into(state, a, scratch);
-        found(&mut out, a, scratch);
+        e.gave_up = found(&mut out, a, scratch);
+        if e.gave_up.is_some() {
+            break;
+        }
     }
     e.successors = out.0.len() - first;
     e

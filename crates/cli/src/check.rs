@@ -429,7 +429,7 @@ fn text(out: &mut impl Write, o: &Checked, r: Option<&Replay>, saved: Option<&Pa
     if o.stopped == Some("--max-memory") {
         writeln!(
             out,
-            "stopped: memory (the resident set passed --max-memory after {} states, depth {})",
+            "stopped: memory (the search reached --max-memory after {} states, depth {})",
             o.states, o.depth
         )?;
     }

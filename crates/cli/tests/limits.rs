@@ -72,6 +72,20 @@ fn the_checker_stops_at_its_memory_bound() {
 }
 
 #[test]
+fn the_checker_keeps_its_bounds_at_dozens_of_members() {
+    // One state of these has thousands of successors of hundreds of kilobytes each, and choosing who may crash
+    // filtered every subset of the members: the search overran 200M by gigabytes and --max-time 5 by minutes,
+    // and with --monitor died on a failed allocation.
+    for (n, extra) in [("40", &[][..]), ("64", &["--monitor"][..]), ("64", &["--exact"][..]), ("48", &["--dfs"][..])] {
+        let args = [&["check", "-a", "bully", "-n", n, "--max-memory", "200M", "--max-time", "5"][..], extra].concat();
+        let r = run(&args, Duration::from_secs(30));
+        assert_eq!(r.code, Some(1), "{args:?}: a partial verdict is not a proof: {}", r.stderr);
+        assert!(r.stdout.contains("verdict     not proven"), "{args:?}: {}", r.stdout);
+        assert!(r.peak < 300 * MIB, "{args:?}: peak {} MiB", r.peak / MIB);
+    }
+}
+
+#[test]
 fn the_checker_keeps_its_waiting_states_on_disk_up_to_its_disk_bound() {
     // Past a quarter of --max-memory the waiting states go to disk, where --max-disk stops them.
     let args = ["check", "-a", "chang-roberts", "-n", "9", "--ids", "descending", "--network", "unordered"];
