@@ -131,7 +131,8 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "N", default_value_t = limits::CLI.check_nodes)]
     #[serde(deserialize_with = "flag_text::text")]
     pub(crate) max_nodes: usize,
-    /// Read no --scenario file larger than this many bytes (a size like 64M); only regular files are read.
+    /// Read no file larger than this many bytes (a size like 64M), and no --scenario file larger than a 16th of
+    /// it (reading TOML takes about a hundred times a file's size in memory); only regular files are read.
     #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes, default_value_t = limits::CLI.file_bytes)]
     #[serde(deserialize_with = "flag_text::bytes")]
     pub(crate) max_file_size: u64,

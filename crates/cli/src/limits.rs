@@ -83,6 +83,21 @@ impl Limits {
     pub(crate) fn read_file(&self, path: &Path, what: &str) -> Result<String, BadInput> {
         read_bounded(path, what, self.file_bytes)
     }
+
+    /// The largest scenario file read: [`Limits::file_bytes`] over [`SCENARIO_SHARE`].
+    pub(crate) fn scenario_bytes(&self) -> u64 {
+        self.file_bytes / SCENARIO_SHARE
+    }
+
+    /// Reads the scenario file at `path`, as [`Self::read_file`] does, of at most [`Self::scenario_bytes`].
+    pub(crate) fn read_scenario(&self, path: &Path) -> Result<String, BadInput> {
+        let max = self.scenario_bytes();
+        let raise = format!(
+            "a scenario file may be 1/{SCENARIO_SHARE} of --max-file-size, as reading TOML takes about a hundred \
+             times a file's size in memory; raise it with --max-file-size"
+        );
+        read_limited(path, "scenario file", max, &raise)
+    }
 }
 
 /// The longest time limit a flag takes, in seconds (about 32 years): beyond it a limit means none, and the
@@ -104,14 +119,24 @@ pub(crate) fn seconds(flag: &str, s: f64) -> Result<std::time::Duration, BadInpu
     std::time::Duration::try_from_secs_f64(s).map_err(|e| BadInput(format!("{flag} {shown}: {e}")))
 }
 
+/// The share of [`Limits::file_bytes`] a scenario file may take: the TOML parser holds every token and value of
+/// a file with its place in it, about 115 bytes of memory for each byte of a long list of ids (a file of 20 MB took
+/// 2.3 GB to read), where JSON files are read into their values directly.
+pub(crate) const SCENARIO_SHARE: u64 = 16;
+
 /// Reads a regular file of at most `max` bytes as UTF-8 text.
 pub(crate) fn read_bounded(path: &Path, what: &str, max: u64) -> Result<String, BadInput> {
+    read_limited(path, what, max, "raise it with --max-file-size")
+}
+
+/// [`read_bounded`], saying `raise` of the limit when the file passes it.
+fn read_limited(path: &Path, what: &str, max: u64, raise: &str) -> Result<String, BadInput> {
     let bad = |problem: String| BadInput(format!("the {what} {}: {problem}", path.display()));
     let meta = std::fs::metadata(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
     if !meta.is_file() {
         return Err(bad("not a regular file".into()));
     }
-    let too_big = || bad(format!("larger than the limit of {} (raise it with --max-file-size)", bytes(max)));
+    let too_big = || bad(format!("larger than the limit of {} ({raise})", bytes(max)));
     if meta.len() > max {
         return Err(too_big());
     }

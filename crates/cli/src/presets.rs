@@ -63,7 +63,7 @@ pub(crate) fn read(limits: &Limits, arg: &Path) -> Result<Cow<'static, str>, Bad
             ))
         });
     }
-    limits.read_file(arg, "scenario file").map(Cow::Owned)
+    limits.read_scenario(arg).map(Cow::Owned)
 }
 
 /// A run the page offers by name: a scenario of `scenarios/`, or an algorithm's showcase run (the tour's row).

@@ -99,8 +99,9 @@ pub(crate) struct SimArgs {
     #[arg(long, value_name = "N", default_value_t = limits::CLI.sim_nodes)]
     #[serde(deserialize_with = "flag_text::text")]
     pub(crate) max_nodes: usize,
-    /// Read no --scenario or --replay file larger than this many bytes (a size like 64M or 1G); only regular
-    /// files are read.
+    /// Read no --replay file larger than this many bytes (a size like 64M or 1G), and no --scenario file larger
+    /// than a 16th of it (reading TOML takes about a hundred times a file's size in memory); only regular files
+    /// are read.
     #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes, default_value_t = limits::CLI.file_bytes)]
     #[serde(deserialize_with = "flag_text::bytes")]
     pub(crate) max_file_size: u64,

@@ -53,10 +53,16 @@ fn files_over_the_limit_are_refused_and_the_limit_can_be_raised() {
     let scenario = dir.path().join("ring.toml");
     std::fs::write(&scenario, "algorithm = \"chang-roberts\"\nnodes = 5\n").unwrap();
     let path = scenario.to_str().unwrap();
-    refused(&["sim", "--scenario", path, "--max-file-size", "16"], "larger than the limit of 16 bytes", 100 * MIB);
+    refused(&["sim", "--scenario", path, "--max-file-size", "256"], "larger than the limit of 16 bytes", 100 * MIB);
     let r = run(&["sim", "--scenario", path, "--max-file-size", "1K"], Duration::from_secs(20));
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     refused(&["sim", "--scenario", path, "--max-file-size", "lots"], "not a size", 100 * MIB);
+    // A scenario file may be a 16th of the bound: reading TOML takes about a hundred times a file's size.
+    let ids: Vec<String> = (1..=700_000).map(|i| i.to_string()).collect();
+    std::fs::write(&scenario, format!("algorithm = \"chang-roberts\"\nids = [{}]\n", ids.join(","))).unwrap();
+    refused(&["check", "--scenario", path], "larger than the limit of 4 MiB (a scenario file may be 1/16", 100 * MIB);
+    let r = run(&["sim", "--scenario", path, "--max-file-size", "128M"], Duration::from_secs(60));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
 }
 
 #[test]
