@@ -16,8 +16,8 @@ use rayon::prelude::*;
 
 use crate::draw;
 use crate::topology::{
-    MAX_COMPLETE_NODES, MAX_GEOMETRIC_LINKS, MAX_NODES, MAX_STORED_NODES, TopologyError, TopologyKind,
-    expected_geometric_links,
+    MAX_COMPLETE_NODES, MAX_GEOMETRIC_LINKS, MAX_NODES, MAX_REGULAR_LINKS, MAX_STORED_NODES, TopologyError,
+    TopologyKind, expected_geometric_links,
 };
 
 /// Diameters of stored topologies are computed (one breadth-first search per node) up to this many
@@ -127,6 +127,11 @@ impl Graph {
             && expected_geometric_links(n, r.0) > MAX_GEOMETRIC_LINKS as f64
         {
             return Err(TopologyError::DenseGeometric { r, n });
+        }
+        if let TopologyKind::RandomRegular { k } = kind
+            && n as u64 * u64::from(k) / 2 > MAX_REGULAR_LINKS
+        {
+            return Err(TopologyError::DenseRegular { k, n });
         }
         if !kind.is_computed() && n > MAX_STORED_NODES {
             return Err(TopologyError::LargeStored(kind));

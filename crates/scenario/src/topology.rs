@@ -22,6 +22,9 @@ pub const MAX_NODES: usize = 1 << 25;
 /// The largest stored topology (grids, random graphs, files): its links are kept in memory.
 pub(crate) const MAX_STORED_NODES: usize = 1 << 22;
 
+/// The most links of a random regular graph (`n·k/2`): those of the largest stored graph of degree four.
+pub const MAX_REGULAR_LINKS: u64 = 2 * MAX_STORED_NODES as u64;
+
 /// The most links a geometric graph may be expected to have: as many as the largest complete graph's, about
 /// 2^23. Its links grow with R²n² (each of the n(n-1)/2 pairs is linked with probability at most πR²), so the
 /// cap is on that expectation, checked before a point is drawn.
@@ -391,6 +394,18 @@ pub enum TopologyError {
     DenseGeometric {
         /// The range.
         r: Radius,
+        /// The nodes.
+        n: usize,
+    },
+    /// A random regular graph with too many links.
+    #[error(
+        "a random-regular:{k} graph on {n} nodes has {links} links; elect builds random regular graphs of up to \
+         {MAX_REGULAR_LINKS} links (n·k/2)",
+        links = *n as u64 * u64::from(*k) / 2
+    )]
+    DenseRegular {
+        /// The degree.
+        k: u32,
         /// The nodes.
         n: usize,
     },
