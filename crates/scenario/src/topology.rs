@@ -23,7 +23,7 @@ pub const MAX_NODES: usize = 1 << 25;
 pub(crate) const MAX_STORED_NODES: usize = 1 << 22;
 
 /// The most links of a random regular graph (`n·k/2`): those of the largest stored graph of degree four.
-pub const MAX_REGULAR_LINKS: u64 = 2 * MAX_STORED_NODES as u64;
+pub(crate) const MAX_REGULAR_LINKS: u64 = 2 * MAX_STORED_NODES as u64;
 
 /// The most links a geometric graph may be expected to have: as many as the largest complete graph's, about
 /// 2^23. Its links grow with R²n² (each of the n(n-1)/2 pairs is linked with probability at most πR²), so the
