@@ -179,10 +179,10 @@ pub(crate) struct BenchArgs {
     /// and the latency percentiles.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
     serve: Option<String>,
-    /// With --serve: clients at once.
+    /// With --serve: clients at once (1 to 1024, a thread each).
     #[arg(long, default_value_t = 100, requires = "serve")]
     clients: usize,
-    /// With --serve: requests per client.
+    /// With --serve: requests per client (1 to 100000).
     #[arg(long, default_value_t = 20, requires = "serve")]
     requests: usize,
 }

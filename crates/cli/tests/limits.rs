@@ -116,7 +116,13 @@ fn sizes_beyond_a_subcommands_limit_are_refused() {
     refused(&["check", "-a", "chang-roberts", "-n", "33554432"], "more than the 64 elect check accepts", limit);
     refused(&["sim", "-a", "chang-roberts", "-n", "33554432", "--ids", "random"], "--max-nodes", limit);
     refused(&["sim", "-a", "ad-hoc", "-n", "1000000", "-t", "geometric:1.5"], "expected links", limit);
-    refused(&["sim", "-a", "ad-hoc", "-n", "4000000", "-t", "random-regular:1000"], "random regular graphs of up to", limit);
+    refused(
+        &["sim", "-a", "ad-hoc", "-n", "4000000", "-t", "random-regular:1000"],
+        "random regular graphs of up to",
+        limit,
+    );
+    refused(&["bench", "--serve", "127.0.0.1:9", "--clients", "100000"], "give 1 to 1024 (a thread each)", limit);
+    refused(&["bench", "--serve", "nonsense"], "--serve nonsense: not host:port", limit);
     refused(&["sweep", "--algorithms", "chang-roberts", "--nodes", "33554432"], "--max-nodes", limit);
     refused(
         &["sweep", "--algorithms", "lelann", "--nodes", "8", "--seeds", "18446744073709551615"],

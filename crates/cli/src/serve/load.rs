@@ -94,13 +94,13 @@ fn drive(addr: &str, clients: usize, requests: usize) -> (Vec<Attempt>, Vec<Dura
                 for r in 0..requests {
                     let path = format!("/api/sim?{}&seed={}", QUERIES[(c + r) % QUERIES.len()], c * requests + r + 1);
                     let first = Instant::now();
-                    loop {
+                    for retry in 0.. {
                         match ask(addr, &path) {
                             Ok(a) => {
                                 let (status, wait) = (a.status, a.retry_after);
                                 attempts.lock().expect("no panic").push(a);
-                                if status == 503 {
-                                    std::thread::sleep(Duration::from_secs(wait.unwrap_or(1)));
+                                if status == 503 && retry < MAX_RETRIES {
+                                    std::thread::sleep(Duration::from_secs(wait.unwrap_or(1)).min(MAX_WAIT));
                                     continue;
                                 }
                                 if status == 200 {
@@ -124,7 +124,29 @@ fn drive(addr: &str, clients: usize, requests: usize) -> (Vec<Attempt>, Vec<Dura
     )
 }
 
+/// The most clients at once: one thread each.
+pub(crate) const MAX_CLIENTS: usize = 1024;
+/// The most requests per client.
+pub(crate) const MAX_REQUESTS: usize = 100_000;
+/// The most times a client asks again after a 503, and the longest it waits before it does, whatever the server's
+/// Retry-After says: a server that is always busy ends the load with errors, not never.
+const MAX_RETRIES: usize = 60;
+const MAX_WAIT: Duration = Duration::from_secs(10);
+
 pub(crate) fn run(addr: &str, clients: usize, requests: usize, json: bool) -> anyhow::Result<Outcome> {
+    if !(1..=MAX_CLIENTS).contains(&clients) {
+        return Err(BadInput(format!("--clients {clients}: give 1 to {MAX_CLIENTS} (a thread each)")).into());
+    }
+    if !(1..=MAX_REQUESTS).contains(&requests) {
+        return Err(BadInput(format!("--requests {requests}: give 1 to {MAX_REQUESTS}")).into());
+    }
+    if !addr.is_empty() {
+        use std::net::ToSocketAddrs;
+        let found = addr.to_socket_addrs().map_err(|e| BadInput(format!("--serve {addr}: not host:port ({e})")))?;
+        if found.count() == 0 {
+            return Err(BadInput(format!("--serve {addr}: the name has no address")).into());
+        }
+    }
     let (_own, addr) = if addr.is_empty() {
         let (own, addr) = start_own()?;
         (Some(own), addr)
