@@ -145,6 +145,13 @@ fn a_request_over_the_time_limit_gets_400() {
     assert_eq!(reply.status, 400, "{}", reply.body);
     assert!(reply.body.contains("--max-seconds"), "{}", reply.body);
     assert_eq!(server.get("/api/sim?algorithm=bully&nodes=3").status, 200, "the server goes on");
+    // The pictures of a dense run: its trace watches the time limit, where the run reported its progress too
+    // seldom to be stopped (Bully on 1,000 processes ran on for a minute after the limit).
+    let started = std::time::Instant::now();
+    let reply = server.get("/api/sim/view?algorithm=bully&nodes=1000");
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("--max-seconds"), "{}", reply.body);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "answered after {:?}", started.elapsed());
 }
 
 /// Malformed parameters: 400 with the message the command line prints for the same flags.

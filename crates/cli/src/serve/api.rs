@@ -174,15 +174,15 @@ fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
     if capped {
         args.max_events = caps.events;
     }
-    let deadline = Instant::now() + caps.time();
-    let cancel = cancel_flag();
-    let progress: elect_sim::ProgressFn = Box::new(move |_| {
-        if Instant::now() > deadline || cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
-            std::panic::panic_any(Abandoned);
-        }
-    });
+    let watch = Watch { deadline: Instant::now() + caps.time(), cancel: cancel_flag() };
+    let progress: elect_sim::ProgressFn = {
+        let watch = watch.clone();
+        Box::new(move |_| watch.check())
+    };
     let collector = view.then(|| elect_viz::SharedCollector::new(elect_viz::Limits::default()));
-    let trace = collector.clone().map(|c| Box::new(c) as Box<dyn Write + Send>);
+    // A traced run reports its progress as seldom as any (every few million events), and an event of a dense run
+    // writes kilobytes of trace: the trace itself watches the deadline too.
+    let trace = collector.clone().map(|c| Box::new(Watched { inner: c, watch, writes: 0 }) as Box<dyn Write + Send>);
     let done =
         sim::simulate(&request.flags, sim::Hooks { progress: Some(progress), trace }).map_err(|e| cli_error(&e))?;
     let mut report = done.report;
@@ -210,6 +210,43 @@ fn sim_answer(q: &str, caps: &Caps, view: bool) -> Result<Answer, Answer> {
         }
     };
     Ok(answer.with("x-elect-outcome", outcome.into()))
+}
+
+/// A request's deadline and cancellation flag, which abandon its run by unwinding ([`Abandoned`]).
+#[derive(Clone)]
+struct Watch {
+    deadline: Instant,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Watch {
+    fn check(&self) {
+        let cancelled = self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
+        if cancelled || Instant::now() > self.deadline {
+            std::panic::panic_any(Abandoned);
+        }
+    }
+}
+
+/// A trace writer that looks at its request's [`Watch`] every 256 writes.
+struct Watched<W> {
+    inner: W,
+    watch: Watch,
+    writes: u32,
+}
+
+impl<W: Write> Write for Watched<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writes = self.writes.wrapping_add(1);
+        if self.writes % 256 == 0 {
+            self.watch.check();
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The report and the pictures of a run, for the page.
