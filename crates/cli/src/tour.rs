@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use clap::Args;
 use elect_algos::{Info, registry};
-use elect_scenario::SimConfig;
+use elect_scenario::{ConfigError, SimConfig};
 use elect_sim::{Report, SimError};
 
 use crate::outcome::{BadInput, Outcome};
@@ -22,6 +22,18 @@ pub(crate) struct TourArgs {
     #[arg(long)]
     json: bool,
 }
+
+/// Why the tour skips an algorithm at this size.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Skipped {
+    /// Its showcase runs on a complete graph, past the largest one simulated.
+    Complete,
+    /// It runs as many rounds as the diameter, which is not measured on a random graph this large.
+    Diameter,
+}
+
+/// An algorithm the tour skips, and why.
+type SkippedOne = (&'static str, Skipped);
 
 /// An algorithm and its run in its showcase scenario.
 type Showcase = (&'static &'static Info, Report);
@@ -46,18 +58,19 @@ pub(crate) fn run(args: &TourArgs) -> anyhow::Result<Outcome> {
 }
 
 /// Every algorithm in its showcase scenario, and the names of those skipped because their complete graph would be
-/// too large.
-fn showcases(args: &TourArgs) -> anyhow::Result<(Vec<Showcase>, Vec<&'static str>)> {
+/// too large, or the diameter their rounds need too costly to measure.
+fn showcases(args: &TourArgs) -> anyhow::Result<(Vec<Showcase>, Vec<SkippedOne>)> {
     let mut reports = Vec::new();
     let mut skipped = Vec::new();
     for info in registry::all() {
         if info.needs == elect_algos::Needs::Complete && args.nodes > elect_scenario::MAX_COMPLETE_NODES {
-            skipped.push(info.name);
+            skipped.push((info.name, Skipped::Complete));
             continue;
         }
         let cfg = SimConfig::showcase(info, args.nodes, args.seed);
         match elect_sim::simulate(&cfg, None) {
             Ok(report) => reports.push((info, report)),
+            Err(SimError::Config(ConfigError::NoDiameter { .. })) => skipped.push((info.name, Skipped::Diameter)),
             Err(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
             Err(e) => return Err(e.into()),
         }
@@ -74,6 +87,8 @@ fn synchronized(args: &TourArgs) -> anyhow::Result<Vec<Report>> {
         cfg.synchronizer = Some(spec.parse().expect("a valid synchronizer"));
         match elect_sim::simulate(&cfg, None) {
             Ok(report) => synced.push(report),
+            // Skipped with FloodMax itself, which says why.
+            Err(SimError::Config(ConfigError::NoDiameter { .. })) => return Ok(Vec::new()),
             Err(SimError::Config(e)) => return Err(BadInput(e.to_string()).into()),
             Err(e) => return Err(e.into()),
         }
@@ -87,7 +102,7 @@ fn write_text(
     args: &TourArgs,
     reports: &[Showcase],
     synced: &[Report],
-    skipped: &[&str],
+    skipped: &[(&str, Skipped)],
 ) -> io::Result<()> {
     showcase_table(reports).write(out)?;
     writeln!(
@@ -110,7 +125,21 @@ fn write_text(
     }
     if !skipped.is_empty() {
         let max = elect_scenario::MAX_COMPLETE_NODES;
-        writeln!(out, "\nskipped (complete graphs go up to {max} nodes): {}", skipped.join(", "))?;
+        let names = |why| skipped.iter().filter(|(_, w)| *w == why).map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
+        for (why, reason) in [
+            (Skipped::Complete, format!("complete graphs go up to {max} nodes")),
+            (
+                Skipped::Diameter,
+                "their rounds, and the synchronizers', need the diameter, too costly to measure on a random graph \
+                 this large"
+                    .to_owned(),
+            ),
+        ] {
+            let names = names(why);
+            if !names.is_empty() {
+                writeln!(out, "\nskipped ({reason}): {names}")?;
+            }
+        }
     }
     writeln!(out, "\nseed {}; times in message-delay units; `elect sim --help` runs any of these your way.", args.seed)
 }
