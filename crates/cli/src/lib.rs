@@ -100,6 +100,10 @@ fn usage_error(text: &str) -> String {
         let listed: Vec<&str> = rest.iter().take_while(|l| l.starts_with("  ")).map(|l| l.trim()).collect();
         first = format!("{} {}", first, listed.join(", "));
     }
+    // A flag that takes one of a few words says which, on the one line kept.
+    if let Some(values) = rest.iter().find_map(|l| l.trim().strip_prefix("[possible values: ")) {
+        first = format!("{first} (possible values: {})", values.trim_end_matches(']'));
+    }
     match rest.iter().find(|l| l.starts_with("Usage:")) {
         Some(usage) if first.contains("required") => format!("{first}\n{usage}"),
         _ => first,

@@ -185,6 +185,26 @@ pub(crate) fn write_file(path: &Path, what: &str, text: &[u8]) -> Result<(), Bad
         .map_err(|e| BadInput(format!("cannot write the {what} {}: {e}", path.display())))
 }
 
+/// Refuses, before any work, an output path (`flag`) that could not be written when the work is done: one whose
+/// directory does not exist, one that is a directory, or (given `extensions`) one whose extension is none of them.
+pub(crate) fn output_place(flag: &str, path: &Path, extensions: &[&str]) -> Result<(), BadInput> {
+    let bad = |problem: String| BadInput(format!("{flag} {}: {problem}", path.display()));
+    if !extensions.is_empty() {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        if !ext.is_some_and(|e| extensions.contains(&e.as_str())) {
+            return Err(bad(format!("the name must end in .{}", extensions.join(" or ."))));
+        }
+    }
+    if path.is_dir() {
+        return Err(bad("a directory, where a file goes".into()));
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(bad(format!("no directory {} to write it in", dir.display())));
+    }
+    Ok(())
+}
+
 /// The machine's memory in bytes, from `/proc/meminfo` (`None` elsewhere).
 pub(crate) fn machine_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;

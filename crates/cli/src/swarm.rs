@@ -35,6 +35,7 @@ pub(crate) fn choose(flag: &str, count: Option<u64>) -> anyhow::Result<Chosen> {
 /// check's arguments, without those that only shape its output.
 pub(crate) fn run(config: CheckConfig, chosen: &Chosen, out: &Path, argv: &[String]) -> anyhow::Result<Outcome> {
     let Shard { index, count } = chosen.shard;
+    crate::limits::output_place("--out", &path(out, chosen.shard), &[])?;
     let seed = elect_check::swarm::swarm_seed(config.sim.seed, index);
     eprintln!("search {index}/{count} of a swarm (from {}), seed {seed}", chosen.from);
     let file =

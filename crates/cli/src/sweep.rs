@@ -189,6 +189,12 @@ fn check_flags(args: &SweepArgs) -> anyhow::Result<Option<usize>> {
     if let Some(&n) = args.nodes.0.last() {
         Limits::nodes(n, args.max_nodes, "elect sweep")?;
     }
+    if let Some(path) = &args.plot {
+        crate::limits::output_place("--plot", path, &["svg", "png"])?;
+    }
+    if let Some(path) = &args.out {
+        crate::limits::output_place("--out", path, &[])?;
+    }
     Ok(threads)
 }
 
@@ -228,6 +234,9 @@ fn stream(args: &SweepArgs, sweep: &Sweep, threads: Option<usize>, chosen: Optio
     let part = chosen.map_or(Shard::ALL, |c| c.shard);
     let bound = args.bound.as_deref().map(elect_grade::Formula::parse).transpose();
     let bound = bound.map_err(|e| BadInput(format!("--bound: {e}")))?;
+    if let Some(bound) = &bound {
+        bound.finite_at(sweep.sizes.0.iter().map(|&n| n as u64)).map_err(|e| BadInput(format!("--bound: {e}")))?;
+    }
     let bar = progress_bar(sweep.work_of(part).map_err(|e| BadInput(e.to_string()))?);
     let mut atomic = None;
     let mut out: Option<Box<dyn Write>> = Some(match (chosen, &args.out) {

@@ -280,3 +280,20 @@ fn a_counterexample_file_is_checked_field_by_field() {
         refused(&["sim", "--replay", path.to_str().unwrap()], problem, 100 * MIB);
     }
 }
+
+#[test]
+fn flags_are_checked_before_the_work() {
+    let limit = 200 * MIB;
+    let dir = tempfile::tempdir().unwrap();
+    let nowhere = dir.path().join("missing").join("plot.svg");
+    let nowhere = nowhere.to_str().unwrap();
+    let sweep = ["sweep", "--algorithms", "chang-roberts", "-n", "8..1048576"];
+    refused(&[&sweep[..], &["--plot", nowhere]].concat(), "no directory", limit);
+    refused(&[&sweep[..], &["--plot", "plot.pdf"]].concat(), "the name must end in .svg or .png", limit);
+    refused(&[&sweep[..], &["--out", dir.path().to_str().unwrap()]].concat(), "a directory, where a file goes", limit);
+    refused(&[&sweep[..], &["--bound", "0/0"]].concat(), "\"0/0\" is NaN at n = 8", limit);
+    refused(&[&sweep[..], &["--bound", "n/(n-16)"]].concat(), "is inf at n = 16", limit);
+    refused(&[&sweep[..], &["--metric", "speed"]].concat(), "(possible values: election, messages, time)", limit);
+    let swarm = ["check", "-a", "bully", "-n", "4", "--swarm", "0/2", "--out", nowhere];
+    refused(&swarm, "no directory", limit);
+}

@@ -44,6 +44,15 @@ impl Formula {
     pub fn at(&self, n: u64) -> f64 {
         eval(&self.expr, n as f64)
     }
+
+    /// Refuses a formula that is no number of messages at one of `sizes` (`1/0`, `0/0`, `log2(n-n)`): infinite, it
+    /// would let every run pass, and not a number, fail every run.
+    pub fn finite_at(&self, sizes: impl IntoIterator<Item = u64>) -> Result<(), String> {
+        match sizes.into_iter().map(|n| (n, self.at(n))).find(|(_, v)| !v.is_finite()) {
+            Some((n, v)) => Err(format!("{:?} is {v} at n = {n}, not a number of messages", self.text)),
+            None => Ok(()),
+        }
+    }
 }
 
 fn eval(e: &Expr, n: f64) -> f64 {
@@ -159,6 +168,10 @@ mod tests {
     #[test]
     fn formulas_of_n_evaluate_as_written_and_bad_ones_say_why() {
         let at = |f: &str, n| Formula::parse(f).unwrap().at(n);
+        let finite = |f: &str, n| Formula::parse(f).unwrap().finite_at([n]);
+        assert_eq!(finite("1/0", 8).unwrap_err(), "\"1/0\" is inf at n = 8, not a number of messages");
+        assert!(finite("0/0", 8).unwrap_err().contains("is NaN at n = 8"));
+        assert!(finite("n/log2(n)", 1).is_err() && finite("n/log2(n)", 2).is_ok());
         assert_eq!(at("n*(n+1)/2 + n", 8), 44.0);
         assert_eq!(at("2*n*log2(n) + n", 8), 56.0);
         assert_eq!(at("2^n - -1", 3), 9.0);

@@ -184,6 +184,10 @@ impl Plan {
         let network = network.parse().map_err(|e| format!("check.network: {e}"))?;
         if let Some(s) = &a.simulate {
             within("simulate.sizes", &s.sizes, MAX_SIM_NODES)?;
+            for (kind, bound) in &bounds {
+                let sizes = s.sizes.iter().map(|&n| n as u64);
+                bound.finite_at(sizes).map_err(|e| format!("simulate.bound{}: {e}", kind_suffix(kind.as_deref())))?;
+            }
             if !(1..=MAX_ARRANGEMENTS).contains(&s.arrangements) {
                 return Err(format!("simulate.arrangements: from 1 to {MAX_ARRANGEMENTS}"));
             }
@@ -339,4 +343,9 @@ fn hidden_seed(secret: u64, n: usize, k: u32) -> u64 {
     key[16..20].copy_from_slice(&k.to_le_bytes());
     // Seeds that a command line and a JSON number both keep exactly.
     rand_chacha::ChaCha8Rng::from_seed(key).next_u64() % (1 << 52)
+}
+
+/// `.KIND` after `simulate.bound` for a bound on one kind, nothing for the total.
+fn kind_suffix(kind: Option<&str>) -> String {
+    kind.map(|k| format!(".{k}")).unwrap_or_default()
 }

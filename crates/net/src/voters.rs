@@ -80,7 +80,20 @@ pub enum Outcome {
 pub async fn read(addr: &str) -> Result<Value, VotersError> {
     let (status, doc) = exchange(addr, Method::GET, "/voters", None).await?;
     ensure_ok(addr, status, &doc)?;
+    if !is_configuration(&doc) {
+        return Err(VotersError::Unreachable(format!(
+            "{addr}: answered 200, but not with a member's configuration (its name, voters and learners)"
+        )));
+    }
     Ok(doc)
+}
+
+/// Whether `doc` reads as a member's `/voters` answer: a configuration's name, and its voters and learners by id.
+fn is_configuration(doc: &Value) -> bool {
+    let ids = |key: &str| {
+        doc[key].as_array().is_some_and(|ids| ids.iter().all(|id| id.as_u64().is_some_and(|id| id <= u32::MAX.into())))
+    };
+    doc["config"].is_string() && ids("voters") && ids("learners")
 }
 
 /// Makes `change` at the member among `addrs` that leads (the one address, if one is given), with the members'
@@ -248,4 +261,26 @@ async fn exchange(addr: &str, method: Method, path: &str, token: Option<&str>) -
         Ok((status, doc))
     };
     tokio::time::timeout(EXCHANGE, talk).await.map_err(|_| fail("no answer", &format!("{EXCHANGE:?}")))?
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn only_a_members_configuration_is_taken_for_one() {
+        let member = json!({ "id": 1, "config": "1.0#0", "voters": [1, 2, 3], "learners": [4], "changing": null });
+        assert!(super::is_configuration(&member));
+        for other in [
+            json!({}),
+            json!({ "status": "ok" }),
+            json!({ "config": 3, "voters": [1], "learners": [] }),
+            json!({ "config": "1.0#0", "voters": ["1"], "learners": [] }),
+            json!({ "config": "1.0#0", "voters": [1], "learners": [-4] }),
+            json!({ "config": "1.0#0", "voters": [4294967296u64], "learners": [] }),
+            json!([1, 2, 3]),
+        ] {
+            assert!(!super::is_configuration(&other), "{other}");
+        }
+    }
 }
