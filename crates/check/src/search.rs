@@ -92,6 +92,7 @@ struct Expanded {
 /// leaves, shared among the pieces), and a test of the time bound. A state's successors are all held before they
 /// are merged, and at dozens of members one state has thousands, each of hundreds of kilobytes: without these, one
 /// expansion went gigabytes past `--max-memory` and many seconds past `--max-time`.
+#[derive(Clone, Copy)]
 struct Limits<'a> {
     room: usize,
     out_of_time: &'a (dyn Fn() -> bool + Sync),
@@ -303,6 +304,8 @@ fn search<A: Algorithm>(
             piece.next.clear();
             piece.new.clear();
             piece.same.clear();
+            // What the piece kept of its buffers from earlier batches is in the resident set already.
+            let limits = Limits { room: piece.new.bytes().saturating_add(limits.room), ..limits };
             for k in c * take / count..(c + 1) * take / count {
                 let (at, judged) = batch.read(k, &mut piece.state);
                 let e = expand(model, judged, &pass.found, at, &seen, reduce, keep_edges, piece, &limits);
