@@ -192,7 +192,7 @@ pub(crate) fn output_place(flag: &str, path: &Path, extensions: &[&str]) -> Resu
     if !extensions.is_empty() {
         let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
         if !ext.is_some_and(|e| extensions.contains(&e.as_str())) {
-            return Err(bad(format!("the name must end in .{}", extensions.join(" or ."))));
+            return Err(bad(format!("use a .{} file", extensions.join(" or ."))));
         }
     }
     if path.is_dir() {

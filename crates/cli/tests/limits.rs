@@ -289,7 +289,7 @@ fn flags_are_checked_before_the_work() {
     let nowhere = nowhere.to_str().unwrap();
     let sweep = ["sweep", "--algorithms", "chang-roberts", "-n", "8..1048576"];
     refused(&[&sweep[..], &["--plot", nowhere]].concat(), "no directory", limit);
-    refused(&[&sweep[..], &["--plot", "plot.pdf"]].concat(), "the name must end in .svg or .png", limit);
+    refused(&[&sweep[..], &["--plot", "plot.pdf"]].concat(), "use a .svg or .png file", limit);
     refused(&[&sweep[..], &["--out", dir.path().to_str().unwrap()]].concat(), "a directory, where a file goes", limit);
     refused(&[&sweep[..], &["--bound", "0/0"]].concat(), "\"0/0\" is NaN at n = 8", limit);
     refused(&[&sweep[..], &["--bound", "n/(n-16)"]].concat(), "is inf at n = 16", limit);
