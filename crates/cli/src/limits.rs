@@ -84,14 +84,10 @@ impl Limits {
         read_bounded(path, what, self.file_bytes)
     }
 
-    /// The largest scenario file read: [`Limits::file_bytes`] over [`SCENARIO_SHARE`].
-    pub(crate) fn scenario_bytes(&self) -> u64 {
-        self.file_bytes / SCENARIO_SHARE
-    }
-
-    /// Reads the scenario file at `path`, as [`Self::read_file`] does, of at most [`Self::scenario_bytes`].
+    /// Reads the scenario file at `path`, as [`Self::read_file`] does, of at most [`Limits::file_bytes`] over
+    /// [`SCENARIO_SHARE`].
     pub(crate) fn read_scenario(&self, path: &Path) -> Result<String, BadInput> {
-        let max = self.scenario_bytes();
+        let max = self.file_bytes / SCENARIO_SHARE;
         let raise = format!(
             "a scenario file may be 1/{SCENARIO_SHARE} of --max-file-size, as reading TOML takes about a hundred \
              times a file's size in memory; raise it with --max-file-size"

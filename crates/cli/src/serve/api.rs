@@ -6,8 +6,9 @@
 //! running with `--max-events` at the server's limit when the request asked for more (a run that reaches it gets
 //! 400, and one that ends before it is the run the request asked for, reported with the request's command); a
 //! check's states, seconds and memory likewise, by the checker's bounds (a search they cut short gets 400 if the
-//! request asked for more, and the partial verdict if it asked for that bound itself); a simulation's seconds by a
-//! deadline its progress callback watches, which abandons the run by unwinding (caught in `serve.rs`).
+//! request asked for more, and the partial verdict if it asked for that bound itself); a simulation's and a sweep's
+//! seconds by a [`Watch`] their progress callback (and a traced run's trace) looks at, which abandons the run by
+//! unwinding (caught in `serve.rs`).
 
 use std::any::Any;
 use std::io::Write;
@@ -488,25 +489,16 @@ fn sweep_answer(q: &str, caps: &Caps) -> Result<Answer, Answer> {
             )));
         }
     }
-    let deadline = Instant::now() + caps.time();
+    let watch = Watch { deadline: Instant::now() + caps.time(), cancel: cancel_flag() };
     let mut rows: Vec<Row> = Vec::new();
     let mut kinds: Vec<&'static str> = Vec::new();
-    let streamed = sweep.stream::<SimError>(
-        elect_sim::Shard::ALL,
-        Some(1),
-        &|_| {
-            if Instant::now() > deadline {
-                std::panic::panic_any(Abandoned);
-            }
-        },
-        &mut |item| {
-            match item {
-                Streamed::Kinds(k) => kinds = k.to_vec(),
-                Streamed::Row(row) => rows.push(*row),
-            }
-            Ok(())
-        },
-    );
+    let streamed = sweep.stream::<SimError>(elect_sim::Shard::ALL, Some(1), &|_| watch.check(), &mut |item| {
+        match item {
+            Streamed::Kinds(k) => kinds = k.to_vec(),
+            Streamed::Row(row) => rows.push(*row),
+        }
+        Ok(())
+    });
     streamed.map_err(|e| Answer::bad(format!("error: {e}")))?;
     let ok = rows.iter().all(|r| r.ok);
     Ok(Answer::value(&json!({ "kinds": kinds, "rows": rows }))

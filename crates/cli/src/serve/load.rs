@@ -125,9 +125,9 @@ fn drive(addr: &str, clients: usize, requests: usize) -> (Vec<Attempt>, Vec<Dura
 }
 
 /// The most clients at once: one thread each.
-pub(crate) const MAX_CLIENTS: usize = 1024;
+const MAX_CLIENTS: usize = 1024;
 /// The most requests per client.
-pub(crate) const MAX_REQUESTS: usize = 100_000;
+const MAX_REQUESTS: usize = 100_000;
 /// The most times a client asks again after a 503, and the longest it waits before it does, whatever the server's
 /// Retry-After says: a server that is always busy ends the load with errors, not never.
 const MAX_RETRIES: usize = 60;
