@@ -32,6 +32,18 @@ enum Skipped {
     Diameter,
 }
 
+impl Skipped {
+    /// Why, as the tour prints it.
+    fn reason(self) -> String {
+        match self {
+            Self::Complete => format!("complete graphs go up to {} nodes", elect_scenario::MAX_COMPLETE_NODES),
+            Self::Diameter => "their rounds, and the synchronizers', need the diameter, too costly to measure on a \
+                               random graph this large"
+                .to_owned(),
+        }
+    }
+}
+
 /// An algorithm the tour skips, and why.
 type SkippedOne = (&'static str, Skipped);
 
@@ -123,22 +135,10 @@ fn write_text(
         )?;
         synchronizer_table(reports, synced).write(out)?;
     }
-    if !skipped.is_empty() {
-        let max = elect_scenario::MAX_COMPLETE_NODES;
-        let names = |why| skipped.iter().filter(|(_, w)| *w == why).map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
-        for (why, reason) in [
-            (Skipped::Complete, format!("complete graphs go up to {max} nodes")),
-            (
-                Skipped::Diameter,
-                "their rounds, and the synchronizers', need the diameter, too costly to measure on a random graph \
-                 this large"
-                    .to_owned(),
-            ),
-        ] {
-            let names = names(why);
-            if !names.is_empty() {
-                writeln!(out, "\nskipped ({reason}): {names}")?;
-            }
+    for why in [Skipped::Complete, Skipped::Diameter] {
+        let names: Vec<&str> = skipped.iter().filter(|(_, w)| *w == why).map(|(n, _)| *n).collect();
+        if !names.is_empty() {
+            writeln!(out, "\nskipped ({}): {}", why.reason(), names.join(", "))?;
         }
     }
     writeln!(out, "\nseed {}; times in message-delay units; `elect sim --help` runs any of these your way.", args.seed)

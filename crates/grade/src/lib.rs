@@ -159,9 +159,16 @@ impl Plan {
         elect_algos::lookup(&a.reference).map_err(|e| format!("reference: {e}"))?;
         elect_algos::lookup(program).map_err(|e| format!("--program: {e}"))?;
         let topology = a.topology.as_deref().map(str::parse).transpose().map_err(|e| format!("topology: {e}"))?;
+        // A bound is a number of messages at every size simulated: infinite, it would pass every run.
+        let sizes = a.simulate.as_ref().map_or(&[][..], |s| &s.sizes[..]);
+        let bound = |field: &str, f: &str| {
+            let formula = Formula::parse(f).map_err(|e| format!("{field}: {e}"))?;
+            formula.finite_at(sizes.iter().map(|&n| n as u64)).map_err(|e| format!("{field}: {e}"))?;
+            Ok::<_, String>(formula)
+        };
         let bounds = match a.simulate.as_ref().and_then(|s| s.bound.as_ref()) {
             None => Vec::new(),
-            Some(BoundSpec::Total(f)) => vec![(None, Formula::parse(f).map_err(|e| format!("simulate.bound: {e}"))?)],
+            Some(BoundSpec::Total(f)) => vec![(None, bound("simulate.bound", f)?)],
             Some(BoundSpec::ByKind(kinds)) => {
                 let known = elect_algos::kinds(program).map_err(|e| e.to_string())?;
                 let mut bounds = Vec::new();
@@ -172,10 +179,7 @@ impl Plan {
                             known.join(", ")
                         ));
                     }
-                    bounds.push((
-                        Some(kind.clone()),
-                        Formula::parse(f).map_err(|e| format!("simulate.bound.{kind}: {e}"))?,
-                    ));
+                    bounds.push((Some(kind.clone()), bound(&format!("simulate.bound.{kind}"), f)?));
                 }
                 bounds
             }
@@ -184,10 +188,6 @@ impl Plan {
         let network = network.parse().map_err(|e| format!("check.network: {e}"))?;
         if let Some(s) = &a.simulate {
             within("simulate.sizes", &s.sizes, MAX_SIM_NODES)?;
-            for (kind, bound) in &bounds {
-                let sizes = s.sizes.iter().map(|&n| n as u64);
-                bound.finite_at(sizes).map_err(|e| format!("simulate.bound{}: {e}", kind_suffix(kind.as_deref())))?;
-            }
             if !(1..=MAX_ARRANGEMENTS).contains(&s.arrangements) {
                 return Err(format!("simulate.arrangements: from 1 to {MAX_ARRANGEMENTS}"));
             }
@@ -343,9 +343,4 @@ fn hidden_seed(secret: u64, n: usize, k: u32) -> u64 {
     key[16..20].copy_from_slice(&k.to_le_bytes());
     // Seeds that a command line and a JSON number both keep exactly.
     rand_chacha::ChaCha8Rng::from_seed(key).next_u64() % (1 << 52)
-}
-
-/// `.KIND` after `simulate.bound` for a bound on one kind, nothing for the total.
-fn kind_suffix(kind: Option<&str>) -> String {
-    kind.map(|k| format!(".{k}")).unwrap_or_default()
 }
