@@ -315,23 +315,34 @@ impl<A: Algorithm> Sim<A> {
     /// a copy, which is why only processes that own no heap memory are read ahead ([`Self::read_ahead`]).
     #[inline]
     fn warm(&self) {
-        for event in self.queue.upcoming(WARM_BATCH as usize, WARM_BATCH as usize) {
-            if let Ev::Deliver { to, .. } = event {
-                let to = *to as usize;
-                let Some(state) = self.procs.get(to) else { continue };
-                prefetch(state);
-                // A state may straddle two cache lines: then the next state's start lies in the second. (Asking
-                // for a line already asked for is not free: the requests queue for the same few fill buffers.)
-                let offset = std::ptr::from_ref(state).addr() % CACHE_LINE;
-                if offset + size_of::<A::Process>() > CACHE_LINE
-                    && let Some(next) = self.procs.get(to + 1)
-                {
-                    prefetch(next);
-                }
-                if let Some(up) = self.up.get(to) {
-                    prefetch(up);
-                }
+        // No state straddles two cache lines when a state's size divides a line's and the buffer starts at a
+        // multiple of it (32-byte states, say): then no delivery asks.
+        let size = size_of::<A::Process>();
+        let base = self.procs.as_ptr().addr();
+        let straddles = size == 0 || CACHE_LINE % size != 0 || base % size != 0;
+        let warm = |event: &Ev<Msg<A>, TimerOf<A>>| {
+            let Ev::Deliver { to, .. } = event else { return };
+            let to = *to as usize;
+            let Some(state) = self.procs.get(to) else { return };
+            prefetch(state);
+            // Where a state may straddle two cache lines, the next state's start lies in the second. (Asking
+            // for a line already asked for is not free: the requests queue for the same few fill buffers.)
+            if straddles
+                && std::ptr::from_ref(state).addr() % CACHE_LINE + size > CACHE_LINE
+                && let Some(next) = self.procs.get(to + 1)
+            {
+                prefetch(next);
             }
+            if let Some(up) = self.up.get(to) {
+                prefetch(up);
+            }
+        };
+        // The FIFO's events as plain slices: through a chain of iterators, the read-ahead cost a delivery of
+        // Hirschberg-Sinclair on 2^16 processes 41 instructions; this way, 16.
+        let (lane, fifo) = self.queue.upcoming(WARM_BATCH as usize, WARM_BATCH as usize);
+        lane.for_each(warm);
+        for events in fifo {
+            events.iter().for_each(warm);
         }
     }
 

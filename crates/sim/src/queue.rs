@@ -483,14 +483,15 @@ impl<E: Default + Clone> EventQueue<E> {
 
     /// Some events queued to come soon, roughly in order (`skip` of the current slot's first lane and of the steady
     /// FIFO left out, then up to `take` of each): the loop reads ahead to fetch their processes' memory early, and
-    /// uses them for nothing else.
+    /// uses them for nothing else. Those of the lane (none in a run whose messages all go to the FIFO), then the
+    /// FIFO's as two slices, which the loop walks with no iterator between it and the events.
     #[inline]
-    pub(crate) fn upcoming(&self, skip: usize, take: usize) -> impl Iterator<Item = &E> {
+    pub(crate) fn upcoming(&self, skip: usize, take: usize) -> (impl Iterator<Item = &E>, [&[E]; 2]) {
         let slot = (self.now & self.mask) as usize;
         let lanes = &self.lanes[slot * CLASSES..(slot + 1) * CLASSES];
         let lane = lanes.iter().find(|l| !l.is_empty());
-        let steady = self.steady.ahead(skip, take).into_iter().flatten();
-        lane.into_iter().flat_map(move |l| l.range(skip.min(l.len())..(skip + take).min(l.len()))).chain(steady)
+        let lane = lane.into_iter().flat_map(move |l| l.range(skip.min(l.len())..(skip + take).min(l.len())));
+        (lane, self.steady.ahead(skip, take))
     }
 
     /// The time of the earliest event in the wheel.
