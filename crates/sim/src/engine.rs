@@ -94,6 +94,9 @@ pub struct Sim<A: Algorithm> {
     scenario: Scenario,
     procs: Vec<A::Process>,
     up: Vec<bool>,
+    /// How many processes are down: while none is, a delivery need not read [`Self::up`], nor the read-ahead ask
+    /// for it.
+    down: usize,
     /// When each process last learned its leader.
     learned_at: Vec<u64>,
     /// The last durable state each process persisted.
@@ -157,6 +160,7 @@ impl<A: Algorithm> Sim<A> {
             algorithm,
             procs,
             up: vec![true; n],
+            down: 0,
             learned_at: vec![0; n],
             durable: vec![None; n],
             effects: Vec::new(),
@@ -320,6 +324,7 @@ impl<A: Algorithm> Sim<A> {
         let size = size_of::<A::Process>();
         let base = self.procs.as_ptr().addr();
         let straddles = size == 0 || CACHE_LINE % size != 0 || base % size != 0;
+        let anyone_down = self.down > 0;
         let warm = |event: &Ev<Msg<A>, TimerOf<A>>| {
             let Ev::Deliver { to, .. } = event else { return };
             let to = *to as usize;
@@ -333,7 +338,7 @@ impl<A: Algorithm> Sim<A> {
             {
                 prefetch(next);
             }
-            if let Some(up) = self.up.get(to) {
+            if anyone_down && let Some(up) = self.up.get(to) {
                 prefetch(up);
             }
         };

@@ -17,7 +17,7 @@ impl<A: Algorithm> Sim<A> {
         effects: &mut Vec<EffectOf<A::Process>>,
     ) {
         if let Some(at) = self.express_arrival() {
-            if self.up[to as usize] {
+            if self.down == 0 || self.up[to as usize] {
                 self.count_event();
                 self.counters.delivered += 1;
                 self.handle_express(to, Event::Message { from: Port(port), msg }, effects, at);

@@ -161,6 +161,7 @@ impl<A: Algorithm> Sim<A> {
         }
         self.count_event();
         self.up[node as usize] = false;
+        self.down += 1;
         self.timers.clear(node);
         self.record(Record::Crash { t: self.t(), node: self.id(node) });
         self.tell_neighbors(node, false);
@@ -178,6 +179,7 @@ impl<A: Algorithm> Sim<A> {
         self.count_event();
         self.procs[i] = build_process(&self.algorithm, &self.scenario, node);
         self.up[i] = true;
+        self.down -= 1;
         self.record(Record::Recover { t: self.t(), node: self.id(node) });
         self.judge.restarted(self.id(node));
         let restored = self.durable[i].clone();
